@@ -1,0 +1,69 @@
+/* input.h — load and validate an mhaviz input file.
+ *
+ * The input is a JSON object (format in README.md): tokens, shapes, the
+ * input hidden states (x, or an embedding table plus positions) and the
+ * projection weights. After loading, every matrix is in the "x@W" layout
+ * (rows are input features) whatever layout the file used. */
+#ifndef MHAVIZ_INPUT_H
+#define MHAVIZ_INPUT_H
+
+#include <stddef.h>
+
+/* Hyper-parameters of one attention layer. */
+typedef struct {
+    int T;           /* tokens in the sequence */
+    int d_model;     /* width of each hidden state */
+    int n_heads;     /* query heads */
+    int n_kv_heads;  /* key/value heads: n_heads = MHA, 1 = MQA, between = GQA */
+    int head_dim;    /* d_model / n_heads */
+    int causal;      /* 1: query i sees keys 0..i only */
+} MhaConfig;
+
+/* kv_dim = n_kv_heads * head_dim: width of k and v. */
+static inline int mha_kv_dim(const MhaConfig *c) { return c->n_kv_heads * c->head_dim; }
+
+/* Projection weights of one attention layer, "x@W" layout. */
+typedef struct {
+    float *W_q;   /* (d_model, d_model)  q = x W_q + b_q */
+    float *W_k;   /* (d_model, kv_dim)   k = x W_k + b_k */
+    float *W_v;   /* (d_model, kv_dim)   v = x W_v + b_v */
+    float *W_o;   /* (d_model, d_model)  out = concat W_o + b_o */
+    float *b_q;   /* (d_model) zeros when the input gave none */
+    float *b_k;   /* (kv_dim) */
+    float *b_v;   /* (kv_dim) */
+    float *b_o;   /* (d_model) */
+    int has_bias; /* 1 when the input gave any bias (the cost table counts them) */
+} MhaWeights;
+
+/* A loaded input. Build with input_load / input_parse, free with input_free. */
+typedef struct {
+    MhaConfig cfg;
+    char **tokens;     /* (T) NUL-terminated UTF-8 strings */
+    float *x;          /* (T, d_model) input hidden states */
+    MhaWeights w;      /* the multi-head layer */
+    int has_single;    /* 1 when "single_head" gave its own weights */
+    MhaWeights single; /* (d_model, d_model) each; valid when has_single */
+    char *warnings;    /* newline-separated warnings (e.g. unknown keys), or NULL */
+} MhaInput;
+
+/* Read and validate the JSON file at path into *in.
+ * Returns MHAVIZ_OK, MHAVIZ_EINPUT (bad content; err names the place, e.g.
+ * "input.json:12:5: ..." or "W_k: row 3 has 7 numbers, expected 8 (d_model)"),
+ * MHAVIZ_EIO (cannot read the file) or MHAVIZ_ENOMEM.
+ * On success the caller owns *in and frees it with input_free; on failure
+ * *in holds nothing to free (input_free on it is still safe). */
+int input_load(const char *path, MhaInput *in, char *err, size_t errlen);
+
+/* Same as input_load, for JSON text already in memory. name is used in
+ * messages (e.g. the file name); base_dir resolves relative file references
+ * (NULL: the current folder). */
+int input_parse(const char *text, size_t len, const char *name, const char *base_dir,
+                MhaInput *in, char *err, size_t errlen);
+
+/* Free everything *in owns and zero it. Safe on a zeroed or failed input. */
+void input_free(MhaInput *in);
+
+/* Free the arrays of a weights struct and zero it. */
+void input_weights_free(MhaWeights *w);
+
+#endif

@@ -1,0 +1,202 @@
+/* mha.c — the multi-head attention forward pass, step by step.
+ *
+ * Shapes use one notation throughout: (rows, cols), row-major.
+ *   x      (T, d_model)       one hidden state per token
+ *   q      (T, d_model)       = x W_q + b_q; head h owns columns [h*hd, (h+1)*hd)
+ *   k, v   (T, kv_dim)        = x W_k + b_k, x W_v + b_v; K/V head g owns [g*hd, (g+1)*hd)
+ *   att    (n_heads, T, T)    softmax weights, row i = query i, column j = key j
+ *   concat (T, d_model)       head h's output in columns [h*hd, (h+1)*hd)
+ *   out    (T, d_model)       = concat W_o + b_o
+ */
+#include "mha.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* out (T, n) = x (T, d) W (d, n) + b (n). Rows are independent, so they are
+ * shared between threads; each element's sum runs over p in order. */
+static void project(float *out, const float *x, const float *W, const float *b,
+                    int T, int d, int n)
+{
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < T; t++) {
+        const float *x_t = x + (size_t)t * d;
+        float *out_t = out + (size_t)t * n;
+        for (int j = 0; j < n; j++)
+            out_t[j] = b[j];
+        for (int p = 0; p < d; p++) {
+            const float x_tp = x_t[p];
+            const float *W_p = W + (size_t)p * n;
+            for (int j = 0; j < n; j++)
+                out_t[j] += x_tp * W_p[j];
+        }
+    }
+}
+
+/* Softmax over the first n_visible cells of row[0..T); the rest are masked
+ * and become exact zeros. Subtracts the row maximum for stability. */
+static void softmax_row(float *row, int n_visible, int T)
+{
+    float max = row[0];
+    for (int j = 1; j < n_visible; j++)
+        if (row[j] > max)
+            max = row[j];
+    float sum = 0.0f;
+    for (int j = 0; j < n_visible; j++) {
+        row[j] = expf(row[j] - max);
+        sum += row[j];
+    }
+    /* sum >= 1 (the maximum's own term is exp(0)), unless the scores held a NaN */
+    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+    for (int j = 0; j < n_visible; j++)
+        row[j] *= inv;
+    for (int j = n_visible; j < T; j++)
+        row[j] = 0.0f;
+}
+
+void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
+{
+    const int T = c->T, d_model = c->d_model, hd = c->head_dim;
+    const int kv_dim = mha_kv_dim(c);
+    const int kv_mul = c->n_heads / c->n_kv_heads; /* query heads per K/V head */
+    const float scale = 1.0f / sqrtf((float)hd);
+
+    /* 1. Project every token into queries, keys and values. */
+    project(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
+    project(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
+    project(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
+
+    /* 2. Split into heads: head h reads its slice of q and K/V head g's slices
+     *    of k and v. Each (head, query row) pair is independent work. */
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int h = 0; h < c->n_heads; h++) {
+        for (int i = 0; i < T; i++) {
+            const int g = h / kv_mul;
+            const int n_visible = c->causal ? i + 1 : T;
+            const float *q_ih = s->q + (size_t)i * d_model + h * hd;
+            float *att_hi = s->att + ((size_t)h * T + i) * T;
+
+            /* 3. Scores: how well query i matches each key j, scaled by 1/sqrt(hd). */
+            for (int j = 0; j < n_visible; j++) {
+                const float *k_jg = s->k + (size_t)j * kv_dim + g * hd;
+                float dot = 0.0f;
+                for (int e = 0; e < hd; e++)
+                    dot += q_ih[e] * k_jg[e];
+                att_hi[j] = dot * scale;
+            }
+            /* 4. Mask: future keys (j > i, when causal) are not allowed. */
+            if (s->scores) {
+                float *scores_hi = s->scores + ((size_t)h * T + i) * T;
+                memcpy(scores_hi, att_hi, (size_t)n_visible * sizeof *att_hi);
+                memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
+            }
+            /* 5. Softmax: one distribution over the visible keys; masked cells = 0. */
+            softmax_row(att_hi, n_visible, T);
+
+            /* 6. Mix values: head h's output for token i is the weighted mean of v_g. */
+            float *out_ih = s->concat + (size_t)i * d_model + h * hd;
+            for (int e = 0; e < hd; e++)
+                out_ih[e] = 0.0f;
+            for (int j = 0; j < n_visible; j++) {
+                const float a = att_hi[j];
+                const float *v_jg = s->v + (size_t)j * kv_dim + g * hd;
+                for (int e = 0; e < hd; e++)
+                    out_ih[e] += a * v_jg[e];
+            }
+        }
+    }
+
+    /* 7. Concatenate (the heads wrote side by side into concat) and
+     *    8. mix what the heads found with the output projection. */
+    project(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
+}
+
+int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
+{
+    const size_t T = (size_t)c->T, d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
+    const size_t maps = (size_t)c->n_heads * T * T;
+    memset(s, 0, sizeof *s);
+    s->q = malloc(T * d * sizeof(float));
+    s->k = malloc(T * kv * sizeof(float));
+    s->v = malloc(T * kv * sizeof(float));
+    s->att = malloc(maps * sizeof(float));
+    s->concat = malloc(T * d * sizeof(float));
+    s->out = malloc(T * d * sizeof(float));
+    if (keep_scores)
+        s->scores = malloc(maps * sizeof(float));
+    if (!s->q || !s->k || !s->v || !s->att || !s->concat || !s->out ||
+        (keep_scores && !s->scores)) {
+        mha_state_free(s);
+        return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+void mha_state_free(MhaState *s)
+{
+    free(s->q);
+    free(s->k);
+    free(s->v);
+    free(s->scores);
+    free(s->att);
+    free(s->concat);
+    free(s->out);
+    memset(s, 0, sizeof *s);
+}
+
+/* Copy K/V head g's columns [g*hd, (g+1)*hd) of src (rows, kv_dim) into
+ * query head h's columns of dst (rows, d_model), for every query head h. */
+static void spread_kv_columns(float *dst, const float *src, int rows, const MhaConfig *c)
+{
+    const int hd = c->head_dim, kv_dim = mha_kv_dim(c), d_model = c->d_model;
+    const int kv_mul = c->n_heads / c->n_kv_heads;
+    for (int r = 0; r < rows; r++)
+        for (int h = 0; h < c->n_heads; h++) {
+            int g = h / kv_mul;
+            memcpy(dst + (size_t)r * d_model + h * hd, src + (size_t)r * kv_dim + g * hd,
+                   (size_t)hd * sizeof(float));
+        }
+}
+
+static float *copy_floats(const float *src, size_t n)
+{
+    float *dst = malloc(n * sizeof(float));
+    if (dst)
+        memcpy(dst, src, n * sizeof(float));
+    return dst;
+}
+
+int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
+                            MhaConfig *wide_cfg, MhaWeights *wide)
+{
+    const size_t d = (size_t)c->d_model;
+    *wide_cfg = *c;
+    wide_cfg->n_heads = 1;
+    wide_cfg->n_kv_heads = 1;
+    wide_cfg->head_dim = c->d_model;
+
+    memset(wide, 0, sizeof *wide);
+    wide->has_bias = w->has_bias;
+    wide->W_q = copy_floats(w->W_q, d * d);
+    wide->W_o = copy_floats(w->W_o, d * d);
+    wide->b_q = copy_floats(w->b_q, d);
+    wide->b_o = copy_floats(w->b_o, d);
+    wide->W_k = malloc(d * d * sizeof(float));
+    wide->W_v = malloc(d * d * sizeof(float));
+    wide->b_k = malloc(d * sizeof(float));
+    wide->b_v = malloc(d * sizeof(float));
+    if (!wide->W_q || !wide->W_o || !wide->b_q || !wide->b_o ||
+        !wide->W_k || !wide->W_v || !wide->b_k || !wide->b_v) {
+        input_weights_free(wide);
+        return MHAVIZ_ENOMEM;
+    }
+    /* K/V head g serves query heads g*kv_mul .. (g+1)*kv_mul-1: lay its
+     * columns out once per query head, so the wide key/value has width d_model. */
+    spread_kv_columns(wide->W_k, w->W_k, c->d_model, c);
+    spread_kv_columns(wide->W_v, w->W_v, c->d_model, c);
+    spread_kv_columns(wide->b_k, w->b_k, 1, c);
+    spread_kv_columns(wide->b_v, w->b_v, 1, c);
+    return MHAVIZ_OK;
+}

@@ -1,0 +1,195 @@
+/* outdir.c — write outputs into a temporary folder, then rename it into place. */
+#include "outdir.h"
+#include "status.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* How often commit retries when another run replaces the target meanwhile. */
+#define COMMIT_TRIES 20
+
+/* "dir/.base.<what>-XXXXXX" beside path, for mkdtemp; caller frees. */
+static char *sibling_template(const char *path, const char *what)
+{
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash ? (int)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(path) + strlen(what) + 16;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%.*s.%s.%s-XXXXXX", dir_len, path, base, what);
+    return s;
+}
+
+/* Remove folder dir and the files in it (outputs are flat: no subfolders). */
+static void remove_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            size_t n = strlen(dir) + strlen(e->d_name) + 2;
+            char *p = malloc(n);
+            if (!p)
+                break;
+            snprintf(p, n, "%s/%s", dir, e->d_name);
+            unlink(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* 1 when dir holds the mhaviz marker or nothing at all. */
+static int replaceable(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int empty = 1, marked = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        empty = 0;
+        if (!strcmp(e->d_name, OUTDIR_MARKER))
+            marked = 1;
+    }
+    closedir(d);
+    return empty || marked;
+}
+
+/* MHAVIZ_OK when target is absent or may be replaced; else err says why. */
+static int check_target(const char *target, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(target, &st) != 0) {
+        if (errno == ENOENT)
+            return MHAVIZ_OK;
+        snprintf(err, errlen, "%s: %s", target, strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: exists and is not a folder; choose another with -o", target);
+        return MHAVIZ_EIO;
+    }
+    if (!replaceable(target)) {
+        snprintf(err, errlen,
+                 "%s: folder exists and does not hold mhaviz outputs; "
+                 "refusing to replace it (choose another with -o)", target);
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
+}
+
+static void outdir_clear(OutDir *o)
+{
+    free(o->target);
+    free(o->tmp);
+    o->target = o->tmp = NULL;
+}
+
+int outdir_begin(OutDir *o, const char *target, char *err, size_t errlen)
+{
+    o->target = o->tmp = NULL;
+    int rc = check_target(target, err, errlen);
+    if (rc != MHAVIZ_OK)
+        return rc;
+    o->target = strdup(target);
+    o->tmp = sibling_template(target, "tmp");
+    if (!o->target || !o->tmp) {
+        outdir_clear(o);
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    if (!mkdtemp(o->tmp)) {
+        snprintf(err, errlen, "%s: cannot create the output folder beside it: %s",
+                 target, strerror(errno));
+        outdir_clear(o);
+        return MHAVIZ_EIO;
+    }
+    char *marker = outdir_path(o, OUTDIR_MARKER);
+    FILE *f = marker ? fopen(marker, "w") : NULL;
+    int ok = f && fputs("written by mhaviz; a later run may replace this folder\n", f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    free(marker);
+    if (!ok) {
+        snprintf(err, errlen, "%s: cannot write in the output folder: %s", o->tmp, strerror(errno));
+        outdir_abort(o);
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
+}
+
+char *outdir_path(const OutDir *o, const char *name)
+{
+    size_t n = strlen(o->tmp) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", o->tmp, name);
+    return p;
+}
+
+/* One attempt to swap the finished folder into place: the old target (if
+ * any) goes to a trash folder first, so a failure can put it back. Returns 0
+ * on success, else errno of the failing step. */
+static int swap_into_place(OutDir *o, char *err, size_t errlen)
+{
+    int rc = check_target(o->target, err, errlen);
+    if (rc != MHAVIZ_OK)
+        return EEXIST;
+    char *trash = sibling_template(o->target, "old");
+    if (!trash || !mkdtemp(trash)) {
+        int e = trash ? errno : ENOMEM;
+        free(trash);
+        return e;
+    }
+    int moved_old = rename(o->target, trash) == 0; /* fails with ENOENT when there is none */
+    int e = (!moved_old && errno != ENOENT) ? errno : 0;
+    if (e == 0 && rename(o->tmp, o->target) != 0) {
+        e = errno;
+        if (moved_old)
+            rename(trash, o->target); /* put the earlier output back */
+    }
+    remove_folder(trash);
+    free(trash);
+    return e;
+}
+
+int outdir_commit(OutDir *o, char *err, size_t errlen)
+{
+    int e = 0;
+    err[0] = '\0';
+    for (int attempt = 0; attempt < COMMIT_TRIES; attempt++) {
+        e = swap_into_place(o, err, errlen);
+        /* ENOTEMPTY/EEXIST after a clean check: another run placed its
+         * folder between our steps; its outputs are whole, try again. */
+        if (e == 0 || err[0] || (e != ENOTEMPTY && e != EEXIST))
+            break;
+    }
+    if (e != 0) {
+        if (!err[0])
+            snprintf(err, errlen, "%s: cannot move the outputs into place: %s",
+                     o->target, strerror(e));
+        outdir_abort(o);
+        return MHAVIZ_EIO;
+    }
+    outdir_clear(o);
+    return MHAVIZ_OK;
+}
+
+void outdir_abort(OutDir *o)
+{
+    if (o->tmp)
+        remove_folder(o->tmp);
+    outdir_clear(o);
+}

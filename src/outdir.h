@@ -1,0 +1,36 @@
+/* outdir.h — an output folder that appears whole or not at all.
+ *
+ * Outputs are written into a temporary folder beside the target and renamed
+ * into place by outdir_commit. An existing target is replaced only when it
+ * holds mhaviz outputs (it has the marker file) or is empty. */
+#ifndef MHAVIZ_OUTDIR_H
+#define MHAVIZ_OUTDIR_H
+
+#include <stddef.h>
+
+/* The file every mhaviz output folder holds, so a later run knows it may replace it. */
+#define OUTDIR_MARKER ".mhaviz-output"
+
+typedef struct {
+    char *target; /* where the outputs go */
+    char *tmp;    /* the temporary folder being written */
+} OutDir;
+
+/* Check that target may be (re)placed and create the temporary folder.
+ * Returns MHAVIZ_OK or MHAVIZ_EIO (err says why, naming the folder). On
+ * success finish with outdir_commit or outdir_abort. */
+int outdir_begin(OutDir *o, const char *target, char *err, size_t errlen);
+
+/* Path of file name inside the temporary folder; the caller frees it.
+ * NULL when out of memory. */
+char *outdir_path(const OutDir *o, const char *name);
+
+/* Move the temporary folder into place, replacing an earlier mhaviz output
+ * folder. Returns MHAVIZ_OK or MHAVIZ_EIO; on failure the temporary folder is
+ * removed and the earlier output is left as it was. Frees *o either way. */
+int outdir_commit(OutDir *o, char *err, size_t errlen);
+
+/* Remove the temporary folder and everything in it; frees *o. */
+void outdir_abort(OutDir *o);
+
+#endif

@@ -1,0 +1,21 @@
+/* report.h — the text and JSON reports comparing the heads with one wide head. */
+#ifndef MHAVIZ_REPORT_H
+#define MHAVIZ_REPORT_H
+
+#include "input.h"
+#include "mha.h"
+
+/* What a report is written from; nothing here is owned by the report. */
+typedef struct {
+    const MhaInput *in;     /* config, tokens */
+    const MhaState *multi;  /* the multi-head forward pass (in->cfg) */
+    const MhaState *single; /* the single wide head: one head of width d_model */
+    int single_given;       /* 1: "single_head" weights from the input; 0: built from the same projections */
+    const char *notes;      /* extra lines for the report (e.g. a K/V conversion), or NULL */
+} ReportData;
+
+/* Write report.txt and report.json into folder dir. Returns MHAVIZ_OK,
+ * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
+int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
+
+#endif

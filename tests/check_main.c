@@ -1,0 +1,23 @@
+/* check_main.c — runs every suite; exits non-zero when any test failed.
+ *
+ * Each tests/check_<module>.c exports Suite *<module>_suite(void); add it
+ * to the list below. Check forks each test, and no OpenMP region runs here
+ * before the forks, so every test starts with a fresh thread pool. */
+#include <check.h>
+#include <stdlib.h>
+
+Suite *outdir_suite(void);
+
+int main(void)
+{
+    Suite *(*const suites[])(void) = {
+        outdir_suite,
+    };
+    SRunner *sr = srunner_create(NULL);
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+        srunner_add_suite(sr, suites[i]());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,142 @@
+/* check_outdir.c — the output folder appears whole or not at all. */
+#include "outdir.h"
+#include "status.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A fresh scratch folder for one test; the caller frees the name. */
+static char *scratch(void)
+{
+    char *dir = strdup("/tmp/mhaviz-outdir-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    return dir;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Number of entries in dir besides . and .. */
+static int count_entries(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+START_TEST(new_folder_appears_on_commit)
+{
+    char *dir = scratch(), target[600], err[MHAVIZ_ERRLEN];
+    snprintf(target, sizeof target, "%s/out", dir);
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
+    ck_assert(!exists(target)); /* nothing at the target until commit */
+    char *p = outdir_path(&o, "a.txt");
+    write_file(p, "hello");
+    free(p);
+    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    snprintf(target, sizeof target, "%s/out/a.txt", dir);
+    ck_assert(exists(target));
+    ck_assert_int_eq(count_entries(dir), 1); /* no temporary folder left beside it */
+    free(dir);
+}
+END_TEST
+
+START_TEST(abort_leaves_nothing)
+{
+    char *dir = scratch(), target[600], err[MHAVIZ_ERRLEN];
+    snprintf(target, sizeof target, "%s/out", dir);
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
+    char *p = outdir_path(&o, "a.txt");
+    write_file(p, "half");
+    free(p);
+    outdir_abort(&o);
+    ck_assert_int_eq(count_entries(dir), 0);
+    free(dir);
+}
+END_TEST
+
+START_TEST(replaces_earlier_output_whole)
+{
+    char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
+    snprintf(target, sizeof target, "%s/out", dir);
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
+    char *p = outdir_path(&o, "old.txt");
+    write_file(p, "old");
+    free(p);
+    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+
+    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
+    p = outdir_path(&o, "new.txt");
+    write_file(p, "new");
+    free(p);
+    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    snprintf(path, sizeof path, "%s/new.txt", target);
+    ck_assert(exists(path));
+    snprintf(path, sizeof path, "%s/old.txt", target);
+    ck_assert(!exists(path)); /* replaced as a whole, not merged */
+    ck_assert_int_eq(count_entries(dir), 1);
+    free(dir);
+}
+END_TEST
+
+START_TEST(refuses_foreign_folder)
+{
+    char *dir = scratch(), path[700], err[MHAVIZ_ERRLEN];
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    write_file(path, "precious");
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, dir, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "does not hold mhaviz outputs"));
+    ck_assert_ptr_nonnull(strstr(err, dir));
+    ck_assert(exists(path));
+    ck_assert_int_eq(count_entries(dir), 1);
+    free(dir);
+}
+END_TEST
+
+START_TEST(refuses_a_file_as_target)
+{
+    char *dir = scratch(), path[700], err[MHAVIZ_ERRLEN];
+    snprintf(path, sizeof path, "%s/input.json", dir);
+    write_file(path, "{}");
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, path, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "not a folder"));
+    free(dir);
+}
+END_TEST
+
+Suite *outdir_suite(void)
+{
+    Suite *s = suite_create("outdir");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, new_folder_appears_on_commit);
+    tcase_add_test(tc, abort_leaves_nothing);
+    tcase_add_test(tc, replaces_earlier_output_whole);
+    tcase_add_test(tc, refuses_foreign_folder);
+    tcase_add_test(tc, refuses_a_file_as_target);
+    suite_add_tcase(s, tc);
+    return s;
+}

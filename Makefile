@@ -14,7 +14,9 @@ PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb)
 PKG_LIBS   = $(shell pkg-config --libs libcjson stb) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
-ifndef NO_OMP
+ifdef NO_OMP
+CFLAGS   += -Wno-unknown-pragmas
+else
 OMPFLAGS := -fopenmp
 endif
 

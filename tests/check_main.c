@@ -6,11 +6,13 @@
 #include <check.h>
 #include <stdlib.h>
 
+Suite *mha_suite(void);
 Suite *outdir_suite(void);
 
 int main(void)
 {
     Suite *(*const suites[])(void) = {
+        mha_suite,
         outdir_suite,
     };
     SRunner *sr = srunner_create(NULL);

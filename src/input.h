@@ -46,19 +46,52 @@ typedef struct {
     char *warnings;    /* newline-separated warnings (e.g. unknown keys), or NULL */
 } MhaInput;
 
+/* Stated limits, checked before any allocation sized by the input. */
+#define INPUT_MAX_T 4096                   /* tokens */
+#define INPUT_MAX_D_MODEL 16384            /* hidden width */
+#define INPUT_MAX_HEADS 512                /* query heads */
+#define INPUT_MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB of JSON */
+#define INPUT_MAX_MEMORY_MB 2048           /* default bound on the run's estimated memory */
+/* Bytes of memory per byte of JSON text while it is parsed (the text plus
+ * cJSON's tree: one 64-byte node per number, about 9 characters each). */
+#define INPUT_JSON_MEMORY_FACTOR 10
+
+typedef struct {
+    int max_T, max_d_model, max_heads;
+    size_t max_file_bytes;   /* size of the JSON file */
+    size_t max_memory_bytes; /* input_memory_estimate must stay under this */
+} InputLimits;
+
+/* Fill *lim with the defaults above. */
+void input_default_limits(InputLimits *lim);
+
+/* Estimated peak bytes of a whole run (parsing json_bytes of JSON, the
+ * weights, both forward passes, rendering and reports) for config c. */
+size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes);
+
 /* Read and validate the JSON file at path into *in.
  * Returns MHAVIZ_OK, MHAVIZ_EINPUT (bad content; err names the place, e.g.
  * "input.json:12:5: ..." or "W_k: row 3 has 7 numbers, expected 8 (d_model)"),
  * MHAVIZ_EIO (cannot read the file) or MHAVIZ_ENOMEM.
- * On success the caller owns *in and frees it with input_free; on failure
- * *in holds nothing to free (input_free on it is still safe). */
+ * On success the caller owns *in and frees it with input_free. On failure
+ * *in holds only in->warnings (they often explain the error, e.g. an
+ * unknown "W_Q" beside a missing "W_q"): free it with input_free too.
+ * Uses the default limits. */
 int input_load(const char *path, MhaInput *in, char *err, size_t errlen);
+
+/* input_load with explicit limits (NULL: the defaults). */
+int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, char *err,
+                      size_t errlen);
 
 /* Same as input_load, for JSON text already in memory. name is used in
  * messages (e.g. the file name); base_dir resolves relative file references
  * (NULL: the current folder). */
 int input_parse(const char *text, size_t len, const char *name, const char *base_dir,
                 MhaInput *in, char *err, size_t errlen);
+
+/* input_parse with explicit limits (NULL: the defaults). */
+int input_parse_limits(const char *text, size_t len, const char *name, const char *base_dir,
+                       const InputLimits *lim, MhaInput *in, char *err, size_t errlen);
 
 /* Free everything *in owns and zero it. Safe on a zeroed or failed input. */
 void input_free(MhaInput *in);

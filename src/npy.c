@@ -1,0 +1,252 @@
+/* npy.c — read a matrix or vector from a NumPy .npy file.
+ *
+ * File layout (numpy.lib.format):
+ *   "\x93NUMPY" major minor            8 bytes
+ *   header_len                         2 bytes LE (v1.0) or 4 bytes LE (v2.0, v3.0)
+ *   header                             a Python dict literal, e.g.
+ *       {'descr': '<f4', 'fortran_order': False, 'shape': (8, 16), }
+ *   data                               prod(shape) items, C order
+ * The data size must match the shape exactly: shorter is a truncated file. */
+#include "npy.h"
+#include "status.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define NPY_MAX_HEADER (1 << 20)
+#define NPY_CHUNK 8192 /* items read per fread */
+
+/* The value of 'key' in the header dict: pointer just after "'key':" and spaces. */
+static const char *header_value(const char *h, const char *key)
+{
+    char pat[32];
+    for (int q = 0; q < 2; q++) {
+        const char quote = q ? '"' : '\'';
+        snprintf(pat, sizeof pat, "%c%s%c", quote, key, quote);
+        const char *p = strstr(h, pat);
+        if (!p)
+            continue;
+        p += strlen(pat);
+        while (*p == ' ')
+            p++;
+        if (*p != ':')
+            return NULL;
+        p++;
+        while (*p == ' ')
+            p++;
+        return p;
+    }
+    return NULL;
+}
+
+/* Parse "(a, b, ...)" into dims; returns the number of dims or -1. */
+static int parse_shape(const char *p, long long *dims, int max)
+{
+    int n = 0;
+    if (!p || *p != '(')
+        return -1;
+    p++;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == ')')
+            return n;
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || errno || v < 0 || n == max)
+            return -1;
+        dims[n++] = v;
+        p = end;
+        while (*p == ' ')
+            p++;
+        if (*p == ',')
+            p++;
+        else if (*p != ')')
+            return -1;
+    }
+}
+
+static void shape_text(const long long *dims, int nd, char *out, size_t n)
+{
+    size_t k = (size_t)snprintf(out, n, "(");
+    for (int i = 0; i < nd && k < n; i++)
+        k += (size_t)snprintf(out + k, n - k, i ? ", %lld" : "%lld", dims[i]);
+    if (k < n)
+        snprintf(out + k, n - k, nd == 1 ? ",)" : ")");
+}
+
+int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
+                    float *dst, char *msg, size_t msglen)
+{
+    char *path = NULL, *header = NULL;
+    unsigned char *chunk = NULL;
+    FILE *f = NULL;
+    int rc = MHAVIZ_EINPUT;
+    const unsigned one = 1;
+
+    if (*(const unsigned char *)&one != 1) {
+        snprintf(msg, msglen, "%s: .npy files are only read on little-endian machines", file);
+        goto cleanup;
+    }
+    if (file[0] == '\0') {
+        snprintf(msg, msglen, "an empty string is not a .npy file name");
+        goto cleanup;
+    }
+    size_t n = strlen(base_dir) + strlen(file) + 2;
+    if (!(path = malloc(n)))
+        goto nomem;
+    if (file[0] == '/' || !base_dir[0] || strcmp(base_dir, ".") == 0)
+        snprintf(path, n, "%s", file);
+    else
+        snprintf(path, n, "%s/%s", base_dir, file);
+
+    struct stat st;
+    f = fopen(path, "rb");
+    if (!f || fstat(fileno(f), &st) != 0) {
+        snprintf(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
+        rc = MHAVIZ_EIO;
+        goto cleanup;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(msg, msglen, "%s: not a regular file", path);
+        goto cleanup;
+    }
+
+    /* Magic and version. */
+    unsigned char pre[12];
+    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+        snprintf(msg, msglen, "%s: not a .npy file (no \\x93NUMPY magic at the start)", path);
+        goto cleanup;
+    }
+    const int major = pre[6], minor = pre[7];
+    size_t hlen, hstart;
+    if (major == 1) {
+        hlen = pre[8] | (size_t)pre[9] << 8;
+        hstart = 10;
+    } else if (major == 2 || major == 3) {
+        if (fread(pre + 10, 1, 2, f) != 2) {
+            snprintf(msg, msglen, "%s: truncated .npy header", path);
+            goto cleanup;
+        }
+        hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+        hstart = 12;
+    } else {
+        snprintf(msg, msglen, "%s: .npy format version %d.%d is not supported (1.0 to 3.0 are)",
+                 path, major, minor);
+        goto cleanup;
+    }
+    if (hlen > NPY_MAX_HEADER) {
+        snprintf(msg, msglen, "%s: .npy header of %zu bytes is implausibly long", path, hlen);
+        goto cleanup;
+    }
+    if (!(header = malloc(hlen + 1)))
+        goto nomem;
+    if (fread(header, 1, hlen, f) != hlen) {
+        snprintf(msg, msglen, "%s: truncated .npy header", path);
+        goto cleanup;
+    }
+    header[hlen] = '\0';
+
+    /* The header dict: dtype, order, shape. */
+    const char *descr = header_value(header, "descr");
+    size_t item;
+    if (descr && (strncmp(descr, "'<f4'", 5) == 0 || strncmp(descr, "\"<f4\"", 5) == 0)) {
+        item = 4;
+    } else if (descr && (strncmp(descr, "'<f8'", 5) == 0 || strncmp(descr, "\"<f8\"", 5) == 0)) {
+        item = 8;
+    } else {
+        char d[16] = "?";
+        if (descr)
+            sscanf(descr, "%15[^,}]", d);
+        snprintf(msg, msglen, "%s: dtype %s is not supported; save float32 or float64 "
+                 "little-endian, e.g. np.save(name, a.astype('<f4'))", path, d);
+        goto cleanup;
+    }
+    const char *order = header_value(header, "fortran_order");
+    if (!order || strncmp(order, "False", 5) != 0) {
+        snprintf(msg, msglen, "%s: Fortran order is not supported; save "
+                 "np.ascontiguousarray(a) instead", path);
+        goto cleanup;
+    }
+    long long dims[8];
+    int nd = parse_shape(header_value(header, "shape"), dims, 8);
+    if (nd < 0) {
+        snprintf(msg, msglen, "%s: cannot read the shape in the .npy header", path);
+        goto cleanup;
+    }
+    char got[96];
+    shape_text(dims, nd, got, sizeof got);
+    const int want_nd = rows < 0 ? 1 : 2;
+    if (nd != want_nd || (want_nd == 2 && dims[0] != rows) || dims[nd - 1] != cols) {
+        snprintf(msg, msglen, "%s: shape %s", path, got);
+        goto cleanup;
+    }
+
+    /* The data must be exactly rows*cols items: no more, no less. */
+    const size_t count = (size_t)(rows < 0 ? 1 : rows) * (size_t)cols;
+    const size_t data_start = hstart + hlen;
+    const uintmax_t have = (uintmax_t)st.st_size > data_start ? (uintmax_t)st.st_size - data_start : 0;
+    if (have != (uintmax_t)count * item) {
+        snprintf(msg, msglen, "%s: %ju bytes of data, but shape %s of %s needs %ju%s", path, have,
+                 got, item == 4 ? "float32" : "float64", (uintmax_t)count * item,
+                 have < (uintmax_t)count * item ? " (truncated file?)" : "");
+        goto cleanup;
+    }
+
+    /* Copy the items out in chunks, as floats, transposed when asked. */
+    if (!(chunk = malloc(NPY_CHUNK * item)))
+        goto nomem;
+    const size_t ncols = (size_t)cols, nrows = rows < 0 ? 1 : (size_t)rows;
+    for (size_t k0 = 0; k0 < count; k0 += NPY_CHUNK) {
+        size_t m = count - k0 < NPY_CHUNK ? count - k0 : NPY_CHUNK;
+        if (fread(chunk, item, m, f) != m) {
+            snprintf(msg, msglen, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "short file");
+            rc = MHAVIZ_EIO;
+            goto cleanup;
+        }
+        for (size_t k = 0; k < m; k++) {
+            double v;
+            if (item == 4) {
+                float fv;
+                memcpy(&fv, chunk + 4 * k, 4);
+                v = fv;
+            } else {
+                memcpy(&v, chunk + 8 * k, 8);
+            }
+            const size_t i = (k0 + k) / ncols, j = (k0 + k) % ncols;
+            if (!isfinite(v) || fabs(v) > FLT_MAX) {
+                if (rows < 0)
+                    snprintf(msg, msglen, "%s: element [%zu] is %s", path, j,
+                             isfinite(v) ? "too large for a float" : "not a finite number");
+                else
+                    snprintf(msg, msglen, "%s: element [%zu, %zu] is %s", path, i, j,
+                             isfinite(v) ? "too large for a float" : "not a finite number");
+                goto cleanup;
+            }
+            if (transpose)
+                dst[j * nrows + i] = (float)v;
+            else
+                dst[i * ncols + j] = (float)v;
+        }
+    }
+    rc = MHAVIZ_OK;
+    goto cleanup;
+
+nomem:
+    snprintf(msg, msglen, "%s: out of memory", file);
+    rc = MHAVIZ_ENOMEM;
+cleanup:
+    if (f)
+        fclose(f);
+    free(chunk);
+    free(header);
+    free(path);
+    return rc;
+}

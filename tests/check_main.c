@@ -8,12 +8,16 @@
 
 Suite *mha_suite(void);
 Suite *outdir_suite(void);
+Suite *pool_suite(void);
+Suite *init_suite(void);
 
 int main(void)
 {
     Suite *(*const suites[])(void) = {
         mha_suite,
         outdir_suite,
+        pool_suite,
+        init_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

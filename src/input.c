@@ -195,6 +195,11 @@ static int fail_syntax(Loader *L, const char *text, size_t len, size_t off)
     size_t i = off;
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
         i++;
+    size_t first = 0;
+    while (first < len && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r' || text[first] == '\n'))
+        first++;
+    if (first >= len)
+        return fail_at(L, text, len, len, "the file holds no JSON value, only white space");
     if (i >= len)
         return fail_at(L, text, len, len,
                        "JSON syntax error: the file ends in the middle of the JSON (truncated file?)");
@@ -594,6 +599,13 @@ static int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
     for (int i = 0; i < 4; i++) {
         snprintf(key, sizeof key, "%s%s", lj->prefix, W_names[i]);
         Dim r = w_at_x ? lj->out[i] : lj->in[i], c = w_at_x ? lj->in[i] : lj->out[i];
+        char why_r[96], why_c[96];
+        if (w_at_x) { /* say why the rows are the output features */
+            snprintf(why_r, sizeof why_r, "%s, as weight_layout is \"W@x\"", r.why);
+            snprintf(why_c, sizeof why_c, "%s, as weight_layout is \"W@x\"", c.why);
+            r.why = why_r;
+            c.why = why_c;
+        }
         if ((rc = read_matrix(L, lj->W[i], key, r, c, w_at_x, w ? *Wd[i] : NULL)) != MHAVIZ_OK)
             return rc;
     }

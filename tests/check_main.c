@@ -6,6 +6,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+Suite *input_suite(void);
 Suite *mha_suite(void);
 Suite *outdir_suite(void);
 Suite *pool_suite(void);
@@ -14,6 +15,7 @@ Suite *init_suite(void);
 int main(void)
 {
     Suite *(*const suites[])(void) = {
+        input_suite,
         mha_suite,
         outdir_suite,
         pool_suite,

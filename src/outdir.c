@@ -67,27 +67,35 @@ static int replaceable(const char *dir)
     return empty || marked;
 }
 
-/* MHAVIZ_OK when target is absent or may be replaced; else err says why. */
+/* MHAVIZ_OK when target is absent or may be replaced; else err says why.
+ * Another run may move the folder away while we look into it (its commit):
+ * the answer counts only when the same folder is still there afterwards. */
 static int check_target(const char *target, char *err, size_t errlen)
 {
-    struct stat st;
-    if (stat(target, &st) != 0) {
-        if (errno == ENOENT)
+    for (int attempt = 0; attempt < COMMIT_TRIES; attempt++) {
+        struct stat before, after;
+        if (stat(target, &before) != 0) {
+            if (errno == ENOENT)
+                return MHAVIZ_OK;
+            snprintf(err, errlen, "%s: %s", target, strerror(errno));
+            return MHAVIZ_EIO;
+        }
+        if (!S_ISDIR(before.st_mode)) {
+            snprintf(err, errlen, "%s: exists and is not a folder; choose another with -o", target);
+            return MHAVIZ_EIO;
+        }
+        const int ok = replaceable(target);
+        if (stat(target, &after) != 0 || after.st_ino != before.st_ino || after.st_dev != before.st_dev)
+            continue; /* it changed under us: look again */
+        if (ok)
             return MHAVIZ_OK;
-        snprintf(err, errlen, "%s: %s", target, strerror(errno));
-        return MHAVIZ_EIO;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: exists and is not a folder; choose another with -o", target);
-        return MHAVIZ_EIO;
-    }
-    if (!replaceable(target)) {
         snprintf(err, errlen,
                  "%s: folder exists and does not hold mhaviz outputs; "
                  "refusing to replace it (choose another with -o)", target);
         return MHAVIZ_EIO;
     }
-    return MHAVIZ_OK;
+    snprintf(err, errlen, "%s: the folder keeps changing (other runs writing it?); try again", target);
+    return MHAVIZ_EIO;
 }
 
 static void outdir_clear(OutDir *o)

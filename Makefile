@@ -21,20 +21,21 @@ OMPFLAGS := -fopenmp
 endif
 
 BUILD    ?= build
+BIN      ?= mhaviz
 SRC      := $(wildcard src/*.c)
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
-TESTS    := $(wildcard tests/check_*.c)
+TESTS    := $(wildcard tests/check_*.c) tests/fuzz/fuzz_input.c
 TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json
 
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libcjson-dev libstb-dev check fonts-dejavu-core python3-numpy
 
-.PHONY: all deps demo test check-unit debug clean help
+.PHONY: all deps demo test check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 
-all: mhaviz
+all: $(BIN)
 
-mhaviz: $(OBJ) $(BUILD)/cli/main.o
+$(BIN): $(OBJ) $(BUILD)/cli/main.o
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/%.o: %.c $(wildcard src/*.h) | deps-quiet
@@ -49,13 +50,51 @@ demo: deps mhaviz
 	./mhaviz $(DEMO)
 
 ## test: install what is missing, build, and run every test (exit 1 on any failure)
-test: deps mhaviz $(BUILD)/check_mhaviz
+test: deps $(BIN) $(BUILD)/check_mhaviz
 	$(PYTHON) tests/reference.py $(BUILD)/reference
-	MHAVIZ_BIN=./mhaviz MHAVIZ_REF=$(BUILD)/reference $(BUILD)/check_mhaviz
+	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference $(BUILD)/check_mhaviz
 
 ## debug: build with sanitizers and no optimisation into build-debug/
 debug:
 	$(MAKE) BUILD=build-debug CFLAGS="-O0 -g -fsanitize=address,undefined -fno-omit-frame-pointer" mhaviz
+
+# --- Hardening: sanitizers, valgrind, fuzzing (README "Limits and errors") ---
+DEV_DEBS     := valgrind clang
+SAN_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_ENV      := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+VALGRIND     := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
+MEMCHECK_FILES ?= $(wildcard samples/*.json tests/data/bad/* tests/fuzz/regressions/*)
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_OPTS    := -dict=tests/fuzz/json.dict -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+
+## asan: every test, built with AddressSanitizer + UBSan into build-asan/ (any report fails)
+asan: deps
+	$(SAN_ENV) CFLAGS='$(SAN_FLAGS)' $(MAKE) BUILD=build-asan BIN=build-asan/mhaviz test
+
+## memcheck: the CLI on every sample and bad-input file, then the unit tests, under valgrind
+memcheck: dev-deps $(BIN) $(BUILD)/check_mhaviz
+	VALGRIND='$(VALGRIND)' tests/memcheck.sh ./$(BIN) $(MEMCHECK_FILES)
+	$(PYTHON) tests/reference.py $(BUILD)/reference
+	CK_FORK=no MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference $(VALGRIND) $(BUILD)/check_mhaviz
+
+## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); crashes go to build-fuzz/crashes/
+fuzz: build-fuzz/fuzz_input
+	@mkdir -p build-fuzz/corpus build-fuzz/crashes
+	build-fuzz/fuzz_input $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=build-fuzz/crashes/ build-fuzz/corpus tests/fuzz/corpus tests/fuzz/regressions
+
+build-fuzz/fuzz_input: tests/fuzz/fuzz_input.c $(SRC) $(wildcard src/*.h) | dev-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(CPPFLAGS) $(PKG_CFLAGS) \
+	  -o $@ tests/fuzz/fuzz_input.c $(SRC) $(PKG_LIBS)
+
+## dev-deps: also install valgrind, clang and its libFuzzer runtime (for asan/memcheck/fuzz)
+dev-deps:
+	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(DEV_DEBS)"
+	@v=$$(clang -dumpversion | cut -d. -f1); \
+	  $(MAKE) --no-print-directory deps DEBS="libclang-rt-$$v-dev"
 
 ## deps: install the Debian packages that are missing (through sudo when not root)
 deps:
@@ -74,7 +113,7 @@ deps-quiet:
 	@pkg-config --exists libcjson stb check || { echo "missing libraries: run 'make deps'"; exit 1; }
 
 clean:
-	rm -rf build build-debug mhaviz
+	rm -rf build build-debug build-asan build-fuzz mhaviz
 
 help:
 	@grep -E '^## ' Makefile | sed 's/^## /  make /'

@@ -11,6 +11,8 @@ Suite *mha_suite(void);
 Suite *outdir_suite(void);
 Suite *pool_suite(void);
 Suite *init_suite(void);
+Suite *fsfault_suite(void);
+Suite *fuzzreplay_suite(void);
 
 int main(void)
 {
@@ -20,6 +22,8 @@ int main(void)
         outdir_suite,
         pool_suite,
         init_suite,
+        fsfault_suite,
+        fuzzreplay_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -1,0 +1,112 @@
+/* fuzz_input.c — libFuzzer harness: the whole load-and-validate path, then
+ * the forward pass on whatever validates.
+ *
+ * Built by `make fuzz` with clang -fsanitize=fuzzer,address,undefined. The
+ * same file is also linked into the Check runner (tests/check_fuzzreplay.c),
+ * which replays the seed corpus and every regression file through it, so a
+ * crash found once stays fixed under `make test`, `make asan` and
+ * `make memcheck` too.
+ *
+ * The loader must refuse every malformed input with MHAVIZ_EINPUT and a
+ * message, and everything it accepts must be safe to run. Shapes that pass
+ * the loader's limits but would make one fuzz execution slow (the limits are
+ * sized for real runs, not for thousands of runs a second) skip the forward
+ * pass: FUZZ_MAX_* below. */
+#include "input.h"
+#include "mha.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Forward pass only for shapes at most this big (one execution stays fast). */
+#define FUZZ_MAX_T 64
+#define FUZZ_MAX_D 64
+#define FUZZ_MAX_ATT (1 << 16) /* n_heads * T * T */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Abort (a crash the fuzzer reports) when cond is false. */
+#define FUZZ_ASSERT(cond, what)                                                  \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "fuzz_input: broken promise: %s\n", what);            \
+            abort();                                                             \
+        }                                                                        \
+    } while (0)
+
+/* The promises of a validated input (input.h), checked before running it. */
+static void check_config(const MhaInput *in)
+{
+    const MhaConfig *c = &in->cfg;
+    FUZZ_ASSERT(c->T >= 1 && c->d_model >= 1 && c->n_heads >= 1, "positive shapes");
+    FUZZ_ASSERT(c->n_kv_heads >= 1 && c->n_heads % c->n_kv_heads == 0, "n_kv_heads divides n_heads");
+    FUZZ_ASSERT(c->d_model % c->n_heads == 0 && c->head_dim == c->d_model / c->n_heads,
+                "head_dim = d_model / n_heads");
+    FUZZ_ASSERT(in->tokens && in->x, "tokens and x present");
+    for (int t = 0; t < c->T; t++)
+        FUZZ_ASSERT(in->tokens[t] != NULL, "every token is a string");
+    for (size_t i = 0; i < (size_t)c->T * c->d_model; i++)
+        FUZZ_ASSERT(isfinite(in->x[i]), "x is finite");
+}
+
+/* Run both forward passes like the CLI does; check every attention row. */
+static void run_forward(const MhaInput *in)
+{
+    const MhaConfig *c = &in->cfg;
+    if (c->T > FUZZ_MAX_T || c->d_model > FUZZ_MAX_D ||
+        (size_t)c->n_heads * c->T * c->T > FUZZ_MAX_ATT)
+        return;
+    MhaState multi = {0}, single = {0};
+    MhaConfig wide_cfg;
+    MhaWeights wide = {0};
+    if (mha_state_build(&multi, c, 1) != MHAVIZ_OK)
+        goto cleanup;
+    mha_forward(c, &in->w, in->x, &multi);
+    if (in->has_single) {
+        wide_cfg = *c;
+        wide_cfg.n_heads = wide_cfg.n_kv_heads = 1;
+        wide_cfg.head_dim = c->d_model;
+    } else if (mha_single_head_weights(c, &in->w, &wide_cfg, &wide) != MHAVIZ_OK) {
+        goto cleanup;
+    }
+    if (mha_state_build(&single, &wide_cfg, 1) != MHAVIZ_OK)
+        goto cleanup;
+    mha_forward(&wide_cfg, in->has_single ? &in->single : &wide, in->x, &single);
+    /* Masked cells are exact zeros whatever the numbers did. */
+    for (int h = 0; h < c->n_heads && c->causal; h++)
+        for (int i = 0; i < c->T; i++)
+            for (int j = i + 1; j < c->T; j++)
+                FUZZ_ASSERT(multi.att[((size_t)h * c->T + i) * c->T + j] == 0.0f, "masked cell is 0");
+cleanup:
+    input_weights_free(&wide);
+    mha_state_free(&single);
+    mha_state_free(&multi);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char err[MHAVIZ_ERRLEN];
+    err[0] = '\0';
+    MhaInput in;
+    memset(&in, 0xA5, sizeof in); /* input_parse must not rely on a zeroed struct */
+    /* base_dir names a folder that does not exist: fuzz bytes never make the
+     * loader open a real file. No NUL after the bytes: the loader must stay
+     * within len. */
+    int rc = input_parse((const char *)data, size, "fuzz.json", "/nonexistent-mhaviz-fuzz",
+                         &in, err, sizeof err);
+    FUZZ_ASSERT(rc == MHAVIZ_OK || rc == MHAVIZ_EINPUT || rc == MHAVIZ_ENOMEM || rc == MHAVIZ_EIO,
+                "a documented status");
+    FUZZ_ASSERT(memchr(err, '\0', sizeof err) != NULL, "err is NUL-terminated");
+    if (rc != MHAVIZ_OK) {
+        FUZZ_ASSERT(err[0] != '\0', "a failure comes with a message");
+    } else {
+        check_config(&in);
+        run_forward(&in);
+    }
+    input_free(&in);
+    return 0;
+}

@@ -592,8 +592,11 @@ static int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_mod
 /* Check (dst NULL) or copy the layer. W@x files hold each W transposed. */
 static int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
 {
-    float **Wd[4] = {&w->W_q, &w->W_k, &w->W_v, &w->W_o};
-    float **bd[4] = {&w->b_q, &w->b_k, &w->b_v, &w->b_o};
+    /* &w->W_q is undefined behaviour when w is NULL: take addresses only from a real w. */
+    MhaWeights none;
+    MhaWeights *wp = w ? w : &none;
+    float **Wd[4] = {&wp->W_q, &wp->W_k, &wp->W_v, &wp->W_o};
+    float **bd[4] = {&wp->b_q, &wp->b_k, &wp->b_v, &wp->b_o};
     char key[64];
     int rc;
     for (int i = 0; i < 4; i++) {
@@ -926,16 +929,15 @@ int input_parse_limits(const char *text, size_t len, const char *name, const cha
                   lim->max_memory_bytes >> 20);
         goto cleanup;
     }
-    if (text[len] != '\0') {
-        buf = malloc(len + 1);
-        if (!buf) {
-            rc = fail_nomem(&L);
-            goto cleanup;
-        }
-        memcpy(buf, text, len);
-        buf[len] = '\0';
-        text = buf;
+    /* Always a copy: text[len] is not ours to read (the caller gave len bytes). */
+    buf = malloc(len + 1);
+    if (!buf) {
+        rc = fail_nomem(&L);
+        goto cleanup;
     }
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    text = buf;
     /* The length includes the terminating NUL: cJSON checks that the value is
      * followed by nothing but whitespace up to it (no trailing junk). */
     const char *end = NULL;

@@ -11,7 +11,9 @@
  * message, and everything it accepts must be safe to run. Shapes that pass
  * the loader's limits but would make one fuzz execution slow (the limits are
  * sized for real runs, not for thousands of runs a second) skip the forward
- * pass: FUZZ_MAX_* below. */
+ * pass: FUZZ_MAX_* below. The loader runs with its default limits except the
+ * memory bound, lowered to FUZZ_MAX_MEMORY_MB so that no accepted input can
+ * approach libFuzzer's 2 GB malloc limit. */
 #include "input.h"
 #include "mha.h"
 #include "status.h"
@@ -26,6 +28,7 @@
 #define FUZZ_MAX_T 64
 #define FUZZ_MAX_D 64
 #define FUZZ_MAX_ATT (1 << 16) /* n_heads * T * T */
+#define FUZZ_MAX_MEMORY_MB 256
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,8 +99,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* base_dir names a folder that does not exist: fuzz bytes never make the
      * loader open a real file. No NUL after the bytes: the loader must stay
      * within len. */
-    int rc = input_parse((const char *)data, size, "fuzz.json", "/nonexistent-mhaviz-fuzz",
-                         &in, err, sizeof err);
+    InputLimits lim;
+    input_default_limits(&lim);
+    lim.max_memory_bytes = (size_t)FUZZ_MAX_MEMORY_MB << 20;
+    int rc = input_parse_limits((const char *)data, size, "fuzz.json", "/nonexistent-mhaviz-fuzz",
+                                &lim, &in, err, sizeof err);
     FUZZ_ASSERT(rc == MHAVIZ_OK || rc == MHAVIZ_EINPUT || rc == MHAVIZ_ENOMEM || rc == MHAVIZ_EIO,
                 "a documented status");
     FUZZ_ASSERT(memchr(err, '\0', sizeof err) != NULL, "err is NUL-terminated");

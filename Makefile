@@ -24,6 +24,7 @@ BUILD    ?= build
 BIN      ?= mhaviz
 SRC      := $(wildcard src/*.c)
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
 TESTS    := $(wildcard tests/check_*.c) tests/fuzz/fuzz_input.c
 TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json
@@ -35,10 +36,10 @@ DEBS := gcc make pkg-config libcjson-dev libstb-dev check fonts-dejavu-core pyth
 
 all: $(BIN)
 
-$(BIN): $(OBJ) $(BUILD)/cli/main.o
+$(BIN): $(OBJ) $(CLI_OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/%.o: %.c $(wildcard src/*.h) | deps-quiet
+$(BUILD)/%.o: %.c $(wildcard src/*.h cli/*.h) | deps-quiet
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -c -o $@ $<
 

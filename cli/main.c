@@ -2,9 +2,11 @@
  *
  *   load input -> forward pass (heads) -> forward pass (single wide head)
  *   -> heatmaps + reports into a temporary folder -> move it into place. */
+#include "init_cmd.h"
 #include "input.h"
 #include "mha.h"
 #include "outdir.h"
+#include "pool.h"
 #include "render.h"
 #include "report.h"
 #include "status.h"
@@ -25,6 +27,7 @@ typedef struct {
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
     int threads;         /* -t; 0 = all cores */
     int quiet;           /* -q */
+    int kv_heads;        /* --kv-heads; 0 = as the input says */
     RenderOptions render;
 } Options;
 
@@ -39,11 +42,16 @@ static void usage(FILE *f)
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\")\n"
         "  -t, --threads N    threads (default: all cores)\n"
         "  -q, --quiet        do not print the report to stdout\n"
+        "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
+        "                     groups (N divides the input's n_kv_heads; 1 = multi-query)\n"
         "  -h, --help         this help\n"
         "      --version      print the version\n"
         "\n"
         "Exit codes: 0 success, 1 invalid input, 2 usage error, 3 file-system error,\n"
-        "4 out of memory. The input format is described in README.md.\n");
+        "4 out of memory. The input format is described in README.md.\n"
+        "\n"
+        "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
+        "writes a starter input for your own sentence ('mhaviz init --help').\n");
 }
 
 /* Exit with a usage error: the message, then a hint. */
@@ -70,13 +78,14 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
 
 static void parse_args(int argc, char **argv, Options *o)
 {
-    enum { OPT_VERSION = 256 };
+    enum { OPT_VERSION = 256, OPT_KV_HEADS };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"kv-heads", required_argument, NULL, OPT_KV_HEADS},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -89,6 +98,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case 't': o->threads = parse_int(optarg, 1, 1024, "--threads"); break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(MHAVIZ_OK);
+        case OPT_KV_HEADS: o->kv_heads = parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case ':': usage_error("option '%s' needs an argument", argv[optind - 1]); break;
         default: usage_error("unknown option '%s'", argv[optind - 1]); break;
@@ -173,6 +183,8 @@ static void print_file(const char *path, FILE *f)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "init") == 0)
+        return init_command(argc - 1, argv + 1);
     Options o;
     parse_args(argc, argv, &o);
 #ifdef _OPENMP
@@ -188,12 +200,24 @@ int main(int argc, char **argv)
     OutDir out = {0};
     char *out_dir = NULL;
     int committed = 0;
+    char note[512] = "";
 
     int rc = input_load(o.input, &in, err, sizeof err);
     if (in.warnings)
         fprintf(stderr, "%s", in.warnings);
     if (rc != MHAVIZ_OK)
         goto cleanup;
+
+    /* --kv-heads: share keys and values by mean-pooling K/V heads (GQA, MQA). */
+    if (o.kv_heads && o.kv_heads != in.cfg.n_kv_heads) {
+        const int n_from = in.cfg.n_kv_heads;
+        char why[MHAVIZ_ERRLEN / 2];
+        if ((rc = pool_kv_heads(&in.cfg, &in.w, o.kv_heads, why, sizeof why)) != MHAVIZ_OK) {
+            snprintf(err, sizeof err, "--kv-heads %d: %s", o.kv_heads, why);
+            goto cleanup;
+        }
+        pool_note(note, sizeof note, in.cfg.n_heads, n_from, o.kv_heads);
+    }
 
     /* The forward passes: h heads, then one wide head of the same width. */
     rc = mha_state_build(&multi, &in.cfg, 0);
@@ -226,7 +250,7 @@ int main(int argc, char **argv)
         goto cleanup;
     rc = render_maps(&o, &in, &multi, &single, &out, err, sizeof err);
     if (rc == MHAVIZ_OK) {
-        ReportData d = {&in, &multi, &single, in.has_single, NULL};
+        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL};
         rc = report_write(out.tmp, &d, err, sizeof err);
     }
     if (rc != MHAVIZ_OK) {

@@ -45,6 +45,26 @@ double init_rng_normal(InitRng *r)
     return radius * cos(angle);
 }
 
+/* A seed for stream `id` of the generator seeded with `seed`: each matrix
+ * and each word draws from its own stream, so the layer depends only on the
+ * seed and the shapes (not on the sentence), and a word's embedding only on
+ * the seed and the word. */
+static uint64_t stream_seed(uint64_t seed, uint64_t id)
+{
+    InitRng r;
+    init_rng_seed(&r, seed ^ (id * 0xd1342543de82ef95ULL));
+    return init_rng_u64(&r);
+}
+
+/* FNV-1a, 64 bits: a word's stream id. */
+static uint64_t word_id(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return h;
+}
+
 /* ---- tokens ------------------------------------------------------------ */
 
 void init_tokens_free(char **tokens, int T)
@@ -116,15 +136,20 @@ void init_add_positions(float *x, int T, int d)
         }
 }
 
-/* n numbers drawn from N(0, std^2), in order. */
-static float *random_normal(InitRng *r, size_t n, double std)
+/* n numbers drawn from N(0, std^2), in order, from stream `id` of `seed`. */
+static float *random_normal(uint64_t seed, uint64_t id, size_t n, double std)
 {
+    InitRng r;
+    init_rng_seed(&r, stream_seed(seed, id));
     float *a = malloc(n * sizeof *a);
     if (a)
         for (size_t i = 0; i < n; i++)
-            a[i] = (float)(std * init_rng_normal(r));
+            a[i] = (float)(std * init_rng_normal(&r));
     return a;
 }
+
+/* Stream ids of the matrices (words use word_id). */
+enum { STREAM_X = 1, STREAM_W_Q, STREAM_W_K, STREAM_W_V, STREAM_W_O };
 
 void init_model_free(InitModel *m)
 {
@@ -168,11 +193,7 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen)
     const size_t T = (size_t)c->T, d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
     const double std = 1.0 / sqrt((double)d);
 
-    InitRng r;
-    init_rng_seed(&r, o->seed);
     MhaWeights *w = &m->in.w;
-    /* Draw order is part of the file format's reproducibility: inputs
-     * first, then W_q, W_k, W_v, W_o, row by row. */
     if (o->embeddings) {
         m->vocab = calloc(T, sizeof *m->vocab); /* (at most T) */
         if (!m->vocab)
@@ -184,8 +205,15 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen)
                 m->n_vocab++;
             }
         /* embeddings[v] ~ N(0, 1): unit-scale hidden states, like x */
-        if (!(m->emb = random_normal(&r, (size_t)m->n_vocab * d, 1.0)))
+        if (!(m->emb = malloc((size_t)m->n_vocab * d * sizeof(float))))
             goto oom;
+        for (int v = 0; v < m->n_vocab; v++) {
+            float *row = random_normal(o->seed, word_id(m->vocab[v]), d, 1.0);
+            if (!row)
+                goto oom;
+            memcpy(m->emb + (size_t)v * d, row, d * sizeof(float));
+            free(row);
+        }
         if (!(m->in.x = malloc(T * d * sizeof(float))))
             goto oom;
         for (size_t t = 0; t < T; t++) {
@@ -193,13 +221,13 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen)
             memcpy(m->in.x + t * d, m->emb + (size_t)v * d, d * sizeof(float));
         }
         init_add_positions(m->in.x, c->T, c->d_model);
-    } else if (!(m->in.x = random_normal(&r, T * d, 1.0))) { /* x ~ N(0, 1) */
+    } else if (!(m->in.x = random_normal(o->seed, STREAM_X, T * d, 1.0))) { /* x ~ N(0, 1) */
         goto oom;
     }
-    w->W_q = random_normal(&r, d * d, std);
-    w->W_k = random_normal(&r, d * kv, std);
-    w->W_v = random_normal(&r, d * kv, std);
-    w->W_o = random_normal(&r, d * d, std);
+    w->W_q = random_normal(o->seed, STREAM_W_Q, d * d, std);
+    w->W_k = random_normal(o->seed, STREAM_W_K, d * kv, std);
+    w->W_v = random_normal(o->seed, STREAM_W_V, d * kv, std);
+    w->W_o = random_normal(o->seed, STREAM_W_O, d * d, std);
     w->b_q = calloc(d, sizeof(float));
     w->b_k = calloc(kv, sizeof(float));
     w->b_v = calloc(kv, sizeof(float));

@@ -4,7 +4,10 @@
  * every weight drawn from a normal distribution with std 1/sqrt(d_model)
  * (so q, k and v keep roughly the scale of x), from a PRNG of our own
  * (splitmix64 + Box-Muller) so that the same seed gives the same file on
- * every run. The writer is also how the shipped samples are produced. */
+ * every run. Each matrix draws from its own stream of the seed, so the
+ * layer depends only on the seed and the shapes (another sentence, same
+ * layer), and a word's embedding only on the seed and the word. The writer
+ * is also how the shipped samples are produced. */
 #ifndef MHAVIZ_INIT_H
 #define MHAVIZ_INIT_H
 

@@ -42,8 +42,8 @@ int pool_kv_heads(MhaConfig *c, MhaWeights *w, int n_kv, char *err, size_t errle
         char divisors[128];
         list_divisors(divisors, sizeof divisors, n_from);
         snprintf(err, errlen,
-                 "cannot pool the input's n_kv_heads = %d K/V heads into %d: the number of "
-                 "K/V heads must divide %d (one of %s)", n_from, n_kv, n_from, divisors);
+                 "the new number of K/V heads must divide the input's n_kv_heads = %d "
+                 "(one of %s), got %d", n_from, divisors, n_kv);
         return MHAVIZ_EINPUT;
     }
     if (n_kv == n_from)

@@ -132,6 +132,21 @@ START_TEST(same_seed_same_bytes)
 }
 END_TEST
 
+/* Each matrix has its own stream: another sentence, same seed, same W_q. */
+START_TEST(layer_does_not_depend_on_sentence)
+{
+    InitModel m1, m2;
+    char err[MHAVIZ_ERRLEN];
+    InitOptions o1 = {"the cat sat", 16, 4, 0, 7, 0}, o2 = {"a much longer sentence here", 16, 4, 0, 7, 1};
+    ck_assert_int_eq(init_model(&o1, &m1, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(init_model(&o2, &m2, err, sizeof err), MHAVIZ_OK);
+    ck_assert_mem_eq(m1.in.w.W_q, m2.in.w.W_q, 16 * 16 * sizeof(float));
+    ck_assert_mem_eq(m1.in.w.W_o, m2.in.w.W_o, 16 * 16 * sizeof(float));
+    init_model_free(&m1);
+    init_model_free(&m2);
+}
+END_TEST
+
 /* Embeddings: one entry per distinct token ("the" twice -> 5 entries), and
  * x_t = embeddings[token t] + PE(t), PE(1, 0) = sin(1), PE(1, 1) = cos(1). */
 START_TEST(embeddings_table_and_positions)
@@ -204,6 +219,50 @@ START_TEST(writer_round_trips)
 }
 END_TEST
 
+/* What `mhaviz init` writes loads through the input loader and runs: x (or
+ * embeddings + positions) and every weight come back as the model held them
+ * (within the 4 printed digits: relative 5e-4), and the forward pass gives
+ * rows that sum to 1. */
+static void check_loads_and_runs(int embeddings)
+{
+    InitModel m;
+    char err[MHAVIZ_ERRLEN];
+    InitOptions o = {"the cat sat on the mat", 16, 4, 2, 7, embeddings};
+    ck_assert_int_eq(init_model(&o, &m, err, sizeof err), MHAVIZ_OK);
+    size_t len;
+    char *s = write_to_string(&m, 4, &len);
+    MhaInput in = {0};
+    int rc = input_parse(s, len, "init.json", NULL, &in, err, sizeof err);
+    ck_assert_msg(rc == MHAVIZ_OK, "loader: %s", err);
+    ck_assert_ptr_null(in.warnings);
+    ck_assert_int_eq(in.cfg.T, 6);
+    ck_assert_int_eq(in.cfg.n_kv_heads, 2);
+    ck_assert_int_eq(in.cfg.causal, 1);
+    for (int i = 0; i < 6 * 16; i++) /* x values are O(1): 4 digits = 5e-4 relative */
+        ck_assert_double_eq_tol(in.x[i], m.in.x[i], 5e-4 * (1 + fabs(m.in.x[i])));
+    for (int i = 0; i < 16 * 8; i++)
+        ck_assert_double_eq_tol(in.w.W_k[i], m.in.w.W_k[i], 5e-4 * fabs(m.in.w.W_k[i]));
+    MhaState st;
+    ck_assert_int_eq(mha_state_build(&st, &in.cfg, 0), MHAVIZ_OK);
+    mha_forward(&in.cfg, &in.w, in.x, &st);
+    for (int r = 0; r < 4 * 6; r++) {
+        double sum = 0;
+        for (int j = 0; j < 6; j++)
+            sum += st.att[r * 6 + j];
+        ck_assert_double_eq_tol(sum, 1.0, 1e-5);
+    }
+    mha_state_free(&st);
+    input_free(&in);
+    free(s);
+    init_model_free(&m);
+}
+
+START_TEST(x_output_loads_and_runs) { check_loads_and_runs(0); }
+END_TEST
+
+START_TEST(embeddings_output_loads_and_runs) { check_loads_and_runs(1); }
+END_TEST
+
 Suite *init_suite(void)
 {
     Suite *s = suite_create("init");
@@ -214,8 +273,11 @@ Suite *init_suite(void)
     tcase_add_test(tc, bad_shapes_are_refused);
     tcase_add_test(tc, weights_are_scaled_normal);
     tcase_add_test(tc, same_seed_same_bytes);
+    tcase_add_test(tc, layer_does_not_depend_on_sentence);
     tcase_add_test(tc, embeddings_table_and_positions);
     tcase_add_test(tc, writer_round_trips);
+    tcase_add_test(tc, x_output_loads_and_runs);
+    tcase_add_test(tc, embeddings_output_loads_and_runs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,36 +4,22 @@
  *   x      (T, d_model)       one hidden state per token
  *   q      (T, d_model)       = x W_q + b_q; head h owns columns [h*hd, (h+1)*hd)
  *   k, v   (T, kv_dim)        = x W_k + b_k, x W_v + b_v; K/V head g owns [g*hd, (g+1)*hd)
+ *   kt     (n_kv_heads, hd, T) each K/V head's keys transposed (one key per column)
  *   att    (n_heads, T, T)    softmax weights, row i = query i, column j = key j
  *   concat (T, d_model)       head h's output in columns [h*hd, (h+1)*hd)
  *   out    (T, d_model)       = concat W_o + b_o
+ *
+ * The loops that do the arithmetic (matrix products, scores, value mixing)
+ * live in kernels.c, each behind a name that says what it computes; they
+ * give the same bits as the plain loops written in kernels.h.
  */
 #include "mha.h"
+#include "kernels.h"
 #include "status.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* out (T, n) = x (T, d) W (d, n) + b (n). Rows are independent, so they are
- * shared between threads; each element's sum runs over p in order. */
-static void project(float *out, const float *x, const float *W, const float *b,
-                    int T, int d, int n)
-{
-#pragma omp parallel for schedule(static)
-    for (int t = 0; t < T; t++) {
-        const float *x_t = x + (size_t)t * d;
-        float *out_t = out + (size_t)t * n;
-        for (int j = 0; j < n; j++)
-            out_t[j] = b[j];
-        for (int p = 0; p < d; p++) {
-            const float x_tp = x_t[p];
-            const float *W_p = W + (size_t)p * n;
-            for (int j = 0; j < n; j++)
-                out_t[j] += x_tp * W_p[j];
-        }
-    }
-}
 
 /* Softmax over the first n_visible cells of row[0..T); the rest are masked
  * and become exact zeros. Subtracts the row maximum for stability. */
@@ -56,61 +42,65 @@ static void softmax_row(float *row, int n_visible, int T)
         row[j] = 0.0f;
 }
 
+/* Query rows per task of the attention loop: enough work per task to
+ * amortise scheduling, small enough to balance the causal triangle. */
+#define ROWS_PER_TASK 16
+
 void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
 {
     const int T = c->T, d_model = c->d_model, hd = c->head_dim;
     const int kv_dim = mha_kv_dim(c);
     const int kv_mul = c->n_heads / c->n_kv_heads; /* query heads per K/V head */
     const float scale = 1.0f / sqrtf((float)hd);
+    const int row_tasks = (T + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
 
     /* 1. Project every token into queries, keys and values. */
-    project(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
-    project(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
-    project(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
+    matmul_xw(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
+    matmul_xw(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
+    matmul_xw(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
 
     /* 2. Split into heads: head h reads its slice of q and K/V head g's slices
-     *    of k and v. Each (head, query row) pair is independent work. */
-#pragma omp parallel for collapse(2) schedule(static)
+     *    of k and v. The score kernel wants each K/V head's keys as columns. */
+#pragma omp parallel for schedule(static)
+    for (int g = 0; g < c->n_kv_heads; g++)
+        transpose(s->kt + (size_t)g * hd * T, s->k + g * hd, T, hd, kv_dim);
+
+    /* Each (head, block of query rows) is independent work. */
+#pragma omp parallel for collapse(2) schedule(dynamic)
     for (int h = 0; h < c->n_heads; h++) {
-        for (int i = 0; i < T; i++) {
+        for (int task = 0; task < row_tasks; task++) {
             const int g = h / kv_mul;
-            const int n_visible = c->causal ? i + 1 : T;
-            const float *q_ih = s->q + (size_t)i * d_model + h * hd;
-            float *att_hi = s->att + ((size_t)h * T + i) * T;
+            const int i0 = task * ROWS_PER_TASK;
+            const int i1 = i0 + ROWS_PER_TASK < T ? i0 + ROWS_PER_TASK : T;
+            const float *q_h = s->q + h * hd;                  /* (T, hd), row stride d_model */
+            const float *kt_g = s->kt + (size_t)g * hd * T;    /* (hd, T) */
+            const float *v_g = s->v + g * hd;                  /* (T, hd), row stride kv_dim */
+            float *att_h = s->att + (size_t)h * T * T;         /* (T, T) */
 
             /* 3. Scores: how well query i matches each key j, scaled by 1/sqrt(hd). */
-            for (int j = 0; j < n_visible; j++) {
-                const float *k_jg = s->k + (size_t)j * kv_dim + g * hd;
-                float dot = 0.0f;
-                for (int e = 0; e < hd; e++)
-                    dot += q_ih[e] * k_jg[e];
-                att_hi[j] = dot * scale;
+            attention_scores(att_h, T, q_h, d_model, kt_g, T, hd, i0, i1, c->causal, scale);
+
+            for (int i = i0; i < i1; i++) {
+                const int n_visible = c->causal ? i + 1 : T;
+                float *att_hi = att_h + (size_t)i * T;
+                /* 4. Mask: future keys (j > i, when causal) are not allowed. */
+                if (s->scores) {
+                    float *scores_hi = s->scores + ((size_t)h * T + i) * T;
+                    memcpy(scores_hi, att_hi, (size_t)n_visible * sizeof *att_hi);
+                    memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
+                }
+                /* 5. Softmax: one distribution over the visible keys; masked cells = 0. */
+                softmax_row(att_hi, n_visible, T);
             }
-            /* 4. Mask: future keys (j > i, when causal) are not allowed. */
-            if (s->scores) {
-                float *scores_hi = s->scores + ((size_t)h * T + i) * T;
-                memcpy(scores_hi, att_hi, (size_t)n_visible * sizeof *att_hi);
-                memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
-            }
-            /* 5. Softmax: one distribution over the visible keys; masked cells = 0. */
-            softmax_row(att_hi, n_visible, T);
 
             /* 6. Mix values: head h's output for token i is the weighted mean of v_g. */
-            float *out_ih = s->concat + (size_t)i * d_model + h * hd;
-            for (int e = 0; e < hd; e++)
-                out_ih[e] = 0.0f;
-            for (int j = 0; j < n_visible; j++) {
-                const float a = att_hi[j];
-                const float *v_jg = s->v + (size_t)j * kv_dim + g * hd;
-                for (int e = 0; e < hd; e++)
-                    out_ih[e] += a * v_jg[e];
-            }
+            attention_mix(s->concat + h * hd, d_model, att_h, T, v_g, kv_dim, T, hd, i0, i1, c->causal);
         }
     }
 
     /* 7. Concatenate (the heads wrote side by side into concat) and
      *    8. mix what the heads found with the output projection. */
-    project(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
+    matmul_xw(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
 }
 
 int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
@@ -121,12 +111,13 @@ int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
     s->q = malloc(T * d * sizeof(float));
     s->k = malloc(T * kv * sizeof(float));
     s->v = malloc(T * kv * sizeof(float));
+    s->kt = malloc(kv * T * sizeof(float));
     s->att = malloc(maps * sizeof(float));
     s->concat = malloc(T * d * sizeof(float));
     s->out = malloc(T * d * sizeof(float));
     if (keep_scores)
         s->scores = malloc(maps * sizeof(float));
-    if (!s->q || !s->k || !s->v || !s->att || !s->concat || !s->out ||
+    if (!s->q || !s->k || !s->v || !s->kt || !s->att || !s->concat || !s->out ||
         (keep_scores && !s->scores)) {
         mha_state_free(s);
         return MHAVIZ_ENOMEM;
@@ -139,6 +130,7 @@ void mha_state_free(MhaState *s)
     free(s->q);
     free(s->k);
     free(s->v);
+    free(s->kt);
     free(s->scores);
     free(s->att);
     free(s->concat);

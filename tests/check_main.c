@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 Suite *input_suite(void);
+Suite *kernels_suite(void);
 Suite *mha_suite(void);
 Suite *outdir_suite(void);
 Suite *pool_suite(void);
@@ -18,6 +19,7 @@ int main(void)
 {
     Suite *(*const suites[])(void) = {
         input_suite,
+        kernels_suite,
         mha_suite,
         outdir_suite,
         pool_suite,

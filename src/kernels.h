@@ -1,0 +1,41 @@
+/* kernels.h — the fast loops behind the forward pass.
+ *
+ * Each function computes exactly what its plain loop in the comment says,
+ * bit for bit: every output element is built by the same float operations
+ * in the same order as the plain loop (a start value, then one multiply and
+ * one add per term, terms in increasing index). Only the order in which
+ * DIFFERENT elements are computed changes: blocks that stay in cache,
+ * several elements per vector instruction, several threads. So the results
+ * do not depend on the thread count, the vector width or the machine.
+ * tests/check_kernels.c compares each one with its plain loop.
+ *
+ * Matrices are row-major; ld* is the distance between rows, in floats. */
+#ifndef MHAVIZ_KERNELS_H
+#define MHAVIZ_KERNELS_H
+
+/* Projection: out (M, N) = x (M, K) W (K, N) + b (N).
+ *   for i, j:  out[i][j] = b[j];  for p = 0..K-1:  out[i][j] += x[i][p] * W[p][j]
+ * Runs its own OpenMP loop over blocks of out; call it outside parallel regions. */
+void matmul_xw(float *out, const float *x, const float *W, const float *b, int M, int K, int N);
+
+/* Transpose: dst (cols, rows) = src (rows, cols) with row stride ld_src. */
+void transpose(float *dst, const float *src, int rows, int cols, int ld_src);
+
+/* Attention scores of query rows i0..i1-1 of one head:
+ *   for i, j < n_keys(i):  dot = 0;  for e = 0..hd-1:  dot += q[i][e] * kt[e][j];
+ *                          s[i][j] = dot * scale
+ * q (T, hd) with row stride ldq, kt (hd, T) the head's keys transposed,
+ * s (T, T) with row stride lds. n_keys(i) = i + 1 when causal, else T.
+ * When causal it may also write cells j in (i, i1) of row i, which the
+ * caller masks. Called from inside a parallel loop (no threads of its own). */
+void attention_scores(float *s, int lds, const float *q, int ldq, const float *kt,
+                      int T, int hd, int i0, int i1, int causal, float scale);
+
+/* Mix values for query rows i0..i1-1 of one head:
+ *   for i, e:  o[i][e] = 0;  for j = 0..n_keys(i)-1:  o[i][e] += att[i][j] * v[j][e]
+ * att (T, T) with row stride lda, v (T, hd) with row stride ldv, o with row
+ * stride ldo. Called from inside a parallel loop (no threads of its own). */
+void attention_mix(float *o, int ldo, const float *att, int lda, const float *v, int ldv,
+                   int T, int hd, int i0, int i1, int causal);
+
+#endif

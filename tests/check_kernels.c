@@ -1,0 +1,153 @@
+/* check_kernels.c — each fast kernel gives the same bits as its plain loop.
+ *
+ * Expected values: the plain loops below, copied from the comments in
+ * src/kernels.h (the definition of what each kernel computes). Same float
+ * operations in the same order per element, so the comparison is bitwise.
+ * The sizes are chosen to hit every path: whole tiles, partial tiles, single
+ * leftover columns and rows, several cache blocks of terms. */
+#include "kernels.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* xorshift32: numbers in [-1, 1), our own seeded generator. */
+static float *random_floats(size_t n, uint32_t seed)
+{
+    float *a = malloc((n ? n : 1) * sizeof *a);
+    ck_assert_ptr_nonnull(a);
+    uint32_t s = seed * 2654435761u + 1u;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        a[i] = (float)(s >> 8) / (float)(1u << 23) - 1.0f;
+    }
+    return a;
+}
+
+static void plain_matmul_xw(float *out, const float *x, const float *W, const float *b, int M, int K, int N)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            out[(size_t)i * N + j] = b[j];
+            for (int p = 0; p < K; p++)
+                out[(size_t)i * N + j] += x[(size_t)i * K + p] * W[(size_t)p * N + j];
+        }
+}
+
+/* (M, K, N): single elements, tails of 1..15 columns, whole 64-column
+ * tiles, rows not a multiple of 4, and K across the 128-term cache blocks. */
+static const int XW_SIZES[][3] = {
+    {1, 1, 1}, {5, 7, 3}, {4, 16, 16}, {37, 60, 60}, {12, 64, 64},
+    {70, 300, 150}, {130, 129, 97}, {65, 257, 200},
+};
+
+START_TEST(matmul_xw_matches_plain_loop)
+{
+    const int M = XW_SIZES[_i][0], K = XW_SIZES[_i][1], N = XW_SIZES[_i][2];
+    float *x = random_floats((size_t)M * K, 1 + _i);
+    float *W = random_floats((size_t)K * N, 100 + _i);
+    float *b = random_floats((size_t)N, 200 + _i);
+    float *fast = malloc((size_t)M * N * sizeof *fast), *plain = malloc((size_t)M * N * sizeof *plain);
+    matmul_xw(fast, x, W, b, M, K, N);
+    plain_matmul_xw(plain, x, W, b, M, K, N);
+    ck_assert_mem_eq(fast, plain, (size_t)M * N * sizeof *fast);
+    free(x); free(W); free(b); free(fast); free(plain);
+}
+END_TEST
+
+START_TEST(transpose_matches_plain_loop)
+{
+    const int rows = 37, cols = 20, ld = 50;
+    float *src = random_floats((size_t)rows * ld, 7);
+    float *dst = malloc((size_t)rows * cols * sizeof *dst);
+    transpose(dst, src, rows, cols, ld);
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            ck_assert(dst[(size_t)c * rows + r] == src[(size_t)r * ld + c]);
+    free(src); free(dst);
+}
+END_TEST
+
+/* (T, hd, i0, i1, causal): whole and partial tiles of rows, keys that are
+ * and are not whole vectors, blocks that start mid-sequence. */
+static const int ATT_CASES[][5] = {
+    {1, 8, 0, 1, 1}, {5, 4, 0, 5, 1}, {5, 4, 0, 5, 0}, {33, 16, 3, 30, 1},
+    {70, 64, 16, 32, 1}, {70, 20, 0, 70, 0}, {130, 64, 100, 130, 1}, {40, 96, 7, 40, 0},
+};
+
+START_TEST(attention_scores_match_plain_loop)
+{
+    const int T = ATT_CASES[_i][0], hd = ATT_CASES[_i][1];
+    const int i0 = ATT_CASES[_i][2], i1 = ATT_CASES[_i][3], causal = ATT_CASES[_i][4];
+    const int ldq = hd + 3; /* q is a slice of a wider row, like head h of q */
+    const float scale = 0.125f;
+    float *q = random_floats((size_t)T * ldq, 300 + _i);
+    float *kt = random_floats((size_t)hd * T, 400 + _i);
+    float *s = malloc((size_t)T * T * sizeof *s);
+    for (size_t n = 0; n < (size_t)T * T; n++)
+        s[n] = 42.0f; /* rows outside i0..i1 must keep this */
+    attention_scores(s, T, q, ldq, kt, T, hd, i0, i1, causal, scale);
+    for (int i = 0; i < T; i++) {
+        const int n_keys = causal ? i + 1 : T;
+        for (int j = 0; j < T; j++) {
+            const float got = s[(size_t)i * T + j];
+            if (i < i0 || i >= i1) {
+                ck_assert_msg(got == 42.0f, "row %d outside %d..%d was written", i, i0, i1);
+                continue;
+            }
+            if (j >= n_keys)
+                continue; /* masked: the caller overwrites it */
+            float dot = 0.0f;
+            for (int e = 0; e < hd; e++)
+                dot += q[(size_t)i * ldq + e] * kt[(size_t)e * T + j];
+            ck_assert_msg(got == dot * scale, "score (%d,%d): %.9g, plain loop %.9g", i, j,
+                          (double)got, (double)(dot * scale));
+        }
+    }
+    free(q); free(kt); free(s);
+}
+END_TEST
+
+START_TEST(attention_mix_matches_plain_loop)
+{
+    const int T = ATT_CASES[_i][0], hd = ATT_CASES[_i][1];
+    const int i0 = ATT_CASES[_i][2], i1 = ATT_CASES[_i][3], causal = ATT_CASES[_i][4];
+    const int ldv = hd + 5, ldo = hd + 2;
+    float *att = random_floats((size_t)T * T, 500 + _i);
+    float *v = random_floats((size_t)T * ldv, 600 + _i);
+    float *o = malloc((size_t)T * ldo * sizeof *o);
+    for (size_t n = 0; n < (size_t)T * ldo; n++)
+        o[n] = 42.0f;
+    attention_mix(o, ldo, att, T, v, ldv, T, hd, i0, i1, causal);
+    for (int i = 0; i < T; i++) {
+        const int n_keys = causal ? i + 1 : T;
+        for (int e = 0; e < ldo; e++) {
+            const float got = o[(size_t)i * ldo + e];
+            if (i < i0 || i >= i1 || e >= hd) {
+                ck_assert_msg(got == 42.0f, "cell (%d,%d) outside the block was written", i, e);
+                continue;
+            }
+            float want = 0.0f;
+            for (int j = 0; j < n_keys; j++)
+                want += att[(size_t)i * T + j] * v[(size_t)j * ldv + e];
+            ck_assert_msg(got == want, "mix (%d,%d): %.9g, plain loop %.9g", i, e, (double)got, (double)want);
+        }
+    }
+    free(att); free(v); free(o);
+}
+END_TEST
+
+Suite *kernels_suite(void)
+{
+    Suite *s = suite_create("kernels");
+    TCase *tc = tcase_create("same bits as the plain loops");
+    tcase_add_loop_test(tc, matmul_xw_matches_plain_loop, 0, (int)(sizeof XW_SIZES / sizeof XW_SIZES[0]));
+    tcase_add_test(tc, transpose_matches_plain_loop);
+    tcase_add_loop_test(tc, attention_scores_match_plain_loop, 0, (int)(sizeof ATT_CASES / sizeof ATT_CASES[0]));
+    tcase_add_loop_test(tc, attention_mix_matches_plain_loop, 0, (int)(sizeof ATT_CASES / sizeof ATT_CASES[0]));
+    suite_add_tcase(s, tc);
+    return s;
+}

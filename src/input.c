@@ -589,14 +589,14 @@ static int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_mod
     return MHAVIZ_OK;
 }
 
-/* Check (dst NULL) or copy the layer. W@x files hold each W transposed. */
+/* Check (w NULL) or copy the layer. W@x files hold each W transposed. */
 static int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
 {
-    /* &w->W_q is undefined behaviour when w is NULL: take addresses only from a real w. */
-    MhaWeights none;
-    MhaWeights *wp = w ? w : &none;
-    float **Wd[4] = {&wp->W_q, &wp->W_k, &wp->W_v, &wp->W_o};
-    float **bd[4] = {&wp->b_q, &wp->b_k, &wp->b_v, &wp->b_o};
+    float *Wd[4] = {NULL, NULL, NULL, NULL}, *bd[4] = {NULL, NULL, NULL, NULL};
+    if (w) {
+        Wd[0] = w->W_q, Wd[1] = w->W_k, Wd[2] = w->W_v, Wd[3] = w->W_o;
+        bd[0] = w->b_q, bd[1] = w->b_k, bd[2] = w->b_v, bd[3] = w->b_o;
+    }
     char key[64];
     int rc;
     for (int i = 0; i < 4; i++) {
@@ -609,14 +609,14 @@ static int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
             r.why = why_r;
             c.why = why_c;
         }
-        if ((rc = read_matrix(L, lj->W[i], key, r, c, w_at_x, w ? *Wd[i] : NULL)) != MHAVIZ_OK)
+        if ((rc = read_matrix(L, lj->W[i], key, r, c, w_at_x, Wd[i])) != MHAVIZ_OK)
             return rc;
     }
     for (int i = 0; i < 4; i++) {
         if (!lj->b[i])
             continue;
         snprintf(key, sizeof key, "%s%s", lj->prefix, b_names[i]);
-        if ((rc = read_vector(L, lj->b[i], key, lj->out[i], w ? *bd[i] : NULL)) != MHAVIZ_OK)
+        if ((rc = read_vector(L, lj->b[i], key, lj->out[i], bd[i])) != MHAVIZ_OK)
             return rc;
     }
     if (w)

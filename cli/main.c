@@ -26,6 +26,7 @@ typedef struct {
     const char *input;   /* INPUT.json */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
     int threads;         /* -t; 0 = all cores */
+    int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
     RenderOptions render;
@@ -41,6 +42,7 @@ static void usage(FILE *f)
         "\n"
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\")\n"
         "  -t, --threads N    threads (default: all cores)\n"
+        "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
         "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
         "                     groups (N divides the input's n_kv_heads; 1 = multi-query)\n"
@@ -51,7 +53,8 @@ static void usage(FILE *f)
         "4 out of memory. The input format is described in README.md.\n"
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
-        "writes a starter input for your own sentence ('mhaviz init --help').\n");
+        "writes a starter input for your own sentence ('mhaviz init --help').\n",
+        INPUT_MAX_MEMORY_MB);
 }
 
 /* Exit with a usage error: the message, then a hint. */
@@ -78,7 +81,7 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
 
 static void parse_args(int argc, char **argv, Options *o)
 {
-    enum { OPT_VERSION = 256, OPT_KV_HEADS };
+    enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -86,6 +89,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {"kv-heads", required_argument, NULL, OPT_KV_HEADS},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -99,6 +103,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(MHAVIZ_OK);
         case OPT_KV_HEADS: o->kv_heads = parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
+        case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case ':': usage_error("option '%s' needs an argument", argv[optind - 1]); break;
         default: usage_error("unknown option '%s'", argv[optind - 1]); break;
@@ -202,7 +207,11 @@ int main(int argc, char **argv)
     int committed = 0;
     char note[512] = "";
 
-    int rc = input_load(o.input, &in, err, sizeof err);
+    InputLimits lim;
+    input_default_limits(&lim);
+    if (o.max_memory_mb > 0)
+        lim.max_memory_bytes = (size_t)o.max_memory_mb << 20;
+    int rc = input_load_limits(o.input, &lim, &in, err, sizeof err);
     if (in.warnings)
         fprintf(stderr, "%s", in.warnings);
     if (rc != MHAVIZ_OK)

@@ -288,6 +288,7 @@ static const BadCase BAD[] = {
     {"npy_too_big.json", "W_k: tests/data/bad/../npy/too_big.npy: element [1, 3] is too large for a float"},
     {"npy_truncated.json", "W_q: tests/data/bad/../npy/truncated.npy: 58 bytes of data, but shape (4, 4) of float32 needs 64 (truncated file?)"},
     {"npy_not_npy.json", "x: tests/data/bad/../npy/not_npy.npy: not a .npy file"},
+    {"npy_claims_1024.json", "x: tests/data/bad/missing_x.npy: cannot open: No such file or directory"},
     {"npy_missing.json", "W_v: tests/data/bad/../npy/no_such_file.npy: cannot open"},
 };
 #define N_BAD ((int)(sizeof BAD / sizeof BAD[0]))

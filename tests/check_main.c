@@ -6,6 +6,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+Suite *cli_suite(void);
 Suite *input_suite(void);
 Suite *kernels_suite(void);
 Suite *mha_suite(void);
@@ -18,6 +19,7 @@ Suite *fuzzreplay_suite(void);
 int main(void)
 {
     Suite *(*const suites[])(void) = {
+        cli_suite,
         input_suite,
         kernels_suite,
         mha_suite,

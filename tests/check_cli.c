@@ -1,0 +1,337 @@
+/* check_cli.c — the mhaviz command as a user meets it: exit codes, messages
+ * on stderr that name the place, and no output folder after a failure.
+ *
+ * Runs the built binary (path in the environment variable MHAVIZ_BIN, set by
+ * `make test`) with fork + exec, in a fresh scratch folder under /tmp as its
+ * current folder, on the files under tests/data/. This process never starts
+ * OpenMP: the binary does, in its own process. */
+#include "status.h"
+
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct {
+    char dir[64];        /* scratch folder: holds run/ and the captured streams */
+    char run[96];        /* the binary's current folder */
+    int status;          /* exit code, or -1 when it did not exit normally */
+    char out[1 << 14];   /* captured stdout (truncated) */
+    char err[1 << 14];   /* captured stderr (truncated) */
+} Run;
+
+static char bin[PATH_MAX], data[PATH_MAX];
+
+/* Absolute paths of the binary and of tests/data/ (the runs change folder). */
+static void setup(void)
+{
+    const char *b = getenv("MHAVIZ_BIN");
+    ck_assert_msg(b != NULL, "MHAVIZ_BIN is not set: `make test` sets it to ./mhaviz");
+    ck_assert_msg(realpath(b, bin) != NULL, "MHAVIZ_BIN=%s: no such file", b);
+    ck_assert_msg(realpath("tests/data", data) != NULL, "run from the repository root");
+}
+
+static void slurp(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    size_t k = f ? fread(buf, 1, n - 1, f) : 0;
+    buf[k] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* Run the binary with args (NULL-terminated, without argv[0]) in a new scratch folder. */
+static void run(Run *r, const char *const *args)
+{
+    snprintf(r->dir, sizeof r->dir, "/tmp/mhaviz-cli-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(r->dir));
+    snprintf(r->run, sizeof r->run, "%s/run", r->dir);
+    ck_assert_int_eq(mkdir(r->run, 0755), 0);
+    char out_path[128], err_path[128];
+    snprintf(out_path, sizeof out_path, "%s/stdout", r->dir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", r->dir);
+
+    const char *argv[32] = {bin};
+    int n = 1;
+    for (; args[n - 1]; n++) {
+        ck_assert_int_lt(n, 31);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (chdir(r->run) != 0 || !freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr))
+            _exit(127);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    slurp(out_path, r->out, sizeof r->out);
+    slurp(err_path, r->err, sizeof r->err);
+}
+
+/* Entries in the run folder (what the binary left behind). */
+static int left_behind(const Run *r)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", r->run);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+static void cleanup(Run *r)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", r->dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char p[512];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return stat(p, &st) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+
+START_TEST(good_input_exits_0)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "wrote small_x_mhaviz/"), "%s", r->err);
+    char out[256];
+    snprintf(out, sizeof out, "%s/small_x_mhaviz", r->run);
+    ck_assert(exists(out, "head_00.png"));
+    ck_assert(exists(out, "head_01.png"));
+    ck_assert(exists(out, "single_head.png"));
+    ck_assert(exists(out, "report.txt"));
+    ck_assert_int_eq(left_behind(r), 1); /* the output folder, nothing beside it */
+    ck_assert_str_eq(r->out, "");         /* -q */
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* A warning (invalid UTF-8 in a token) is printed, and the run succeeds. */
+START_TEST(warning_does_not_fail)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/good/invalid_utf8_token.json", data);
+    run(r, (const char *[]){"-q", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "warning: ") && strstr(r->err, "tokens[1]: 2 bytes of invalid UTF-8"),
+                  "%s", r->err);
+    ck_assert(exists(r->run, "out"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* Bad input: exit 1, "mhaviz: FILE: place: what", and no output folder. */
+static const struct {
+    const char *file, *place;
+} BAD[] = {
+    {"truncated.json", "truncated.json:65:8: JSON syntax error"},
+    {"syntax_missing_comma.json", "syntax_missing_comma.json:9:2: JSON syntax error"},
+    {"empty.json", "empty.json: the file is empty"},
+    {"deep_nesting.json", "deep_nesting.json:1:43: arrays and objects nested more than"},
+    {"nul_byte.json", "nul_byte.json:4:5: a NUL byte"},
+    {"d_model_string.json", "d_model: expected a whole number, got a string"},
+    {"d_model_huge.json", "d_model: 1000000000000 is over the limit"},
+    {"n_heads_not_divisor.json", "n_heads: 3 does not divide d_model = 4"},
+    {"ragged_W_k.json", "W_k: row 3 has 3 numbers, expected 4 (d_model)"},
+    {"x_wrong_rows.json", "x: has 3 rows, expected 4"},
+    {"x_string_number.json", "x: row 2, column 1: expected a number, got a string"},
+    {"overflow_float.json", "W_v: row 0, column 0: 1e+39 is too large for a float"},
+    {"overflow_double.json", "W_v: row 0, column 0: not a finite number"},
+    {"x_and_embeddings.json", "both \"x\" and \"embeddings\" given"},
+    {"neither_x_nor_embeddings.json", "missing the hidden states"},
+    {"token_missing_embedding.json", "embeddings: no entry for token 3 \"down\""},
+    {"single_head_wrong_shape.json", "single_head.W_v: row 0 has 2 numbers"},
+    {"W_Q_typo.json", "missing \"W_q\""},
+    {"npy_wrong_shape.json", "W_k_4x3.npy: shape (4, 3) (expected shape (4, 4)"},
+    {"npy_truncated.json", "truncated.npy: 58 bytes of data"},
+};
+
+START_TEST(bad_input_exits_1)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/bad/%s", data, BAD[_i].file);
+    run(r, (const char *[]){in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "%s: exit %d, expected 1: %s", BAD[_i].file, r->status, r->err);
+    ck_assert_msg(strstr(r->err, "mhaviz: ") && strstr(r->err, BAD[_i].place),
+                  "%s: stderr '%s' lacks '%s'", BAD[_i].file, r->err, BAD[_i].place);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* The unknown key's warning comes before the error it explains. */
+START_TEST(warning_printed_on_failure)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/bad/W_Q_typo.json", data);
+    run(r, (const char *[]){in, NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EINPUT);
+    const char *w = strstr(r->err, "did you mean \"W_q\"?"), *e = strstr(r->err, "missing \"W_q\"");
+    ck_assert_msg(w && e && w < e, "%s", r->err);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --max-memory lowers the limit: a layer claiming d_model 1024 (its .npy files
+ * are never opened) needs about 8 matrices x 4 MiB = 32 MB by the estimate. */
+START_TEST(max_memory_option)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/bad/npy_claims_1024.json", data);
+    run(r, (const char *[]){"--max-memory", "16", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "this run would need about 33 MB of memory") &&
+                  strstr(r->err, "over the limit of 16 MB; raise it with --max-memory MB"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    /* Under the default limit the estimate passes and the missing file is named. */
+    run(r, (const char *[]){in, NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(r->err, "x: ") && strstr(r->err, "missing_x.npy: cannot open"), "%s", r->err);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* Usage errors: exit 2 and a message naming the option. */
+static const struct {
+    const char *args[4];
+    const char *msg;
+} USAGE[] = {
+    {{"--frobnicate", "x.json"}, "unknown option '--frobnicate'"},
+    {{"-Z", "x.json"}, "unknown option"},
+    {{"x.json", "-o"}, "option '-o' needs an argument"},
+    {{"--threads", "many", "x.json"}, "--threads wants a whole number"},
+    {{"--max-memory", "0", "x.json"}, "--max-memory wants a whole number"},
+    {{NULL}, "no input file given"},
+    {{"a.json", "b.json"}, "extra argument 'b.json'"},
+};
+
+START_TEST(usage_error_exits_2)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    run(r, USAGE[_i].args);
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "case %d: exit %d: %s", _i, r->status, r->err);
+    ck_assert_msg(strstr(r->err, USAGE[_i].msg), "case %d: '%s' lacks '%s'", _i, r->err, USAGE[_i].msg);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+START_TEST(help_and_version_exit_0)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    run(r, (const char *[]){"--help", NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_OK);
+    ck_assert_msg(strstr(r->out, "usage: mhaviz") && strstr(r->out, "--max-memory MB"), "%s", r->out);
+    cleanup(r);
+    run(r, (const char *[]){"--version", NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_OK);
+    ck_assert_msg(strncmp(r->out, "mhaviz ", 7) == 0, "%s", r->out);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* File-system errors: exit 3, the path named, no output folder. */
+START_TEST(missing_input_exits_3)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    run(r, (const char *[]){"no_such.json", NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EIO);
+    ck_assert_msg(strstr(r->err, "no_such.json: cannot open: No such file or directory"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+START_TEST(folder_as_input_exits_3)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 8];
+    snprintf(in, sizeof in, "%s/good", data);
+    run(r, (const char *[]){in, NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EIO);
+    ck_assert_msg(strstr(r->err, "good: is a folder"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* An output folder that cannot be made: its parent is a regular file (this
+ * holds even for root, unlike a permission bit). Nothing left behind. */
+START_TEST(unwritable_output_exits_3)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", "-o", "/dev/null/out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EIO, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "/dev/null/out"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("exit codes");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, good_input_exits_0);
+    tcase_add_test(tc, warning_does_not_fail);
+    tcase_add_loop_test(tc, bad_input_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
+    tcase_add_test(tc, warning_printed_on_failure);
+    tcase_add_test(tc, max_memory_option);
+    tcase_add_loop_test(tc, usage_error_exits_2, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
+    tcase_add_test(tc, help_and_version_exit_0);
+    tcase_add_test(tc, missing_input_exits_3);
+    tcase_add_test(tc, folder_as_input_exits_3);
+    tcase_add_test(tc, unwritable_output_exits_3);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -73,7 +73,11 @@ MEMCHECK_FILES ?= $(wildcard samples/*.json tests/data/bad/* tests/fuzz/regressi
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_OPTS    := -dict=tests/fuzz/json.dict -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_TARGET  ?= input
+FUZZ_OPTS    := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_DICT_input  := -dict=tests/fuzz/json.dict
+FUZZ_SEEDS_input := tests/fuzz/corpus tests/fuzz/regressions tests/data/good tests/data/bad
+FUZZ_SEEDS_npy   := tests/fuzz/corpus_npy
 
 ## asan: every test, built with AddressSanitizer + UBSan into build-asan/ (any report fails)
 asan: deps
@@ -85,16 +89,16 @@ memcheck: dev-deps $(BIN) $(BUILD)/check_mhaviz
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	CK_FORK=no MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference $(VALGRIND) $(BUILD)/check_mhaviz
 
-## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); crashes go to build-fuzz/crashes/
-fuzz: build-fuzz/fuzz_input
-	@mkdir -p build-fuzz/corpus build-fuzz/crashes
-	build-fuzz/fuzz_input $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
-	  -artifact_prefix=build-fuzz/crashes/ build-fuzz/corpus tests/fuzz/corpus tests/fuzz/regressions
+## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy: the .npy reader
+fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
+	@mkdir -p build-fuzz/corpus_$(FUZZ_TARGET) build-fuzz/crashes
+	build-fuzz/fuzz_$(FUZZ_TARGET) $(FUZZ_DICT_$(FUZZ_TARGET)) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=build-fuzz/crashes/ build-fuzz/corpus_$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
-build-fuzz/fuzz_input: tests/fuzz/fuzz_input.c $(SRC) $(wildcard src/*.h) | dev-deps
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SRC) $(wildcard src/*.h) | dev-deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(CPPFLAGS) $(PKG_CFLAGS) \
-	  -o $@ tests/fuzz/fuzz_input.c $(SRC) $(PKG_LIBS)
+	  -o $@ $< $(SRC) $(PKG_LIBS)
 
 ## dev-deps: also install valgrind, clang and its libFuzzer runtime (for asan/memcheck/fuzz)
 dev-deps:

@@ -160,7 +160,7 @@ static int fail_at(Loader *L, const char *text, size_t len, size_t off, const ch
     return MHAVIZ_EINPUT;
 }
 
-/* One pass over the raw text: no NUL bytes, nesting at most MAX_NESTING.
+/* One pass over the raw text: no NUL bytes (raw or \u0000), nesting at most MAX_NESTING.
  * (cJSON would stop at a NUL inside a string and silently cut it; its own
  * nesting limit is 1000 and its error gives no reason.) */
 static int scan_text(Loader *L, const char *text, size_t len)
@@ -171,6 +171,9 @@ static int scan_text(Loader *L, const char *text, size_t len)
         if (ch == '\0')
             return fail_at(L, text, len, i, "a NUL byte: this is not a JSON text file");
         if (in_string) {
+            /* cJSON would decode \u0000 into a NUL and cut the string there. */
+            if (ch == '\\' && len - i >= 6 && memcmp(text + i + 1, "u0000", 5) == 0)
+                return fail_at(L, text, len, i, "\\u0000 (a NUL character) in a string");
             if (ch == '\\' && i + 1 < len)
                 i++;
             else if (ch == '"')

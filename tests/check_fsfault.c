@@ -606,7 +606,7 @@ START_TEST(outdir_commit_race)
         /* Every file holds the same writer's id. */
         int id = -1;
         for (int k = 0; k < N_FILES; k++) {
-            char name[16];
+            char name[32];
             snprintf(name, sizeof name, "out/f%d", k);
             char *p = path2(s, name);
             FILE *f = fopen(p, "r");

@@ -242,6 +242,7 @@ static const BadCase BAD[] = {
     {"trailing_junk.json", "trailing_junk.json:142:1: JSON syntax error near '}'"},
     {"nan_literal.json", "nan_literal.json:91:4: JSON syntax error near 'NaN,'"},
     {"nul_byte.json", "nul_byte.json:4:5: a NUL byte"},
+    {"nul_escape_in_token.json", "nul_escape_in_token.json:3:23: \\u0000 (a NUL character) in a string"},
     {"deep_nesting.json", "deep_nesting.json:1:43: arrays and objects nested more than 32 deep"},
     {"top_level_array.json", "expected a JSON object"},
     {"duplicate_key.json", "d_model: given twice"},

@@ -29,12 +29,13 @@ OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
 TESTS    := $(wildcard tests/check_*.c) tests/fuzz/fuzz_input.c
 TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
-DEMO     := samples/lesson1.json
+DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
+            samples/base_paper.json samples/random_init.json
 
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libcjson-dev libstb-dev check fonts-dejavu-core python3-numpy
 
-.PHONY: all deps demo test check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
+.PHONY: all deps demo samples test check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 
 all: $(BIN)
 
@@ -51,14 +52,21 @@ $(BUILD)/src/kernels.o: CFLAGS += -O3
 $(BUILD)/check_mhaviz: $(TEST_OBJ) $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
 
-## demo: install what is missing, build, and run the lesson sample
-demo: deps mhaviz
-	./mhaviz $(DEMO)
+## demo: install what is missing, build, and run every sample (outputs in ./<sample>_mhaviz/)
+demo: deps $(BIN)
+	@for f in $(DEMO); do echo "== ./$(BIN) $$f"; ./$(BIN) $$f || exit 1; done
+
+## samples: regenerate samples/*.json from samples/generate.c (the same bytes every time)
+samples: $(BUILD)/generate_samples
+	$(BUILD)/generate_samples samples
+
+$(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
+	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
 ## test: install what is missing, build, and run every test (exit 1 on any failure)
-test: deps $(BIN) $(BUILD)/check_mhaviz
+test: deps $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
 	$(PYTHON) tests/reference.py $(BUILD)/reference
-	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference $(BUILD)/check_mhaviz
+	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(BUILD)/check_mhaviz
 
 ## debug: build with sanitizers and no optimisation into build-debug/
 debug:

@@ -263,12 +263,14 @@ static void write_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* One row of n numbers: [a, b, c] */
+/* One row of n numbers: [a, b, c]; rows wider than 64 numbers without the
+ * spaces (a 512-wide layer is then a seventh smaller). */
 static void write_row(FILE *f, const float *a, size_t n, int digits)
 {
+    const char *sep = n > 64 ? ",%.*g" : ", %.*g";
     fputc('[', f);
     for (size_t j = 0; j < n; j++)
-        fprintf(f, j ? ", %.*g" : "%.*g", digits, (double)a[j]);
+        fprintf(f, j ? sep : "%.*g", digits, (double)a[j]);
     fputc(']', f);
 }
 

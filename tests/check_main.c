@@ -13,6 +13,7 @@ Suite *mha_suite(void);
 Suite *outdir_suite(void);
 Suite *pool_suite(void);
 Suite *init_suite(void);
+Suite *samples_suite(void);
 Suite *fsfault_suite(void);
 Suite *fuzzreplay_suite(void);
 
@@ -26,6 +27,7 @@ int main(void)
         outdir_suite,
         pool_suite,
         init_suite,
+        samples_suite,
         fsfault_suite,
         fuzzreplay_suite,
     };

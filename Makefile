@@ -42,7 +42,7 @@ all: $(BIN)
 $(BIN): $(OBJ) $(CLI_OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/%.o: %.c $(wildcard src/*.h cli/*.h) | deps-quiet
+$(BUILD)/%.o: %.c $(wildcard src/*.h cli/*.h) assets/colormaps.inc | deps-quiet
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -c -o $@ $<
 

@@ -1,0 +1,1026 @@
+/* render.c — attention maps as PNG heatmaps for slides.
+ *
+ * A picture is drawn into an RGB canvas in memory, then written with
+ * stb_image_write. Text comes from a TrueType font through stb_truetype:
+ * each line of text is rasterised into its own coverage mask (one glyph at a
+ * time, each into a small temporary bitmap, merged with max so neighbouring
+ * glyph boxes never clobber each other), then blended onto the canvas, turned
+ * 90 degrees for the key labels.
+ *
+ * Shapes: a map is (T, T), row i = query i, column j = key j; the canvas is
+ * (h, w, 3) bytes, row-major. Everything here is single-threaded per picture;
+ * render_jobs draws several pictures at once, so the bytes of each PNG never
+ * depend on the thread count. */
+#include "render.h"
+#include "status.h"
+
+#include <stb_image_write.h>
+#include <stb_truetype.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The colormap tables, generated once from published data (sources cited in
+ * assets/make_colormaps.py): cmap_viridis, cmap_magma, cmap_cividis,
+ * cmap_gray, cmap_rdbu, each (256, 3). */
+#include "../assets/colormaps.inc"
+
+#define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+#define FONT_MAX_BYTES (64L << 20)
+
+typedef struct { unsigned char r, g, b; } Rgb;
+
+static const Rgb WHITE = {255, 255, 255};
+static const Rgb INK = {25, 25, 25};         /* text and tick marks */
+static const Rgb FRAME = {90, 90, 90};       /* colour bar outline */
+
+struct Renderer {
+    RenderOptions opt;
+    unsigned char *font_data;        /* the whole font file */
+    stbtt_fontinfo font;
+    int replacement;                 /* glyph of U+FFFD, 0 when the font lacks it */
+    const unsigned char (*cmap)[3];  /* (256, 3) the softmax maps' colours */
+    Rgb mask_bg, mask_hatch;         /* masked cells: flat colour with diagonal hatching */
+};
+
+/* ------------------------------------------------------------------ options */
+
+void render_default_options(RenderOptions *o)
+{
+    o->font_path = NULL;
+    o->cmap = "viridis";
+    o->cell_px = 0;
+    o->annotate = -1;
+    o->overview_w = 1920;
+    o->overview_h = 1080;
+}
+
+static const struct {
+    const char *name;
+    const unsigned char (*table)[3];
+    Rgb mask_bg, mask_hatch;
+} CMAPS[] = {
+    /* Light grey with darker hatching: no colour of these maps is a grey this light. */
+    {"viridis", cmap_viridis, {222, 222, 222}, {168, 168, 168}},
+    {"magma", cmap_magma, {222, 222, 222}, {168, 168, 168}},
+    {"cividis", cmap_cividis, {222, 222, 222}, {150, 150, 150}},
+    /* A grey map needs a mask that is not grey: pale rose with rose hatching. */
+    {"gray", cmap_gray, {250, 218, 214}, {214, 120, 110}},
+};
+
+/* The diverging map's mask: mid grey, unlike its near-white zero. */
+static const Rgb DIV_MASK_BG = {196, 196, 196}, DIV_MASK_HATCH = {140, 140, 140};
+
+int render_cmap_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof CMAPS / sizeof CMAPS[0]; i++)
+        if (strcmp(name, CMAPS[i].name) == 0)
+            return 1;
+    return 0;
+}
+
+/* --------------------------------------------------------- open and close */
+
+int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen)
+{
+    *out = NULL;
+    const char *path = o->font_path ? o->font_path : DEFAULT_FONT;
+    int rc = MHAVIZ_OK;
+    FILE *f = NULL;
+    Renderer *r = calloc(1, sizeof *r);
+    if (!r)
+        goto oom;
+    r->opt = *o;
+
+    const char *cmap = o->cmap ? o->cmap : "viridis";
+    for (size_t i = 0; i < sizeof CMAPS / sizeof CMAPS[0]; i++) {
+        if (strcmp(cmap, CMAPS[i].name) == 0) {
+            r->cmap = CMAPS[i].table;
+            r->mask_bg = CMAPS[i].mask_bg;
+            r->mask_hatch = CMAPS[i].mask_hatch;
+        }
+    }
+    if (!r->cmap) {
+        snprintf(err, errlen, "unknown colormap '%s' (known: viridis, magma, cividis, gray)", cmap);
+        rc = MHAVIZ_EINPUT;
+        goto cleanup;
+    }
+
+    /* The font: read the whole file, then let stb_truetype index it. */
+    f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "font %s: cannot open: %s%s", path, strerror(errno),
+                 o->font_path ? "" : " (install fonts-dejavu-core, or choose a font with --font)");
+        rc = MHAVIZ_EIO;
+        goto cleanup;
+    }
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (size <= 0 || size > FONT_MAX_BYTES || fseek(f, 0, SEEK_SET) != 0) {
+        snprintf(err, errlen, "font %s: not a readable font file (size %ld bytes)", path, size);
+        rc = MHAVIZ_EIO;
+        goto cleanup;
+    }
+    r->font_data = malloc((size_t)size);
+    if (!r->font_data)
+        goto oom;
+    if (fread(r->font_data, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(err, errlen, "font %s: read error", path);
+        rc = MHAVIZ_EIO;
+        goto cleanup;
+    }
+    int offset = stbtt_GetFontOffsetForIndex(r->font_data, 0);
+    if (size < 12 || offset < 0 || !stbtt_InitFont(&r->font, r->font_data, offset)) {
+        snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
+        rc = MHAVIZ_EIO;
+        goto cleanup;
+    }
+    r->replacement = stbtt_FindGlyphIndex(&r->font, 0xFFFD);
+    /* PNG encoding dominates the run time: heatmaps are flat colour, where
+     * the "none" filter is both the fastest and the smallest choice (measured
+     * against stb's per-row filter search: half the time, 10% smaller). */
+    stbi_write_force_png_filter = 0;
+    stbi_write_png_compression_level = 5; /* stb's lowest effective level */
+    goto cleanup;
+
+oom:
+    snprintf(err, errlen, "out of memory loading the renderer");
+    rc = MHAVIZ_ENOMEM;
+cleanup:
+    if (f)
+        fclose(f);
+    if (rc == MHAVIZ_OK)
+        *out = r;
+    else
+        render_close(r);
+    return rc;
+}
+
+void render_close(Renderer *r)
+{
+    if (!r)
+        return;
+    free(r->font_data);
+    free(r);
+}
+
+/* ------------------------------------------------------------------ canvas */
+
+typedef struct {
+    int w, h;
+    unsigned char *px; /* (h, w, 3) RGB */
+} Canvas;
+
+static int canvas_init(Canvas *c, int w, int h)
+{
+    c->w = w;
+    c->h = h;
+    c->px = malloc((size_t)w * h * 3);
+    if (!c->px)
+        return MHAVIZ_ENOMEM;
+    memset(c->px, 255, (size_t)w * h * 3);
+    return MHAVIZ_OK;
+}
+
+static inline void put_px(Canvas *c, int x, int y, Rgb col)
+{
+    unsigned char *p = c->px + ((size_t)y * c->w + x) * 3;
+    p[0] = col.r;
+    p[1] = col.g;
+    p[2] = col.b;
+}
+
+/* Blend col over pixel (x, y) with coverage a (0..255); clipped. */
+static inline void blend_px(Canvas *c, int x, int y, Rgb col, int a)
+{
+    if (x < 0 || y < 0 || x >= c->w || y >= c->h || a <= 0)
+        return;
+    unsigned char *p = c->px + ((size_t)y * c->w + x) * 3;
+    const int b = 255 - a;
+    p[0] = (unsigned char)((p[0] * b + col.r * a + 127) / 255);
+    p[1] = (unsigned char)((p[1] * b + col.g * a + 127) / 255);
+    p[2] = (unsigned char)((p[2] * b + col.b * a + 127) / 255);
+}
+
+static void fill_rect(Canvas *c, int x, int y, int w, int h, Rgb col)
+{
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
+    int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
+    for (int yy = y0; yy < y1; yy++)
+        for (int xx = x0; xx < x1; xx++)
+            put_px(c, xx, yy, col);
+}
+
+static void stroke_rect(Canvas *c, int x, int y, int w, int h, Rgb col)
+{
+    fill_rect(c, x, y, w, 1, col);
+    fill_rect(c, x, y + h - 1, w, 1, col);
+    fill_rect(c, x, y, 1, h, col);
+    fill_rect(c, x + w - 1, y, 1, h, col);
+}
+
+/* Masked area: flat mask colour with diagonal hatching, 2 px lines every 8 px
+ * measured from (ox, oy), so the hatching runs on across neighbouring cells. */
+static void fill_masked(Canvas *c, int x, int y, int w, int h, int ox, int oy, Rgb bg, Rgb hatch)
+{
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
+    int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
+    for (int yy = y0; yy < y1; yy++)
+        for (int xx = x0; xx < x1; xx++)
+            put_px(c, xx, yy, (((xx - ox) + (yy - oy)) & 7) < 2 ? hatch : bg);
+}
+
+static int write_png(const Canvas *c, const char *path, char *err, size_t errlen)
+{
+    if (!stbi_write_png(path, c->w, c->h, 3, c->px, c->w * 3)) {
+        snprintf(err, errlen, "%s: cannot write the PNG", path);
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
+}
+
+/* -------------------------------------------------------------------- text */
+
+/* Next code point of UTF-8 text *s; malformed bytes give U+FFFD, one byte each. */
+static int utf8_next(const char **s)
+{
+    const unsigned char *p = (const unsigned char *)*s;
+    int cp, n;
+    if (p[0] < 0x80) {
+        *s += 1;
+        return p[0];
+    } else if ((p[0] & 0xE0) == 0xC0) {
+        cp = p[0] & 0x1F, n = 1;
+    } else if ((p[0] & 0xF0) == 0xE0) {
+        cp = p[0] & 0x0F, n = 2;
+    } else if ((p[0] & 0xF8) == 0xF0) {
+        cp = p[0] & 0x07, n = 3;
+    } else {
+        *s += 1;
+        return 0xFFFD;
+    }
+    for (int i = 1; i <= n; i++) {
+        if ((p[i] & 0xC0) != 0x80) {
+            *s += 1;
+            return 0xFFFD;
+        }
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    static const int min_cp[4] = {0, 0x80, 0x800, 0x10000};
+    *s += n + 1;
+    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0xFFFD;
+    return cp;
+}
+
+/* A line of text as a coverage mask; text starts at x = PAD, baseline at row `baseline`. */
+typedef struct {
+    int w, h, baseline;
+    float px;          /* line height the text was set at */
+    unsigned char *a;  /* (h, w) coverage 0..255 */
+} TextMask;
+
+#define PAD 1
+#define GLYPH_MAX 192  /* largest glyph bitmap side drawn; larger ones become placeholders */
+
+/* The glyph drawn for code point cp: the font's own, else its U+FFFD, else
+ * -1 (a hollow box is drawn). */
+static int glyph_for(const Renderer *r, int cp)
+{
+    int g = stbtt_FindGlyphIndex(&r->font, cp);
+    if (g == 0)
+        g = r->replacement ? r->replacement : -1;
+    return g;
+}
+
+/* Lay out s at line height px, left to right from x = 0. With m, draw the
+ * glyphs into m; otherwise only measure. When fit_w > 0, stop before the
+ * first code point that would end beyond fit_w and set *fit_bytes to the
+ * bytes kept. Returns the advance width. */
+static float text_run(const Renderer *r, const char *s, float px, TextMask *m,
+                      float fit_w, size_t *fit_bytes)
+{
+    const float scale = stbtt_ScaleForPixelHeight(&r->font, px);
+    const char *start = s;
+    float x = 0.0f;
+    int prev = 0;
+    while (*s) {
+        const char *here = s;
+        int g = glyph_for(r, utf8_next(&s));
+        if (prev > 0 && g > 0)
+            x += scale * (float)stbtt_GetGlyphKernAdvance(&r->font, prev, g);
+        float adv;
+        if (g > 0) {
+            int a, lsb;
+            stbtt_GetGlyphHMetrics(&r->font, g, &a, &lsb);
+            adv = (float)a * scale;
+        } else {
+            adv = 0.6f * px;
+        }
+        if (fit_w > 0.0f && x + adv > fit_w) {
+            *fit_bytes = (size_t)(here - start);
+            return x;
+        }
+        if (m && g > 0) {
+            /* Rasterise into a temporary bitmap at the subpixel offset, merge with max. */
+            unsigned char tmp[GLYPH_MAX * GLYPH_MAX];
+            const int ix = (int)floorf(x);
+            const float fx = x - (float)ix;
+            int x0, y0, x1, y1;
+            stbtt_GetGlyphBitmapBoxSubpixel(&r->font, g, scale, scale, fx, 0.0f, &x0, &y0, &x1, &y1);
+            const int gw = x1 - x0, gh = y1 - y0;
+            if (gw > 0 && gh > 0 && gw <= GLYPH_MAX && gh <= GLYPH_MAX) {
+                stbtt_MakeGlyphBitmapSubpixel(&r->font, tmp, gw, gh, gw, scale, scale, fx, 0.0f, g);
+                for (int yy = 0; yy < gh; yy++) {
+                    const int my = m->baseline + y0 + yy;
+                    if (my < 0 || my >= m->h)
+                        continue;
+                    for (int xx = 0; xx < gw; xx++) {
+                        const int mx = PAD + ix + x0 + xx;
+                        if (mx < 0 || mx >= m->w)
+                            continue;
+                        unsigned char *d = m->a + (size_t)my * m->w + mx;
+                        if (tmp[yy * gw + xx] > *d)
+                            *d = tmp[yy * gw + xx];
+                    }
+                }
+            } else if (gw > 0 && gh > 0) {
+                g = -1; /* too big to draw: show the placeholder instead */
+            }
+        }
+        if (m && g < 0) {
+            /* Placeholder: a hollow box the height of a capital. */
+            const int bx0 = PAD + (int)floorf(x + 0.1f * px), bx1 = PAD + (int)floorf(x + 0.5f * px);
+            const int by0 = m->baseline - (int)(0.62f * px), by1 = m->baseline;
+            for (int yy = by0; yy <= by1; yy++)
+                for (int xx = bx0; xx <= bx1; xx++)
+                    if ((yy == by0 || yy == by1 || xx == bx0 || xx == bx1) &&
+                        yy >= 0 && yy < m->h && xx >= 0 && xx < m->w)
+                        m->a[(size_t)yy * m->w + xx] = 255;
+        }
+        x += adv;
+        prev = g;
+    }
+    if (fit_bytes)
+        *fit_bytes = (size_t)(s - start);
+    return x;
+}
+
+static float text_width(const Renderer *r, const char *s, float px)
+{
+    return text_run(r, s, px, NULL, 0.0f, NULL);
+}
+
+/* Rasterise s at line height px into a new mask (free m->a). */
+static int text_mask(const Renderer *r, const char *s, float px, TextMask *m)
+{
+    int ascent, descent, gap;
+    stbtt_GetFontVMetrics(&r->font, &ascent, &descent, &gap);
+    const float scale = stbtt_ScaleForPixelHeight(&r->font, px);
+    m->px = px;
+    m->baseline = PAD + (int)ceilf((float)ascent * scale);
+    m->h = m->baseline + (int)ceilf((float)-descent * scale) + PAD + 1;
+    m->w = (int)ceilf(text_width(r, s, px)) + 2 * PAD + 1;
+    m->a = calloc((size_t)m->w * m->h, 1);
+    if (!m->a)
+        return MHAVIZ_ENOMEM;
+    text_run(r, s, px, m, 0.0f, NULL);
+    return MHAVIZ_OK;
+}
+
+/* Where a text's anchor lies. Along the text: START, MID or END. Across it:
+ * TOP of the line, the visual MID of its capitals, or BOTTOM. */
+enum { START = 0, MID = 1, END = 2 };
+#define TOP START
+#define BOTTOM END
+
+/* Draw s at line height px so that its anchor (along, across) lands on
+ * canvas point (x, y). rotated: turned 90 degrees counter-clockwise (read
+ * bottom to top). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+static int draw_text(Canvas *c, const Renderer *r, const char *s, float px, int x, int y,
+                     int along, int across, Rgb col, int rotated)
+{
+    if (!*s)
+        return MHAVIZ_OK;
+    TextMask m;
+    if (text_mask(r, s, px, &m) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    const int ax = along == START ? PAD : along == MID ? m.w / 2 : m.w - PAD - 1;
+    const int ay = across == TOP ? 0 : across == MID ? m.baseline - (int)lroundf(0.32f * px) : m.h - 1;
+    for (int my = 0; my < m.h; my++) {
+        for (int mx = 0; mx < m.w; mx++) {
+            const int a = m.a[(size_t)my * m.w + mx];
+            if (!a)
+                continue;
+            if (rotated)
+                blend_px(c, x + (my - ay), y - (mx - ax), col, a);
+            else
+                blend_px(c, x + (mx - ax), y + (my - ay), col, a);
+        }
+    }
+    free(m.a);
+    return MHAVIZ_OK;
+}
+
+/* Shorten s in place with an ellipsis so it is at most max_w wide at px. */
+static void ellipsize(const Renderer *r, char *s, size_t cap, float px, float max_w)
+{
+    if (text_width(r, s, px) <= max_w)
+        return;
+    static const char ell[] = "\xe2\x80\xa6"; /* U+2026 … */
+    const float ell_w = text_width(r, ell, px);
+    size_t keep = 0;
+    if (max_w - ell_w > 0.0f)
+        text_run(r, s, px, NULL, max_w - ell_w, &keep);
+    if (keep + sizeof ell > cap)
+        keep = cap - sizeof ell;
+    memcpy(s + keep, ell, sizeof ell);
+}
+
+#define LABEL_BYTES 160
+
+/* The label shown for token tok, into buf (LABEL_BYTES): whitespace made
+ * visible (space as U+2423 ␣, newline as \n, tab as \t), the empty token as
+ * "", then cut with an ellipsis to max_w pixels at px. */
+static void token_label(const Renderer *r, const char *tok, float px, float max_w, char *buf)
+{
+    size_t n = 0;
+    int only_space = *tok != '\0';
+    for (const char *p = tok; *p; p++)
+        if (!strchr(" \t\n\r\v\f", *p))
+            only_space = 0;
+    if (!*tok) {
+        snprintf(buf, LABEL_BYTES, "\"\"");
+    } else {
+        const char *p = tok;
+        for (; *p && n + 8 < LABEL_BYTES; p++) {
+            const char *rep = NULL;
+            switch (*p) {
+            case '\n': rep = "\\n"; break;
+            case '\t': rep = "\\t"; break;
+            case '\r': rep = "\\r"; break;
+            case '\v': rep = "\\v"; break;
+            case '\f': rep = "\\f"; break;
+            case ' ': rep = only_space ? "\xe2\x90\xa3" : NULL; break;
+            }
+            if (rep) {
+                size_t k = strlen(rep);
+                memcpy(buf + n, rep, k);
+                n += k;
+            } else {
+                buf[n++] = *p;
+            }
+        }
+        if (*p) {
+            /* Longer than any margin: cut at a code point boundary and say so. */
+            while (n > 0 && ((unsigned char)*p & 0xC0) == 0x80)
+                n--, p--;
+            memcpy(buf + n, "\xe2\x80\xa6", 4);
+        } else {
+            buf[n] = '\0';
+        }
+    }
+    ellipsize(r, buf, LABEL_BYTES, px, max_w);
+}
+
+/* ------------------------------------------------------------------ scales */
+
+/* How values become colours. */
+typedef struct {
+    const unsigned char (*table)[3]; /* (256, 3) */
+    float lo, hi;                    /* values at entries 0 and 255 */
+    Rgb mask_bg, mask_hatch;
+    int diverging;                   /* ticks at -m, -m/2, 0, m/2, m */
+} Scale;
+
+static Rgb scale_color(const Scale *s, float v)
+{
+    float t = (v - s->lo) / (s->hi - s->lo);
+    int i = t >= 0.0f ? (int)(t * 255.0f + 0.5f) : 0; /* NaN goes to 0 too */
+    if (i > 255)
+        i = 255;
+    Rgb c = {s->table[i][0], s->table[i][1], s->table[i][2]};
+    return c;
+}
+
+static Scale weights_scale(const Renderer *r)
+{
+    Scale s = {r->cmap, 0.0f, 1.0f, r->mask_bg, r->mask_hatch, 0};
+    return s;
+}
+
+static Scale diverging_scale(const float *v, int T, int causal)
+{
+    float m = 0.0f;
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < (causal ? i + 1 : T); j++)
+            if (fabsf(v[(size_t)i * T + j]) > m)
+                m = fabsf(v[(size_t)i * T + j]);
+    if (!(m > 0.0f) || !isfinite(m))
+        m = 1.0f;
+    Scale s = {cmap_rdbu, -m, m, DIV_MASK_BG, DIV_MASK_HATCH, 1};
+    return s;
+}
+
+/* Tick values and their labels (5 ticks). */
+static void scale_ticks(const Scale *s, float tv[5], char tl[5][24])
+{
+    for (int k = 0; k < 5; k++) {
+        tv[k] = s->lo + (s->hi - s->lo) * (float)k / 4.0f;
+        if (!s->diverging) {
+            static const char *w[5] = {"0", "0.25", "0.5", "0.75", "1"};
+            snprintf(tl[k], 24, "%s", w[k]);
+        } else if (k == 2) {
+            tv[k] = 0.0f;
+            snprintf(tl[k], 24, "0");
+        } else {
+            char num[20];
+            snprintf(num, sizeof num, "%.3g", fabsf(tv[k]));
+            snprintf(tl[k], 24, "%s%s", tv[k] < 0 ? "\xe2\x88\x92" : "", num); /* U+2212 minus */
+        }
+    }
+}
+
+/* Relative brightness of a colour, 0..255, for choosing text colour on it. */
+static int luma(Rgb c) { return (2126 * c.r + 7152 * c.g + 722 * c.b) / 10000; }
+
+/* -------------------------------------------------------------- the cells */
+
+/* How a (T, T) map becomes pixels: B x B blocks of k x k tokens (k = 1: one
+ * cell per token), each block cell x cell pixels. */
+typedef struct {
+    int k, B, cell;
+} Grid;
+
+static Grid grid_for_width(int T, int map_px)
+{
+    Grid g;
+    if (map_px >= T) {
+        g.k = 1;
+        g.B = T;
+        g.cell = map_px / T;
+    } else {
+        g.k = (T + map_px - 1) / map_px;
+        g.B = (T + g.k - 1) / g.k;
+        g.cell = 1;
+    }
+    return g;
+}
+
+/* The single-map figure's grid: cells sized so the map is at least ~480 px
+ * wide and about 1024 px for longer inputs (cells at most 28 px); past 1 px
+ * cells, a map of up to 1600 tokens keeps one pixel per token and longer
+ * ones average blocks of k x k tokens. cell_px > 0 forces the cell size
+ * (blocks are still averaged past 4096 px). */
+static Grid grid_for_slide(int T, int cell_px)
+{
+    Grid g = {1, T, 1};
+    if (cell_px > 0) {
+        if ((long)T * cell_px > 4096)
+            g = grid_for_width(T, 4096 / cell_px);
+        g.cell = cell_px;
+        return g;
+    }
+    if (T > 1600)
+        return grid_for_width(T, 1600);
+    int cell = 1024 / T;
+    if (cell > 28)
+        cell = 28;
+    if (cell * T < 480)
+        cell = (480 + T - 1) / T;
+    g.cell = cell < 1 ? 1 : cell;
+    return g;
+}
+
+/* Value of block (bi, bj): the mean of its visible cells; *visible = 0 when
+ * every cell is masked. Sums in row-major order. */
+static float block_value(const float *v, int T, int causal, int k, int bi, int bj, int *visible)
+{
+    double sum = 0.0;
+    int n = 0;
+    for (int i = bi * k; i < (bi + 1) * k && i < T; i++)
+        for (int j = bj * k; j < (bj + 1) * k && j < T; j++)
+            if (!causal || j <= i) {
+                sum += v[(size_t)i * T + j];
+                n++;
+            }
+    *visible = n > 0;
+    return n ? (float)(sum / n) : 0.0f;
+}
+
+static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
+                       const Scale *s)
+{
+    for (int bi = 0; bi < g->B; bi++) {
+        for (int bj = 0; bj < g->B; bj++) {
+            int visible;
+            const float val = block_value(v, T, causal, g->k, bi, bj, &visible);
+            const int x = x0 + bj * g->cell, y = y0 + bi * g->cell;
+            if (visible)
+                fill_rect(c, x, y, g->cell, g->cell, scale_color(s, val));
+            else
+                fill_masked(c, x, y, g->cell, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
+        }
+    }
+}
+
+/* Print each visible cell's value inside it (two decimals), dark or light
+ * for contrast. Only for unaveraged maps with cells big enough to read. */
+static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, int causal,
+                          const Grid *g, int x0, int y0, const Scale *s)
+{
+    float px = 0.42f * (float)g->cell;
+    if (px > 28.0f)
+        px = 28.0f;
+    for (int i = 0; i < T; i++) {
+        for (int j = 0; j < (causal ? i + 1 : T); j++) {
+            const float val = v[(size_t)i * T + j];
+            char txt[32];
+            snprintf(txt, sizeof txt, fabsf(val) < 9.995f ? "%.2f" : fabsf(val) < 99.95f ? "%.1f" : "%.0f",
+                     val);
+            if (txt[0] == '-' && strspn(txt + 1, "0.") == strlen(txt + 1))
+                memmove(txt, txt + 1, strlen(txt)); /* no "-0.00" */
+            float tpx = px;
+            while (tpx > 9.0f && text_width(r, txt, tpx) > (float)g->cell - 4.0f)
+                tpx -= 1.0f;
+            if (text_width(r, txt, tpx) > (float)g->cell - 2.0f)
+                continue;
+            const Rgb bg = scale_color(s, val);
+            const Rgb ink = luma(bg) > 140 ? INK : WHITE;
+            if (draw_text(c, r, txt, tpx, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
+                          MID, MID, ink, 0) != MHAVIZ_OK)
+                return MHAVIZ_ENOMEM;
+        }
+    }
+    return MHAVIZ_OK;
+}
+
+/* Vertical colour bar at (x, y), w x h, top = s->hi; ticks and their labels
+ * to the right at tick_px; when causal a "masked" swatch below. Returns the
+ * status; *right gets the rightmost pixel used. */
+static int draw_colour_bar(Canvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
+                           float tick_px, int causal)
+{
+    for (int yy = 0; yy < h; yy++) {
+        const float v = s->hi - (s->hi - s->lo) * ((float)yy + 0.5f) / (float)h;
+        fill_rect(c, x, y + yy, w, 1, scale_color(s, v));
+    }
+    stroke_rect(c, x - 1, y - 1, w + 2, h + 2, FRAME);
+    float tv[5];
+    char tl[5][24];
+    scale_ticks(s, tv, tl);
+    for (int k = 0; k < 5; k++) {
+        const int ty = y + (int)lroundf((s->hi - tv[k]) / (s->hi - s->lo) * (float)(h - 1));
+        fill_rect(c, x + w, ty, 7, 2, INK);
+        if (draw_text(c, r, tl[k], tick_px, x + w + 11, ty + 1, START, MID, INK, 0) != MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+    }
+    if (causal) {
+        const int sy = y + h + (int)(0.8f * tick_px);
+        fill_masked(c, x, sy, w, w, x, sy, s->mask_bg, s->mask_hatch);
+        stroke_rect(c, x - 1, sy - 1, w + 2, w + 2, FRAME);
+        if (draw_text(c, r, "masked", tick_px, x + w + 11, sy + w / 2, START, MID, INK, 0) != MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Smallest "nice" step (1, 2, 5, 10, 20, 50, ...) with step * pitch >= min_pitch. */
+static int label_step(float pitch, float min_pitch)
+{
+    int step = 1;
+    for (int mag = 1;; mag *= 10) {
+        static const int nice[3] = {1, 2, 5};
+        for (int k = 0; k < 3; k++) {
+            step = nice[k] * mag;
+            if ((float)step * pitch >= min_pitch || mag > 100000)
+                return step;
+        }
+    }
+}
+
+/* Labels of the tokens 0, step, 2 step, ... into labels (T, LABEL_BYTES);
+ * returns the widest width. */
+static float make_labels(const Renderer *r, char *const *tokens, int T, int step, float px, float max_w,
+                         char *labels)
+{
+    float widest = 0.0f;
+    for (int t = 0; t < T; t += step) {
+        char *l = labels + (size_t)t * LABEL_BYTES;
+        token_label(r, tokens[t], px, max_w, l);
+        const float w = text_width(r, l, px);
+        if (w > widest)
+            widest = w;
+    }
+    return widest;
+}
+
+/* Query labels left of the rows (right-aligned at x_right) and key labels
+ * under the columns (turned, ending at y_top), every step-th token. */
+static int draw_token_labels(Canvas *c, const Renderer *r, const char *labels, int T, int step,
+                             float pitch, float px, int map_x, int map_y, int x_right, int y_top)
+{
+    for (int t = 0; t < T; t += step) {
+        const char *l = labels + (size_t)t * LABEL_BYTES;
+        const int centre = (int)floorf(((float)t + 0.5f) * pitch);
+        if (draw_text(c, r, l, px, x_right, map_y + centre, END, MID, INK, 0) != MHAVIZ_OK ||
+            draw_text(c, r, l, px, map_x + centre, y_top, END, MID, INK, 1) != MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+static float line_h(float px) { return ceilf(px * 1.15f); }
+
+/* ------------------------------------------------------ one map, one figure */
+
+static int render_map(Renderer *r, const char *png_path, const float *v, int T, char *const *tokens,
+                      int causal, const char *title, const Scale *s, char *err, size_t errlen)
+{
+    int rc = MHAVIZ_OK;
+    Canvas c = {0, 0, NULL};
+    char *labels = NULL;
+    char *title_buf = NULL;
+
+    const Grid g = grid_for_slide(T, r->opt.cell_px);
+    const int map = g.B * g.cell;
+    const float pitch = (float)map / (float)T;  /* pixels per token */
+    const int step = label_step(pitch, 15.0f);
+    const float label_px = clampf(0.7f * (float)step * pitch, 13.0f, 28.0f);
+    const float title_px = clampf((float)map / 16.0f, 30.0f, 44.0f);
+    const float cap_px = clampf(label_px * 1.1f, 20.0f, 30.0f);
+    const float max_label_w = clampf(8.0f * label_px, 110.0f, 260.0f);
+    const int m = 24;
+
+    labels = calloc((size_t)T, LABEL_BYTES);
+    title_buf = malloc(LABEL_BYTES * 2);
+    if (!labels || !title_buf)
+        goto oom;
+    const float lw = make_labels(r, tokens, T, step, label_px, max_label_w, labels);
+
+    /* The note under the title when the picture is not one cell per token. */
+    char note[160] = "";
+    if (g.k > 1 && step > 1)
+        snprintf(note, sizeof note, "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %dth token labelled",
+                 g.k, g.k, step);
+    else if (g.k > 1)
+        snprintf(note, sizeof note, "blocks of %d\xc3\x97%d tokens averaged", g.k, g.k);
+    else if (step > 1)
+        snprintf(note, sizeof note, "every %dth token labelled", step);
+
+    /* Layout, left to right: caption, labels, map, colour bar, tick labels. */
+    const int cap_h = (int)line_h(cap_px);
+    const int map_x = m + cap_h + 10 + (int)ceilf(lw) + 10;
+    const int map_y = m + (int)line_h(title_px) + (note[0] ? (int)line_h(cap_px) : 0) + 18;
+    const int bar_w = (int)clampf((float)map / 24.0f, 24.0f, 40.0f);
+    const int bar_x = map_x + map + 36;
+    const float tick_w = fmaxf(text_width(r, "\xe2\x88\x92" "0.888", cap_px), text_width(r, "masked", cap_px));
+    int W = bar_x + bar_w + 11 + (int)ceilf(tick_w) + m;
+    const int key_top = map_y + map + 8;
+    int H = key_top + (int)ceilf(lw) + 10 + cap_h + m;
+    if (H < map_y + map + bar_w + (int)(2.0f * cap_px) + m)
+        H = map_y + map + bar_w + (int)(2.0f * cap_px) + m;
+    snprintf(title_buf, LABEL_BYTES * 2, "%s", title ? title : "");
+    const float title_w = text_width(r, title_buf, title_px);
+    if (W < (int)ceilf(title_w) + 2 * m)
+        W = (int)ceilf(title_w) + 2 * m;
+    if (canvas_init(&c, W, H) != MHAVIZ_OK)
+        goto oom;
+
+    /* Title, centred over the map where it fits, and the note under it. */
+    int tx = map_x + map / 2;
+    if (tx - (int)(title_w / 2) < m)
+        tx = m + (int)(title_w / 2);
+    if (tx + (int)(title_w / 2) > W - m)
+        tx = W - m - (int)(title_w / 2);
+    if (draw_text(&c, r, title_buf, title_px, tx, m, MID, TOP, INK, 0) != MHAVIZ_OK ||
+        (note[0] && draw_text(&c, r, note, cap_px, map_x + map / 2, m + (int)line_h(title_px), MID, TOP,
+                              INK, 0) != MHAVIZ_OK))
+        goto oom;
+
+    draw_cells(&c, v, T, causal, &g, map_x, map_y, s);
+    const int annotate = r->opt.annotate == 1 || (r->opt.annotate == -1 && T <= 16);
+    if (annotate && g.k == 1 && g.cell >= 18 &&
+        annotate_cells(&c, r, v, T, causal, &g, map_x, map_y, s) != MHAVIZ_OK)
+        goto oom;
+
+    /* Labels and the axis captions. */
+    if (draw_token_labels(&c, r, labels, T, step, pitch, label_px, map_x, map_y, map_x - 10, key_top) !=
+            MHAVIZ_OK ||
+        draw_text(&c, r, "query", cap_px, m, map_y + map / 2, MID, TOP, INK, 1) != MHAVIZ_OK ||
+        draw_text(&c, r, "key", cap_px, map_x + map / 2, key_top + (int)ceilf(lw) + 10, MID, TOP, INK, 0) !=
+            MHAVIZ_OK)
+        goto oom;
+
+    if (draw_colour_bar(&c, r, s, bar_x, map_y, bar_w, map, cap_px, causal) != MHAVIZ_OK)
+        goto oom;
+
+    rc = write_png(&c, png_path, err, errlen);
+    goto cleanup;
+
+oom:
+    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
+    rc = MHAVIZ_ENOMEM;
+cleanup:
+    free(c.px);
+    free(labels);
+    free(title_buf);
+    return rc;
+}
+
+int render_heatmap(Renderer *r, const char *png_path, const float *att, int T,
+                   char *const *tokens, int causal, const char *title,
+                   char *err, size_t errlen)
+{
+    const Scale s = weights_scale(r);
+    return render_map(r, png_path, att, T, tokens, causal, title, &s, err, errlen);
+}
+
+int render_diverging(Renderer *r, const char *png_path, const float *values, int T,
+                     char *const *tokens, int causal, const char *title,
+                     char *err, size_t errlen)
+{
+    const Scale s = diverging_scale(values, T, causal);
+    return render_map(r, png_path, values, T, tokens, causal, title, &s, err, errlen);
+}
+
+void render_difference(float *diff, const float *att, int n_heads, const float *single, int T)
+{
+    const size_t n = (size_t)T * T;
+    for (size_t ij = 0; ij < n; ij++) {
+        float sum = 0.0f;
+        for (int h = 0; h < n_heads; h++)
+            sum += att[(size_t)h * n + ij];
+        diff[ij] = single[ij] - sum / (float)n_heads;
+    }
+}
+
+/* --------------------------------------------------------------- overview */
+
+int render_overview(Renderer *r, const char *png_path, const float *const *maps, int n_maps,
+                    int T, char *const *tokens, int causal, const char *title,
+                    char *const *panel_titles, char *err, size_t errlen)
+{
+    int rc = MHAVIZ_OK;
+    Canvas c = {0, 0, NULL};
+    char *labels = calloc((size_t)T, LABEL_BYTES);
+    const Scale s = weights_scale(r);
+    const int W = r->opt.overview_w, H = r->opt.overview_h;
+    const int m = (int)clampf((float)H / 45.0f, 8.0f, 32.0f);
+    const float title_px = clampf((float)H / 25.0f, 14.0f, 52.0f);
+    const float pt_px = clampf((float)H / 46.0f, 11.0f, 30.0f); /* panel titles, ticks */
+    const int bar_w = (int)clampf((float)W / 60.0f, 12.0f, 40.0f);
+    const float tick_w = text_width(r, "masked", pt_px);
+    const int bar_x = W - m - (int)ceilf(tick_w) - 11 - bar_w;
+    const int ax = m, ay = m + (int)line_h(title_px) + m / 2;  /* the panels' area */
+    const int aw = bar_x - 2 * m - ax, ah = H - m - ay;
+    const int gap = m, pth = (int)line_h(pt_px) + 4;
+    if (!labels)
+        goto oom;
+
+    /* Panel grid: the column count that gives the biggest maps, after room
+     * for query labels left of the first column and key labels under the
+     * last panel of each column. Labels only where a line fits each token. */
+    int cols = 1, side = 0, lm = 0;
+    float lp = 0.0f;
+    for (float try_lp = 20.0f; try_lp >= 10.0f; try_lp -= 1.0f) {
+        int try_lm = 0;
+        if (try_lp > 10.0f || lp == 0.0f) {
+            float lw = make_labels(r, tokens, T, 1, try_lp, 6.0f * try_lp, labels);
+            try_lm = (int)ceilf(lw) + 6;
+        }
+        int best = 0, best_cols = 1;
+        for (int k = 1; k <= n_maps; k++) {
+            const int rows = (n_maps + k - 1) / k;
+            const int sd = (int)fminf((float)((aw - try_lm) / k - gap), (float)((ah - try_lm) / rows - pth - gap));
+            if (sd > best)
+                best = sd, best_cols = k;
+        }
+        if ((float)best / (float)T >= 1.05f * try_lp) {
+            lp = try_lp, lm = try_lm, side = best, cols = best_cols;
+            break;
+        }
+        if (try_lp == 20.0f && (float)best * 2.0f / (float)T < 10.0f)
+            break; /* even the unlabelled maps are far too small: no labels */
+    }
+    if (lp == 0.0f) {
+        for (int k = 1; k <= n_maps; k++) {
+            const int rows = (n_maps + k - 1) / k;
+            const int sd = (int)fminf((float)(aw / k - gap), (float)(ah / rows - pth - gap));
+            if (sd > side)
+                side = sd, cols = k;
+        }
+    } else {
+        make_labels(r, tokens, T, 1, lp, 6.0f * lp, labels);
+    }
+    if (side < 1) {
+        snprintf(err, errlen, "%s: %dx%d pixels is too small for %d panels", png_path, W, H, n_maps);
+        rc = MHAVIZ_EINPUT;
+        goto cleanup;
+    }
+    const int rows = (n_maps + cols - 1) / cols;
+    const Grid g = grid_for_width(T, side);
+    const int mp = g.B * g.cell;
+    /* Spread the columns over the width (room for the panel titles), pack
+     * the rows, and centre the grid in the area. */
+    const int pw = (aw - lm) / cols, ph = pth + mp + gap;
+    const int ox = ax + (aw - (lm + cols * pw - gap)) / 2 + lm;
+    const int oy = ay + (ah - (rows * ph - gap + lm)) / 2;
+
+    if (canvas_init(&c, W, H) != MHAVIZ_OK)
+        goto oom;
+    char head[LABEL_BYTES * 2];
+    snprintf(head, sizeof head, "%s", title ? title : "");
+    if (g.k > 1) {
+        size_t n = strlen(head);
+        snprintf(head + n, sizeof head - n, " \xc2\xb7 blocks of %d\xc3\x97%d tokens averaged", g.k, g.k);
+    }
+    ellipsize(r, head, sizeof head, title_px, (float)(W - 2 * m));
+    if (draw_text(&c, r, head, title_px, W / 2, m, MID, TOP, INK, 0) != MHAVIZ_OK)
+        goto oom;
+
+    const float pitch = (float)mp / (float)T;
+    for (int p = 0; p < n_maps; p++) {
+        const int row = p / cols, col = p % cols;
+        const int x = ox + col * pw + (pw - gap - mp) / 2, y = oy + row * ph + pth;
+        char pt[LABEL_BYTES * 2];
+        snprintf(pt, sizeof pt, "%s", panel_titles && panel_titles[p] ? panel_titles[p] : "");
+        ellipsize(r, pt, sizeof pt, pt_px, (float)(pw - gap / 2));
+        if (draw_text(&c, r, pt, pt_px, x + mp / 2, y - 6, MID, BOTTOM, INK, 0) != MHAVIZ_OK)
+            goto oom;
+        draw_cells(&c, maps[p], T, causal, &g, x, y, &s);
+        if (lp == 0.0f)
+            continue;
+        for (int t = 0; t < T; t++) {
+            const char *l = labels + (size_t)t * LABEL_BYTES;
+            const int centre = (int)floorf(((float)t + 0.5f) * pitch);
+            if ((col == 0 && draw_text(&c, r, l, lp, x - 5, y + centre, END, MID, INK, 0) != MHAVIZ_OK) ||
+                (p + cols >= n_maps && draw_text(&c, r, l, lp, x + centre, y + mp + 5, END, MID, INK, 1) != MHAVIZ_OK))
+                goto oom;
+        }
+    }
+
+    const int bar_h = (int)((float)ah * 0.6f);
+    if (draw_colour_bar(&c, r, &s, bar_x, ay + (ah - bar_h) / 3, bar_w, bar_h, pt_px, causal) != MHAVIZ_OK)
+        goto oom;
+    rc = write_png(&c, png_path, err, errlen);
+    goto cleanup;
+
+oom:
+    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
+    rc = MHAVIZ_ENOMEM;
+cleanup:
+    free(c.px);
+    free(labels);
+    return rc;
+}
+
+/* --------------------------------------------------------------- the jobs */
+
+static int render_job(Renderer *r, const RenderJob *j, int T, char *const *tokens, int causal, char *err,
+                      size_t errlen)
+{
+    switch (j->kind) {
+    case RENDER_WEIGHTS:
+        return render_heatmap(r, j->path, j->values, T, tokens, causal, j->title, err, errlen);
+    case RENDER_DIVERGING:
+        return render_diverging(r, j->path, j->values, T, tokens, causal, j->title, err, errlen);
+    case RENDER_OVERVIEW:
+        return render_overview(r, j->path, j->maps, j->n_maps, T, tokens, causal, j->title, j->panel_titles,
+                               err, errlen);
+    }
+    return MHAVIZ_OK;
+}
+
+int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens, int causal,
+                char *err, size_t errlen)
+{
+    int *rcs = calloc((size_t)n_jobs + 1, sizeof *rcs);
+    char *errs = calloc((size_t)n_jobs + 1, MHAVIZ_ERRLEN);
+    if (!rcs || !errs) {
+        free(rcs);
+        free(errs);
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    /* Each picture is independent work writing its own file. */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int k = 0; k < n_jobs; k++)
+        rcs[k] = render_job(r, &jobs[k], T, tokens, causal, errs + (size_t)k * MHAVIZ_ERRLEN, MHAVIZ_ERRLEN);
+    int rc = MHAVIZ_OK;
+    for (int k = 0; k < n_jobs && rc == MHAVIZ_OK; k++) {
+        if (rcs[k] != MHAVIZ_OK) {
+            rc = rcs[k];
+            snprintf(err, errlen, "%s", errs + (size_t)k * MHAVIZ_ERRLEN);
+        }
+    }
+    free(rcs);
+    free(errs);
+    return rc;
+}

@@ -29,6 +29,7 @@ typedef struct {
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
+    int steps;           /* --steps: also the pre-softmax scores of each head */
     RenderOptions render;
 } Options;
 
@@ -46,6 +47,15 @@ static void usage(FILE *f)
         "  -q, --quiet        do not print the report to stdout\n"
         "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
         "                     groups (N divides the input's n_kv_heads; 1 = multi-query)\n"
+        "\n"
+        "Pictures:\n"
+        "      --cmap NAME    viridis (default), magma, cividis or gray\n"
+        "      --font FILE    TrueType font for the labels (default: DejaVu Sans)\n"
+        "      --cell PX      cell size in pixels (default: chosen for slides)\n"
+        "      --annotate     print each weight in its cell (default: when T <= 16)\n"
+        "      --no-annotate  never print weights in the cells\n"
+        "      --size WxH     size of overview.png (default: 1920x1080)\n"
+        "      --steps        also write head_NN_scores.png: the scores before the softmax\n"
         "  -h, --help         this help\n"
         "      --version      print the version\n"
         "\n"
@@ -81,7 +91,8 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
 
 static void parse_args(int argc, char **argv, Options *o)
 {
-    enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY };
+    enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -90,6 +101,13 @@ static void parse_args(int argc, char **argv, Options *o)
         {"version", no_argument, NULL, OPT_VERSION},
         {"kv-heads", required_argument, NULL, OPT_KV_HEADS},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+        {"cmap", required_argument, NULL, OPT_CMAP},
+        {"font", required_argument, NULL, OPT_FONT},
+        {"cell", required_argument, NULL, OPT_CELL},
+        {"annotate", no_argument, NULL, OPT_ANNOTATE},
+        {"no-annotate", no_argument, NULL, OPT_NO_ANNOTATE},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"steps", no_argument, NULL, OPT_STEPS},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -105,6 +123,26 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_KV_HEADS: o->kv_heads = parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
+        case OPT_CMAP:
+            if (!render_cmap_known(optarg))
+                usage_error("--cmap wants viridis, magma, cividis or gray, not '%s'", optarg);
+            o->render.cmap = optarg;
+            break;
+        case OPT_FONT: o->render.font_path = optarg; break;
+        case OPT_CELL: o->render.cell_px = parse_int(optarg, 1, 200, "--cell"); break;
+        case OPT_ANNOTATE: o->render.annotate = 1; break;
+        case OPT_NO_ANNOTATE: o->render.annotate = 0; break;
+        case OPT_SIZE: {
+            int w, h;
+            char x, extra;
+            if (sscanf(optarg, "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') ||
+                w < 320 || w > 7680 || h < 240 || h > 4320)
+                usage_error("--size wants WIDTHxHEIGHT from 320x240 to 7680x4320, not '%s'", optarg);
+            o->render.overview_w = w;
+            o->render.overview_h = h;
+            break;
+        }
+        case OPT_STEPS: o->steps = 1; break;
         case ':': usage_error("option '%s' needs an argument", argv[optind - 1]); break;
         default: usage_error("unknown option '%s'", argv[optind - 1]); break;
         }
@@ -140,36 +178,87 @@ static int inside(const char *path, const char *dir)
     return strncmp(rp, rd, n) == 0 && rp[n] == '/';
 }
 
-/* Render every head's map and the single wide head's map into the output folder. */
+/* Render every picture into the output folder: overview.png, one heatmap
+ * per head, single_head.png, difference.png and, with --steps, each head's
+ * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
 static int render_maps(const Options *o, const MhaInput *in, const MhaState *multi,
                        const MhaState *single, const OutDir *out, char *err, size_t errlen)
 {
     const MhaConfig *c = &in->cfg;
-    const size_t map = (size_t)c->T * c->T;
-    const int kv_mul = c->n_heads / c->n_kv_heads;
+    const int H = c->n_heads, T = c->T;
+    const size_t map = (size_t)T * T;
+    const int kv_mul = H / c->n_kv_heads;
+    const int n_jobs = 3 + H * (o->steps ? 2 : 1);
     Renderer *r = NULL;
-    int rc = render_open(&r, &o->render, err, errlen);
-    for (int h = 0; rc == MHAVIZ_OK && h <= c->n_heads; h++) {
-        const int is_single = h == c->n_heads;
-        char name[32], title[128];
-        if (is_single) {
-            snprintf(name, sizeof name, "single_head.png");
-            snprintf(title, sizeof title, "single wide head (1 head of %d)", c->d_model);
-        } else {
-            snprintf(name, sizeof name, c->n_heads > 100 ? "head_%03d.png" : "head_%02d.png", h);
-            snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V group %d", h, c->n_heads, h / kv_mul);
-        }
-        char *path = outdir_path(out, name);
-        if (!path) {
-            snprintf(err, errlen, "out of memory");
-            rc = MHAVIZ_ENOMEM;
-            break;
-        }
-        const float *att = is_single ? single->att : multi->att + (size_t)h * map;
-        rc = render_heatmap(r, path, att, c->T, in->tokens, c->causal, title, err, errlen);
-        free(path);
+    RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
+    char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
+    char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */
+    char **panels = calloc((size_t)H + 1, sizeof *panels);   /* (H + 1) overview panel titles */
+    const float **maps = calloc((size_t)H + 1, sizeof *maps); /* (H + 1) the softmax maps */
+    float *diff = malloc(map * sizeof *diff);                 /* (T, T) single - mean of heads */
+    int rc = MHAVIZ_ENOMEM;
+    if (!jobs || !names || !titles || !panels || !maps || !diff)
+        goto cleanup;
+
+    /* One line per picture: kind, file, title. */
+    int n = 0;
+    const char *pad = H > 100 ? "%03d" : "%02d";
+    char fmt[64], name[64], title[192];
+    for (int p = 0; p <= H; p++) {
+        maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
+        if (p < H && c->n_kv_heads < H)
+            snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d", p, p / kv_mul);
+        else if (p < H)
+            snprintf(title, sizeof title, "head %d", p);
+        else
+            snprintf(title, sizeof title, "single wide head");
+        if (!(panels[p] = strdup(title)))
+            goto cleanup;
     }
+    snprintf(title, sizeof title, "%d heads of width %d, and one wide head of width %d", H, c->head_dim,
+             c->d_model);
+    jobs[n] = (RenderJob){RENDER_OVERVIEW, NULL, NULL, NULL, maps, H + 1, panels};
+    names[n] = outdir_path(out, "overview.png"), titles[n++] = strdup(title);
+    for (int h = 0; h < H; h++) {
+        snprintf(fmt, sizeof fmt, "head_%s.png", pad);
+        snprintf(name, sizeof name, fmt, h);
+        snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V group %d", h, H, h / kv_mul);
+        jobs[n] = (RenderJob){RENDER_WEIGHTS, NULL, NULL, maps[h], NULL, 0, NULL};
+        names[n] = outdir_path(out, name), titles[n++] = strdup(title);
+    }
+    snprintf(title, sizeof title, "single wide head (1 head of width %d)", c->d_model);
+    jobs[n] = (RenderJob){RENDER_WEIGHTS, NULL, NULL, single->att, NULL, 0, NULL};
+    names[n] = outdir_path(out, "single_head.png"), titles[n++] = strdup(title);
+    render_difference(diff, multi->att, H, single->att, T);
+    snprintf(title, sizeof title, "single wide head \xe2\x88\x92 mean of the %d heads", H);
+    jobs[n] = (RenderJob){RENDER_DIVERGING, NULL, NULL, diff, NULL, 0, NULL};
+    names[n] = outdir_path(out, "difference.png"), titles[n++] = strdup(title);
+    for (int h = 0; o->steps && h < H; h++) {
+        snprintf(fmt, sizeof fmt, "head_%s_scores.png", pad);
+        snprintf(name, sizeof name, fmt, h);
+        snprintf(title, sizeof title, "head %d of %d \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d before the softmax",
+                 h, H, c->head_dim);
+        jobs[n] = (RenderJob){RENDER_DIVERGING, NULL, NULL, multi->scores + (size_t)h * map, NULL, 0, NULL};
+        names[n] = outdir_path(out, name), titles[n++] = strdup(title);
+    }
+    for (int k = 0; k < n; k++) {
+        if (!names[k] || !titles[k])
+            goto cleanup;
+        jobs[k].path = names[k];
+        jobs[k].title = titles[k];
+    }
+
+    if ((rc = render_open(&r, &o->render, err, errlen)) == MHAVIZ_OK)
+        rc = render_jobs(r, jobs, n, T, in->tokens, c->causal, err, errlen);
+cleanup:
+    if (rc == MHAVIZ_ENOMEM && !err[0])
+        snprintf(err, errlen, "out of memory");
     render_close(r);
+    for (int k = 0; names && titles && k < n_jobs; k++)
+        free(names[k]), free(titles[k]);
+    for (int p = 0; panels && p <= H; p++)
+        free(panels[p]);
+    free(jobs), free(names), free(titles), free(panels), free(maps), free(diff);
     return rc;
 }
 
@@ -229,7 +318,7 @@ int main(int argc, char **argv)
     }
 
     /* The forward passes: h heads, then one wide head of the same width. */
-    rc = mha_state_build(&multi, &in.cfg, 0);
+    rc = mha_state_build(&multi, &in.cfg, o.steps);
     if (rc != MHAVIZ_OK)
         goto oom;
     mha_forward(&in.cfg, &in.w, in.x, &multi);

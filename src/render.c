@@ -740,85 +740,120 @@ static float line_h(float px) { return ceilf(px * 1.15f); }
 
 /* ------------------------------------------------------ one map, one figure */
 
+/* Where everything of a single-map figure goes. */
+typedef struct {
+    RenderLayout pub;       /* size, map origin, cell, block, label step */
+    Grid g;
+    int map;                /* map side in pixels */
+    float pitch;            /* pixels per token */
+    float label_px, title_px, cap_px, lw, title_w;
+    int m, cap_h, bar_x, bar_w, key_top;
+    char note[160];         /* under the title when not one labelled cell per token */
+} Layout;
+
+/* Lay out the figure for T tokens; fills labels (T, LABEL_BYTES) for the
+ * labelled tokens. Left to right: caption, labels, map, colour bar, ticks;
+ * top to bottom: title, note, map, key labels, caption. */
+static void map_layout(const Renderer *r, int T, char *const *tokens, const char *title, Layout *L,
+                       char *labels)
+{
+    memset(L, 0, sizeof *L);
+    L->g = grid_for_slide(T, r->opt.cell_px);
+    L->map = L->g.B * L->g.cell;
+    L->pitch = (float)L->map / (float)T;
+    const int step = label_step(L->pitch, 15.0f);
+    L->label_px = clampf(0.7f * (float)step * L->pitch, 13.0f, 28.0f);
+    L->title_px = clampf((float)L->map / 16.0f, 30.0f, 44.0f);
+    L->cap_px = clampf(L->label_px * 1.1f, 20.0f, 30.0f);
+    L->m = 24;
+    L->lw = make_labels(r, tokens, T, step, L->label_px, clampf(8.0f * L->label_px, 110.0f, 260.0f), labels);
+
+    const Grid *g = &L->g;
+    if (g->k > 1 && step > 1)
+        snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %dth token labelled",
+                 g->k, g->k, step);
+    else if (g->k > 1)
+        snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged", g->k, g->k);
+    else if (step > 1)
+        snprintf(L->note, sizeof L->note, "every %dth token labelled", step);
+
+    const int m = L->m, map = L->map;
+    L->cap_h = (int)line_h(L->cap_px);
+    L->pub.map_x = m + L->cap_h + 10 + (int)ceilf(L->lw) + 10;
+    L->pub.map_y = m + (int)line_h(L->title_px) + (L->note[0] ? (int)line_h(L->cap_px) : 0) + 18;
+    L->bar_w = (int)clampf((float)map / 24.0f, 24.0f, 40.0f);
+    L->bar_x = L->pub.map_x + map + 36;
+    const float tick_w = fmaxf(text_width(r, "\xe2\x88\x92" "0.888", L->cap_px), text_width(r, "masked", L->cap_px));
+    int W = L->bar_x + L->bar_w + 11 + (int)ceilf(tick_w) + m;
+    L->key_top = L->pub.map_y + map + 8;
+    int H = L->key_top + (int)ceilf(L->lw) + 10 + L->cap_h + m;
+    if (H < L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m)
+        H = L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m;
+    L->title_w = text_width(r, title ? title : "", L->title_px);
+    if (W < (int)ceilf(L->title_w) + 2 * m)
+        W = (int)ceilf(L->title_w) + 2 * m;
+    L->pub.width = W;
+    L->pub.height = H;
+    L->pub.cell = g->cell;
+    L->pub.block = g->k;
+    L->pub.label_step = step;
+}
+
+int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, RenderLayout *out)
+{
+    char *labels = calloc((size_t)T, LABEL_BYTES);
+    if (!labels)
+        return MHAVIZ_ENOMEM;
+    Layout L;
+    map_layout(r, T, tokens, title, &L, labels);
+    *out = L.pub;
+    free(labels);
+    return MHAVIZ_OK;
+}
+
 static int render_map(Renderer *r, const char *png_path, const float *v, int T, char *const *tokens,
                       int causal, const char *title, const Scale *s, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
     Canvas c = {0, 0, NULL};
-    char *labels = NULL;
-    char *title_buf = NULL;
-
-    const Grid g = grid_for_slide(T, r->opt.cell_px);
-    const int map = g.B * g.cell;
-    const float pitch = (float)map / (float)T;  /* pixels per token */
-    const int step = label_step(pitch, 15.0f);
-    const float label_px = clampf(0.7f * (float)step * pitch, 13.0f, 28.0f);
-    const float title_px = clampf((float)map / 16.0f, 30.0f, 44.0f);
-    const float cap_px = clampf(label_px * 1.1f, 20.0f, 30.0f);
-    const float max_label_w = clampf(8.0f * label_px, 110.0f, 260.0f);
-    const int m = 24;
-
-    labels = calloc((size_t)T, LABEL_BYTES);
-    title_buf = malloc(LABEL_BYTES * 2);
-    if (!labels || !title_buf)
+    Layout L;
+    char *labels = calloc((size_t)T, LABEL_BYTES);
+    if (!labels)
         goto oom;
-    const float lw = make_labels(r, tokens, T, step, label_px, max_label_w, labels);
-
-    /* The note under the title when the picture is not one cell per token. */
-    char note[160] = "";
-    if (g.k > 1 && step > 1)
-        snprintf(note, sizeof note, "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %dth token labelled",
-                 g.k, g.k, step);
-    else if (g.k > 1)
-        snprintf(note, sizeof note, "blocks of %d\xc3\x97%d tokens averaged", g.k, g.k);
-    else if (step > 1)
-        snprintf(note, sizeof note, "every %dth token labelled", step);
-
-    /* Layout, left to right: caption, labels, map, colour bar, tick labels. */
-    const int cap_h = (int)line_h(cap_px);
-    const int map_x = m + cap_h + 10 + (int)ceilf(lw) + 10;
-    const int map_y = m + (int)line_h(title_px) + (note[0] ? (int)line_h(cap_px) : 0) + 18;
-    const int bar_w = (int)clampf((float)map / 24.0f, 24.0f, 40.0f);
-    const int bar_x = map_x + map + 36;
-    const float tick_w = fmaxf(text_width(r, "\xe2\x88\x92" "0.888", cap_px), text_width(r, "masked", cap_px));
-    int W = bar_x + bar_w + 11 + (int)ceilf(tick_w) + m;
-    const int key_top = map_y + map + 8;
-    int H = key_top + (int)ceilf(lw) + 10 + cap_h + m;
-    if (H < map_y + map + bar_w + (int)(2.0f * cap_px) + m)
-        H = map_y + map + bar_w + (int)(2.0f * cap_px) + m;
-    snprintf(title_buf, LABEL_BYTES * 2, "%s", title ? title : "");
-    const float title_w = text_width(r, title_buf, title_px);
-    if (W < (int)ceilf(title_w) + 2 * m)
-        W = (int)ceilf(title_w) + 2 * m;
-    if (canvas_init(&c, W, H) != MHAVIZ_OK)
+    if (!title)
+        title = "";
+    map_layout(r, T, tokens, title, &L, labels);
+    const int m = L.m, map = L.map, map_x = L.pub.map_x, map_y = L.pub.map_y;
+    const int W = L.pub.width;
+    if (canvas_init(&c, W, L.pub.height) != MHAVIZ_OK)
         goto oom;
 
     /* Title, centred over the map where it fits, and the note under it. */
     int tx = map_x + map / 2;
-    if (tx - (int)(title_w / 2) < m)
-        tx = m + (int)(title_w / 2);
-    if (tx + (int)(title_w / 2) > W - m)
-        tx = W - m - (int)(title_w / 2);
-    if (draw_text(&c, r, title_buf, title_px, tx, m, MID, TOP, INK, 0) != MHAVIZ_OK ||
-        (note[0] && draw_text(&c, r, note, cap_px, map_x + map / 2, m + (int)line_h(title_px), MID, TOP,
-                              INK, 0) != MHAVIZ_OK))
+    if (tx - (int)(L.title_w / 2) < m)
+        tx = m + (int)(L.title_w / 2);
+    if (tx + (int)(L.title_w / 2) > W - m)
+        tx = W - m - (int)(L.title_w / 2);
+    if (draw_text(&c, r, title, L.title_px, tx, m, MID, TOP, INK, 0) != MHAVIZ_OK ||
+        (L.note[0] && draw_text(&c, r, L.note, L.cap_px, map_x + map / 2, m + (int)line_h(L.title_px), MID,
+                                TOP, INK, 0) != MHAVIZ_OK))
         goto oom;
 
-    draw_cells(&c, v, T, causal, &g, map_x, map_y, s);
+    draw_cells(&c, v, T, causal, &L.g, map_x, map_y, s);
     const int annotate = r->opt.annotate == 1 || (r->opt.annotate == -1 && T <= 16);
-    if (annotate && g.k == 1 && g.cell >= 18 &&
-        annotate_cells(&c, r, v, T, causal, &g, map_x, map_y, s) != MHAVIZ_OK)
+    if (annotate && L.g.k == 1 && L.g.cell >= 18 &&
+        annotate_cells(&c, r, v, T, causal, &L.g, map_x, map_y, s) != MHAVIZ_OK)
         goto oom;
 
     /* Labels and the axis captions. */
-    if (draw_token_labels(&c, r, labels, T, step, pitch, label_px, map_x, map_y, map_x - 10, key_top) !=
-            MHAVIZ_OK ||
-        draw_text(&c, r, "query", cap_px, m, map_y + map / 2, MID, TOP, INK, 1) != MHAVIZ_OK ||
-        draw_text(&c, r, "key", cap_px, map_x + map / 2, key_top + (int)ceilf(lw) + 10, MID, TOP, INK, 0) !=
+    if (draw_token_labels(&c, r, labels, T, L.pub.label_step, L.pitch, L.label_px, map_x, map_y, map_x - 10,
+                          L.key_top) != MHAVIZ_OK ||
+        draw_text(&c, r, "query", L.cap_px, m, map_y + map / 2, MID, TOP, INK, 1) != MHAVIZ_OK ||
+        draw_text(&c, r, "key", L.cap_px, map_x + map / 2, L.key_top + (int)ceilf(L.lw) + 10, MID, TOP, INK, 0) !=
             MHAVIZ_OK)
         goto oom;
 
-    if (draw_colour_bar(&c, r, s, bar_x, map_y, bar_w, map, cap_px, causal) != MHAVIZ_OK)
+    if (draw_colour_bar(&c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal) != MHAVIZ_OK)
         goto oom;
 
     rc = write_png(&c, png_path, err, errlen);
@@ -830,7 +865,6 @@ oom:
 cleanup:
     free(c.px);
     free(labels);
-    free(title_buf);
     return rc;
 }
 

@@ -46,6 +46,19 @@ int render_heatmap(Renderer *r, const char *png_path, const float *att, int T,
                    char *const *tokens, int causal, const char *title,
                    char *err, size_t errlen);
 
+/* Where render_heatmap (and render_diverging) put things for T tokens and
+ * this title: for tests, and for callers placing the pictures. */
+typedef struct {
+    int width, height;   /* the PNG, pixels */
+    int map_x, map_y;    /* top-left pixel of the map */
+    int cell;            /* pixels per drawn cell side */
+    int block;           /* tokens per cell side: 1, or k when k x k blocks are averaged */
+    int label_step;      /* every label_step-th token is labelled */
+} RenderLayout;
+
+/* Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, RenderLayout *out);
+
 /* Same layout for a signed map values (T, T) (masked cells ignored) on the
  * diverging scale [-m, m], m = the largest |value| among visible cells. */
 int render_diverging(Renderer *r, const char *png_path, const float *values, int T,

@@ -16,6 +16,7 @@ Suite *init_suite(void);
 Suite *samples_suite(void);
 Suite *fsfault_suite(void);
 Suite *fuzzreplay_suite(void);
+Suite *render_suite(void);
 
 int main(void)
 {
@@ -30,6 +31,7 @@ int main(void)
         samples_suite,
         fsfault_suite,
         fuzzreplay_suite,
+        render_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -1,0 +1,599 @@
+/* check_render.c — the heatmaps, checked at the pixel level.
+ *
+ * Each test draws a small map, decodes the PNG with stb_image and looks at
+ * pixels where render_heatmap_layout says the cells are. Expected colours
+ * come from the committed tables in assets/colormaps.inc (entry
+ * round(255 * (v - lo) / (hi - lo))), never from the renderer's own
+ * colour function; the mask colours are the ones render.c documents. */
+#include "render.h"
+#include "status.h"
+
+#include <check.h>
+#include <stb_image.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../assets/colormaps.inc"
+
+/* Masked cells for the viridis map and the diverging map (render.c). */
+static const unsigned char MASK_BG[3] = {222, 222, 222}, MASK_HATCH[3] = {168, 168, 168};
+static const unsigned char DIV_BG[3] = {196, 196, 196}, DIV_HATCH[3] = {140, 140, 140};
+
+typedef struct {
+    int w, h;
+    unsigned char *px; /* (h, w, 3) */
+} Image;
+
+static Image load_png(const char *path)
+{
+    Image im;
+    int n;
+    im.px = stbi_load(path, &im.w, &im.h, &n, 3);
+    ck_assert_msg(im.px != NULL, "%s does not decode", path);
+    return im;
+}
+
+static const unsigned char *pix(const Image *im, int x, int y)
+{
+    ck_assert(x >= 0 && y >= 0 && x < im->w && y < im->h);
+    return im->px + ((size_t)y * im->w + x) * 3;
+}
+
+static int same(const unsigned char *a, const unsigned char *b)
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+static void assert_rgb(const unsigned char *got, const unsigned char *want, const char *what)
+{
+    ck_assert_msg(same(got, want), "%s: got (%d,%d,%d), want (%d,%d,%d)", what, got[0], got[1], got[2],
+                  want[0], want[1], want[2]);
+}
+
+/* Pixels in the rectangle darker than a label's ink threshold. */
+static int ink(const Image *im, int x0, int y0, int x1, int y1)
+{
+    int n = 0;
+    for (int y = y0 < 0 ? 0 : y0; y < y1 && y < im->h; y++)
+        for (int x = x0 < 0 ? 0 : x0; x < x1 && x < im->w; x++) {
+            const unsigned char *p = pix(im, x, y);
+            n += p[0] + p[1] + p[2] < 3 * 100;
+        }
+    return n;
+}
+
+static char dir[64]; /* this test's scratch folder (each test runs in its own fork) */
+
+static void remove_scratch(void)
+{
+    if (dir[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", dir);
+        dir[0] = '\0';
+    }
+}
+
+static char *scratch_png(const char *name)
+{
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/mhaviz-render-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+    }
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+static Renderer *open_renderer(int annotate, int cell)
+{
+    RenderOptions o;
+    render_default_options(&o);
+    o.annotate = annotate;
+    o.cell_px = cell;
+    Renderer *r = NULL;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_msg(render_open(&r, &o, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    return r;
+}
+
+/* Centre pixel of cell (i, j). */
+static const unsigned char *cell_px(const Image *im, const RenderLayout *l, int i, int j)
+{
+    return pix(im, l->map_x + j * l->cell + l->cell / 2, l->map_y + i * l->cell + l->cell / 2);
+}
+
+static char *TOK4[] = {"The", "cat", "sat", "down"};
+
+/* A 4-token causal map whose visible cells hold 0, 0.25, 0.5, 0.75, 1, ... */
+static void map4(float att[16])
+{
+    const float v[16] = {1.0f, 0, 0, 0,
+                         0.25f, 0.75f, 0, 0,
+                         0.0f, 0.5f, 0.5f, 0,
+                         0.1f, 0.2f, 0.3f, 0.4f};
+    memcpy(att, v, sizeof v);
+}
+
+START_TEST(cells_have_the_colormap_colour)
+{
+    Renderer *r = open_renderer(0, 0);
+    float att[16];
+    map4(att);
+    char *png = scratch_png("cells.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "head 0 of 1", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    ck_assert_int_eq(render_heatmap_layout(r, 4, TOK4, "head 0 of 1", &l), MHAVIZ_OK);
+    Image im = load_png(png);
+    ck_assert_int_eq(im.w, l.width);
+    ck_assert_int_eq(im.h, l.height);
+    /* Slide size: one cell per token, map between 480 and 1600 pixels. */
+    ck_assert_int_eq(l.block, 1);
+    ck_assert_int_ge(4 * l.cell, 480);
+    ck_assert_int_le(4 * l.cell, 1600);
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j <= i; j++) {
+            /* expected: viridis entry round(255 v), e.g. 0.25 -> 64, 0.5 -> 128 */
+            const int k = (int)(att[i * 4 + j] * 255.0f + 0.5f);
+            char what[64];
+            snprintf(what, sizeof what, "cell (%d,%d) = %.2f", i, j, att[i * 4 + j]);
+            assert_rgb(cell_px(&im, &l, i, j), cmap_viridis[k], what);
+            /* the whole cell, edge to edge */
+            assert_rgb(pix(&im, l.map_x + j * l.cell, l.map_y + i * l.cell), cmap_viridis[k], what);
+            assert_rgb(pix(&im, l.map_x + (j + 1) * l.cell - 1, l.map_y + (i + 1) * l.cell - 1), cmap_viridis[k],
+                       what);
+        }
+    }
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+START_TEST(masked_cells_have_the_mask_colour)
+{
+    Renderer *r = open_renderer(0, 0);
+    float att[16];
+    map4(att);
+    char *png = scratch_png("mask.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, 4, TOK4, "t", &l);
+    Image im = load_png(png);
+    for (int i = 0; i < 4; i++) {
+        for (int j = i + 1; j < 4; j++) {
+            int bg = 0, hatch = 0;
+            for (int y = 0; y < l.cell; y++)
+                for (int x = 0; x < l.cell; x++) {
+                    const unsigned char *p = pix(&im, l.map_x + j * l.cell + x, l.map_y + i * l.cell + y);
+                    ck_assert_msg(same(p, MASK_BG) || same(p, MASK_HATCH), "masked cell (%d,%d) has (%d,%d,%d)",
+                                  i, j, p[0], p[1], p[2]);
+                    bg += same(p, MASK_BG);
+                    hatch += same(p, MASK_HATCH);
+                }
+            /* hatching: 2 px lines every 8 px, so a quarter of the pixels */
+            ck_assert_int_gt(hatch, l.cell * l.cell / 8);
+            ck_assert_int_gt(bg, l.cell * l.cell / 2);
+        }
+    }
+    /* Weight 0 (cell (2,0)) is far from the mask colour. */
+    const unsigned char *zero = cell_px(&im, &l, 2, 0);
+    ck_assert_int_gt(abs(zero[0] - MASK_BG[0]) + abs(zero[1] - MASK_BG[1]) + abs(zero[2] - MASK_BG[2]), 200);
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+START_TEST(not_causal_has_no_mask)
+{
+    Renderer *r = open_renderer(0, 0);
+    float att[16];
+    for (int k = 0; k < 16; k++)
+        att[k] = 0.25f; /* uniform rows: viridis entry round(255 / 4) = 64 */
+    char *png = scratch_png("full.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 0, "t", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, 4, TOK4, "t", &l);
+    Image im = load_png(png);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            assert_rgb(cell_px(&im, &l, i, j), cmap_viridis[64], "uniform cell");
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+START_TEST(labels_title_and_bar_have_ink)
+{
+    Renderer *r = open_renderer(0, 0);
+    float att[16];
+    map4(att);
+    char *tok[] = {"The", " ", "\n", ""}; /* whitespace-only and empty tokens are shown too */
+    char *png = scratch_png("labels.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, tok, 1, "head 0 of 1", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, 4, tok, "head 0 of 1", &l);
+    Image im = load_png(png);
+    for (int t = 0; t < 4; t++) {
+        /* query label: the strip left of row t */
+        const int y0 = l.map_y + t * l.cell, x0 = l.map_x + t * l.cell;
+        ck_assert_msg(ink(&im, 0, y0, l.map_x - 2, y0 + l.cell) > 10, "no query label for token %d", t);
+        /* key label: the strip under column t */
+        ck_assert_msg(ink(&im, x0, l.map_y + 4 * l.cell + 2, x0 + l.cell, im.h) > 10, "no key label for token %d",
+                      t);
+    }
+    ck_assert_msg(ink(&im, 0, 0, im.w, l.map_y) > 50, "no title");
+    /* colour bar and its tick labels, right of the map */
+    ck_assert_msg(ink(&im, l.map_x + 4 * l.cell + 2, l.map_y, im.w, l.map_y + 4 * l.cell) > 50, "no colour bar");
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+/* Pixels in cell (i, j) unlike the cell's own colour. */
+static int marks_in_cell(const Image *im, const RenderLayout *l, int i, int j)
+{
+    const unsigned char *bg = pix(im, l->map_x + j * l->cell + 1, l->map_y + i * l->cell + 1);
+    int n = 0;
+    for (int y = 2; y < l->cell - 2; y++)
+        for (int x = 2; x < l->cell - 2; x++) {
+            const unsigned char *p = pix(im, l->map_x + j * l->cell + x, l->map_y + i * l->cell + y);
+            n += abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) > 120;
+        }
+    return n;
+}
+
+START_TEST(annotated_cells_show_their_digits)
+{
+    float att[16];
+    map4(att);
+    char *png = scratch_png("annot.png"), *png0 = scratch_png("plain.png"), err[MHAVIZ_ERRLEN];
+    Renderer *r = open_renderer(-1, 0); /* default: annotate when T <= 16 */
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, 4, TOK4, "t", &l);
+    render_close(r);
+    r = open_renderer(0, 0);
+    ck_assert_int_eq(render_heatmap(r, png0, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
+    render_close(r);
+    Image a = load_png(png), p = load_png(png0);
+    /* "0.25" in dark-purple cell (1,0) (light text) and "1.00" in yellow (0,0) (dark text) */
+    ck_assert_int_gt(marks_in_cell(&a, &l, 1, 0), 40);
+    ck_assert_int_gt(marks_in_cell(&a, &l, 0, 0), 40);
+    ck_assert_int_eq(marks_in_cell(&p, &l, 1, 0), 0);
+    /* dark text on the bright cell: its marks are darker than the cell */
+    const unsigned char *c00 = cell_px(&p, &l, 0, 0);
+    ck_assert_int_gt(c00[0] + c00[1] + c00[2], 400);
+    ck_assert_int_gt(ink(&a, l.map_x, l.map_y, l.map_x + l.cell, l.map_y + l.cell), 20);
+    stbi_image_free(a.px);
+    stbi_image_free(p.px);
+    free(png);
+    free(png0);
+}
+END_TEST
+
+START_TEST(diverging_map_is_symmetric_around_white)
+{
+    Renderer *r = open_renderer(0, 0);
+    /* visible values -2 .. 2; the scale is [-2, 2]: -2 -> rdbu[0], 0 -> rdbu[128]
+     * (255 * 0.5 + 0.5 = 128), 2 -> rdbu[255], 1 -> rdbu[round(255 * 0.75)] = rdbu[191] */
+    const float v[16] = {0, 0, 0, 0,
+                         -2, 2, 0, 0,
+                         1, 0, -1, 0,
+                         0, 0, 0, 0};
+    char *png = scratch_png("div.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_diverging(r, png, v, 4, TOK4, 1, "scores", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, 4, TOK4, "scores", &l);
+    Image im = load_png(png);
+    assert_rgb(cell_px(&im, &l, 1, 0), cmap_rdbu[0], "-2");
+    assert_rgb(cell_px(&im, &l, 1, 1), cmap_rdbu[255], "+2");
+    assert_rgb(cell_px(&im, &l, 2, 1), cmap_rdbu[128], "0");
+    assert_rgb(cell_px(&im, &l, 2, 0), cmap_rdbu[191], "+1");
+    ck_assert_int_ge(cmap_rdbu[128][0], 240); /* the middle is (near) white */
+    const unsigned char *m = cell_px(&im, &l, 0, 3);
+    ck_assert(same(m, DIV_BG) || same(m, DIV_HATCH));
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+START_TEST(difference_is_single_minus_mean)
+{
+    /* two heads, T = 2: mean = (h0 + h1) / 2; diff = single - mean, by hand */
+    const float att[8] = {1, 0, 0.5f, 0.5f,    /* head 0 */
+                          1, 0, 0.1f, 0.9f};   /* head 1 */
+    const float single[4] = {1, 0, 0.7f, 0.3f};
+    float d[4];
+    render_difference(d, att, 2, single, 2);
+    ck_assert_float_eq_tol(d[0], 0.0f, 1e-7f);
+    ck_assert_float_eq_tol(d[1], 0.0f, 1e-7f);
+    ck_assert_float_eq_tol(d[2], 0.7f - 0.3f, 1e-6f);
+    ck_assert_float_eq_tol(d[3], 0.3f - 0.7f, 1e-6f);
+}
+END_TEST
+
+START_TEST(large_T_is_averaged_in_blocks)
+{
+    const int T = 2048;
+    Renderer *r = open_renderer(-1, 0);
+    float *att = calloc((size_t)T * T, sizeof *att);
+    char **tok = malloc(T * sizeof *tok);
+    char (*names)[16] = malloc((size_t)T * 16);
+    for (int t = 0; t < T; t++) {
+        snprintf(names[t], 16, "t%d", t);
+        tok[t] = names[t];
+    }
+    /* causal rows, weight on the row's own token only: 1 on the diagonal */
+    for (int i = 0; i < T; i++)
+        att[(size_t)i * T + i] = 1.0f;
+    char *png = scratch_png("big.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, T, tok, 1, "head 0 of 1", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, T, tok, "head 0 of 1", &l);
+    ck_assert_int_eq(l.block, 2);
+    ck_assert_int_gt(l.label_step, 1);
+    ck_assert_int_le(T / l.block * l.cell, 1600);
+    Image im = load_png(png);
+    ck_assert_int_eq(im.w, l.width);
+    ck_assert_int_eq(im.h, l.height);
+    /* diagonal block (b, b) sees cells (2b,2b)=1, (2b+1,2b)=0, (2b+1,2b+1)=1:
+     * mean 2/3 -> viridis entry round(255 * 2/3) = 170; block below it: 0 */
+    const int k = (int)(2.0f / 3.0f * 255.0f + 0.5f);
+    for (int b = 0; b < T / 2; b += 97) {
+        assert_rgb(pix(&im, l.map_x + b * l.cell, l.map_y + b * l.cell), cmap_viridis[k], "diagonal block");
+        if (b + 1 < T / 2)
+            assert_rgb(pix(&im, l.map_x + b * l.cell, l.map_y + (b + 1) * l.cell), cmap_viridis[0], "zero block");
+        if (b + 1 < T / 2) {
+            const unsigned char *m = pix(&im, l.map_x + (b + 1) * l.cell, l.map_y + b * l.cell);
+            ck_assert(same(m, MASK_BG) || same(m, MASK_HATCH));
+        }
+    }
+    stbi_image_free(im.px);
+    render_close(r);
+    free(att);
+    free(tok);
+    free(names);
+    free(png);
+}
+END_TEST
+
+START_TEST(overview_has_the_asked_size)
+{
+    RenderOptions o;
+    render_default_options(&o);
+    o.overview_w = 960;
+    o.overview_h = 540;
+    Renderer *r = NULL;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_OK);
+    float att[16];
+    map4(att);
+    const float *maps[3] = {att, att, att};
+    char *titles[3] = {"head 0", "head 1", "single wide head"};
+    char *png = scratch_png("overview.png");
+    ck_assert_int_eq(render_overview(r, png, maps, 3, 4, TOK4, 1, "2 heads", titles, err, sizeof err), MHAVIZ_OK);
+    Image im = load_png(png);
+    ck_assert_int_eq(im.w, 960);
+    ck_assert_int_eq(im.h, 540);
+    ck_assert_int_gt(ink(&im, 0, 0, im.w, 40), 50); /* the title */
+    /* the map colours appear: viridis(1.0) from cell (0,0) of each panel */
+    int yellow = 0;
+    for (int y = 0; y < im.h; y++)
+        for (int x = 0; x < im.w; x++)
+            yellow += same(pix(&im, x, y), cmap_viridis[255]);
+    ck_assert_int_gt(yellow, 3 * 100);
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+static unsigned char *slurp(const char *path, long *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)*n);
+    ck_assert_int_eq(fread(b, 1, (size_t)*n, f), (size_t)*n);
+    fclose(f);
+    return b;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    long na, nb;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    ck_assert_msg(na == nb && memcmp(x, y, (size_t)na) == 0, "%s and %s differ", a, b);
+    free(x);
+    free(y);
+}
+
+START_TEST(bytes_do_not_depend_on_threads)
+{
+    Renderer *r = open_renderer(-1, 0);
+    float att[16];
+    map4(att);
+    const float *maps[2] = {att, att};
+    char *titles[2] = {"a", "b"};
+    char *p[2][3];
+    const char *names[2][3] = {{"d1a.png", "d1b.png", "d1c.png"}, {"d2a.png", "d2b.png", "d2c.png"}};
+    char err[MHAVIZ_ERRLEN];
+    for (int run = 0; run < 2; run++) {
+#ifdef _OPENMP
+        omp_set_num_threads(run == 0 ? 1 : 3);
+#endif
+        for (int k = 0; k < 3; k++)
+            p[run][k] = scratch_png(names[run][k]);
+        RenderJob jobs[3] = {
+            {RENDER_OVERVIEW, p[run][0], "o", NULL, maps, 2, titles},
+            {RENDER_WEIGHTS, p[run][1], "w", att, NULL, 0, NULL},
+            {RENDER_DIVERGING, p[run][2], "d", att, NULL, 0, NULL},
+        };
+        ck_assert_int_eq(render_jobs(r, jobs, 3, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    }
+    for (int k = 0; k < 3; k++) {
+        assert_same_file(p[0][k], p[1][k]);
+        free(p[0][k]);
+        free(p[1][k]);
+    }
+    render_close(r);
+}
+END_TEST
+
+START_TEST(unwritable_png_is_an_io_error)
+{
+    Renderer *r = open_renderer(0, 0);
+    float att[16];
+    map4(att);
+    char err[MHAVIZ_ERRLEN] = "";
+    const char *path = "/nonexistent-folder/head_00.png";
+    ck_assert_int_eq(render_heatmap(r, path, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, path) != NULL, "message does not name the file: %s", err);
+    /* render_jobs reports the first failed job in list order */
+    RenderJob jobs[2] = {{RENDER_WEIGHTS, "/nonexistent-a/x.png", "t", att, NULL, 0, NULL},
+                         {RENDER_WEIGHTS, "/nonexistent-b/y.png", "t", att, NULL, 0, NULL}};
+    ck_assert_int_eq(render_jobs(r, jobs, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, "/nonexistent-a/x.png") != NULL, "%s", err);
+    render_close(r);
+}
+END_TEST
+
+START_TEST(bad_font_and_cmap_are_refused)
+{
+    RenderOptions o;
+    render_default_options(&o);
+    Renderer *r = NULL;
+    char err[MHAVIZ_ERRLEN];
+    o.font_path = "/nonexistent/font.ttf";
+    ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(err, "/nonexistent/font.ttf") != NULL, "%s", err);
+    /* a file that is not a font */
+    char *notfont = scratch_png("notfont.ttf");
+    FILE *f = fopen(notfont, "w");
+    fputs("this is not a font, just text long enough to look at", f);
+    fclose(f);
+    o.font_path = notfont;
+    ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, notfont) != NULL, "%s", err);
+    free(notfont);
+    render_default_options(&o);
+    o.cmap = "jet";
+    ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert(render_cmap_known("magma") && render_cmap_known("cividis") && render_cmap_known("gray"));
+    ck_assert(!render_cmap_known("jet"));
+}
+END_TEST
+
+START_TEST(odd_tokens_render_visibly)
+{
+    Renderer *r = open_renderer(0, 0);
+    float att[16];
+    map4(att);
+    char longtok[400];
+    memset(longtok, 'w', sizeof longtok - 1);
+    longtok[sizeof longtok - 1] = '\0';
+    /* a private-use code point DejaVu lacks, broken UTF-8, a very long token */
+    char *tok[] = {"\xee\x80\x80", "\xff\xfe", longtok, "caf\xc3\xa9"};
+    char *png = scratch_png("odd.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, tok, 1, "t", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, 4, tok, "t", &l);
+    Image im = load_png(png);
+    for (int t = 0; t < 4; t++) {
+        const int y0 = l.map_y + t * l.cell;
+        ck_assert_msg(ink(&im, 0, y0, l.map_x - 2, y0 + l.cell) > 10, "no label for odd token %d", t);
+    }
+    /* the long token is cut: the labels' margin stays within a slide */
+    ck_assert_int_lt(l.map_x, 400);
+    ck_assert_int_lt(im.h, l.map_y + 4 * l.cell + 400);
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+/* The CLI writes every picture; with --steps the scores maps too. */
+START_TEST(cli_writes_all_pictures)
+{
+    const char *bin = getenv("MHAVIZ_BIN");
+    if (!bin)
+        bin = "./mhaviz";
+    char *out = scratch_png("cli_out");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s -q --steps --size 800x450 -o %s tests/data/render_small.json 2>/dev/null", bin,
+             out);
+    int st = system(cmd);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mhaviz failed: %s", cmd);
+    const char *files[] = {"overview.png", "head_00.png", "head_01.png", "single_head.png", "difference.png",
+                           "head_00_scores.png", "head_01_scores.png"};
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", out, files[k]);
+        Image im = load_png(path);
+        if (k == 0) {
+            ck_assert_int_eq(im.w, 800);
+            ck_assert_int_eq(im.h, 450);
+        }
+        stbi_image_free(im.px);
+    }
+    /* bad picture options are usage errors */
+    snprintf(cmd, sizeof cmd, "%s -q --cmap jet -o %s/x tests/data/render_small.json 2>/dev/null", bin, out);
+    st = system(cmd);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == MHAVIZ_EUSAGE);
+    snprintf(cmd, sizeof cmd, "%s -q --size 12 -o %s/x tests/data/render_small.json 2>/dev/null", bin, out);
+    st = system(cmd);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == MHAVIZ_EUSAGE);
+    /* a missing font is a file-system error, and no output folder is left */
+    snprintf(cmd, sizeof cmd, "%s -q --font /nonexistent.ttf -o %s/y tests/data/render_small.json 2>/dev/null", bin,
+             out);
+    st = system(cmd);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == MHAVIZ_EIO);
+    char y[1024];
+    snprintf(y, sizeof y, "%s/y", out);
+    struct stat sb;
+    ck_assert(stat(y, &sb) != 0);
+    free(out);
+}
+END_TEST
+
+Suite *render_suite(void)
+{
+    Suite *s = suite_create("render");
+    TCase *tc = tcase_create("pixels");
+    tcase_set_timeout(tc, 30);
+    tcase_add_checked_fixture(tc, NULL, remove_scratch);
+    tcase_add_test(tc, cells_have_the_colormap_colour);
+    tcase_add_test(tc, masked_cells_have_the_mask_colour);
+    tcase_add_test(tc, not_causal_has_no_mask);
+    tcase_add_test(tc, labels_title_and_bar_have_ink);
+    tcase_add_test(tc, annotated_cells_show_their_digits);
+    tcase_add_test(tc, diverging_map_is_symmetric_around_white);
+    tcase_add_test(tc, difference_is_single_minus_mean);
+    tcase_add_test(tc, large_T_is_averaged_in_blocks);
+    tcase_add_test(tc, overview_has_the_asked_size);
+    tcase_add_test(tc, bytes_do_not_depend_on_threads);
+    tcase_add_test(tc, unwritable_png_is_an_io_error);
+    tcase_add_test(tc, bad_font_and_cmap_are_refused);
+    tcase_add_test(tc, odd_tokens_render_visibly);
+    tcase_add_test(tc, cli_writes_all_pictures);
+    suite_add_tcase(s, tc);
+    return s;
+}

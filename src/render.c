@@ -572,10 +572,11 @@ static Grid grid_for_width(int T, int map_px)
 }
 
 /* The single-map figure's grid: cells sized so the map is at least ~480 px
- * wide and about 1024 px for longer inputs (cells at most 28 px); past 1 px
- * cells, a map of up to 1600 tokens keeps one pixel per token and longer
- * ones average blocks of k x k tokens. cell_px > 0 forces the cell size
- * (blocks are still averaged past 4096 px). */
+ * wide, about 1024 px up to T = 256 (cells at most 28 px), and one pixel per
+ * token from T = 481 (its native resolution; a PNG twice as wide would take
+ * four times as long to write). Past T = 1600, blocks of k x k tokens are
+ * averaged. cell_px > 0 forces the cell size (blocks are still averaged
+ * past 4096 px). */
 static Grid grid_for_slide(int T, int cell_px)
 {
     Grid g = {1, T, 1};
@@ -587,12 +588,12 @@ static Grid grid_for_slide(int T, int cell_px)
     }
     if (T > 1600)
         return grid_for_width(T, 1600);
-    int cell = 1024 / T;
+    int cell = T <= 256 ? 1024 / T : 1;
     if (cell > 28)
         cell = 28;
     if (cell * T < 480)
         cell = (480 + T - 1) / T;
-    g.cell = cell < 1 ? 1 : cell;
+    g.cell = cell;
     return g;
 }
 
@@ -633,6 +634,9 @@ static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid 
 static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, int causal,
                           const Grid *g, int x0, int y0, const Scale *s)
 {
+    /* One number format per map: two decimals, fewer when the scale is wide. */
+    const float big = fmaxf(fabsf(s->lo), fabsf(s->hi));
+    const char *fmt = big < 9.995f ? "%.2f" : big < 99.95f ? "%.1f" : "%.0f";
     float px = 0.42f * (float)g->cell;
     if (px > 28.0f)
         px = 28.0f;
@@ -640,8 +644,7 @@ static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, i
         for (int j = 0; j < (causal ? i + 1 : T); j++) {
             const float val = v[(size_t)i * T + j];
             char txt[32];
-            snprintf(txt, sizeof txt, fabsf(val) < 9.995f ? "%.2f" : fabsf(val) < 99.95f ? "%.1f" : "%.0f",
-                     val);
+            snprintf(txt, sizeof txt, fmt, val);
             if (txt[0] == '-' && strspn(txt + 1, "0.") == strlen(txt + 1))
                 memmove(txt, txt + 1, strlen(txt)); /* no "-0.00" */
             float tpx = px;

@@ -911,7 +911,8 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
     const int W = r->opt.overview_w, H = r->opt.overview_h;
     const int m = (int)clampf((float)H / 45.0f, 8.0f, 32.0f);
     const float title_px = clampf((float)H / 25.0f, 14.0f, 52.0f);
-    const float pt_px = clampf((float)H / 46.0f, 11.0f, 30.0f); /* panel titles, ticks */
+    const float pt_px = clampf((float)H / 42.0f, 11.0f, 32.0f); /* panel titles, ticks */
+    const float lp_max = clampf((float)H / 50.0f, 10.0f, 28.0f);  /* token labels, at most */
     const int bar_w = (int)clampf((float)W / 60.0f, 12.0f, 40.0f);
     const float tick_w = text_width(r, "masked", pt_px);
     const int bar_x = W - m - (int)ceilf(tick_w) - 11 - bar_w;
@@ -926,12 +927,8 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
      * last panel of each column. Labels only where a line fits each token. */
     int cols = 1, side = 0, lm = 0;
     float lp = 0.0f;
-    for (float try_lp = 20.0f; try_lp >= 10.0f; try_lp -= 1.0f) {
-        int try_lm = 0;
-        if (try_lp > 10.0f || lp == 0.0f) {
-            float lw = make_labels(r, tokens, T, 1, try_lp, 6.0f * try_lp, labels);
-            try_lm = (int)ceilf(lw) + 6;
-        }
+    for (float try_lp = lp_max; try_lp >= 10.0f; try_lp -= 1.0f) {
+        const int try_lm = (int)ceilf(make_labels(r, tokens, T, 1, try_lp, 6.0f * try_lp, labels)) + 6;
         int best = 0, best_cols = 1;
         for (int k = 1; k <= n_maps; k++) {
             const int rows = (n_maps + k - 1) / k;
@@ -943,7 +940,7 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
             lp = try_lp, lm = try_lm, side = best, cols = best_cols;
             break;
         }
-        if (try_lp == 20.0f && (float)best * 2.0f / (float)T < 10.0f)
+        if (try_lp == lp_max && (float)best * 2.0f / (float)T < 10.0f)
             break; /* even the unlabelled maps are far too small: no labels */
     }
     if (lp == 0.0f) {

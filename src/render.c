@@ -953,11 +953,8 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
     } else {
         make_labels(r, tokens, T, 1, lp, 6.0f * lp, labels);
     }
-    if (side < 1) {
-        snprintf(err, errlen, "%s: %dx%d pixels is too small for %d panels", png_path, W, H, n_maps);
-        rc = MHAVIZ_EINPUT;
-        goto cleanup;
-    }
+    if (side < 1)
+        side = 1; /* more panels than the figure holds: tiny maps, clipped at the edges */
     const int rows = (n_maps + cols - 1) / cols;
     const Grid g = grid_for_width(T, side);
     const int mp = g.B * g.cell;

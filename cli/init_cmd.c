@@ -151,7 +151,7 @@ int init_command(int argc, char **argv)
     }
     rc = init_write(stdout, &m, digits, err, sizeof err);
     if (rc != MHAVIZ_OK)
-        fprintf(stderr, "mhaviz init: %s\n", err);
+        fprintf(stderr, "mhaviz init: standard output: %s\n", err);
     init_model_free(&m);
     return rc;
 }

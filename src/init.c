@@ -141,7 +141,7 @@ static float *random_normal(uint64_t seed, uint64_t id, size_t n, double std)
 {
     InitRng r;
     init_rng_seed(&r, stream_seed(seed, id));
-    float *a = malloc(n * sizeof *a);
+    float *a = malloc(n * sizeof *a); /* (n) */
     if (a)
         for (size_t i = 0; i < n; i++)
             a[i] = (float)(std * init_rng_normal(&r));
@@ -205,16 +205,16 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen)
                 m->n_vocab++;
             }
         /* embeddings[v] ~ N(0, 1): unit-scale hidden states, like x */
-        if (!(m->emb = malloc((size_t)m->n_vocab * d * sizeof(float))))
+        if (!(m->emb = malloc((size_t)m->n_vocab * d * sizeof(float)))) /* (n_vocab, d_model) */
             goto oom;
         for (int v = 0; v < m->n_vocab; v++) {
-            float *row = random_normal(o->seed, word_id(m->vocab[v]), d, 1.0);
+            float *row = random_normal(o->seed, word_id(m->vocab[v]), d, 1.0); /* (d_model) */
             if (!row)
                 goto oom;
             memcpy(m->emb + (size_t)v * d, row, d * sizeof(float));
             free(row);
         }
-        if (!(m->in.x = malloc(T * d * sizeof(float))))
+        if (!(m->in.x = malloc(T * d * sizeof(float)))) /* (T, d_model) */
             goto oom;
         for (size_t t = 0; t < T; t++) {
             int v = vocab_find(m->vocab, m->n_vocab, m->in.tokens[t]);
@@ -345,7 +345,7 @@ int init_write(FILE *f, const InitModel *m, int digits, char *err, size_t errlen
     write_weights(f, "  ", &m->in.w, d, kv, digits);
     fputs("\n}\n", f);
     if (fflush(f) != 0 || ferror(f)) {
-        snprintf(err, errlen, "cannot write the model (disk full, or output closed?)");
+        snprintf(err, errlen, "write failed (disk full, or output closed?)");
         return MHAVIZ_EIO;
     }
     return MHAVIZ_OK;

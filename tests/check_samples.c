@@ -409,6 +409,10 @@ START_TEST(init_cli_errors)
         ck_assert_int_eq(run(cases[i].argv, NULL, err, sizeof err), MHAVIZ_EUSAGE);
         ck_assert_msg(strstr(err, cases[i].says) != NULL, "case %zu: stderr was: %s", i, err);
     }
+    /* a full disk is a file-system error (exit 3) */
+    char *ok[] = {bin, "init", "--tokens", "a b", NULL};
+    ck_assert_int_eq(run(ok, "/dev/full", err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, "standard output") != NULL, "stderr was: %s", err);
 }
 END_TEST
 

@@ -35,7 +35,7 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libcjson-dev libstb-dev check fonts-dejavu-core python3-numpy
 
-.PHONY: all deps demo samples test check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
+.PHONY: all deps demo samples test bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 
 all: $(BIN)
 
@@ -67,6 +67,13 @@ $(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
 test: deps $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(BUILD)/check_mhaviz
+
+## bench: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
+bench: deps $(BIN) $(BUILD)/bench_forward
+	$(PYTHON) bench/bench.py --mhaviz ./$(BIN) --forward $(BUILD)/bench_forward
+
+$(BUILD)/bench_forward: $(BUILD)/bench/bench_forward.o $(OBJ)
+	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
 ## debug: build with sanitizers and no optimisation into build-debug/
 debug:

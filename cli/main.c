@@ -10,12 +10,14 @@
 #include "render.h"
 #include "report.h"
 #include "status.h"
+#include "timing.h"
 
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -30,6 +32,7 @@ typedef struct {
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
     int steps;           /* --steps: also the pre-softmax scores of each head */
+    int timing;          /* --timing */
     RenderOptions render;
 } Options;
 
@@ -47,6 +50,7 @@ static void usage(FILE *f)
         "  -q, --quiet        do not print the report to stdout\n"
         "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
         "                     groups (N divides the input's n_kv_heads; 1 = multi-query)\n"
+        "      --timing       print each phase's time and the peak memory to stderr\n"
         "\n"
         "Pictures:\n"
         "      --cmap NAME    viridis (default), magma, cividis or gray\n"
@@ -92,7 +96,7 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -108,6 +112,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"no-annotate", no_argument, NULL, OPT_NO_ANNOTATE},
         {"size", required_argument, NULL, OPT_SIZE},
         {"steps", no_argument, NULL, OPT_STEPS},
+        {"timing", no_argument, NULL, OPT_TIMING},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -122,6 +127,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case 'h': usage(stdout); exit(MHAVIZ_OK);
         case OPT_KV_HEADS: o->kv_heads = parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
+        case OPT_TIMING: o->timing = 1; break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
             if (!render_cmap_known(optarg))
@@ -295,6 +301,9 @@ int main(int argc, char **argv)
     char *out_dir = NULL;
     int committed = 0;
     char note[512] = "";
+    Timing tm;
+    timing_begin(&tm, isatty(STDERR_FILENO));
+    timing_phase(&tm, TIMING_LOAD);
 
     InputLimits lim;
     input_default_limits(&lim);
@@ -318,10 +327,12 @@ int main(int argc, char **argv)
     }
 
     /* The forward passes: h heads, then one wide head of the same width. */
+    timing_phase(&tm, TIMING_FORWARD);
     rc = mha_state_build(&multi, &in.cfg, o.steps);
     if (rc != MHAVIZ_OK)
         goto oom;
     mha_forward(&in.cfg, &in.w, in.x, &multi);
+    timing_progress(&tm, 0.5);
 
     if (in.has_single) {
         wide_cfg = in.cfg;
@@ -346,8 +357,10 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
+    timing_phase(&tm, TIMING_RENDER);
     rc = render_maps(&o, &in, &multi, &single, &out, err, sizeof err);
     if (rc == MHAVIZ_OK) {
+        timing_phase(&tm, TIMING_WRITE);
         ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL};
         rc = report_write(out.tmp, &d, err, sizeof err);
     }
@@ -364,6 +377,7 @@ oom:
     snprintf(err, sizeof err, "out of memory");
     rc = MHAVIZ_ENOMEM;
 cleanup:
+    timing_end(&tm);
     if (committed) {
         if (!o.quiet) {
             size_t n = strlen(out_dir) + sizeof "/report.txt";
@@ -378,6 +392,8 @@ cleanup:
     } else if (rc != MHAVIZ_OK) {
         fprintf(stderr, "mhaviz: %s\n", err);
     }
+    if (o.timing)
+        timing_print(&tm, stderr);
     free(out_dir);
     input_weights_free(&wide);
     mha_state_free(&single);

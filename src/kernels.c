@@ -86,7 +86,7 @@ void matmul_xw(float *out, const float *x, const float *W, const float *b, int M
 {
     const int row_blocks = (M + XW_ROWS - 1) / XW_ROWS;
     const int col_blocks = (N + XW_COLS - 1) / XW_COLS;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(dynamic)
     for (int rb = 0; rb < row_blocks; rb++) {
         for (int cb = 0; cb < col_blocks; cb++) {
             const int i0 = rb * XW_ROWS, j0 = cb * XW_COLS;

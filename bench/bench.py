@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""bench.py — mhaviz's speed against numpy, on inputs generated in the same run.
+
+  bench.py --mhaviz ./mhaviz --forward build/bench_forward [--work DIR] [--quick]
+
+For each shape (class size; GPT-2 small at T = 64 and T = 512; causal) it
+writes the inputs (raw float32 for the forward-pass drivers, JSON and .npy
+for the CLI), then reports medians of several runs:
+  (a) the forward pass: mhaviz (bench_forward, calling mha_forward) against
+      the same forward pass in numpy float32 (numpy_forward.py) on the same
+      data, measured in alternating rounds, as a ratio;
+  (b) the CLI end to end (load, both forward passes, PNGs, reports) and its
+      peak memory; the phase times come from mhaviz --timing;
+  (c) the forward pass with 1 and with 2 threads;
+  (d) achieved GFLOP/s against an estimate of the machine's peak.
+It prints markdown tables (paste them into bench/README.md).
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name, T, d_model, n_heads, n_kv_heads, causal, runs per round, rounds, CLI runs
+SHAPES = [
+    ("class size", 12, 64, 8, 8, 1, 21, 3, 7),
+    ("GPT-2 small, T=64", 64, 768, 12, 12, 1, 9, 3, 3),
+    ("GPT-2 small, T=512", 512, 768, 12, 12, 1, 3, 3, 3),
+]
+
+
+def write_inputs(folder, T, d, H, KV, causal, seed):
+    """Raw float32 files, .npy files and two JSON inputs (inline numbers, .npy names)."""
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    kv = KV * (d // H)
+    w = 1.0 / np.sqrt(d)
+    arrays = {"x": rng.standard_normal((T, d)),
+              "W_q": rng.standard_normal((d, d)) * w, "W_k": rng.standard_normal((d, kv)) * w,
+              "W_v": rng.standard_normal((d, kv)) * w, "W_o": rng.standard_normal((d, d)) * w,
+              "b_q": rng.standard_normal(d) * 0.1, "b_k": rng.standard_normal(kv) * 0.1,
+              "b_v": rng.standard_normal(kv) * 0.1, "b_o": rng.standard_normal(d) * 0.1}
+    head = {"tokens": [f"tok{t}" for t in range(T)], "d_model": d, "n_heads": H,
+            "n_kv_heads": KV, "causal": bool(causal)}
+    inline, named = dict(head), dict(head)
+    for name, a in arrays.items():
+        a = a.astype("<f4")
+        a.tofile(os.path.join(folder, name + ".f32"))
+        np.save(os.path.join(folder, name + ".npy"), a)
+        named[name] = name + ".npy"
+        inline[name] = "@" + name  # placeholder, replaced by the numbers below
+    text = json.dumps(inline)
+    for name, a in arrays.items():
+        a = a.astype(np.float32)
+        rows = a.reshape(-1, a.shape[-1]) if a.ndim == 2 else a.reshape(1, -1)
+        body = "],[".join(",".join("%.9g" % v for v in row) for row in rows.tolist())
+        text = text.replace(f'"@{name}"', f"[[{body}]]" if a.ndim == 2 else f"[{body}]")
+    with open(os.path.join(folder, "input.json"), "w") as f:
+        f.write(text)
+    with open(os.path.join(folder, "input_npy.json"), "w") as f:
+        json.dump(named, f)
+
+
+def run_number(cmd, env=None):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    return out.split()
+
+
+def numpy_env():
+    # numpy's BLAS gets its own defaults: these two tuning variables, when the
+    # environment sets them, are dropped for the numpy command only.
+    env = dict(os.environ)
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    return env
+
+
+def flops(T, d, H, KV, causal):
+    """Multiply-adds counted as 2 FLOPs: 4 projections, scores and mixing of the visible cells."""
+    hd = d // H
+    kv = KV * hd
+    visible = T * (T + 1) // 2 if causal else T * T
+    return 2 * T * d * (2 * d + 2 * kv) + 4 * H * visible * hd
+
+
+def machine_peak():
+    """cores x clock x FLOPs per cycle per core (see bench/README.md)."""
+    cores = os.cpu_count() or 1
+    mhz, flags = 0.0, ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("cpu MHz") and not mhz:
+                mhz = float(line.split(":")[1])
+            elif line.startswith("flags") and not flags:
+                flags = line
+    words = set(flags.split())
+    # two vector FMA pipes (or one multiply and one add pipe each of two) per core
+    per_cycle = 64 if "avx512f" in words else 32 if "avx2" in words else 16
+    return cores * mhz / 1e3 * per_cycle, f"{cores} cores x {mhz / 1e3:.2f} GHz x {per_cycle} FLOP/cycle"
+
+
+def run_cli(mhaviz, input_path, out_dir, runs):
+    """Median wall time (ms), largest peak RSS (MB) and median phase times of the CLI."""
+    walls, rss, phases = [], 0, {}
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        p = subprocess.Popen([mhaviz, "-q", "--timing", "-o", out_dir, input_path],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        err = p.stderr.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        walls.append((time.perf_counter() - t0) * 1e3)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            raise RuntimeError(f"mhaviz failed ({p.returncode}) on {input_path}: {err.strip()}")
+        rss = max(rss, usage.ru_maxrss / 1024)
+        for name, ms in re.findall(r"^(\w+): ([0-9.]+) ms$", err, re.M):
+            phases.setdefault(name, []).append(float(ms))
+    return statistics.median(walls), rss, {k: statistics.median(v) for k, v in phases.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mhaviz", default="./mhaviz")
+    ap.add_argument("--forward", default="build/bench_forward")
+    ap.add_argument("--work", default=None, help="folder for the generated inputs (default: a temporary one)")
+    ap.add_argument("--quick", action="store_true", help="one round, fewer runs (a smoke test)")
+    args = ap.parse_args()
+    work = args.work or tempfile.mkdtemp(prefix="mhaviz-bench-")
+    py = sys.executable
+    npf = os.path.join(HERE, "numpy_forward.py")
+    peak, peak_how = machine_peak()
+
+    fwd_rows, cli_rows, blas = [], [], "?"
+    for n, (name, T, d, H, KV, causal, runs, rounds, cli_runs) in enumerate(SHAPES):
+        if args.quick:
+            runs, rounds, cli_runs = 3, 1, 1
+        folder = os.path.join(work, f"shape{n}")
+        print(f"bench: {name}: writing inputs ...", file=sys.stderr)
+        write_inputs(folder, T, d, H, KV, causal, seed=n)
+        shape = [str(v) for v in (T, d, H, KV, causal)]
+        np_ms, one_ms, two_ms, ratios = [], [], [], []
+        for r in range(rounds):
+            print(f"bench: {name}: forward pass, round {r + 1} of {rounds} ...", file=sys.stderr)
+            np_ms.append(float(run_number([py, npf, "time", folder, *shape, str(runs)], numpy_env())[0]))
+            one_ms.append(float(run_number([args.forward, folder, *shape, "1", str(runs)])[0]))
+            two_ms.append(float(run_number([args.forward, folder, *shape, "2", str(runs)])[0]))
+            ratios.append(two_ms[-1] / np_ms[-1])
+        err_att, err_out, out_max, blas = run_number([py, npf, "check", folder, *shape])
+        gflops = flops(T, d, H, KV, causal) / (statistics.median(two_ms) * 1e6)
+        fwd_rows.append((name, T, d, H, statistics.median(np_ms), statistics.median(one_ms),
+                         statistics.median(two_ms), statistics.median(ratios),
+                         statistics.median(o / t for o, t in zip(one_ms, two_ms)),
+                         gflops, 100 * gflops / peak, float(err_att)))
+        if os.access(args.mhaviz, os.X_OK):
+            for fmt, file in (("JSON", "input.json"), (".npy", "input_npy.json")):
+                if fmt == ".npy" and T < 64:
+                    continue
+                print(f"bench: {name}: CLI end to end ({fmt}) ...", file=sys.stderr)
+                size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
+                           if f == file or (fmt == ".npy" and f.endswith(".npy")))
+                wall, rss, ph = run_cli(args.mhaviz, os.path.join(folder, file),
+                                        os.path.join(folder, "out"), cli_runs)
+                cli_rows.append((name, fmt, size / 1e6, wall, rss, ph))
+
+    print(f"\nForward pass (mha_forward, multi-head only), medians; numpy {np.__version__} float32 "
+          f"with {blas}; peak estimate {peak:.0f} GFLOP/s = {peak_how}\n")
+    print("| input | T | d_model | heads | numpy (ms) | mhaviz 1 thread (ms) | mhaviz 2 threads (ms) "
+          "| mhaviz / numpy | 1 -> 2 threads | GFLOP/s (2 threads) | % of peak | max abs err of weights vs float64 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in fwd_rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]:.2f} | {r[5]:.2f} | {r[6]:.2f} | {r[7]:.3f} "
+              f"| {r[8]:.2f}x | {r[9]:.1f} | {r[10]:.0f}% | {r[11]:.1e} |")
+    if cli_rows:
+        names = ["load", "forward", "render", "write"]
+        print("\nCLI end to end (mhaviz -q --timing; both forward passes, PNGs, reports), medians\n")
+        print("| input | numbers from | input size (MB) | end to end (ms) | peak memory (MB) | "
+              + " | ".join(f"{p} (ms)" for p in names) + " |")
+        print("|---|---|---|---|---|" + "---|" * len(names))
+        for name, fmt, size, wall, rss, ph in cli_rows:
+            cells = " | ".join(f"{ph[p]:.1f}" if p in ph else "-" for p in names)
+            print(f"| {name} | {fmt} | {size:.1f} | {wall:.1f} | {rss:.0f} | {cells} |")
+    else:
+        print(f"\n(no CLI at {args.mhaviz}: end-to-end rows skipped)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+/* bench_forward.c — time mha_forward on inputs bench.py wrote.
+ *
+ *   bench_forward DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL THREADS RUNS
+ *
+ * Reads DIR/{x,W_q,W_k,W_v,W_o,b_q,b_k,b_v,b_o}.f32 (raw little-endian
+ * float32, row-major, "x@W" layout), runs the forward pass once to warm up
+ * and RUNS times timed, prints the median in milliseconds on stdout, and
+ * writes the last run's attention weights and output to DIR/mhaviz_att.f32
+ * and DIR/mhaviz_out.f32 so that bench.py can check them against float64. */
+#include "input.h"
+#include "mha.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static float *read_f32(const char *dir, const char *name, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.f32", dir, name);
+    FILE *f = fopen(path, "rb");
+    float *a = malloc(n * sizeof *a);
+    if (!f || !a || fread(a, sizeof *a, n, f) != n) {
+        fprintf(stderr, "bench_forward: cannot read %zu floats from %s\n", n, path);
+        exit(1);
+    }
+    fclose(f);
+    return a;
+}
+
+static void write_f32(const char *dir, const char *name, const float *a, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.f32", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(a, sizeof *a, n, f) != n || fclose(f) != 0) {
+        fprintf(stderr, "bench_forward: cannot write %s\n", path);
+        exit(1);
+    }
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 9) {
+        fprintf(stderr, "usage: bench_forward DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL THREADS RUNS\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    MhaConfig c = {0};
+    c.T = atoi(argv[2]);
+    c.d_model = atoi(argv[3]);
+    c.n_heads = atoi(argv[4]);
+    c.n_kv_heads = atoi(argv[5]);
+    c.causal = atoi(argv[6]);
+    c.head_dim = c.d_model / c.n_heads;
+    const int threads = atoi(argv[7]), runs = atoi(argv[8]);
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#else
+    (void)threads;
+#endif
+    const size_t T = (size_t)c.T, d = (size_t)c.d_model, kv = (size_t)mha_kv_dim(&c);
+    float *x = read_f32(dir, "x", T * d);
+    MhaWeights w = {0};
+    w.W_q = read_f32(dir, "W_q", d * d);
+    w.W_k = read_f32(dir, "W_k", d * kv);
+    w.W_v = read_f32(dir, "W_v", d * kv);
+    w.W_o = read_f32(dir, "W_o", d * d);
+    w.b_q = read_f32(dir, "b_q", d);
+    w.b_k = read_f32(dir, "b_k", kv);
+    w.b_v = read_f32(dir, "b_v", kv);
+    w.b_o = read_f32(dir, "b_o", d);
+
+    MhaState s;
+    if (mha_state_build(&s, &c, 0) != MHAVIZ_OK) {
+        fprintf(stderr, "bench_forward: out of memory\n");
+        return 4;
+    }
+    double *ms = malloc((size_t)runs * sizeof *ms);
+    mha_forward(&c, &w, x, &s); /* warm-up: page in buffers, start the threads */
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ms();
+        mha_forward(&c, &w, x, &s);
+        ms[r] = now_ms() - t0;
+    }
+    qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
+    printf("%.3f\n", runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2);
+    write_f32(dir, "mhaviz_att", s.att, (size_t)c.n_heads * T * T);
+    write_f32(dir, "mhaviz_out", s.out, T * d);
+
+    free(ms);
+    mha_state_free(&s);
+    free(w.W_q); free(w.W_k); free(w.W_v); free(w.W_o);
+    free(w.b_q); free(w.b_k); free(w.b_v); free(w.b_o);
+    free(x);
+    return 0;
+}

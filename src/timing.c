@@ -1,0 +1,72 @@
+/* timing.c — phase times, peak memory, a self-clearing progress line. */
+#include "timing.h"
+
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+/* Names as printed: "forward: 41.2 ms". */
+static const char *const PHASE_NAMES[TIMING_N_PHASES] = {"load", "forward", "render", "write"};
+
+/* A run that has not finished after this long shows progress. */
+#define PROGRESS_AFTER_MS 1000.0
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void timing_begin(Timing *t, int progress)
+{
+    memset(t, 0, sizeof *t);
+    t->start_ms = t->phase_start_ms = now_ms();
+    t->phase = -1;
+    t->progress = progress;
+}
+
+void timing_phase(Timing *t, TimingPhase p)
+{
+    const double now = now_ms();
+    if (t->phase >= 0)
+        t->ms[t->phase] += now - t->phase_start_ms;
+    t->phase = (int)p;
+    t->phase_start_ms = now;
+    timing_progress(t, 0.0);
+}
+
+void timing_progress(Timing *t, double fraction)
+{
+    if (!t->progress || t->phase < 0 || now_ms() - t->start_ms < PROGRESS_AFTER_MS)
+        return;
+    if (fraction < 0.0)
+        fraction = 0.0;
+    if (fraction > 1.0)
+        fraction = 1.0;
+    /* \r: back to the start of the line; \033[K: erase the rest of it. */
+    fprintf(stderr, "\rmhaviz: %-7s %3d%%\033[K", PHASE_NAMES[t->phase], (int)(fraction * 100.0 + 0.5));
+    fflush(stderr);
+    t->progress_shown = 1;
+}
+
+void timing_end(Timing *t)
+{
+    if (t->phase >= 0)
+        t->ms[t->phase] += now_ms() - t->phase_start_ms;
+    t->phase = -1;
+    if (t->progress_shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        t->progress_shown = 0;
+    }
+}
+
+void timing_print(const Timing *t, FILE *f)
+{
+    for (int p = 0; p < TIMING_N_PHASES; p++)
+        fprintf(f, "%s: %.1f ms\n", PHASE_NAMES[p], t->ms[p]);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) /* ru_maxrss is in KiB on Linux */
+        fprintf(f, "peak memory: %.1f MB\n", (double)ru.ru_maxrss * 1024.0 / 1e6);
+}

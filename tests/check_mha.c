@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,6 +395,107 @@ START_TEST(single_head_weights_lay_kv_out_per_query_head)
 }
 END_TEST
 
+/* A growing text buffer for writing JSON. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} Text;
+
+static void text_add(Text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        ck_assert_int_ge(n, 0);
+        if ((size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = 2 * t->cap + (size_t)n;
+        t->s = realloc(t->s, t->cap);
+        ck_assert_ptr_nonnull(t->s);
+    }
+}
+
+/* "[[...], ...]" for the (rows, cols) matrix a, or for its transpose;
+ * %.9g gives back the same float32 when parsed. rows = 0: a vector "[...]". */
+static void json_matrix(Text *t, const float *a, int rows, int cols, int transposed)
+{
+    const int vector = rows == 0;
+    const int R = vector ? 1 : transposed ? cols : rows, C = vector ? cols : transposed ? rows : cols;
+    text_add(t, vector ? "" : "[");
+    for (int r = 0; r < R; r++) {
+        text_add(t, r ? ",[" : "[");
+        for (int c = 0; c < C; c++)
+            text_add(t, "%s%.9g", c ? "," : "", (double)(transposed ? a[(size_t)c * cols + r] : a[(size_t)r * cols + c]));
+        text_add(t, "]");
+    }
+    text_add(t, vector ? "" : "]");
+}
+
+/* The case as an input file's JSON text, with the weight matrices in the
+ * given layout ("x@W", or "W@x" where each matrix is written transposed). */
+static char *case_json(const Case *k, const char *layout)
+{
+    const MhaConfig *c = &k->c;
+    const int d = c->d_model, kv = mha_kv_dim(c), T = c->T;
+    const int transposed = strcmp(layout, "W@x") == 0;
+    Text t = {malloc(4096), 0, 4096};
+    ck_assert_ptr_nonnull(t.s);
+    text_add(&t, "{\"tokens\": [");
+    for (int i = 0; i < T; i++)
+        text_add(&t, "%s\"t%d\"", i ? "," : "", i);
+    text_add(&t, "], \"d_model\": %d, \"n_heads\": %d, \"n_kv_heads\": %d, \"causal\": %s, "
+                 "\"weight_layout\": \"%s\", \"x\": ", d, c->n_heads, c->n_kv_heads,
+             c->causal ? "true" : "false", layout);
+    json_matrix(&t, k->x, T, d, 0);
+    const struct { const char *name; const float *a; int rows, cols; } m[] = {
+        {"W_q", k->w.W_q, d, d}, {"W_k", k->w.W_k, d, kv}, {"W_v", k->w.W_v, d, kv}, {"W_o", k->w.W_o, d, d},
+        {"b_q", k->w.b_q, 0, d}, {"b_k", k->w.b_k, 0, kv}, {"b_v", k->w.b_v, 0, kv}, {"b_o", k->w.b_o, 0, d},
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        text_add(&t, ", \"%s\": ", m[i].name);
+        json_matrix(&t, m[i].a, m[i].rows, m[i].cols, transposed && m[i].rows);
+    }
+    text_add(&t, "}");
+    return t.s;
+}
+
+/* "weight_layout": "W@x" with every matrix written transposed (PyTorch's
+ * nn.Linear storage) loads to the same "x@W" weights, so the forward pass
+ * gives the same bits; and both match the float64 reference. */
+START_TEST(w_at_x_layout_gives_the_same_result)
+{
+    const char *const names[] = {"gqa", "noncausal"};
+    Case k = load_case(names[_i]);
+    const size_t T = (size_t)k.c.T, d = (size_t)k.c.d_model, maps = (size_t)k.c.n_heads * T * T;
+    char err[MHAVIZ_ERRLEN];
+    MhaInput in[2];
+    memset(in, 0, sizeof in);
+    const char *const layouts[] = {"x@W", "W@x"};
+    MhaState s[2];
+    for (int l = 0; l < 2; l++) {
+        char *text = case_json(&k, layouts[l]);
+        ck_assert_msg(input_parse(text, strlen(text), layouts[l], NULL, &in[l], err, sizeof err) == MHAVIZ_OK,
+                      "%s: %s", layouts[l], err);
+        free(text);
+        ck_assert_int_eq(in[l].cfg.n_kv_heads, k.c.n_kv_heads);
+        ck_assert_mem_eq(in[l].w.W_k, k.w.W_k, d * (size_t)mha_kv_dim(&k.c) * sizeof(float));
+        s[l] = run(&in[l].cfg, &in[l].w, in[l].x, 0);
+        assert_close("att", layouts[l], s[l].att, k.att, maps, ATT_TOL);
+    }
+    ck_assert_mem_eq(s[0].att, s[1].att, maps * sizeof(float));
+    ck_assert_mem_eq(s[0].out, s[1].out, T * d * sizeof(float));
+    for (int l = 0; l < 2; l++) {
+        mha_state_free(&s[l]);
+        input_free(&in[l]);
+    }
+    free_case(&k);
+}
+END_TEST
+
 Suite *mha_suite(void)
 {
     Suite *s = suite_create("mha");
@@ -410,6 +512,7 @@ Suite *mha_suite(void)
     tcase_add_test(prop, mqa_equals_mha_with_copied_kv_heads);
     tcase_add_loop_test(prop, same_bits_for_any_thread_count, 0, N_CASES);
     tcase_add_test(prop, single_head_weights_lay_kv_out_per_query_head);
+    tcase_add_loop_test(prop, w_at_x_layout_gives_the_same_result, 0, 2);
     suite_add_tcase(s, prop);
     return s;
 }

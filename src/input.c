@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -162,11 +163,16 @@ static int fail_at(Loader *L, const char *text, size_t len, size_t off, const ch
 
 /* One pass over the raw text: no NUL bytes (raw or \u0000), nesting at most MAX_NESTING.
  * (cJSON would stop at a NUL inside a string and silently cut it; its own
- * nesting limit is 1000 and its error gives no reason.) */
-static int scan_text(Loader *L, const char *text, size_t len)
+ * nesting limit is 1000 and its error gives no reason.)
+ * Also counts what parsing will allocate: one cJSON node per value, plus a
+ * copy of every string (keys included), so *parse_bytes bounds the memory
+ * the parse needs, text included, before it starts. */
+static int scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes)
 {
     int depth = 0, in_string = 0;
-    for (size_t i = 0; i < len; i++) {
+    size_t values = 0, string_bytes = 0, string_start = 0;
+    char prev = ' ';
+    for (size_t i = 0; i < len; prev = text[i], i++) {
         char ch = text[i];
         if (ch == '\0')
             return fail_at(L, text, len, i, "a NUL byte: this is not a JSON text file");
@@ -174,12 +180,25 @@ static int scan_text(Loader *L, const char *text, size_t len)
             /* cJSON would decode \u0000 into a NUL and cut the string there. */
             if (ch == '\\' && len - i >= 6 && memcmp(text + i + 1, "u0000", 5) == 0)
                 return fail_at(L, text, len, i, "\\u0000 (a NUL character) in a string");
-            if (ch == '\\' && i + 1 < len)
+            if (ch == '\\' && i + 1 < len) {
                 i++;
-            else if (ch == '"')
+            } else if (ch == '"') {
                 in_string = 0;
-        } else if (ch == '"') {
+                string_bytes += (i - string_start + 16) / 16 * 16; /* + NUL, arena-rounded */
+            }
+            continue;
+        }
+        /* a value starts: a string, a container, or the first character of
+         * a number or literal (not one that continues "-1.5e+3" or "true") */
+        const int word = (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' ||
+                         (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+        const int prev_word = (prev >= '0' && prev <= '9') || prev == '-' || prev == '+' ||
+                              prev == '.' || (prev >= 'a' && prev <= 'z') || (prev >= 'A' && prev <= 'Z');
+        if (ch == '"' || ch == '[' || ch == '{' || (word && !prev_word))
+            values++;
+        if (ch == '"') {
             in_string = 1;
+            string_start = i;
         } else if (ch == '[' || ch == '{') {
             if (++depth > MAX_NESTING)
                 return fail_at(L, text, len, i,
@@ -189,6 +208,7 @@ static int scan_text(Loader *L, const char *text, size_t len)
             depth--;
         }
     }
+    *parse_bytes = len + values * sizeof(cJSON) + string_bytes;
     return MHAVIZ_OK;
 }
 
@@ -687,7 +707,9 @@ static int emb_cmp(const void *a, const void *b)
 /* ------------------------------------------------------------------------ */
 /* Memory estimate                                                          */
 
-size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes)
+/* Bytes of the arrays a run allocates for config c (input, weights, both
+ * forward passes, the maps' copies for rendering and the reports). */
+static double run_bytes(const MhaConfig *c)
 {
     const double T = c->T, d = c->d_model, H = c->n_heads;
     const double kv = (double)c->n_kv_heads * c->head_dim;
@@ -698,14 +720,104 @@ size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes)
     floats += 3 * T * d + 2 * T * kv + 2 * H * T * T; /* multi-head state: q k v concat out, att + scores */
     floats += 5 * T * d + 2 * T * T;                  /* single-head state */
     floats += 2 * H * T * T;                          /* rendering and report copies of the maps */
-    double bytes = floats * sizeof(float) + (double)json_bytes * INPUT_JSON_MEMORY_FACTOR;
+    return floats * sizeof(float);
+}
+
+static size_t to_size(double bytes)
+{
     return bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+}
+
+size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes)
+{
+    return to_size(run_bytes(c) + (double)json_bytes * INPUT_JSON_MEMORY_FACTOR);
+}
+
+/* ------------------------------------------------------------------------ */
+/* cJSON's tree in one arena                                                */
+
+/* A GPT-2 layer in JSON is 2.4 million numbers, so 2.4 million cJSON nodes.
+ * With malloc each node costs a call plus bookkeeping, and cJSON_Delete walks
+ * them all again; from an arena a node is a pointer bump and the whole tree
+ * goes in one free per block. cJSON's allocation hooks are process-wide (they
+ * take no context), so they point at the arena only for the duration of the
+ * parse: the tree allocates nothing afterwards, and mhaviz loads its input
+ * on one thread before anything else uses cJSON. */
+#define ARENA_BLOCK (((size_t)16 << 20) - 64) /* with its header, a whole number of 2 MB pages */
+#define ARENA_ALIGN ((size_t)2 << 20)
+
+typedef struct ArenaBlock {
+    struct ArenaBlock *next;
+    size_t used, size;
+    max_align_t data[]; /* size bytes */
+} ArenaBlock;
+
+static ArenaBlock *arena;   /* newest block first */
+static void *arena_last;    /* the newest allocation, which a free can take back */
+static int arena_failed;    /* an allocation failed during the parse */
+
+/* malloc for buffers of many megabytes that are filled once: in 2 MB pages
+ * where the system offers them (far fewer page faults). Free with free. */
+static void *big_alloc(size_t n)
+{
+    if (n < ARENA_ALIGN)
+        return malloc(n);
+    const size_t bytes = (n + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+    void *p = aligned_alloc(ARENA_ALIGN, bytes);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+static void *arena_alloc(size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    if (!arena || arena->size - arena->used < n) {
+        size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+        const size_t bytes = (sizeof(ArenaBlock) + size + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+        ArenaBlock *b = big_alloc(bytes);
+        if (!b) {
+            arena_failed = 1;
+            return NULL;
+        }
+        b->next = arena;
+        b->used = 0;
+        b->size = bytes - sizeof(ArenaBlock);
+        arena = b;
+    }
+    void *p = (char *)arena->data + arena->used;
+    arena->used += n;
+    arena_last = p;
+    return p;
+}
+
+/* cJSON copies each number's text into a temporary string and frees it
+ * straight away: that is always the newest allocation, so take it back.
+ * Anything else waits for arena_release. */
+static void arena_free_one(void *p)
+{
+    if (p && p == arena_last) {
+        arena->used = (size_t)((char *)p - (char *)arena->data);
+        arena_last = NULL;
+    }
+}
+
+static void arena_release(void)
+{
+    while (arena) {
+        ArenaBlock *next = arena->next;
+        free(arena);
+        arena = next;
+    }
+    arena_last = NULL;
 }
 
 /* ------------------------------------------------------------------------ */
 /* The whole input                                                          */
 
-static int load_tree(Loader *L, const cJSON *root, size_t json_bytes, MhaInput *in)
+static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput *in)
 {
     int rc;
     MhaConfig *c = &in->cfg;
@@ -811,7 +923,7 @@ static int load_tree(Loader *L, const cJSON *root, size_t json_bytes, MhaInput *
     }
 
     /* The memory the run will need, before any allocation sized by the shapes. */
-    size_t need = input_memory_estimate(c, json_bytes);
+    size_t need = to_size(run_bytes(c) + (double)parse_bytes);
     if (need > L->lim->max_memory_bytes)
         return fail(L, "this run would need about %zu MB of memory (T = %d, d_model = %d, "
                        "n_heads = %d), over the limit of %zu MB; raise it with --max-memory MB",
@@ -898,8 +1010,11 @@ static int load_tree(Loader *L, const cJSON *root, size_t json_bytes, MhaInput *
     return MHAVIZ_OK;
 }
 
-int input_parse_limits(const char *text, size_t len, const char *name, const char *base_dir,
-                       const InputLimits *lim, MhaInput *in, char *err, size_t errlen)
+/* input_parse_limits; nul_after: text[len] is a readable NUL (input_load's
+ * own buffer), so the text need not be copied. */
+static int parse_text(const char *text, size_t len, int nul_after, const char *name,
+                      const char *base_dir, const InputLimits *lim, MhaInput *in, char *err,
+                      size_t errlen)
 {
     InputLimits dflt;
     if (!lim) {
@@ -923,36 +1038,45 @@ int input_parse_limits(const char *text, size_t len, const char *name, const cha
         rc = fail(&L, "the file is empty");
         goto cleanup;
     }
-    if ((rc = scan_text(&L, text, len)) != MHAVIZ_OK)
+    size_t parse_bytes = 0;
+    if ((rc = scan_text(&L, text, len, &parse_bytes)) != MHAVIZ_OK)
         goto cleanup;
-    if (input_memory_estimate(&(MhaConfig){0, 0, 1, 1, 0, 0}, len) > lim->max_memory_bytes) {
-        rc = fail(&L, "parsing %zu MB of JSON would need about %zu MB of memory, over the limit of "
-                      "%zu MB; raise it with --max-memory MB, or give the matrices as .npy files",
-                  len >> 20, (input_memory_estimate(&(MhaConfig){0, 0, 1, 1, 0, 0}, len) >> 20) + 1,
-                  lim->max_memory_bytes >> 20);
-        goto cleanup;
-    }
-    /* Always a copy: text[len] is not ours to read (the caller gave len bytes). */
-    buf = malloc(len + 1);
-    if (!buf) {
-        rc = fail_nomem(&L);
+    if (parse_bytes > lim->max_memory_bytes) {
+        rc = fail(&L, "parsing this JSON (%zu MB of text) would need about %zu MB of memory, over "
+                      "the limit of %zu MB; raise it with --max-memory MB, or give the matrices as "
+                      ".npy files", len >> 20, (parse_bytes >> 20) + 1, lim->max_memory_bytes >> 20);
         goto cleanup;
     }
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    text = buf;
+    if (!nul_after) { /* text[len] is not ours to read: copy (the caller gave len bytes) */
+        buf = malloc(len + 1);
+        if (!buf) {
+            rc = fail_nomem(&L);
+            goto cleanup;
+        }
+        memcpy(buf, text, len);
+        buf[len] = '\0';
+        text = buf;
+    }
     /* The length includes the terminating NUL: cJSON checks that the value is
      * followed by nothing but whitespace up to it (no trailing junk). */
     const char *end = NULL;
+    cJSON_Hooks hooks = {arena_alloc, arena_free_one};
+    arena_failed = 0;
+    cJSON_InitHooks(&hooks);
     root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    cJSON_InitHooks(NULL); /* back to malloc and free for everyone else */
+    if (arena_failed) {
+        rc = fail_nomem(&L);
+        goto cleanup;
+    }
     if (!root) {
         rc = fail_syntax(&L, text, len, end ? (size_t)(end - text) : 0);
         goto cleanup;
     }
-    rc = load_tree(&L, root, len, in);
+    rc = load_tree(&L, root, parse_bytes, in);
 
 cleanup:
-    cJSON_Delete(root);
+    arena_release(); /* the whole tree at once (cJSON_Delete would free node by node) */
     free(buf);
     if (rc == MHAVIZ_OK && L.nomem)
         rc = fail_nomem(&L);
@@ -962,6 +1086,12 @@ cleanup:
      * (an unknown "W_Q" beside a missing "W_q"). */
     in->warnings = L.warn;
     return rc;
+}
+
+int input_parse_limits(const char *text, size_t len, const char *name, const char *base_dir,
+                       const InputLimits *lim, MhaInput *in, char *err, size_t errlen)
+{
+    return parse_text(text, len, 0, name, base_dir, lim, in, err, errlen);
 }
 
 int input_parse(const char *text, size_t len, const char *name, const char *base_dir,
@@ -1024,7 +1154,7 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
     }
     /* Read to the end (the size is a hint: pipes have none), never past the limit. */
     size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
-    text = malloc(cap);
+    text = big_alloc(cap);
     if (!text)
         goto nomem;
     for (;;) {
@@ -1062,7 +1192,7 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
     text[len] = '\0';
     if (!(dir = dir_of(path)))
         goto nomem;
-    rc = input_parse_limits(text, len, path, dir, lim, in, err, errlen);
+    rc = parse_text(text, len, 1, path, dir, lim, in, err, errlen);
     goto cleanup;
 
 read_error:

@@ -52,9 +52,11 @@ typedef struct {
 #define INPUT_MAX_HEADS 512                /* query heads */
 #define INPUT_MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB of JSON */
 #define INPUT_MAX_MEMORY_MB 2048           /* default bound on the run's estimated memory */
-/* Bytes of memory per byte of JSON text while it is parsed (the text plus
- * cJSON's tree: one 64-byte node per number, about 9 characters each). */
-#define INPUT_JSON_MEMORY_FACTOR 10
+/* Bytes of memory per byte of JSON text while it is parsed, for numbers
+ * printed with about 6 significant digits (the text plus cJSON's tree: one
+ * 64-byte node per number of about 11 characters with its ", "). The loader
+ * itself counts the exact figure in the text before parsing. */
+#define INPUT_JSON_MEMORY_FACTOR 7
 
 typedef struct {
     int max_T, max_d_model, max_heads;
@@ -65,8 +67,8 @@ typedef struct {
 /* Fill *lim with the defaults above. */
 void input_default_limits(InputLimits *lim);
 
-/* Estimated peak bytes of a whole run (parsing json_bytes of JSON, the
- * weights, both forward passes, rendering and reports) for config c. */
+/* Estimated peak bytes of a whole run (parsing json_bytes of typical JSON,
+ * the weights, both forward passes, rendering and reports) for config c. */
 size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes);
 
 /* Read and validate the JSON file at path into *in.

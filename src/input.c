@@ -349,9 +349,12 @@ static const char *did_you_mean(const char *s, const char *const *known)
 
 /* Warn about unknown keys in obj; refuse keys given twice.
  * where: "" at the top level, "single_head." inside it. */
+#define MAX_KEY_WARNINGS 10
+
 static int check_keys(Loader *L, const cJSON *obj, const char *const *known, const char *where)
 {
     const cJSON *e;
+    int unknown = 0;
     cJSON_ArrayForEach(e, obj) {
         const char *k = e->string;
         int is_known = 0;
@@ -364,10 +367,19 @@ static int check_keys(Loader *L, const cJSON *obj, const char *const *known, con
                     return fail(L, "%s%s: given twice; keep one", where, k);
             continue;
         }
+        if (++unknown > MAX_KEY_WARNINGS)
+            continue;
         int bad;
         char *shown = utf8_clean(k, &bad);
         if (!shown)
             return fail_nomem(L);
+        size_t n = strlen(shown);
+        if (n > 60) { /* a long key: cut at a character boundary */
+            n = 57;
+            while (n > 0 && ((unsigned char)shown[n] & 0xC0) == 0x80)
+                n--;
+            memcpy(shown + n, "...", 4);
+        }
         const char *m = did_you_mean(k, known);
         if (m)
             warn(L, "unknown key \"%s%s\" ignored (did you mean \"%s%s\"?)", where, shown, where, m);
@@ -375,6 +387,9 @@ static int check_keys(Loader *L, const cJSON *obj, const char *const *known, con
             warn(L, "unknown key \"%s%s\" ignored", where, shown);
         free(shown);
     }
+    if (unknown > MAX_KEY_WARNINGS)
+        warn(L, "%d more unknown keys%s ignored", unknown - MAX_KEY_WARNINGS,
+             where[0] ? " in single_head" : "");
     return MHAVIZ_OK;
 }
 

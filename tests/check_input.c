@@ -213,6 +213,29 @@ START_TEST(warning_kept_on_failure)
 }
 END_TEST
 
+/* 16 unknown keys: the first 10 named (a long one cut at a character
+ * boundary), the rest counted; the run goes on. */
+START_TEST(unknown_keys_capped)
+{
+    MhaInput in;
+    load_ok(DATA "good/many_unknown_keys.json", &in);
+    int lines = 0;
+    for (const char *p = in.warnings; *p; p++)
+        lines += *p == '\n';
+    ck_assert_int_eq(lines, 11);
+    /* 57 bytes of two-byte characters: cut back to 56 (28 x U+00E9), then "..." */
+    char key[96] = "";
+    for (int i = 0; i < 28; i++)
+        strcat(key, "\xc3\xa9");
+    strcat(key, "...\" ignored\n");
+    ck_assert_msg(strstr(in.warnings, key), "%s", in.warnings);
+    ck_assert_msg(strstr(in.warnings, "unknown key \"extra8\" ignored\n"), "%s", in.warnings);
+    ck_assert_msg(!strstr(in.warnings, "extra9"), "%s", in.warnings);
+    ck_assert_msg(strstr(in.warnings, ": 6 more unknown keys ignored\n"), "%s", in.warnings);
+    input_free(&in);
+}
+END_TEST
+
 /* Invalid UTF-8 in a token is shown with U+FFFD (EF BF BD) and a warning. */
 START_TEST(invalid_utf8_replaced)
 {
@@ -433,6 +456,7 @@ Suite *input_suite(void)
     tcase_add_test(tc, unknown_key_warns_with_suggestion);
     tcase_add_test(tc, warning_kept_on_failure);
     tcase_add_test(tc, invalid_utf8_replaced);
+    tcase_add_test(tc, unknown_keys_capped);
     suite_add_tcase(s, tc);
     tc = tcase_create("bad");
     tcase_add_loop_test(tc, bad_file_names_the_place, 0, N_BAD);

@@ -1160,6 +1160,11 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
         rc = MHAVIZ_EIO;
         goto cleanup;
     }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) { /* e.g. /dev/zero: never ends */
+        snprintf(err, errlen, "%s: not a regular file; give the input JSON file", path);
+        rc = MHAVIZ_EIO;
+        goto cleanup;
+    }
     if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)lim->max_file_bytes) {
         snprintf(err, errlen, "%s: the file is %ju MB, over the input limit of %zu MB "
                  "(give large matrices as .npy files)", path, (uintmax_t)st.st_size >> 20,

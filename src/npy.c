@@ -11,6 +11,7 @@
 #include "status.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define NPY_MAX_HEADER (1 << 20)
 #define NPY_CHUNK 8192 /* items read per fread */
@@ -108,15 +110,24 @@ int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, 
         snprintf(path, n, "%s/%s", base_dir, file);
 
     struct stat st;
-    f = fopen(path, "rb");
-    if (!f || fstat(fileno(f), &st) != 0) {
+    /* O_NONBLOCK: a name in the JSON may point at a FIFO, whose open would
+     * wait for a writer forever. Only regular files are read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, &st) != 0) {
         snprintf(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         rc = MHAVIZ_EIO;
         goto cleanup;
     }
     if (!S_ISREG(st.st_mode)) {
         snprintf(msg, msglen, "%s: not a regular file", path);
+        close(fd);
         goto cleanup;
+    }
+    if (!(f = fdopen(fd, "rb"))) {
+        close(fd);
+        goto nomem;
     }
 
     /* Magic and version. */

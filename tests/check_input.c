@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define DATA "tests/data/"
 
@@ -433,6 +435,9 @@ START_TEST(file_errors_are_io)
     ck_assert_int_eq(input_load(DATA "good", &in, err, sizeof err), MHAVIZ_EIO);
     ck_assert_str_eq(err, DATA "good: is a folder; give the input JSON file");
     input_free(&in);
+    ck_assert_int_eq(input_load("/dev/zero", &in, err, sizeof err), MHAVIZ_EIO); /* would never end */
+    ck_assert_str_eq(err, "/dev/zero: not a regular file; give the input JSON file");
+    input_free(&in);
     InputLimits lim;
     input_default_limits(&lim);
     lim.max_file_bytes = 100; /* small_x.json is about 600 bytes */
@@ -440,6 +445,25 @@ START_TEST(file_errors_are_io)
     ck_assert_str_eq(err, DATA "good/small_x.json: the file is 0 MB, over the input limit of 0 MB "
                           "(give large matrices as .npy files)");
     input_free(&in);
+}
+END_TEST
+
+/* A .npy name pointing at a FIFO must not wait for a writer (a hang). */
+START_TEST(npy_fifo_does_not_hang)
+{
+    char dir[] = "/tmp/mhaviz-input-XXXXXX", fifo[64], text[512], err[MHAVIZ_ERRLEN];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/W.npy", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    snprintf(text, sizeof text,
+             "{\"tokens\": [\"a\"], \"d_model\": 1, \"n_heads\": 1, \"x\": [[1]],"
+             " \"W_q\": \"W.npy\", \"W_k\": [[1]], \"W_v\": [[1]], \"W_o\": [[1]]}");
+    MhaInput in;
+    ck_assert_int_eq(input_parse(text, strlen(text), "t.json", dir, &in, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "t.json: W_q: ") && strstr(err, "W.npy: not a regular file"), "%s", err);
+    input_free(&in);
+    unlink(fifo);
+    rmdir(dir);
 }
 END_TEST
 
@@ -465,6 +489,7 @@ Suite *input_suite(void)
     tcase_add_test(tc, memory_limit_names_the_figure);
     tcase_add_test(tc, shape_limits);
     tcase_add_test(tc, file_errors_are_io);
+    tcase_add_test(tc, npy_fifo_does_not_hang);
     suite_add_tcase(s, tc);
     return s;
 }

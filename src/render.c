@@ -663,8 +663,8 @@ static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, i
 }
 
 /* Vertical colour bar at (x, y), w x h, top = s->hi; ticks and their labels
- * to the right at tick_px; when causal a "masked" swatch below. Returns the
- * status; *right gets the rightmost pixel used. */
+ * to the right at tick_px; when causal a "masked" swatch below. Returns
+ * MHAVIZ_OK or MHAVIZ_ENOMEM. */
 static int draw_colour_bar(Canvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
                            float tick_px, int causal)
 {

@@ -522,6 +522,16 @@ static Scale diverging_scale(const float *v, int T, int causal)
                 m = fabsf(v[(size_t)i * T + j]);
     if (!(m > 0.0f) || !isfinite(m))
         m = 1.0f;
+    /* Round the end of the scale up to a number a class can read off the bar
+     * (0.757 -> 0.8, 36 -> 40): the ticks then fall on m/2 and m. */
+    static const float nice[] = {1.0f, 1.2f, 1.5f, 2.0f, 2.5f, 3.0f, 4.0f, 5.0f, 6.0f, 8.0f, 10.0f};
+    const float mag = powf(10.0f, floorf(log10f(m)));
+    for (size_t k = 0; k < sizeof nice / sizeof nice[0]; k++) {
+        if (nice[k] * mag >= m * 0.9999f) {
+            m = nice[k] * mag;
+            break;
+        }
+    }
     Scale s = {cmap_rdbu, -m, m, DIV_MASK_BG, DIV_MASK_HATCH, 1};
     return s;
 }

@@ -413,9 +413,9 @@ static int read_int(Loader *L, const cJSON *root, const char *key, int lo, int h
     if (!isfinite(d) || d != floor(d))
         return fail(L, "%s: expected a whole number, got %g", key, d);
     if (d < lo)
-        return fail(L, "%s: must be at least %d, got %.0f", key, lo, d);
+        return fail(L, "%s: must be at least %d, got %.15g", key, lo, d);
     if (d > hi)
-        return fail(L, "%s: %.0f is over the limit of %d%s", key, d, hi, hi_why);
+        return fail(L, "%s: %.15g is over the limit of %d%s", key, d, hi, hi_why);
     *out = (int)d;
     return MHAVIZ_OK;
 }

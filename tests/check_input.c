@@ -406,6 +406,30 @@ START_TEST(memory_limit_names_the_figure)
 }
 END_TEST
 
+/* The parse itself is counted before it starts: 100000 zeros are 200 kB of
+ * text "0," but 100000 cJSON nodes of 64 bytes, 6.4 MB: about 7 MB in all. */
+START_TEST(parse_memory_counted_first)
+{
+    const int n = 100000;
+    char *text = malloc(2 * (size_t)n + 64), *p = text;
+    p += sprintf(p, "{\"x\": [");
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, i ? ",0" : "0");
+    sprintf(p, "]}");
+    char err[MHAVIZ_ERRLEN];
+    InputLimits lim;
+    input_default_limits(&lim);
+    lim.max_memory_bytes = (size_t)4 << 20;
+    ck_assert_int_eq(parse(text, &lim, err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "t.json: parsing this JSON (0 MB of text) would need about 7 MB of memory, "
+                              "over the limit of 4 MB"), "%s", err);
+    lim.max_memory_bytes = (size_t)8 << 20; /* then it parses, and "tokens" is missing */
+    ck_assert_int_eq(parse(text, &lim, err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "missing \"tokens\""), "%s", err);
+    free(text);
+}
+END_TEST
+
 START_TEST(shape_limits)
 {
     char err[MHAVIZ_ERRLEN];
@@ -487,6 +511,7 @@ Suite *input_suite(void)
     tcase_add_test(tc, every_bad_file_is_checked);
     tcase_add_test(tc, syntax_line_column);
     tcase_add_test(tc, memory_limit_names_the_figure);
+    tcase_add_test(tc, parse_memory_counted_first);
     tcase_add_test(tc, shape_limits);
     tcase_add_test(tc, file_errors_are_io);
     tcase_add_test(tc, npy_fifo_does_not_hang);

@@ -647,7 +647,7 @@ static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, i
     /* One number format per map: two decimals, fewer when the scale is wide. */
     const float big = fmaxf(fabsf(s->lo), fabsf(s->hi));
     const char *fmt = big < 9.995f ? "%.2f" : big < 99.95f ? "%.1f" : "%.0f";
-    float px = 0.42f * (float)g->cell;
+    float px = 0.44f * (float)g->cell;
     if (px > 28.0f)
         px = 28.0f;
     for (int i = 0; i < T; i++) {
@@ -922,7 +922,7 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
     const int m = (int)clampf((float)H / 45.0f, 8.0f, 32.0f);
     const float title_px = clampf((float)H / 25.0f, 14.0f, 52.0f);
     const float pt_px = clampf((float)H / 42.0f, 11.0f, 32.0f); /* panel titles, ticks */
-    const float lp_max = clampf((float)H / 50.0f, 10.0f, 28.0f);  /* token labels, at most */
+    const float lp_max = clampf((float)H / 42.0f, 10.0f, 32.0f);  /* token labels, at most */
     const int bar_w = (int)clampf((float)W / 60.0f, 12.0f, 40.0f);
     const float tick_w = text_width(r, "masked", pt_px);
     const int bar_x = W - m - (int)ceilf(tick_w) - 11 - bar_w;

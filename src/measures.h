@@ -1,0 +1,108 @@
+/* measures.h — what each attention map does, in numbers a class can read.
+ *
+ * A map A is (T, T), row i = query i, column j = key j; row i may look at
+ * n_i keys: n_i = i + 1 when causal (keys 0..i), T otherwise. Masked cells
+ * are 0. Logs are base 2 and 0 log 0 = 0. Every sum runs in a fixed order in
+ * double precision, so the numbers do not depend on the thread count.
+ *
+ * A measure that is not defined for a map (no row qualifies) is NAN, which
+ * the reports print as null; test it with measures_is_null. */
+#ifndef MHAVIZ_MEASURES_H
+#define MHAVIZ_MEASURES_H
+
+#include "input.h"
+
+#include <stdint.h>
+
+/* What a map does, named by its strongest pattern (issue order = tie order). */
+typedef enum {
+    MEASURES_PREVIOUS_TOKEN, /* looks at the token just before */
+    MEASURES_SELF,           /* looks at itself */
+    MEASURES_FIRST_TOKEN,    /* looks at token 0 */
+    MEASURES_DUPLICATE_TOKEN,/* looks at earlier copies of the same token */
+    MEASURES_INDUCTION,      /* looks at what followed an earlier copy */
+    MEASURES_DIFFUSE,        /* no pattern >= 0.5, spread almost evenly */
+    MEASURES_MIXED           /* no pattern >= 0.5, not even either */
+} MeasuresRole;
+
+#define MEASURES_N_PATTERNS 5 /* the first five roles are patterns */
+
+/* The per-map measures. NAN = null (not defined for this map). */
+typedef struct {
+    double entropy_bits;    /* mean over all rows of H_i = -sum_j A_ij log2 A_ij */
+    double entropy_norm;    /* mean over rows with n_i >= 2 of H_i / log2(n_i); 1 = uniform */
+    double confidence;      /* mean over all rows of max_j A_ij */
+    double mean_distance;   /* mean over all rows of sum_j A_ij |i - j|, in tokens */
+    double pattern[MEASURES_N_PATTERNS]; /* indexed by MeasuresRole: */
+    /*   previous_token  rows i >= 1: A_i,i-1
+     *   self            all rows: A_ii
+     *   first_token     rows i >= 1: A_i,0
+     *   duplicate_token rows with an earlier copy p of token i: sum_p A_ip
+     *   induction       rows with an earlier copy p of token i: sum_p A_i,p+1 */
+    MeasuresRole role;      /* strongest pattern if >= 0.5, else diffuse / mixed */
+} MapMeasures;
+
+/* One attention map against the single wide head's map. */
+typedef struct {
+    double js_to_single;   /* mean over rows of the Jensen-Shannon divergence (base 2, in [0, 1]) */
+    double top1_agreement; /* fraction of rows whose most-attended key (lowest index on ties) agrees */
+} MapComparison;
+
+/* One layout in the cost table. Exact counts; biases are parameters but not
+ * multiply-accumulates; masked cells are not computed, so not counted. */
+typedef struct {
+    int n_heads, n_kv_heads, head_dim;
+    int64_t params;          /* W_q, W_k, W_v, W_o (+ b_q, b_k, b_v, b_o when biases are present) */
+    int64_t mac_projections; /* T (d*d + 2 d*kv_dim + d*d): q, k, v and the output projection */
+    int64_t mac_scores;      /* pairs * n_heads * head_dim: one dot product per visible (query, key) pair per head */
+    int64_t mac_value_mix;   /* pairs * n_heads * head_dim: one weighted value per visible pair per head */
+    int64_t kv_cache_bytes;  /* per token at fp16: 2 (K and V) * n_kv_heads * head_dim * 2 bytes */
+} CostRow;
+
+/* The cost table for one input shape. valid = 0 for a row that does not
+ * exist for this shape (GQA when n_heads/4 is not a whole number >= 2). */
+typedef struct {
+    int64_t pairs;  /* visible (query, key) pairs: T(T+1)/2 when causal, T*T otherwise */
+    CostRow input;  /* the input's own layout */
+    CostRow mha;    /* n_kv_heads = n_heads */
+    CostRow gqa;    /* the input's n_kv_heads if GQA, else n_heads/4 */
+    int gqa_valid;
+    CostRow mqa;    /* n_kv_heads = 1 */
+    CostRow wide;   /* one head of width d_model */
+} CostTable;
+
+/* 1 when x is a null measure. */
+int measures_is_null(double x);
+
+/* Role names as the reports print them: "previous-token", ..., "mixed". */
+const char *measures_role_name(MeasuresRole r);
+
+/* JSON field names of the pattern scores: "previous_token", "self", ... */
+const char *measures_pattern_field(MeasuresRole r);
+
+/* ids (T): for each token the index of its first occurrence, so tokens i
+ * and p are equal exactly when ids[i] == ids[p]. ids is the caller's. */
+void measures_token_ids(char *const *tokens, int T, int *ids);
+
+/* Measures of map att (T, T) whose tokens have ids (from measures_token_ids). */
+void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m);
+
+/* Compare map att (T, T) with the wide head's map wide (T, T). */
+void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c);
+
+/* ||a - b||_F / ||a||_F for a, b (rows, cols); NAN when a is all zeros. */
+double measures_output_rel_diff(const float *a, const float *b, int rows, int cols);
+
+/* Mean over rows of cos(a_r, b_r), over rows where both are non-zero;
+ * NAN when no row qualifies. */
+double measures_output_cosine(const float *a, const float *b, int rows, int cols);
+
+/* The cost table for config c at its T; with_bias counts the four biases
+ * (wide_bias for the single wide head's row). */
+void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *t);
+
+/* Name of the layout n_kv_heads gives with n_heads: "MHA", "GQA" or "MQA"
+ * (a single head, n_heads = 1, is "MHA"). */
+const char *measures_layout_name(int n_heads, int n_kv_heads);
+
+#endif

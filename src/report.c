@@ -1,0 +1,694 @@
+/* report.c — report.txt (for a class) and report.json (for anyone who wants
+ * the numbers), comparing each head with the single wide head.
+ *
+ * Both files are streamed: report.json holds every attention map and both
+ * outputs, millions of numbers for a real model's layer, so it is written
+ * row by row from the forward pass's own arrays and never held as a tree.
+ * Every float is printed with "%.9g", enough digits for a float32 to read
+ * back to the same bits. Every write is checked: a full disk is an error
+ * that names the file, never a short report.
+ */
+#include "report.h"
+#include "measures.h"
+#include "status.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPORT_WIDTH 100 /* report.txt fits in this many columns */
+
+/* Everything both files say, computed once. */
+typedef struct {
+    const MhaConfig *c;
+    const float *wide_att;  /* (T, T) the single wide head's map */
+    MapMeasures *heads;     /* (n_heads) */
+    MapComparison *cmp;     /* (n_heads) each head against the wide head */
+    MapMeasures wide;       /* the single wide head */
+    double heads_bits_mean; /* mean of the heads' entropy_bits */
+    double heads_norm_mean; /* mean of the heads' entropy_norm (NAN = null) */
+    double blur;            /* wide entropy_norm - heads_norm_mean */
+    double rel_diff;        /* ||O_multi - O_single||_F / ||O_multi||_F */
+    double cosine;          /* mean over tokens of cos(O_multi row, O_single row) */
+    CostTable cost;
+} Summary;
+
+static void summary_free(Summary *s)
+{
+    free(s->heads);
+    free(s->cmp);
+}
+
+static int summarise(const ReportData *d, Summary *s)
+{
+    const MhaConfig *c = &d->in->cfg;
+    const int T = c->T;
+    const size_t map = (size_t)T * T;
+    int *ids = malloc((size_t)T * sizeof *ids); /* (T) first index of each token */
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    s->wide_att = d->single->att;
+    s->heads = malloc((size_t)c->n_heads * sizeof *s->heads);
+    s->cmp = malloc((size_t)c->n_heads * sizeof *s->cmp);
+    if (!ids || !s->heads || !s->cmp) {
+        free(ids);
+        summary_free(s);
+        return MHAVIZ_ENOMEM;
+    }
+    measures_token_ids(d->in->tokens, T, ids);
+    measures_map(s->wide_att, T, c->causal, ids, &s->wide);
+    double norm_sum = 0.0;
+#pragma omp parallel for schedule(dynamic)
+    for (int h = 0; h < c->n_heads; h++) {
+        const float *att_h = d->multi->att + (size_t)h * map; /* (T, T) */
+        measures_map(att_h, T, c->causal, ids, &s->heads[h]);
+        measures_compare(att_h, s->wide_att, T, c->causal, &s->cmp[h]);
+    }
+    double bits_sum = 0.0;
+    for (int h = 0; h < c->n_heads; h++) { /* in head order: the same sums for any thread count */
+        norm_sum += s->heads[h].entropy_norm;
+        bits_sum += s->heads[h].entropy_bits;
+    }
+    s->heads_bits_mean = bits_sum / c->n_heads;
+    s->heads_norm_mean = norm_sum / c->n_heads; /* NAN (null) when the heads' are null */
+    s->blur = s->wide.entropy_norm - s->heads_norm_mean;
+    s->rel_diff = measures_output_rel_diff(d->multi->out, d->single->out, T, c->d_model);
+    s->cosine = measures_output_cosine(d->multi->out, d->single->out, T, c->d_model);
+    const int wide_bias = d->single_given ? d->in->single.has_bias : d->in->w.has_bias;
+    measures_cost(c, d->in->w.has_bias, wide_bias, &s->cost);
+    free(ids);
+    return MHAVIZ_OK;
+}
+
+/* ---------------------------------------------------------------- files */
+
+/* Open dir/name for writing; the caller frees *path. */
+static FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t errlen, int *rc)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    *path = malloc(n);
+    if (!*path) {
+        snprintf(err, errlen, "out of memory");
+        *rc = MHAVIZ_ENOMEM;
+        return NULL;
+    }
+    snprintf(*path, n, "%s/%s", dir, name);
+    FILE *f = fopen(*path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot create: %s", *path, strerror(errno));
+        *rc = MHAVIZ_EIO;
+        return NULL;
+    }
+    setvbuf(f, NULL, _IOFBF, 1 << 16);
+    return f;
+}
+
+/* Flush and close f; any failure on the way (a full disk shows up here at the
+ * latest) is MHAVIZ_EIO naming the file. */
+static int close_out(FILE *f, const char *path, char *err, size_t errlen)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e ? e : EIO));
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
+}
+
+/* ------------------------------------------------------------ report.json */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+    if (n == 0)
+        return 0;
+    unsigned cp = s[0] & (0x7F >> n);
+    for (int k = 1; k < n; k++) {
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[k] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0; /* overlong, out of range or a surrogate */
+    return n;
+}
+
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * bytes that are not UTF-8 replaced by U+FFFD. */
+static void json_string(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', f);
+    while (*p) {
+        int n = utf8_len(p);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            fputc('\\', f);
+            fputc(*p++, f);
+        } else if (*p < 0x20) {
+            const char *esc = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : NULL;
+            if (esc)
+                fputs(esc, f);
+            else
+                fprintf(f, "\\u%04x", *p);
+            p++;
+        } else {
+            fwrite(p, 1, (size_t)n, f);
+            p += n;
+        }
+    }
+    fputc('"', f);
+}
+
+/* A number, or null for NAN and the infinities JSON cannot hold. */
+static void json_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.9g", x);
+    else
+        fputs("null", f);
+}
+
+/* Bytes a formatted row of n floats may take: at most 16 per number
+ * ("-1.17549435e-38" and its comma) plus the brackets. */
+#define JSON_NUMBER_MAX 17
+#define JSON_BLOCK_ROWS 64 /* rows formatted at once (in parallel) */
+
+/* One row of floats as a JSON array into buf; returns its length. Exact
+ * zeros (every masked cell) print as "0". */
+static size_t json_float_row(char *buf, const float *v, int n)
+{
+    char *p = buf;
+    *p++ = '[';
+    for (int j = 0; j < n; j++) {
+        if (j > 0)
+            *p++ = ',';
+        if (v[j] == 0.0f)
+            *p++ = '0';
+        else if (isfinite(v[j]))
+            p += sprintf(p, "%.9g", (double)v[j]);
+        else
+            p += sprintf(p, "null");
+    }
+    *p++ = ']';
+    return (size_t)(p - buf);
+}
+
+/* A (rows, cols) matrix as an array of rows, one row per line. Formatting
+ * the numbers is most of the time a report takes, so blocks of rows are
+ * formatted in parallel into their own slots of buf, then written in order:
+ * the bytes do not depend on the thread count. */
+static void json_matrix(FILE *f, const float *m, int rows, int cols, const char *indent, char *buf)
+{
+    const size_t slot = (size_t)cols * JSON_NUMBER_MAX + 2;
+    size_t len[JSON_BLOCK_ROWS];
+    fputs("[\n", f);
+    for (int r0 = 0; r0 < rows; r0 += JSON_BLOCK_ROWS) {
+        const int nb = rows - r0 < JSON_BLOCK_ROWS ? rows - r0 : JSON_BLOCK_ROWS;
+#pragma omp parallel for schedule(dynamic)
+        for (int k = 0; k < nb; k++)
+            len[k] = json_float_row(buf + (size_t)k * slot, m + (size_t)(r0 + k) * cols, cols);
+        for (int k = 0; k < nb; k++) {
+            fputs(indent, f);
+            fwrite(buf + (size_t)k * slot, 1, len[k], f);
+            fputs(r0 + k + 1 < rows ? ",\n" : "\n", f);
+        }
+    }
+    fprintf(f, "%.*s]", (int)strlen(indent) - 2, indent);
+}
+
+/* The per-map measures as "key": value pairs, each line starting with indent. */
+static void json_measures(FILE *f, const MapMeasures *m, const char *indent)
+{
+    fprintf(f, "%s\"role\": \"%s\",\n", indent, measures_role_name(m->role));
+    fprintf(f, "%s\"entropy_bits\": ", indent);
+    json_number(f, m->entropy_bits);
+    fprintf(f, ",\n%s\"entropy_norm\": ", indent);
+    json_number(f, m->entropy_norm);
+    fprintf(f, ",\n%s\"confidence\": ", indent);
+    json_number(f, m->confidence);
+    fprintf(f, ",\n%s\"mean_distance\": ", indent);
+    json_number(f, m->mean_distance);
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++) {
+        fprintf(f, ",\n%s\"%s\": ", indent, measures_pattern_field((MeasuresRole)r));
+        json_number(f, m->pattern[r]);
+    }
+    fputs(",\n", f);
+}
+
+static void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last)
+{
+    fprintf(f, "    \"%s\": ", key);
+    if (!valid)
+        fputs("null", f);
+    else
+        fprintf(f,
+                "{\"n_heads\": %d, \"n_kv_heads\": %d, \"head_dim\": %d, \"params\": %" PRId64
+                ", \"mac_projections\": %" PRId64 ", \"mac_scores\": %" PRId64
+                ", \"mac_value_mix\": %" PRId64 ", \"mac_total\": %" PRId64
+                ", \"kv_cache_bytes_per_token\": %" PRId64 "}",
+                r->n_heads, r->n_kv_heads, r->head_dim, r->params, r->mac_projections, r->mac_scores,
+                r->mac_value_mix, r->mac_projections + r->mac_scores + r->mac_value_mix, r->kv_cache_bytes);
+    fputs(last ? "\n" : ",\n", f);
+}
+
+static void write_json(FILE *f, const ReportData *d, const Summary *s, char *buf)
+{
+    const MhaConfig *c = s->c;
+    const int T = c->T;
+    const size_t map = (size_t)T * T;
+
+    fputs("{\n  \"format\": \"mhaviz-report\",\n  \"version\": 1,\n  \"tokens\": [", f);
+    for (int t = 0; t < T; t++) {
+        if (t > 0)
+            fputs(", ", f);
+        json_string(f, d->in->tokens[t]);
+    }
+    fprintf(f, "],\n  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"n_kv_heads\": %d,\n  \"head_dim\": %d,\n"
+               "  \"causal\": %s,\n",
+            c->d_model, c->n_heads, c->n_kv_heads, c->head_dim, c->causal ? "true" : "false");
+    if (d->notes) {
+        fputs("  \"notes\": ", f);
+        json_string(f, d->notes);
+        fputs(",\n", f);
+    }
+
+    /* Each head: where it sits, what it does, how it differs, its map. */
+    const int kv_mul = c->n_heads / c->n_kv_heads;
+    fputs("  \"heads\": [\n", f);
+    for (int h = 0; h < c->n_heads; h++) {
+        fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, h / kv_mul);
+        json_measures(f, &s->heads[h], "      ");
+        fputs("      \"js_to_single\": ", f);
+        json_number(f, s->cmp[h].js_to_single);
+        fputs(",\n      \"top1_agreement\": ", f);
+        json_number(f, s->cmp[h].top1_agreement);
+        fputs(",\n      \"attention\": ", f);
+        json_matrix(f, d->multi->att + (size_t)h * map, T, T, "        ", buf);
+        fputs(h + 1 < c->n_heads ? "\n    },\n" : "\n    }\n", f);
+    }
+    fputs("  ],\n", f);
+
+    fprintf(f, "  \"single_head\": {\n      \"source\": \"%s\",\n",
+            d->single_given ? "input" : "same projections");
+    json_measures(f, &s->wide, "      ");
+    fputs("      \"attention\": ", f);
+    json_matrix(f, s->wide_att, T, T, "        ", buf);
+    fputs("\n  },\n", f);
+
+    fputs("  \"comparison\": {\n    \"blur\": ", f);
+    json_number(f, s->blur);
+    fputs(",\n    \"heads_mean_entropy_norm\": ", f);
+    json_number(f, s->heads_norm_mean);
+    fputs(",\n    \"single_head_entropy_norm\": ", f);
+    json_number(f, s->wide.entropy_norm);
+    fputs(",\n    \"output_rel_diff\": ", f);
+    json_number(f, s->rel_diff);
+    fputs(",\n    \"output_cosine\": ", f);
+    json_number(f, s->cosine);
+    fputs("\n  },\n", f);
+
+    const CostTable *t = &s->cost;
+    fprintf(f, "  \"cost\": {\n    \"T\": %d,\n    \"visible_pairs\": %" PRId64 ",\n"
+               "    \"masked_cells_counted\": false,\n    \"biases_counted\": %s,\n",
+            T, t->pairs, d->in->w.has_bias ? "true" : "false");
+    json_cost_row(f, "input", &t->input, 1, 0);
+    json_cost_row(f, "mha", &t->mha, 1, 0);
+    json_cost_row(f, "gqa", &t->gqa, t->gqa_valid, 0);
+    json_cost_row(f, "mqa", &t->mqa, 1, 0);
+    json_cost_row(f, "single_head", &t->wide, 1, 1);
+    fputs("  },\n", f);
+
+    fputs("  \"output\": {\n    \"multi_head\": ", f);
+    json_matrix(f, d->multi->out, T, c->d_model, "      ", buf);
+    fputs(",\n    \"single_head\": ", f);
+    json_matrix(f, d->single->out, T, c->d_model, "      ", buf);
+    fputs("\n  }\n}\n", f);
+}
+
+/* ------------------------------------------------------------- report.txt */
+
+/* A measure in a table cell: "-" for null. */
+static const char *cell(char *buf, size_t n, const char *fmt, double x)
+{
+    if (measures_is_null(x))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, fmt, x);
+    return buf;
+}
+
+/* v with thousands separators: 16384 -> "16,384". */
+static const char *grouped(char *buf, int64_t v)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%" PRId64, v < 0 ? -v : v), k = 0;
+    if (v < 0)
+        buf[k++] = '-';
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+/* The tokens on one line, separated by " | ", at most width columns:
+ * control characters shown as '?', cut with "..." when too long. */
+static void txt_tokens(FILE *f, char *const *tokens, int T, int width)
+{
+    int used = 0;
+    for (int t = 0; t < T; t++) {
+        const unsigned char *p = (const unsigned char *)tokens[t];
+        if (t > 0) {
+            if (used + 3 > width - 3)
+                goto cut;
+            fputs(" | ", f);
+            used += 3;
+        }
+        while (*p) {
+            int n = utf8_len(p);
+            if (used + 1 > width - 3)
+                goto cut;
+            if (n == 0 || *p < 0x20 || *p == 0x7F) {
+                fputc('?', f);
+                p += n ? n : 1;
+            } else {
+                fwrite(p, 1, (size_t)n, f);
+                p += n;
+            }
+            used++;
+        }
+    }
+    fputc('\n', f);
+    return;
+cut:
+    fputs("...\n", f);
+}
+
+/* Columns text takes: UTF-8 code points. */
+static int columns(const char *s, size_t n)
+{
+    int c = 0;
+    for (size_t k = 0; k < n; k++)
+        c += ((unsigned char)s[k] & 0xC0) != 0x80;
+    return c;
+}
+
+/* Print text word-wrapped to REPORT_WIDTH columns: the first line after
+ * indent, the next ones after indent plus two spaces. */
+static void txt_wrapped(FILE *f, const char *indent, const char *text)
+{
+    const int ind = (int)strlen(indent);
+    int col = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (n == 0)
+            break;
+        const int w = columns(p, n);
+        if (col == 0) {
+            col = fprintf(f, "%s", indent);
+        } else if (col + 1 + w > REPORT_WIDTH) {
+            fprintf(f, "\n%s  ", indent);
+            col = ind + 2;
+        } else {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, n, f);
+        col += w;
+        p += n;
+    }
+    fputc('\n', f);
+}
+
+/* "to the previous token", ...: where each pattern sends attention. */
+static const char *pattern_place(MeasuresRole r)
+{
+    switch (r) {
+    case MEASURES_PREVIOUS_TOKEN: return "the previous token";
+    case MEASURES_SELF: return "its own token";
+    case MEASURES_FIRST_TOKEN: return "the first token";
+    case MEASURES_DUPLICATE_TOKEN: return "earlier copies of the same token";
+    case MEASURES_INDUCTION: return "the token after an earlier copy (induction)";
+    default: return "?";
+    }
+}
+
+/* The strongest pattern of m (first on ties), or -1 when all are null. */
+static int strongest(const MapMeasures *m)
+{
+    int best = -1;
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++)
+        if (!measures_is_null(m->pattern[r]) && (best < 0 || m->pattern[r] > m->pattern[best]))
+            best = r;
+    return best;
+}
+
+/* One plain sentence about map m; who is "head 2" or "the wide head". */
+static void txt_sentence(FILE *f, const char *who, const MapMeasures *m)
+{
+    char line[256];
+    const int best = strongest(m);
+    if (m->role < MEASURES_N_PATTERNS)
+        snprintf(line, sizeof line, "%s gives %.0f%% of its attention to %s.", who,
+                 100.0 * m->pattern[m->role], pattern_place(m->role));
+    else if (m->role == MEASURES_DIFFUSE)
+        snprintf(line, sizeof line, "%s spreads its attention almost evenly (entropy %.0f%% of the most possible).",
+                 who, 100.0 * m->entropy_norm);
+    else if (best >= 0)
+        snprintf(line, sizeof line, "%s follows no single pattern: at most %.0f%% goes to %s.", who,
+                 100.0 * m->pattern[best], pattern_place((MeasuresRole)best));
+    else
+        snprintf(line, sizeof line, "%s follows no single pattern.", who);
+    txt_wrapped(f, "  ", line);
+}
+
+static void txt_table_row(FILE *f, const char *label, const char *kv, const MapMeasures *m,
+                          const MapComparison *cmp)
+{
+    char b[12][16];
+    fprintf(f, "%5s %4s  %-15s %6s %5s %5s %5s %5s %5s %5s %5s %6s %5s %5s\n", label, kv,
+            measures_role_name(m->role), cell(b[0], 16, "%.2f", m->entropy_bits),
+            cell(b[1], 16, "%.2f", m->entropy_norm), cell(b[2], 16, "%.2f", m->confidence),
+            cell(b[3], 16, "%.2f", m->pattern[MEASURES_PREVIOUS_TOKEN]),
+            cell(b[4], 16, "%.2f", m->pattern[MEASURES_SELF]),
+            cell(b[5], 16, "%.2f", m->pattern[MEASURES_FIRST_TOKEN]),
+            cell(b[6], 16, "%.2f", m->pattern[MEASURES_DUPLICATE_TOKEN]),
+            cell(b[7], 16, "%.2f", m->pattern[MEASURES_INDUCTION]),
+            cell(b[8], 16, "%.1f", m->mean_distance),
+            cmp ? cell(b[9], 16, "%.2f", cmp->js_to_single) : "-",
+            cmp ? cell(b[10], 16, "%.2f", cmp->top1_agreement) : "-");
+}
+
+/* The cost table, columns as wide as their widest number. */
+static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
+{
+    const CostTable *t = &s->cost;
+    const MhaConfig *c = s->c;
+    char input_label[48];
+    snprintf(input_label, sizeof input_label, "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
+    const char *labels[5] = {input_label, "MHA", "GQA", "MQA", "one wide head"};
+    const CostRow *rows[5] = {&t->input, &t->mha, &t->gqa, &t->mqa, &t->wide};
+    const int valid[5] = {1, 1, t->gqa_valid, 1, 1};
+    const char *heads[8] = {"heads", "K/V", "params", "MAC proj", "MAC scores", "MAC mix", "MAC total",
+                            "K/V B/token"};
+    char num[5][8][32];
+    int w[8];
+    for (int k = 0; k < 8; k++)
+        w[k] = (int)strlen(heads[k]);
+    for (int r = 0; r < 5; r++) {
+        if (!valid[r])
+            continue;
+        const CostRow *x = rows[r];
+        const int64_t v[8] = {x->n_heads, x->n_kv_heads, x->params, x->mac_projections, x->mac_scores,
+                              x->mac_value_mix, x->mac_projections + x->mac_scores + x->mac_value_mix,
+                              x->kv_cache_bytes};
+        for (int k = 0; k < 8; k++) {
+            grouped(num[r][k], v[k]);
+            if ((int)strlen(num[r][k]) > w[k])
+                w[k] = (int)strlen(num[r][k]);
+        }
+    }
+    /* Drop the total column when the table would not fit. */
+    int total = 17;
+    for (int k = 0; k < 8; k++)
+        total += w[k] + 2;
+    const int show_total = total <= REPORT_WIDTH;
+
+    fprintf(f, "%-17s", "layout");
+    for (int k = 0; k < 8; k++)
+        if (k != 6 || show_total)
+            fprintf(f, "  %*s", w[k], heads[k]);
+    fputc('\n', f);
+    for (int r = 0; r < 5; r++) {
+        if (!valid[r])
+            continue;
+        fprintf(f, "%-17s", labels[r]);
+        for (int k = 0; k < 8; k++)
+            if (k != 6 || show_total)
+                fprintf(f, "  %*s", w[k], num[r][k]);
+        fputc('\n', f);
+    }
+    if (!t->gqa_valid)
+        fprintf(f, "(no GQA row: %d heads do not split into n_heads/4 >= 2 K/V groups)\n", c->n_heads);
+
+    char a[32], b[32];
+    fprintf(f,
+            "params = 2 d^2 + 2 d kv%s; MAC proj = T (2 d^2 + 2 d kv); MAC scores = MAC mix = P d;\n"
+            "kv = K/V heads x head_dim; P = %s = %s (masked cells are\n"
+            "not computed, so not counted); K/V B/token = 2 (K and V) x kv x 2 bytes (fp16).\n",
+            d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
+            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", grouped(a, t->pairs));
+    if (t->mha.params == t->wide.params && t->mha.mac_projections == t->wide.mac_projections &&
+        t->mha.mac_scores == t->wide.mac_scores)
+        fprintf(f, "%d heads of width %d cost exactly what one head of width %d costs: the same\n"
+                   "parameters and the same multiply-accumulates.\n",
+                c->n_heads, c->head_dim, c->d_model);
+    char line[256], c1[32];
+    int n = snprintf(line, sizeof line, "Sharing K/V heads shrinks the K/V cache from %s bytes per token (MHA)",
+                     grouped(a, t->mha.kv_cache_bytes));
+    if (t->gqa_valid)
+        n += snprintf(line + n, sizeof line - (size_t)n, " to %s (GQA, %d K/V heads)",
+                      grouped(b, t->gqa.kv_cache_bytes), t->gqa.n_kv_heads);
+    snprintf(line + n, sizeof line - (size_t)n, "%s %s (MQA).", t->gqa_valid ? " and" : " to",
+             grouped(c1, t->mqa.kv_cache_bytes));
+    txt_wrapped(f, "", line);
+}
+
+static void write_txt(FILE *f, const ReportData *d, const Summary *s)
+{
+    const MhaConfig *c = s->c;
+    const char *layout = measures_layout_name(c->n_heads, c->n_kv_heads);
+    const char *layout_long = c->n_kv_heads == c->n_heads ? "multi-head: each head has its own keys and values"
+                            : c->n_kv_heads == 1          ? "multi-query: all heads share one key/value head"
+                                                          : "grouped-query: heads share key/value heads in groups";
+    const int kv_mul = c->n_heads / c->n_kv_heads;
+
+    fputs("mhaviz report: multi-head attention against one wide head\n\n", f);
+    fprintf(f, "tokens     T = %d: ", c->T);
+    txt_tokens(f, d->in->tokens, c->T, REPORT_WIDTH - 20);
+    fprintf(f, "d_model    %d\n", c->d_model);
+    fprintf(f, "heads      %d x head_dim %d\n", c->n_heads, c->head_dim);
+    fprintf(f, "K/V heads  %d: %s (%s", c->n_kv_heads, layout, layout_long);
+    if (kv_mul > 1 && c->n_kv_heads > 1)
+        fprintf(f, ", %d per group", kv_mul);
+    fputs(")\n", f);
+    fprintf(f, "causal     %s\n", c->causal ? "yes: each token sees itself and earlier tokens"
+                                             : "no: each token sees every token");
+    fprintf(f, "wide head  1 head of width %d, %s\n", c->d_model,
+            d->single_given ? "with its own weights from the input (\"single_head\")"
+                            : "built from the same projections");
+    if (d->notes)
+        fprintf(f, "\nNotes\n%s%s", d->notes, d->notes[0] && d->notes[strlen(d->notes) - 1] == '\n' ? "" : "\n");
+
+    fputs("\nWhat each head does (rows: the heads, then the single wide head)\n", f);
+    fprintf(f, "%5s %4s  %-15s %6s %5s %5s %5s %5s %5s %5s %5s %6s %5s %5s\n", "head", "K/V", "role", "bits",
+            "norm", "conf", "prev", "self", "first", "dup", "ind", "dist", "JS", "top1");
+    for (int h = 0; h < c->n_heads; h++) {
+        char label[16], kv[16];
+        snprintf(label, sizeof label, "%d", h);
+        snprintf(kv, sizeof kv, "%d", h / kv_mul);
+        txt_table_row(f, label, kv, &s->heads[h], &s->cmp[h]);
+    }
+    txt_table_row(f, "wide", "-", &s->wide, NULL);
+    fputs("bits: mean row entropy (0 = one key).  norm: entropy / the most possible (1 = uniform).\n"
+          "conf: mean largest weight.  prev, self, first, dup, ind: share of attention on the previous\n"
+          "token, itself, the first token, earlier copies, the token after an earlier copy (induction).\n"
+          "dist: mean distance looked back, in tokens.  JS: Jensen-Shannon divergence from the wide head\n"
+          "(0 = same, 1 = disjoint).  top1: share of rows whose top key is the wide head's.  - : no data.\n",
+          f);
+
+    fputs("\nIn words\n", f);
+    for (int h = 0; h < c->n_heads; h++) {
+        char who[32];
+        snprintf(who, sizeof who, "head %d", h);
+        txt_sentence(f, who, &s->heads[h]);
+    }
+    txt_sentence(f, "the wide head", &s->wide);
+
+    fputs("\nMany heads against one wide head\n", f);
+    char b1[16], b2[16];
+    fprintf(f, "mean row entropy: %.2f bits per head on average, %.2f bits for the wide head\n",
+            s->heads_bits_mean, s->wide.entropy_bits);
+    if (measures_is_null(s->blur)) {
+        fputs("blur: not defined (no row can see two or more tokens)\n", f);
+    } else {
+        char blur[16];
+        if (fabs(s->blur) < 0.005)
+            strcpy(blur, "0.00"); /* not "-0.00" */
+        else
+            snprintf(blur, sizeof blur, "%+.2f", s->blur);
+        fprintf(f, "blur = %s: the wide head's normalised entropy is %.2f, the heads' mean %.2f:\n"
+                   "  one distribution per token came out %s the heads' own.\n",
+                blur, s->wide.entropy_norm, s->heads_norm_mean,
+                s->blur >= 0.005 ? "blurrier than" : s->blur <= -0.005 ? "sharper than" : "about as sharp as");
+    }
+    fprintf(f, "outputs: ||O_multi - O_single|| / ||O_multi|| = %s, mean cosine %s\n",
+            cell(b1, sizeof b1, "%.4f", s->rel_diff), cell(b2, sizeof b2, "%.4f", s->cosine));
+
+    fprintf(f, "\nCost at T = %d, d = d_model = %d\n", c->T, c->d_model);
+    txt_cost(f, d, s);
+}
+
+int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
+{
+    const MhaConfig *c = &d->in->cfg;
+    Summary s;
+    char *path = NULL, *buf = NULL;
+    FILE *f = NULL;
+    int rc = summarise(d, &s);
+    if (rc != MHAVIZ_OK) {
+        snprintf(err, errlen, "out of memory");
+        return rc;
+    }
+
+    f = open_out(dir, "report.txt", &path, err, errlen, &rc);
+    if (!f)
+        goto cleanup;
+    write_txt(f, d, &s);
+    rc = close_out(f, path, err, errlen);
+    if (rc != MHAVIZ_OK)
+        goto cleanup;
+    free(path);
+    path = NULL;
+
+    /* A block of rows of the widest matrix, formatted. */
+    const int widest = c->T > c->d_model ? c->T : c->d_model;
+    buf = malloc(((size_t)widest * JSON_NUMBER_MAX + 2) * JSON_BLOCK_ROWS);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        rc = MHAVIZ_ENOMEM;
+        goto cleanup;
+    }
+    f = open_out(dir, "report.json", &path, err, errlen, &rc);
+    if (!f)
+        goto cleanup;
+    write_json(f, d, &s, buf);
+    rc = close_out(f, path, err, errlen);
+
+cleanup:
+    free(buf);
+    free(path);
+    summary_free(&s);
+    return rc;
+}

@@ -1,0 +1,514 @@
+/* check_report.c — report.json and report.txt as issues 2 and 4 specify:
+ * report.json parses back (cJSON) with the right shapes, every float32 reads
+ * back to the same bits, the measures match src/measures.c, nulls are null;
+ * report.txt holds the configuration, the table, the sentences, the blur and
+ * cost summaries, in at most 100 columns; a full disk is an error naming
+ * the file.
+ *
+ * The layers are random (seeded xorshift) and run through mha_forward: the
+ * report does not care what the maps say, only that it says it faithfully. */
+#include "measures.h"
+#include "mha.h"
+#include "report.h"
+#include "status.h"
+
+#include <cJSON.h>
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ fixtures */
+
+static uint32_t xorshift(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+/* n uniform floats in [-1, 1) */
+static float *random_floats(uint32_t *seed, size_t n)
+{
+    float *a = malloc(n * sizeof *a);
+    ck_assert_ptr_nonnull(a);
+    for (size_t k = 0; k < n; k++)
+        a[k] = (float)(xorshift(seed) >> 8) / (float)(1u << 23) - 1.0f;
+    return a;
+}
+
+static void random_weights(uint32_t *seed, MhaWeights *w, int d, int kv_dim, int bias)
+{
+    w->W_q = random_floats(seed, (size_t)d * d);
+    w->W_k = random_floats(seed, (size_t)d * kv_dim);
+    w->W_v = random_floats(seed, (size_t)d * kv_dim);
+    w->W_o = random_floats(seed, (size_t)d * d);
+    w->b_q = calloc((size_t)d, sizeof(float));
+    w->b_k = calloc((size_t)kv_dim, sizeof(float));
+    w->b_v = calloc((size_t)kv_dim, sizeof(float));
+    w->b_o = calloc((size_t)d, sizeof(float));
+    w->has_bias = bias;
+}
+
+static void free_weights(MhaWeights *w)
+{
+    free(w->W_q);
+    free(w->W_k);
+    free(w->W_v);
+    free(w->W_o);
+    free(w->b_q);
+    free(w->b_k);
+    free(w->b_v);
+    free(w->b_o);
+}
+
+/* A layer, its forward pass, a wide head with its own weights, and a scratch folder. */
+typedef struct {
+    MhaInput in;
+    MhaState multi, single;
+    char dir[64];
+} Fixture;
+
+static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, int n_kv, int causal)
+{
+    uint32_t seed = 2463534242u;
+    memset(f, 0, sizeof *f);
+    MhaConfig *c = &f->in.cfg;
+    *c = (MhaConfig){.T = T, .d_model = d, .n_heads = n_heads, .n_kv_heads = n_kv,
+                     .head_dim = d / n_heads, .causal = causal};
+    f->in.tokens = tokens;
+    f->in.x = random_floats(&seed, (size_t)T * d);
+    random_weights(&seed, &f->in.w, d, mha_kv_dim(c), 0);
+    random_weights(&seed, &f->in.single, d, d, 0);
+    f->in.has_single = 1;
+    ck_assert_int_eq(mha_state_build(&f->multi, c, 0), MHAVIZ_OK);
+    mha_forward(c, &f->in.w, f->in.x, &f->multi);
+    MhaConfig wide = *c;
+    wide.n_heads = wide.n_kv_heads = 1;
+    wide.head_dim = d;
+    ck_assert_int_eq(mha_state_build(&f->single, &wide, 0), MHAVIZ_OK);
+    mha_forward(&wide, &f->in.single, f->in.x, &f->single);
+    strcpy(f->dir, "/tmp/mhaviz-report-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f->dir));
+}
+
+static int fixture_write(Fixture *f, const char *notes, char *err)
+{
+    ReportData d = {&f->in, &f->multi, &f->single, 1, notes};
+    return report_write(f->dir, &d, err, MHAVIZ_ERRLEN);
+}
+
+static void fixture_free(Fixture *f)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    if (!getenv("KEEP")) ck_assert_int_eq(system(cmd), 0);
+    mha_state_free(&f->multi);
+    mha_state_free(&f->single);
+    free(f->in.x);
+    free_weights(&f->in.w);
+    free_weights(&f->in.single);
+}
+
+/* The whole of dir/name, NUL-terminated; the caller frees it. */
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return s;
+}
+
+static cJSON *parse_report(const char *dir)
+{
+    size_t n;
+    char *text = slurp(dir, "report.json", &n);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, n + 1, &end, 1); /* with its NUL: cJSON wants it inside the length */
+    ck_assert_msg(j != NULL, "report.json does not parse near byte %ld", end ? (long)(end - text) : -1L);
+    free(text);
+    return j;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    ck_assert_msg(v != NULL, "report.json: no \"%s\"", key);
+    return v;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    ck_assert_msg(cJSON_IsNumber(v), "report.json: \"%s\" is not a number", key);
+    return v->valuedouble;
+}
+
+/* The JSON matrix m has rows x cols numbers that read back to exactly want. */
+static void check_matrix(const cJSON *m, const float *want, int rows, int cols, const char *what)
+{
+    ck_assert_msg(cJSON_IsArray(m), "%s is not an array", what);
+    ck_assert_int_eq(cJSON_GetArraySize(m), rows);
+    int r = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, m)
+    {
+        ck_assert_int_eq(cJSON_GetArraySize(row), cols);
+        int c = 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, row)
+        {
+            ck_assert(cJSON_IsNumber(x));
+            const float got = (float)x->valuedouble, w = want[(size_t)r * cols + c];
+            ck_assert_msg(memcmp(&got, &w, sizeof got) == 0, "%s[%d][%d]: read back %.9g, wrote %.9g",
+                          what, r, c, (double)got, (double)w);
+            c++;
+        }
+        r++;
+    }
+}
+
+/* A JSON measure equals the double the module computes (null for NAN).
+ * "%.9g" keeps 9 significant digits: relative error < 5e-9. */
+static void check_measure(const cJSON *o, const char *key, double want)
+{
+    const cJSON *v = get(o, key);
+    if (measures_is_null(want)) {
+        ck_assert_msg(cJSON_IsNull(v), "\"%s\" should be null", key);
+        return;
+    }
+    ck_assert_msg(cJSON_IsNumber(v), "\"%s\" should be a number", key);
+    ck_assert_double_eq_tol(v->valuedouble, want, 1e-8 * fmax(1.0, fabs(want)));
+}
+
+static void check_map_measures(const cJSON *o, const MapMeasures *m)
+{
+    ck_assert_str_eq(get(o, "role")->valuestring, measures_role_name(m->role));
+    check_measure(o, "entropy_bits", m->entropy_bits);
+    check_measure(o, "entropy_norm", m->entropy_norm);
+    check_measure(o, "confidence", m->confidence);
+    check_measure(o, "mean_distance", m->mean_distance);
+    check_measure(o, "previous_token", m->pattern[MEASURES_PREVIOUS_TOKEN]);
+    check_measure(o, "self", m->pattern[MEASURES_SELF]);
+    check_measure(o, "first_token", m->pattern[MEASURES_FIRST_TOKEN]);
+    check_measure(o, "duplicate_token", m->pattern[MEASURES_DUPLICATE_TOKEN]);
+    check_measure(o, "induction", m->pattern[MEASURES_INDUCTION]);
+}
+
+/* Each line of text has at most width columns (UTF-8 code points). */
+static void check_width(const char *text, int width)
+{
+    int col = 0, line = 1;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '\n') {
+            col = 0;
+            line++;
+        } else if ((*p & 0xC0) != 0x80) {
+            col++;
+            ck_assert_msg(col <= width, "report.txt line %d is wider than %d columns", line, width);
+        }
+    }
+}
+
+static void check_contains(const char *text, const char *want)
+{
+    ck_assert_msg(strstr(text, want) != NULL, "report.txt lacks \"%s\"", want);
+}
+
+/* --------------------------------------------------------------- tests */
+
+/* GQA (4 heads, 2 K/V heads), causal, tokens with a repeat. */
+START_TEST(json_has_issue_shapes_and_exact_floats)
+{
+    char *tokens[] = {"the", "cat", "sat", "on", "the", "mat", "and", "the", "cat"};
+    const int T = 9, d = 16, H = 4;
+    Fixture f;
+    fixture_build(&f, tokens, T, d, H, 2, 1);
+    /* float32 extremes in the output must survive too */
+    f.multi.out[0] = FLT_MIN;
+    f.multi.out[1] = FLT_MAX;
+    f.multi.out[2] = 1e-45f; /* the smallest subnormal */
+    f.multi.out[3] = -0.1f;
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(fixture_write(&f, NULL, err) == MHAVIZ_OK, "%s", err);
+    cJSON *j = parse_report(f.dir);
+
+    ck_assert_str_eq(get(j, "format")->valuestring, "mhaviz-report");
+    ck_assert_double_eq(num(j, "version"), 1);
+    ck_assert_double_eq(num(j, "d_model"), d);
+    ck_assert_double_eq(num(j, "n_heads"), H);
+    ck_assert_double_eq(num(j, "n_kv_heads"), 2);
+    ck_assert_double_eq(num(j, "head_dim"), 4);
+    ck_assert(cJSON_IsTrue(get(j, "causal")));
+    ck_assert(cJSON_GetObjectItemCaseSensitive(j, "notes") == NULL); /* none given */
+    const cJSON *toks = get(j, "tokens");
+    ck_assert_int_eq(cJSON_GetArraySize(toks), T);
+    for (int t = 0; t < T; t++)
+        ck_assert_str_eq(cJSON_GetArrayItem(toks, t)->valuestring, tokens[t]);
+
+    /* what the report should say, from the measures module */
+    int ids[9];
+    measures_token_ids(tokens, T, ids);
+    const cJSON *heads = get(j, "heads"), *head;
+    ck_assert_int_eq(cJSON_GetArraySize(heads), H);
+    int h = 0;
+    cJSON_ArrayForEach(head, heads)
+    {
+        const float *att_h = f.multi.att + (size_t)h * T * T;
+        ck_assert_double_eq(num(head, "index"), h);
+        ck_assert_double_eq(num(head, "kv_head"), h / 2); /* g = h / (4 / 2) */
+        check_matrix(get(head, "attention"), att_h, T, T, "heads[].attention");
+        for (int i = 0; i < T; i++) /* masked cells are exactly 0 */
+            for (int k = i + 1; k < T; k++)
+                ck_assert(att_h[i * T + k] == 0.0f);
+        MapMeasures m;
+        MapComparison cmp;
+        measures_map(att_h, T, 1, ids, &m);
+        measures_compare(att_h, f.single.att, T, 1, &cmp);
+        check_map_measures(head, &m);
+        check_measure(head, "js_to_single", cmp.js_to_single);
+        check_measure(head, "top1_agreement", cmp.top1_agreement);
+        h++;
+    }
+
+    const cJSON *single = get(j, "single_head");
+    check_matrix(get(single, "attention"), f.single.att, T, T, "single_head.attention");
+    MapMeasures wide;
+    measures_map(f.single.att, T, 1, ids, &wide);
+    check_map_measures(single, &wide);
+    ck_assert_str_eq(get(single, "source")->valuestring, "input");
+
+    const cJSON *out = get(j, "output");
+    check_matrix(get(out, "multi_head"), f.multi.out, T, d, "output.multi_head");
+    check_matrix(get(out, "single_head"), f.single.out, T, d, "output.single_head");
+
+    const cJSON *cmp = get(j, "comparison");
+    check_measure(cmp, "output_rel_diff", measures_output_rel_diff(f.multi.out, f.single.out, T, d));
+    check_measure(cmp, "output_cosine", measures_output_cosine(f.multi.out, f.single.out, T, d));
+    /* blur = the wide head's entropy_norm - the mean of the heads' */
+    double mean = 0;
+    for (int k = 0; k < H; k++) {
+        MapMeasures m;
+        measures_map(f.multi.att + (size_t)k * T * T, T, 1, ids, &m);
+        mean += m.entropy_norm / H;
+    }
+    ck_assert_double_eq_tol(num(cmp, "blur"), wide.entropy_norm - mean, 1e-8);
+
+    /* the cost object: the input is GQA with 2 K/V heads, kv = 8;
+     * params = 2 * 16^2 + 2 * 16 * 8 = 512 + 256 = 768;
+     * projections 9 * 768 = 6,912; pairs 9 * 10 / 2 = 45; scores 45 * 16 = 720;
+     * cache 2 * 2 * 4 * 2 = 32; the wide head 4 * 256 = 1,024 params */
+    const cJSON *cost = get(j, "cost");
+    ck_assert_double_eq(num(cost, "T"), T);
+    ck_assert_double_eq(num(cost, "visible_pairs"), 45);
+    ck_assert(cJSON_IsFalse(get(cost, "masked_cells_counted")));
+    const cJSON *in = get(cost, "input");
+    ck_assert_double_eq(num(in, "params"), 768);
+    ck_assert_double_eq(num(in, "mac_projections"), 6912);
+    ck_assert_double_eq(num(in, "mac_scores"), 720);
+    ck_assert_double_eq(num(in, "mac_value_mix"), 720);
+    ck_assert_double_eq(num(in, "mac_total"), 6912 + 720 + 720);
+    ck_assert_double_eq(num(in, "kv_cache_bytes_per_token"), 32);
+    ck_assert_double_eq(num(get(cost, "gqa"), "n_kv_heads"), 2);
+    ck_assert_double_eq(num(get(cost, "mqa"), "n_kv_heads"), 1);
+    ck_assert_double_eq(num(get(cost, "mha"), "params"), 1024);
+    ck_assert_double_eq(num(get(cost, "single_head"), "params"), 1024);
+    ck_assert_double_eq(num(get(cost, "single_head"), "head_dim"), 16);
+
+    cJSON_Delete(j);
+    fixture_free(&f);
+}
+END_TEST
+
+/* T = 1: no row sees two keys or has an earlier copy: entropy_norm, the
+ * patterns but self, and blur are null; 4 heads MHA -> no GQA row (null). */
+START_TEST(json_nulls)
+{
+    char *tokens[] = {"solo"};
+    Fixture f;
+    fixture_build(&f, tokens, 1, 8, 4, 4, 1);
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(fixture_write(&f, NULL, err) == MHAVIZ_OK, "%s", err);
+    cJSON *j = parse_report(f.dir);
+    const cJSON *h0 = cJSON_GetArrayItem(get(j, "heads"), 0);
+    ck_assert(cJSON_IsNull(get(h0, "entropy_norm")));
+    ck_assert(cJSON_IsNull(get(h0, "previous_token")));
+    ck_assert(cJSON_IsNull(get(h0, "first_token")));
+    ck_assert(cJSON_IsNull(get(h0, "duplicate_token")));
+    ck_assert(cJSON_IsNull(get(h0, "induction")));
+    ck_assert_double_eq(num(h0, "self"), 1.0); /* the only key is itself */
+    ck_assert_str_eq(get(h0, "role")->valuestring, "self");
+    ck_assert(cJSON_IsNull(get(get(j, "comparison"), "blur")));
+    ck_assert(cJSON_IsNull(get(get(j, "cost"), "gqa")));
+    cJSON_Delete(j);
+
+    char *txt = slurp(f.dir, "report.txt", NULL);
+    check_contains(txt, "blur: not defined");
+    check_contains(txt, "no GQA row");
+    free(txt);
+    fixture_free(&f);
+}
+END_TEST
+
+/* Tokens that need escaping come back as they were; bytes that are not
+ * UTF-8 come back as U+FFFD. report.txt keeps one line per line. */
+START_TEST(json_escapes_tokens)
+{
+    char *tokens[] = {"\"quoted\"", "back\\slash", "line\nbreak", "tab\t", "\x01", "caf\xc3\xa9",
+                      "bad\xff", ""};
+    Fixture f;
+    fixture_build(&f, tokens, 8, 8, 2, 2, 0);
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(fixture_write(&f, NULL, err) == MHAVIZ_OK, "%s", err);
+    cJSON *j = parse_report(f.dir);
+    const cJSON *toks = get(j, "tokens");
+    for (int t = 0; t < 6; t++)
+        ck_assert_str_eq(cJSON_GetArrayItem(toks, t)->valuestring, tokens[t]);
+    ck_assert_str_eq(cJSON_GetArrayItem(toks, 6)->valuestring, "bad\xef\xbf\xbd");
+    ck_assert_str_eq(cJSON_GetArrayItem(toks, 7)->valuestring, "");
+    ck_assert(cJSON_IsFalse(get(j, "causal")));
+    cJSON_Delete(j);
+    char *txt = slurp(f.dir, "report.txt", NULL);
+    check_contains(txt, "line?break");
+    check_width(txt, 100);
+    free(txt);
+    fixture_free(&f);
+}
+END_TEST
+
+/* report.txt: configuration, one table row and one sentence per head beside
+ * the wide head, the blur and output summaries, the cost table, in 100 columns. */
+START_TEST(txt_says_what_a_class_needs)
+{
+    char *tokens[] = {"When", "Mary", "and", "John", "went", "to", "the", "store", ",", "John", "gave", "a",
+                      "drink", "to", "Mary"};
+    const int T = 15, H = 8;
+    Fixture f;
+    fixture_build(&f, tokens, T, 64, H, 8, 1);
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(fixture_write(&f, NULL, err) == MHAVIZ_OK, "%s", err);
+    char *txt = slurp(f.dir, "report.txt", NULL);
+    check_width(txt, 100);
+    check_contains(txt, "T = 15");
+    check_contains(txt, "d_model    64\n");
+    check_contains(txt, "8 x head_dim 8");
+    check_contains(txt, "K/V heads  8: MHA");
+    check_contains(txt, "causal     yes");
+    check_contains(txt, "own weights from the input");
+    int ids[15];
+    measures_token_ids(tokens, T, ids);
+    for (int h = 0; h < H; h++) {
+        MapMeasures m;
+        measures_map(f.multi.att + (size_t)h * T * T, T, 1, ids, &m);
+        char row[64], sentence[32];
+        /* the row: head, K/V head, role, entropy in bits */
+        snprintf(row, sizeof row, "%5d %4d  %-15s %6.2f", h, h, measures_role_name(m.role), m.entropy_bits);
+        check_contains(txt, row);
+        snprintf(sentence, sizeof sentence, "\n  head %d ", h);
+        check_contains(txt, sentence);
+    }
+    MapMeasures wide;
+    measures_map(f.single.att, T, 1, ids, &wide);
+    char row[64];
+    snprintf(row, sizeof row, " wide    -  %-15s %6.2f", measures_role_name(wide.role), wide.entropy_bits);
+    check_contains(txt, row);
+    check_contains(txt, "\n  the wide head ");
+    check_contains(txt, "blur = ");
+    check_contains(txt, "||O_multi - O_single|| / ||O_multi|| = ");
+    /* cost rows: MHA of d = 64: 4 * 64^2 = 16,384 params, GQA 8/4 = 2 K/V heads, MQA */
+    check_contains(txt, "this input (MHA)");
+    check_contains(txt, "16,384");
+    check_contains(txt, "\nGQA  ");
+    check_contains(txt, "\nMQA  ");
+    check_contains(txt, "\none wide head  ");
+    check_contains(txt, "masked cells are\nnot computed");
+    free(txt);
+    fixture_free(&f);
+}
+END_TEST
+
+/* ReportData.notes shows in both files. */
+START_TEST(notes_appear_in_both_files)
+{
+    char *tokens[] = {"a", "b", "c"};
+    Fixture f;
+    fixture_build(&f, tokens, 3, 8, 2, 1, 1);
+    const char *note = "K/V heads were averaged in pairs to convert MHA to GQA.";
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(fixture_write(&f, note, err) == MHAVIZ_OK, "%s", err);
+    char *txt = slurp(f.dir, "report.txt", NULL);
+    check_contains(txt, "Notes\n");
+    check_contains(txt, note);
+    free(txt);
+    cJSON *j = parse_report(f.dir);
+    ck_assert_str_eq(get(j, "notes")->valuestring, note);
+    cJSON_Delete(j);
+    fixture_free(&f);
+}
+END_TEST
+
+/* A full disk: each file in turn is a link to /dev/full, where every write
+ * fails with ENOSPC. The error is MHAVIZ_EIO and names that file. */
+START_TEST(full_disk_is_an_error_naming_the_file)
+{
+    static const char *const names[] = {"report.txt", "report.json"};
+    if (access("/dev/full", W_OK) != 0)
+        return; /* no /dev/full here: nothing to test with */
+    for (int k = 0; k < 2; k++) {
+        char *tokens[] = {"a", "b", "c", "d"};
+        Fixture f;
+        fixture_build(&f, tokens, 4, 8, 2, 2, 1);
+        char link[128], err[MHAVIZ_ERRLEN] = "";
+        snprintf(link, sizeof link, "%s/%s", f.dir, names[k]);
+        ck_assert_int_eq(symlink("/dev/full", link), 0);
+        ck_assert_int_eq(fixture_write(&f, NULL, err), MHAVIZ_EIO);
+        ck_assert_msg(strstr(err, link) != NULL, "error '%s' does not name %s", err, link);
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(missing_folder_is_an_error_naming_the_file)
+{
+    char *tokens[] = {"a", "b"};
+    Fixture f;
+    fixture_build(&f, tokens, 2, 4, 1, 1, 1);
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL};
+    char err[MHAVIZ_ERRLEN] = "", missing[96];
+    snprintf(missing, sizeof missing, "%s/nope", f.dir);
+    ck_assert_int_eq(report_write(missing, &d, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, "nope/report.txt") != NULL, "error '%s' does not name the file", err);
+    fixture_free(&f);
+}
+END_TEST
+
+Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("report");
+    tcase_add_test(tc, json_has_issue_shapes_and_exact_floats);
+    tcase_add_test(tc, json_nulls);
+    tcase_add_test(tc, json_escapes_tokens);
+    tcase_add_test(tc, txt_says_what_a_class_needs);
+    tcase_add_test(tc, notes_appear_in_both_files);
+    tcase_add_test(tc, full_disk_is_an_error_naming_the_file);
+    tcase_add_test(tc, missing_folder_is_an_error_naming_the_file);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -234,10 +234,34 @@ static void fill_masked(Canvas *c, int x, int y, int w, int h, int ox, int oy, R
             put_px(c, xx, yy, (((xx - ox) + (yy - oy)) & 7) < 2 ? hatch : bg);
 }
 
+/* Where stb sends the encoded PNG: a file, remembering the first failed write
+ * (stbi_write_png itself ignores fwrite's result, so a full disk would pass). */
+typedef struct {
+    FILE *f;
+    int err; /* errno of the first failed write, or 0 */
+} PngSink;
+
+static void png_sink_write(void *ctx, void *data, int size)
+{
+    PngSink *s = ctx;
+    if (!s->err && fwrite(data, 1, (size_t)size, s->f) != (size_t)size)
+        s->err = errno ? errno : EIO;
+}
+
 static int write_png(const Canvas *c, const char *path, char *err, size_t errlen)
 {
-    if (!stbi_write_png(path, c->w, c->h, 3, c->px, c->w * 3)) {
-        snprintf(err, errlen, "%s: cannot write the PNG", path);
+    PngSink s = {fopen(path, "wb"), 0};
+    if (!s.f) {
+        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    int ok = stbi_write_png_to_func(png_sink_write, &s, c->w, c->h, 3, c->px, c->w * 3);
+    if (!s.err && (fflush(s.f) != 0 || ferror(s.f)))
+        s.err = errno ? errno : EIO;
+    if (fclose(s.f) != 0 && !s.err)
+        s.err = errno ? errno : EIO;
+    if (!ok || s.err) {
+        snprintf(err, errlen, "%s: cannot write the PNG: %s", path, s.err ? strerror(s.err) : "encoder failed");
         return MHAVIZ_EIO;
     }
     return MHAVIZ_OK;

@@ -17,6 +17,8 @@ Suite *samples_suite(void);
 Suite *fsfault_suite(void);
 Suite *fuzzreplay_suite(void);
 Suite *render_suite(void);
+Suite *measures_suite(void);
+Suite *report_suite(void);
 
 int main(void)
 {
@@ -32,6 +34,8 @@ int main(void)
         fsfault_suite,
         fuzzreplay_suite,
         render_suite,
+        measures_suite,
+        report_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -187,7 +187,7 @@ static int inside(const char *path, const char *dir)
 /* Render every picture into the output folder: overview.png, one heatmap
  * per head, single_head.png, difference.png and, with --steps, each head's
  * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
-static int render_maps(const Options *o, const MhaInput *in, const MhaState *multi,
+static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
                        const MhaState *single, const OutDir *out, char *err, size_t errlen)
 {
     const MhaConfig *c = &in->cfg;
@@ -195,7 +195,6 @@ static int render_maps(const Options *o, const MhaInput *in, const MhaState *mul
     const size_t map = (size_t)T * T;
     const int kv_mul = H / c->n_kv_heads;
     const int n_jobs = 3 + H * (o->steps ? 2 : 1);
-    Renderer *r = NULL;
     RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
     char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
     char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */
@@ -254,12 +253,10 @@ static int render_maps(const Options *o, const MhaInput *in, const MhaState *mul
         jobs[k].title = titles[k];
     }
 
-    if ((rc = render_open(&r, &o->render, err, errlen)) == MHAVIZ_OK)
-        rc = render_jobs(r, jobs, n, T, in->tokens, c->causal, err, errlen);
+    rc = render_jobs(r, jobs, n, T, in->tokens, c->causal, err, errlen);
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");
-    render_close(r);
     for (int k = 0; names && titles && k < n_jobs; k++)
         free(names[k]), free(titles[k]);
     for (int p = 0; panels && p <= H; p++)
@@ -305,11 +302,17 @@ int main(int argc, char **argv)
     timing_begin(&tm, isatty(STDERR_FILENO));
     timing_phase(&tm, TIMING_LOAD);
 
+    /* The font and colormap first: a bad --font fails before any work. */
+    Renderer *renderer = NULL;
+    int rc = render_open(&renderer, &o.render, err, sizeof err);
+    if (rc != MHAVIZ_OK)
+        goto cleanup;
+
     InputLimits lim;
     input_default_limits(&lim);
     if (o.max_memory_mb > 0)
         lim.max_memory_bytes = (size_t)o.max_memory_mb << 20;
-    int rc = input_load_limits(o.input, &lim, &in, err, sizeof err);
+    rc = input_load_limits(o.input, &lim, &in, err, sizeof err);
     if (in.warnings)
         fprintf(stderr, "%s", in.warnings);
     if (rc != MHAVIZ_OK)
@@ -358,7 +361,7 @@ int main(int argc, char **argv)
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(&tm, TIMING_RENDER);
-    rc = render_maps(&o, &in, &multi, &single, &out, err, sizeof err);
+    rc = render_maps(renderer, &o, &in, &multi, &single, &out, err, sizeof err);
     if (rc == MHAVIZ_OK) {
         timing_phase(&tm, TIMING_WRITE);
         ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL};
@@ -395,6 +398,7 @@ cleanup:
     if (o.timing)
         timing_print(&tm, stderr);
     free(out_dir);
+    render_close(renderer);
     input_weights_free(&wide);
     mha_state_free(&single);
     mha_state_free(&multi);

@@ -538,8 +538,8 @@ START_TEST(cli_writes_all_pictures)
         bin = "./mhaviz";
     char *out = scratch_png("cli_out");
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s -q --steps --size 800x450 -o %s tests/data/render_small.json 2>/dev/null", bin,
-             out);
+    snprintf(cmd, sizeof cmd, "%s -q -t 2 --steps --size 800x450 -o %s tests/data/render_small.json 2>/dev/null",
+             bin, out);
     int st = system(cmd);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mhaviz failed: %s", cmd);
     const char *files[] = {"overview.png", "head_00.png", "head_01.png", "single_head.png", "difference.png",
@@ -554,6 +554,19 @@ START_TEST(cli_writes_all_pictures)
         }
         stbi_image_free(im.px);
     }
+    /* the same pictures, byte for byte, with one thread */
+    char *out1 = scratch_png("cli_out_t1");
+    snprintf(cmd, sizeof cmd, "%s -q -t 1 --steps --size 800x450 -o %s tests/data/render_small.json 2>/dev/null",
+             bin, out1);
+    st = system(cmd);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char a[1024], b[1024];
+        snprintf(a, sizeof a, "%s/%s", out, files[k]);
+        snprintf(b, sizeof b, "%s/%s", out1, files[k]);
+        assert_same_file(a, b);
+    }
+    free(out1);
     /* bad picture options are usage errors */
     snprintf(cmd, sizeof cmd, "%s -q --cmap jet -o %s/x tests/data/render_small.json 2>/dev/null", bin, out);
     st = system(cmd);

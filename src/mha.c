@@ -4,7 +4,8 @@
  *   x      (T, d_model)       one hidden state per token
  *   q      (T, d_model)       = x W_q + b_q; head h owns columns [h*hd, (h+1)*hd)
  *   k, v   (T, kv_dim)        = x W_k + b_k, x W_v + b_v; K/V head g owns [g*hd, (g+1)*hd)
- *   kt     (n_kv_heads, hd, T) each K/V head's keys transposed (one key per column)
+ *   kt     (n_kv_heads, hd, T) each K/V head's keys transposed (one key per column);
+ *                             rows padded to ldkt = kernels_padded_stride(T) floats
  *   att    (n_heads, T, T)    softmax weights, row i = query i, column j = key j
  *   concat (T, d_model)       head h's output in columns [h*hd, (h+1)*hd)
  *   out    (T, d_model)       = concat W_o + b_o
@@ -21,27 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Softmax over the first n_visible cells of row[0..T); the rest are masked
- * and become exact zeros. Subtracts the row maximum for stability. */
-static void softmax_row(float *row, int n_visible, int T)
-{
-    float max = row[0];
-    for (int j = 1; j < n_visible; j++)
-        if (row[j] > max)
-            max = row[j];
-    float sum = 0.0f;
-    for (int j = 0; j < n_visible; j++) {
-        row[j] = expf(row[j] - max);
-        sum += row[j];
-    }
-    /* sum >= 1 (the maximum's own term is exp(0)), unless the scores held a NaN */
-    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
-    for (int j = 0; j < n_visible; j++)
-        row[j] *= inv;
-    for (int j = n_visible; j < T; j++)
-        row[j] = 0.0f;
-}
-
 /* Query rows per task of the attention loop: enough work per task to
  * amortise scheduling, small enough to balance the causal triangle. */
 #define ROWS_PER_TASK 16
@@ -53,6 +33,7 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
     const int kv_mul = c->n_heads / c->n_kv_heads; /* query heads per K/V head */
     const float scale = 1.0f / sqrtf((float)hd);
     const int row_tasks = (T + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
+    const int ldkt = kernels_padded_stride(T);
 
     /* 1. Project every token into queries, keys and values. */
     matmul_xw(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
@@ -63,7 +44,7 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
      *    of k and v. The score kernel wants each K/V head's keys as columns. */
 #pragma omp parallel for schedule(static)
     for (int g = 0; g < c->n_kv_heads; g++)
-        transpose(s->kt + (size_t)g * hd * T, s->k + g * hd, T, hd, kv_dim);
+        transpose(s->kt + (size_t)g * hd * ldkt, ldkt, s->k + g * hd, kv_dim, T, hd);
 
     /* Each (head, block of query rows) is independent work. */
 #pragma omp parallel for collapse(2) schedule(dynamic)
@@ -73,12 +54,12 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
             const int i0 = task * ROWS_PER_TASK;
             const int i1 = i0 + ROWS_PER_TASK < T ? i0 + ROWS_PER_TASK : T;
             const float *q_h = s->q + h * hd;                  /* (T, hd), row stride d_model */
-            const float *kt_g = s->kt + (size_t)g * hd * T;    /* (hd, T) */
+            const float *kt_g = s->kt + (size_t)g * hd * ldkt; /* (hd, T), row stride ldkt */
             const float *v_g = s->v + g * hd;                  /* (T, hd), row stride kv_dim */
             float *att_h = s->att + (size_t)h * T * T;         /* (T, T) */
 
             /* 3. Scores: how well query i matches each key j, scaled by 1/sqrt(hd). */
-            attention_scores(att_h, T, q_h, d_model, kt_g, T, hd, i0, i1, c->causal, scale);
+            attention_scores(att_h, T, q_h, d_model, kt_g, ldkt, T, hd, i0, i1, c->causal, scale);
 
             for (int i = i0; i < i1; i++) {
                 const int n_visible = c->causal ? i + 1 : T;
@@ -111,7 +92,7 @@ int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
     s->q = malloc(T * d * sizeof(float));
     s->k = malloc(T * kv * sizeof(float));
     s->v = malloc(T * kv * sizeof(float));
-    s->kt = malloc(kv * T * sizeof(float));
+    s->kt = malloc(kv * (size_t)kernels_padded_stride(c->T) * sizeof(float));
     s->att = malloc(maps * sizeof(float));
     s->concat = malloc(T * d * sizeof(float));
     s->out = malloc(T * d * sizeof(float));

@@ -14,7 +14,7 @@ typedef struct {
     float *q;      /* (T, d_model) queries; head h = columns [h*head_dim, (h+1)*head_dim) */
     float *k;      /* (T, kv_dim) keys; K/V head g = columns [g*head_dim, (g+1)*head_dim) */
     float *v;      /* (T, kv_dim) values, same split as k */
-    float *kt;     /* (n_kv_heads, head_dim, T) K/V head g's keys transposed (scratch) */
+    float *kt;     /* (n_kv_heads, head_dim, T) K/V head g's keys transposed, rows padded (scratch) */
     float *scores; /* (n_heads, T, T) q.k/sqrt(head_dim) before softmax; masked = 0; NULL unless kept */
     float *att;    /* (n_heads, T, T) softmax weights, row = query; masked = exactly 0 */
     float *concat; /* (T, d_model) head outputs side by side */

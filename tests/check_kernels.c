@@ -8,6 +8,7 @@
 #include "kernels.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,7 @@ START_TEST(transpose_matches_plain_loop)
     const int rows = 37, cols = 20, ld = 50;
     float *src = random_floats((size_t)rows * ld, 7);
     float *dst = malloc((size_t)rows * cols * sizeof *dst);
-    transpose(dst, src, rows, cols, ld);
+    transpose(dst, rows, src, ld, rows, cols);
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++)
             ck_assert(dst[(size_t)c * rows + r] == src[(size_t)r * ld + c]);
@@ -85,11 +86,12 @@ START_TEST(attention_scores_match_plain_loop)
     const int ldq = hd + 3; /* q is a slice of a wider row, like head h of q */
     const float scale = 0.125f;
     float *q = random_floats((size_t)T * ldq, 300 + _i);
-    float *kt = random_floats((size_t)hd * T, 400 + _i);
+    const int ldkt = kernels_padded_stride(T);
+    float *kt = random_floats((size_t)hd * ldkt, 400 + _i);
     float *s = malloc((size_t)T * T * sizeof *s);
     for (size_t n = 0; n < (size_t)T * T; n++)
         s[n] = 42.0f; /* rows outside i0..i1 must keep this */
-    attention_scores(s, T, q, ldq, kt, T, hd, i0, i1, causal, scale);
+    attention_scores(s, T, q, ldq, kt, ldkt, T, hd, i0, i1, causal, scale);
     for (int i = 0; i < T; i++) {
         const int n_keys = causal ? i + 1 : T;
         for (int j = 0; j < T; j++) {
@@ -102,7 +104,7 @@ START_TEST(attention_scores_match_plain_loop)
                 continue; /* masked: the caller overwrites it */
             float dot = 0.0f;
             for (int e = 0; e < hd; e++)
-                dot += q[(size_t)i * ldq + e] * kt[(size_t)e * T + j];
+                dot += q[(size_t)i * ldq + e] * kt[(size_t)e * ldkt + j];
             ck_assert_msg(got == dot * scale, "score (%d,%d): %.9g, plain loop %.9g", i, j,
                           (double)got, (double)(dot * scale));
         }
@@ -140,6 +142,75 @@ START_TEST(attention_mix_matches_plain_loop)
 }
 END_TEST
 
+/* The plain softmax of kernels.h: maximum, exponentials, the sum in 16
+ * interleaved lanes, then the scaling; masked cells exact zeros. */
+static void plain_softmax_row(float *row, int n_visible, int T)
+{
+    float max = row[0];
+    for (int j = 1; j < n_visible; j++)
+        if (row[j] > max)
+            max = row[j];
+    float lane[16] = {0};
+    for (int j = 0; j < n_visible; j++) {
+        row[j] = kernels_expf(row[j] - max);
+        lane[j % 16] += row[j];
+    }
+    float sum = lane[0];
+    for (int l = 1; l < 16; l++)
+        sum += lane[l];
+    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+    for (int j = 0; j < n_visible; j++)
+        row[j] *= inv;
+    for (int j = n_visible; j < T; j++)
+        row[j] = 0.0f;
+}
+
+/* Rows of every length class: shorter than one vector, whole vectors,
+ * vectors plus a tail; scores spread over +-12 so that weights span many
+ * orders of magnitude. */
+START_TEST(softmax_row_matches_plain_loop)
+{
+    const int T = 70;
+    for (int n_visible = 1; n_visible <= T; n_visible++) {
+        float *fast = random_floats((size_t)T, 700 + n_visible);
+        float *plain = malloc((size_t)T * sizeof *plain);
+        for (int j = 0; j < T; j++)
+            fast[j] *= 12.0f;
+        memcpy(plain, fast, (size_t)T * sizeof *plain);
+        softmax_row(fast, n_visible, T);
+        plain_softmax_row(plain, n_visible, T);
+        ck_assert_msg(memcmp(fast, plain, (size_t)T * sizeof *fast) == 0, "n_visible %d differs", n_visible);
+        free(fast);
+        free(plain);
+    }
+}
+END_TEST
+
+/* kernels_expf against the C library's exp in double precision over
+ * [-87, 0] (the range softmax uses): relative error below 3e-7 (Cephes
+ * documents about 1e-7; float32 itself has 6e-8), exactly 1 at 0; below -87
+ * it stays tiny (under 1.7e-38) and never negative. */
+START_TEST(expf_is_accurate)
+{
+    ck_assert(kernels_expf(0.0f) == 1.0f);
+    ck_assert(kernels_expf(-0.0f) == 1.0f);
+    double worst = 0.0;
+    for (int i = 0; i <= 870000; i++) {
+        const float x = -(float)i * 1e-4f;
+        const double want = exp((double)x);
+        const double rel = fabs((double)kernels_expf(x) - want) / want;
+        if (rel > worst)
+            worst = rel;
+    }
+    ck_assert_msg(worst < 3e-7, "worst relative error %.3g", worst);
+    const float below[] = {-87.5f, -100.0f, -1e4f, -3.4e38f};
+    for (size_t i = 0; i < sizeof below / sizeof below[0]; i++) {
+        const float e = kernels_expf(below[i]);
+        ck_assert(e >= 0.0f && e < 1.7e-38f);
+    }
+}
+END_TEST
+
 Suite *kernels_suite(void)
 {
     Suite *s = suite_create("kernels");
@@ -148,6 +219,8 @@ Suite *kernels_suite(void)
     tcase_add_test(tc, transpose_matches_plain_loop);
     tcase_add_loop_test(tc, attention_scores_match_plain_loop, 0, (int)(sizeof ATT_CASES / sizeof ATT_CASES[0]));
     tcase_add_loop_test(tc, attention_mix_matches_plain_loop, 0, (int)(sizeof ATT_CASES / sizeof ATT_CASES[0]));
+    tcase_add_test(tc, softmax_row_matches_plain_loop);
+    tcase_add_test(tc, expf_is_accurate);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -450,7 +450,7 @@ START_TEST(file_size_limit_sweep)
     run_mhaviz(INPUT_A, out, &NO_FAULT, &r);
     ck_assert_int_eq(r.status, 0);
 
-    const long limits[] = {1, 20, 100, 1000, max / 4, max / 2, max - 1};
+    const long limits[] = {1, 100, max / 4, max / 2, max - 1};
     const char *allowed[] = {"in.json", "out", "ref_a", "ref_b", NULL};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         Fault f = NO_FAULT;
@@ -534,7 +534,7 @@ START_TEST(concurrent_runs_same_folder)
     char *s = scratch();
     char *ref_a = reference(s, "ref_a", INPUT_A), *ref_b = reference(s, "ref_b", INPUT_B);
     char *out = path2(s, "out");
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < 3; round++) {
         pid_t pids[N_RUNS];
         int fds[N_RUNS];
         for (int i = 0; i < N_RUNS; i++) {
@@ -586,9 +586,15 @@ static void write_run(const char *target, int id)
     _exit(0);
 }
 
+/* Kept in statics, so that the forked writers (which _exit) hold no
+ * unreachable memory: under valgrind (CK_FORK=no) they are leak-checked too. */
+static char *race_dir, *race_target;
+
 START_TEST(outdir_commit_race)
 {
-    char *s = scratch(), *target = path2(s, "out");
+    race_dir = scratch();
+    race_target = path2(race_dir, "out");
+    const char *s = race_dir, *target = race_target;
     for (int round = 0; round < 10; round++) {
         pid_t pids[N_RUNS];
         for (int i = 0; i < N_RUNS; i++) {
@@ -622,7 +628,8 @@ START_TEST(outdir_commit_race)
         const char *allowed[] = {"out", NULL};
         ck_assert_int_eq(strangers(s, allowed), 0);
     }
-    free(target), remove_scratch(s);
+    free(race_target), remove_scratch(race_dir);
+    race_target = race_dir = NULL;
 }
 END_TEST
 

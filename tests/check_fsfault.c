@@ -496,7 +496,8 @@ END_TEST
 
 /* --- runs at the same time --- */
 
-#define N_RUNS 6
+#define N_RUNS 4 /* CLI runs at once */
+#define N_WRITERS 6 /* library-level writers at once */
 
 START_TEST(concurrent_runs_different_folders)
 {
@@ -521,7 +522,7 @@ START_TEST(concurrent_runs_different_folders)
         ck_assert_msg(same_folder(outs[i], ref), "run %d's folder differs from a lone run's", i);
         free(outs[i]);
     }
-    const char *allowed[] = {"ref", "out0", "out1", "out2", "out3", "out4", "out5", NULL};
+    const char *allowed[] = {"ref", "out0", "out1", "out2", "out3", NULL};
     ck_assert_int_eq(strangers(s, allowed), 0);
     free(ref), remove_scratch(s);
 }
@@ -534,7 +535,7 @@ START_TEST(concurrent_runs_same_folder)
     char *s = scratch();
     char *ref_a = reference(s, "ref_a", INPUT_A), *ref_b = reference(s, "ref_b", INPUT_B);
     char *out = path2(s, "out");
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 2; round++) {
         pid_t pids[N_RUNS];
         int fds[N_RUNS];
         for (int i = 0; i < N_RUNS; i++) {
@@ -596,14 +597,14 @@ START_TEST(outdir_commit_race)
     race_target = path2(race_dir, "out");
     const char *s = race_dir, *target = race_target;
     for (int round = 0; round < 10; round++) {
-        pid_t pids[N_RUNS];
-        for (int i = 0; i < N_RUNS; i++) {
+        pid_t pids[N_WRITERS];
+        for (int i = 0; i < N_WRITERS; i++) {
             pids[i] = fork();
             ck_assert_int_ge(pids[i], 0);
             if (pids[i] == 0)
                 write_run(target, i);
         }
-        for (int i = 0; i < N_RUNS; i++) {
+        for (int i = 0; i < N_WRITERS; i++) {
             int st;
             ck_assert_int_eq(waitpid(pids[i], &st, 0), pids[i]);
             ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "round %d writer %d failed (%d)",

@@ -761,6 +761,20 @@ size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes)
 #define ARENA_BLOCK (((size_t)16 << 20) - 64) /* with its header, a whole number of 2 MB pages */
 #define ARENA_ALIGN ((size_t)2 << 20)
 
+/* Under AddressSanitizer the nodes come from malloc one by one, so that the
+ * sanitizer (and the fuzzer) can see an overrun or a use after free between
+ * them; an arena would hide both. */
+#if defined(__SANITIZE_ADDRESS__)
+#define USE_ARENA 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define USE_ARENA 0
+#endif
+#endif
+#ifndef USE_ARENA
+#define USE_ARENA 1
+#endif
+
 typedef struct ArenaBlock {
     struct ArenaBlock *next;
     size_t used, size;
@@ -1077,9 +1091,11 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
     const char *end = NULL;
     cJSON_Hooks hooks = {arena_alloc, arena_free_one};
     arena_failed = 0;
-    cJSON_InitHooks(&hooks);
+    if (USE_ARENA)
+        cJSON_InitHooks(&hooks);
     root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
-    cJSON_InitHooks(NULL); /* back to malloc and free for everyone else */
+    if (USE_ARENA)
+        cJSON_InitHooks(NULL); /* back to malloc and free for everyone else */
     if (arena_failed) {
         rc = fail_nomem(&L);
         goto cleanup;
@@ -1091,7 +1107,10 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
     rc = load_tree(&L, root, parse_bytes, in);
 
 cleanup:
-    arena_release(); /* the whole tree at once (cJSON_Delete would free node by node) */
+    if (USE_ARENA)
+        arena_release(); /* the whole tree at once (cJSON_Delete would free node by node) */
+    else
+        cJSON_Delete(root);
     free(buf);
     if (rc == MHAVIZ_OK && L.nomem)
         rc = fail_nomem(&L);

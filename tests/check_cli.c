@@ -154,6 +154,24 @@ START_TEST(good_input_exits_0)
 }
 END_TEST
 
+/* .npy names resolve against the JSON's folder, not the current folder:
+ * good/npy_layer.json names "../npy/x.npy" and runs from a scratch folder. */
+START_TEST(npy_resolved_beside_the_json)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/npy_layer.json", data);
+    run(r, (const char *[]){"-q", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    char out[256];
+    snprintf(out, sizeof out, "%s/npy_layer_mhaviz", r->run);
+    ck_assert(exists(out, "head_01.png"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 /* A warning (invalid UTF-8 in a token) is printed, and the run succeeds. */
 START_TEST(warning_does_not_fail)
 {
@@ -348,6 +366,7 @@ Suite *cli_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, good_input_exits_0);
     tcase_add_test(tc, warning_does_not_fail);
+    tcase_add_test(tc, npy_resolved_beside_the_json);
     tcase_add_loop_test(tc, bad_input_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_test(tc, warning_printed_on_failure);
     tcase_add_test(tc, max_memory_option);

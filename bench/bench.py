@@ -91,7 +91,7 @@ def flops(T, d, H, KV, causal):
     return 2 * T * d * (2 * d + 2 * kv) + 4 * H * visible * hd
 
 
-def machine_peak():
+def machine_peak(forward):
     """cores x clock x FLOPs per cycle per core (see bench/README.md)."""
     cores = os.cpu_count() or 1
     mhz, flags = 0.0, ""
@@ -101,10 +101,14 @@ def machine_peak():
                 mhz = float(line.split(":")[1])
             elif line.startswith("flags") and not flags:
                 flags = line
+    # the clock as it runs (often above the nominal one in /proc/cpuinfo)
+    measured = float(run_number([forward, "--clock"])[0])
+    ghz, how = (measured, "measured") if measured > 0 else (mhz / 1e3, "nominal, /proc/cpuinfo")
     words = set(flags.split())
-    # two vector FMA pipes (or one multiply and one add pipe each of two) per core
+    # two vector FMA pipes per core (or two multiply and two add pipes, as on
+    # AMD Zen): 2 x 2 FLOPs x lanes per cycle
     per_cycle = 64 if "avx512f" in words else 32 if "avx2" in words else 16
-    return cores * mhz / 1e3 * per_cycle, f"{cores} cores x {mhz / 1e3:.2f} GHz x {per_cycle} FLOP/cycle"
+    return cores * ghz * per_cycle, f"{cores} cores x {ghz:.2f} GHz ({how}) x {per_cycle} FLOP/cycle"
 
 
 def run_cli(mhaviz, input_path, out_dir, runs):
@@ -136,7 +140,7 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="mhaviz-bench-")
     py = sys.executable
     npf = os.path.join(HERE, "numpy_forward.py")
-    peak, peak_how = machine_peak()
+    peak, peak_how = machine_peak(args.forward)
 
     fwd_rows, cli_rows, blas = [], [], "?"
     for n, (name, T, d, H, KV, causal, runs, rounds, cli_runs) in enumerate(SHAPES):

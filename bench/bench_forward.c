@@ -6,7 +6,13 @@
  * float32, row-major, "x@W" layout), runs the forward pass once to warm up
  * and RUNS times timed, prints the median in milliseconds on stdout, and
  * writes the last run's attention weights and output to DIR/mhaviz_att.f32
- * and DIR/mhaviz_out.f32 so that bench.py can check them against float64. */
+ * and DIR/mhaviz_out.f32 so that bench.py can check them against float64.
+ *
+ *   bench_forward --clock
+ *
+ * prints the processor's clock in GHz as it runs now, measured with a chain
+ * of dependent integer additions (one per cycle on any x86-64), or 0 where
+ * that cannot be done (then bench.py uses /proc/cpuinfo). */
 #include "input.h"
 #include "mha.h"
 #include "status.h"
@@ -57,8 +63,36 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Clock rate in GHz from the CPU time of 8e8 dependent additions. */
+static double measure_clock_ghz(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const unsigned long n = 100000000UL;
+    unsigned long x = 0;
+    struct timespec a, b;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    for (unsigned long i = 0; i < n; i++)
+        __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    const double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    return (double)x / s / 1e9;
+#else
+    return 0.0;
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--clock") == 0) {
+        double best = 0.0;
+        for (int r = 0; r < 5; r++) {
+            const double ghz = measure_clock_ghz();
+            best = ghz > best ? ghz : best;
+        }
+        printf("%.3f\n", best);
+        return 0;
+    }
     if (argc != 9) {
         fprintf(stderr, "usage: bench_forward DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL THREADS RUNS\n");
         return 2;

@@ -14,6 +14,10 @@
 #ifndef MHAVIZ_KERNELS_H
 #define MHAVIZ_KERNELS_H
 
+/* Work (multiply-adds) below which a loop runs on one thread: waking
+ * threads costs more than it saves, a lot more on a busy machine. */
+#define KERNELS_PARALLEL_MIN_WORK (1L << 22)
+
 /* Projection: out (M, N) = x (M, K) W (K, N) + b (N).
  *   for i, j:  out[i][j] = b[j];  for p = 0..K-1:  out[i][j] += x[i][p] * W[p][j]
  * Runs its own OpenMP loop over blocks of out; call it outside parallel regions. */

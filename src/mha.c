@@ -34,6 +34,8 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
     const float scale = 1.0f / sqrtf((float)hd);
     const int row_tasks = (T + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
     const int ldkt = kernels_padded_stride(T);
+    /* multiply-adds of the scores and the mixing: threads only when it pays */
+    const long attention_work = 2L * c->n_heads * T * T * hd;
 
     /* 1. Project every token into queries, keys and values. */
     matmul_xw(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
@@ -42,12 +44,12 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
 
     /* 2. Split into heads: head h reads its slice of q and K/V head g's slices
      *    of k and v. The score kernel wants each K/V head's keys as columns. */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (attention_work >= KERNELS_PARALLEL_MIN_WORK)
     for (int g = 0; g < c->n_kv_heads; g++)
         transpose(s->kt + (size_t)g * hd * ldkt, ldkt, s->k + g * hd, kv_dim, T, hd);
 
     /* Each (head, block of query rows) is independent work. */
-#pragma omp parallel for collapse(2) schedule(dynamic)
+#pragma omp parallel for collapse(2) schedule(dynamic) if (attention_work >= KERNELS_PARALLEL_MIN_WORK)
     for (int h = 0; h < c->n_heads; h++) {
         for (int task = 0; task < row_tasks; task++) {
             const int g = h / kv_mul;

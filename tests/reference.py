@@ -40,6 +40,9 @@ CASES = {
     # for the fast kernels' blocks and tails and for several threads.
     "ragged":    (37, 60, 5, 5, True, True, 7),
     "wide":      (70, 96, 6, 3, True, True, 8),
+    # Big enough (over 2^22 multiply-adds per loop) that the kernels use
+    # their threads: the thread-count test needs it.
+    "threads":   (130, 192, 12, 4, True, True, 9),
 }
 
 MASK64 = (1 << 64) - 1

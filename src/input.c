@@ -57,6 +57,7 @@ typedef struct {
     char *warn;           /* growing warning text, owned */
     size_t warn_len, warn_cap;
     int nomem;            /* a warning could not be stored */
+    const cJSON **emb_of; /* (T) each token's entry in "embeddings", or NULL */
 } Loader;
 
 /* Write "name: <message>" into the error buffer; returns MHAVIZ_EINPUT. */
@@ -719,6 +720,96 @@ static int emb_cmp(const void *a, const void *b)
     return strcmp(((const EmbEntry *)a)->key, ((const EmbEntry *)b)->key);
 }
 
+/* Check the table (every entry d_model numbers, none given twice) and find
+ * each token's entry, into L->emb_of (T). Allocates only what the data's
+ * own size bounds. pos: the "positional" string when it sits in the table. */
+static int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
+                           Dim D)
+{
+    int rc = MHAVIZ_OK;
+    /* Sort the table once so each token is a binary search, and a token
+     * given twice shows up as two neighbours. */
+    size_t n = count_items(emb), i = 0;
+    EmbEntry *entries = malloc((n ? n : 1) * sizeof *entries);
+    size_t T = count_items(tokens);
+    L->emb_of = calloc(T, sizeof *L->emb_of);
+    if (!entries || !L->emb_of) {
+        free(entries);
+        return fail_nomem(L);
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, emb)
+        entries[i++] = (EmbEntry){e->string, e};
+    qsort(entries, n, sizeof *entries, emb_cmp);
+    for (i = 0; i < n && rc == MHAVIZ_OK; i++) {
+        char key[160];
+        int bad;
+        char *shown = utf8_clean(entries[i].key, &bad);
+        if (!shown) {
+            rc = fail_nomem(L);
+            break;
+        }
+        snprintf(key, sizeof key, "embeddings[\"%.100s\"]", shown);
+        free(shown);
+        if (i + 1 < n && strcmp(entries[i].key, entries[i + 1].key) == 0)
+            rc = fail(L, "%s: given twice; keep one", key);
+        else if (entries[i].item != pos)
+            rc = read_vector(L, entries[i].item, key, D, NULL);
+    }
+    size_t t = 0;
+    const cJSON *tok;
+    cJSON_ArrayForEach(tok, tokens) {
+        if (rc != MHAVIZ_OK)
+            break;
+        EmbEntry probe = {tok->valuestring, NULL};
+        EmbEntry *hit = bsearch(&probe, entries, n, sizeof *entries, emb_cmp);
+        if (!hit || hit->item == pos) {
+            int bad;
+            char *shown = utf8_clean(tok->valuestring, &bad);
+            if (!shown)
+                rc = fail_nomem(L);
+            else
+                rc = fail(L, "embeddings: no entry for token %zu \"%.100s\"", t, shown);
+            free(shown);
+            break;
+        }
+        L->emb_of[t++] = hit->item;
+    }
+    free(entries);
+    return rc;
+}
+
+/* x_t = embeddings[tokens[t]] + PE(t), into in->x (T, d_model). */
+static int embed_tokens(Loader *L, int sinusoidal, MhaInput *in)
+{
+    const int T = in->cfg.T, d_model = in->cfg.d_model;
+    /* PE(t, 2i) = sin(t / 10000^(2i/d_model)), PE(t, 2i+1) = cos(the same angle):
+     * the angle is t * inv_freq[j], with inv_freq computed once per column. */
+    double *inv_freq = malloc((size_t)d_model * sizeof *inv_freq); // (d_model)
+    if (!inv_freq)
+        return fail_nomem(L);
+    for (int j = 0; j < d_model; j++) {
+        const int two_i = j - j % 2;
+        inv_freq[j] = 1.0 / pow(10000.0, (double)two_i / d_model);
+    }
+    int rc = MHAVIZ_OK;
+    for (int t = 0; t < T && rc == MHAVIZ_OK; t++) {
+        char key[160];
+        snprintf(key, sizeof key, "embeddings[\"%.100s\"]", in->tokens[t]);
+        float *x_t = in->x + (size_t)t * d_model; // (d_model)
+        if ((rc = read_vector(L, L->emb_of[t], key, (Dim){d_model, "d_model"}, x_t)) != MHAVIZ_OK)
+            break;
+        if (!sinusoidal)
+            continue;
+        for (int j = 0; j < d_model; j++) {
+            const double angle = t * inv_freq[j];
+            x_t[j] = (float)((double)x_t[j] + (j % 2 == 0 ? sin(angle) : cos(angle)));
+        }
+    }
+    free(inv_freq);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Memory estimate                                                          */
 
@@ -932,8 +1023,6 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
     const Dim KV = {mha_kv_dim(c), c->n_kv_heads == c->n_heads ? "d_model" : "n_kv_heads x head_dim"};
 
     /* Shape checks, allocating nothing. */
-    EmbEntry *entries = NULL;
-    size_t n_entries = 0;
     LayerJson layer, single;
     const cJSON *sh = cJSON_GetObjectItemCaseSensitive(root, "single_head");
     if (x && (rc = read_matrix(L, x, "x", T, D, 0, NULL)) != MHAVIZ_OK)
@@ -950,6 +1039,9 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
             (rc = read_layer(L, &single, w_at_x, NULL)) != MHAVIZ_OK)
             return rc;
     }
+
+    if (emb && (rc = find_embeddings(L, emb, pos, tokens_json, D)) != MHAVIZ_OK)
+        return rc;
 
     /* The memory the run will need, before any allocation sized by the shapes. */
     size_t need = to_size(run_bytes(c) + (double)parse_bytes);
@@ -968,63 +1060,7 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
         if ((rc = read_matrix(L, x, "x", T, D, 0, in->x)) != MHAVIZ_OK)
             return rc;
     } else {
-        /* Sort the table once so each token is a binary search, and a token
-         * given twice shows up as two neighbours. */
-        n_entries = count_items(emb);
-        entries = malloc((n_entries ? n_entries : 1) * sizeof *entries);
-        if (!entries)
-            return fail_nomem(L);
-        size_t i = 0;
-        const cJSON *e;
-        cJSON_ArrayForEach(e, emb)
-            entries[i++] = (EmbEntry){e->string, e};
-        qsort(entries, n_entries, sizeof *entries, emb_cmp);
-        for (i = 0; i < n_entries && rc == MHAVIZ_OK; i++) {
-            char key[160];
-            int bad;
-            char *shown = utf8_clean(entries[i].key, &bad);
-            if (!shown) {
-                rc = fail_nomem(L);
-                break;
-            }
-            snprintf(key, sizeof key, "embeddings[\"%.100s\"]", shown);
-            free(shown);
-            if (i + 1 < n_entries && strcmp(entries[i].key, entries[i + 1].key) == 0)
-                rc = fail(L, "%s: given twice; keep one", key);
-            else if (pos == entries[i].item)
-                continue;
-            else
-                rc = read_vector(L, entries[i].item, key, D, NULL);
-        }
-        /* Look up each token (in order) and add its position. */
-        int t = 0;
-        const cJSON *tj;
-        cJSON_ArrayForEach(tj, tokens_json) {
-            if (rc != MHAVIZ_OK)
-                break;
-            EmbEntry probe = {tj->valuestring, NULL};
-            EmbEntry *hit = bsearch(&probe, entries, n_entries, sizeof *entries, emb_cmp);
-            if (!hit || hit->item == pos) {
-                rc = fail(L, "embeddings: no entry for token %d \"%s\"", t, in->tokens[t]);
-                break;
-            }
-            char key[160];
-            snprintf(key, sizeof key, "embeddings[\"%.100s\"]", in->tokens[t]);
-            float *x_t = in->x + (size_t)t * c->d_model; // (d_model)
-            if ((rc = read_vector(L, hit->item, key, D, x_t)) != MHAVIZ_OK)
-                break;
-            if (sinusoidal) {
-                /* PE(t, 2i) = sin(t / 10000^(2i/d_model)), PE(t, 2i+1) = cos(same angle). */
-                for (int j = 0; j < c->d_model; j++) {
-                    const int two_i = j - (j % 2);
-                    const double angle = t / pow(10000.0, (double)two_i / c->d_model);
-                    x_t[j] = (float)((double)x_t[j] + (j % 2 == 0 ? sin(angle) : cos(angle)));
-                }
-            }
-            t++;
-        }
-        free(entries);
-        if (rc != MHAVIZ_OK)
+        if ((rc = embed_tokens(L, sinusoidal, in)) != MHAVIZ_OK)
             return rc;
     }
     if ((rc = alloc_layer(L, &layer, &in->w)) != MHAVIZ_OK ||
@@ -1050,7 +1086,7 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
         input_default_limits(&dflt);
         lim = &dflt;
     }
-    Loader L = {name ? name : "input", base_dir ? base_dir : ".", lim, err, errlen, NULL, 0, 0, 0};
+    Loader L = {name ? name : "input", base_dir ? base_dir : ".", lim, err, errlen, NULL, 0, 0, 0, NULL};
     cJSON *root = NULL;
     int rc;
     memset(in, 0, sizeof *in);
@@ -1112,6 +1148,7 @@ cleanup:
     else
         cJSON_Delete(root);
     free(buf);
+    free(L.emb_of);
     if (rc == MHAVIZ_OK && L.nomem)
         rc = fail_nomem(&L);
     if (rc != MHAVIZ_OK)

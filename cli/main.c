@@ -4,6 +4,7 @@
  *   -> heatmaps + reports into a temporary folder -> move it into place. */
 #include "init_cmd.h"
 #include "input.h"
+#include "measures.h"
 #include "mha.h"
 #include "outdir.h"
 #include "pool.h"
@@ -201,9 +202,16 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
     char **panels = calloc((size_t)H + 1, sizeof *panels);   /* (H + 1) overview panel titles */
     const float **maps = calloc((size_t)H + 1, sizeof *maps); /* (H + 1) the softmax maps */
     float *diff = malloc(map * sizeof *diff);                 /* (T, T) single - mean of heads */
+    int *ids = malloc((size_t)T * sizeof *ids);               /* (T) first index of each token */
+    MapMeasures *m = malloc(((size_t)H + 1) * sizeof *m);     /* (H + 1) role and entropy per map */
     int rc = MHAVIZ_ENOMEM;
-    if (!jobs || !names || !titles || !panels || !maps || !diff)
+    if (!jobs || !names || !titles || !panels || !maps || !diff || !ids || !m)
         goto cleanup;
+
+    /* The titles carry each map's role and entropy (issue 4). */
+    measures_token_ids(in->tokens, T, ids);
+    for (int p = 0; p <= H; p++)
+        measures_map(p < H ? multi->att + (size_t)p * map : single->att, T, c->causal, ids, &m[p]);
 
     /* One line per picture: kind, file, title. */
     int n = 0;
@@ -212,11 +220,12 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
     for (int p = 0; p <= H; p++) {
         maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
         if (p < H && c->n_kv_heads < H)
-            snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d", p, p / kv_mul);
+            snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, p / kv_mul,
+                     measures_role_name(m[p].role));
         else if (p < H)
-            snprintf(title, sizeof title, "head %d", p);
+            snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, measures_role_name(m[p].role));
         else
-            snprintf(title, sizeof title, "single wide head");
+            snprintf(title, sizeof title, "single wide head \xc2\xb7 %s", measures_role_name(m[p].role));
         if (!(panels[p] = strdup(title)))
             goto cleanup;
     }
@@ -227,11 +236,13 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
     for (int h = 0; h < H; h++) {
         snprintf(fmt, sizeof fmt, "head_%s.png", pad);
         snprintf(name, sizeof name, fmt, h);
-        snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V group %d", h, H, h / kv_mul);
+        snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V group %d \xc2\xb7 %s \xc2\xb7 %.2f bits", h, H,
+                 h / kv_mul, measures_role_name(m[h].role), m[h].entropy_bits);
         jobs[n] = (RenderJob){RENDER_WEIGHTS, NULL, NULL, maps[h], NULL, 0, NULL};
         names[n] = outdir_path(out, name), titles[n++] = strdup(title);
     }
-    snprintf(title, sizeof title, "single wide head (1 head of width %d)", c->d_model);
+    snprintf(title, sizeof title, "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits", c->d_model,
+             measures_role_name(m[H].role), m[H].entropy_bits);
     jobs[n] = (RenderJob){RENDER_WEIGHTS, NULL, NULL, single->att, NULL, 0, NULL};
     names[n] = outdir_path(out, "single_head.png"), titles[n++] = strdup(title);
     render_difference(diff, multi->att, H, single->att, T);
@@ -261,7 +272,7 @@ cleanup:
         free(names[k]), free(titles[k]);
     for (int p = 0; panels && p <= H; p++)
         free(panels[p]);
-    free(jobs), free(names), free(titles), free(panels), free(maps), free(diff);
+    free(jobs), free(names), free(titles), free(panels), free(maps), free(diff), free(ids), free(m);
     return rc;
 }
 

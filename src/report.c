@@ -448,8 +448,8 @@ static const char *pattern_place(MeasuresRole r)
     case MEASURES_PREVIOUS_TOKEN: return "the previous token";
     case MEASURES_SELF: return "its own token";
     case MEASURES_FIRST_TOKEN: return "the first token";
-    case MEASURES_DUPLICATE_TOKEN: return "earlier copies of the same token";
-    case MEASURES_INDUCTION: return "the token after an earlier copy (induction)";
+    case MEASURES_DUPLICATE_TOKEN: return "its earlier copies";
+    case MEASURES_INDUCTION: return "the token that followed its earlier copy (induction)";
     default: return "?";
     }
 }
@@ -469,7 +469,11 @@ static void txt_sentence(FILE *f, const char *who, const MapMeasures *m)
 {
     char line[256];
     const int best = strongest(m);
-    if (m->role < MEASURES_N_PATTERNS)
+    if (m->role == MEASURES_DUPLICATE_TOKEN || m->role == MEASURES_INDUCTION)
+        /* these are means over the rows whose token appeared before: say so */
+        snprintf(line, sizeof line, "where a token appeared before, %s gives %.0f%% of its attention to %s.",
+                 who, 100.0 * m->pattern[m->role], pattern_place(m->role));
+    else if (m->role < MEASURES_N_PATTERNS)
         snprintf(line, sizeof line, "%s gives %.0f%% of its attention to %s.", who,
                  100.0 * m->pattern[m->role], pattern_place(m->role));
     else if (m->role == MEASURES_DIFFUSE)

@@ -17,6 +17,7 @@ Suite *samples_suite(void);
 Suite *fsfault_suite(void);
 Suite *fuzzreplay_suite(void);
 Suite *render_suite(void);
+Suite *png_suite(void);
 Suite *measures_suite(void);
 Suite *report_suite(void);
 
@@ -34,6 +35,7 @@ int main(void)
         fsfault_suite,
         fuzzreplay_suite,
         render_suite,
+        png_suite,
         measures_suite,
         report_suite,
     };

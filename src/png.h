@@ -1,0 +1,22 @@
+/* png.h — write an RGB picture as a PNG file, fast.
+ *
+ * The pictures mhaviz draws are mostly flat colour: white margins, cells of
+ * one colour, rows repeated cell after cell. png_write compresses them with
+ * a deflate encoder made for exactly that (each byte is matched against the
+ * pixel to its left and the pixel above it, fixed Huffman codes), which is
+ * several times faster than a general-purpose encoder; the file stays a
+ * standard PNG (8-bit RGB, zlib stream, CRC-checked chunks) that every
+ * viewer reads. The bytes depend only on the pixels. */
+#ifndef MHAVIZ_PNG_H
+#define MHAVIZ_PNG_H
+
+#include <stddef.h>
+
+/* Write the picture rows (h, 1 + 3 w) as the PNG file path: each row is the
+ * filter byte 0 followed by w RGB pixels, the layout PNG compresses (so a
+ * canvas kept this way is written without a copy). Returns MHAVIZ_OK,
+ * MHAVIZ_EIO (cannot create or write the file, full disk included; err names
+ * it) or MHAVIZ_ENOMEM. w and h are 1 .. 2^24. */
+int png_write_rows(const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,196 @@
+/* check_png.c — png_write_rows writes files any PNG decoder reads back exactly.
+ *
+ * The reference decoder is stb_image (libstb), independent of png.c: every
+ * test encodes a picture, decodes it and compares every pixel. */
+#include "png.h"
+#include "status.h"
+
+#include <check.h>
+#include <stb_image.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char path[64];
+
+static void make_path(void)
+{
+    snprintf(path, sizeof path, "/tmp/mhaviz-png-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+}
+
+static void remove_path(void)
+{
+    if (path[0])
+        unlink(path);
+}
+
+/* xorshift32: a seeded generator of our own (never rand()). */
+static uint32_t next(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The container, checked by definition rather than by a decoder: every
+ * chunk's CRC-32 (bit by bit, polynomial 0xEDB88320, PNG annex D) and the
+ * zlib stream's Adler-32 of the uncompressed rows (RFC 1950: a = 1 + sum of
+ * bytes, b = sum of the a's, both mod 65521). */
+static void check_container(const unsigned char *rows, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *d = malloc((size_t)size);
+    ck_assert_int_eq(fread(d, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    ck_assert(memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0);
+    int idat = 0;
+    for (long i = 8; i < size;) {
+        const uint32_t len = be32(d + i);
+        uint32_t crc = 0xFFFFFFFFu;
+        for (uint32_t k = 0; k < len + 4; k++) {
+            crc ^= d[i + 4 + k];
+            for (int bit = 0; bit < 8; bit++)
+                crc = crc & 1 ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+        }
+        ck_assert_msg((crc ^ 0xFFFFFFFFu) == be32(d + i + 8 + len), "bad CRC in chunk %.4s", (char *)d + i + 4);
+        if (memcmp(d + i + 4, "IDAT", 4) == 0) {
+            uint64_t a = 1, b = 0;
+            for (size_t k = 0; k < n; k++) {
+                a = (a + rows[k]) % 65521;
+                b = (b + a) % 65521;
+            }
+            ck_assert_uint_eq(be32(d + i + 8 + len - 4), (uint32_t)(b << 16 | a));
+            idat = 1;
+        }
+        i += 12 + (long)len;
+    }
+    ck_assert(idat);
+    free(d);
+}
+
+/* Encode rows (h, 1 + 3w) built by fill, decode, compare pixel by pixel. */
+static void roundtrip(int w, int h, void (*fill)(unsigned char *px, int x, int y, uint32_t *seed))
+{
+    const size_t stride = 1 + (size_t)w * 3;
+    unsigned char *rows = malloc(stride * h);
+    uint32_t seed = 12345;
+    for (int y = 0; y < h; y++) {
+        rows[(size_t)y * stride] = 0;
+        for (int x = 0; x < w; x++)
+            fill(rows + (size_t)y * stride + 1 + (size_t)x * 3, x, y, &seed);
+    }
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(png_write_rows(path, rows, w, h, err, sizeof err), MHAVIZ_OK);
+    int dw, dh, n;
+    unsigned char *d = stbi_load(path, &dw, &dh, &n, 3);
+    ck_assert_msg(d != NULL, "%dx%d does not decode: %s", w, h, stbi_failure_reason());
+    ck_assert_int_eq(dw, w);
+    ck_assert_int_eq(dh, h);
+    ck_assert_int_eq(n, 3);
+    for (int y = 0; y < h; y++)
+        ck_assert_msg(memcmp(d + (size_t)y * w * 3, rows + (size_t)y * stride + 1, (size_t)w * 3) == 0,
+                      "%dx%d: row %d differs", w, h, y);
+    stbi_image_free(d);
+    check_container(rows, stride * h);
+    free(rows);
+}
+
+static void noise(unsigned char *px, int x, int y, uint32_t *seed)
+{
+    (void)x, (void)y;
+    uint32_t r = next(seed);
+    px[0] = (unsigned char)r, px[1] = (unsigned char)(r >> 8), px[2] = (unsigned char)(r >> 16);
+}
+
+/* What heatmaps hold: flat cells, repeated rows, diagonal hatching, a bit of noise. */
+static void heatmap_like(unsigned char *px, int x, int y, uint32_t *seed)
+{
+    uint32_t r = next(seed);
+    if (((x + y) & 7) < 2 && x > y)
+        px[0] = px[1] = px[2] = 168;
+    else if (x > y)
+        px[0] = px[1] = px[2] = 222;
+    else
+        px[0] = (unsigned char)(x / 13 * 40), px[1] = (unsigned char)(y / 13 * 30), px[2] = 90;
+    if (r % 97 == 0)
+        px[1] = (unsigned char)r;
+}
+
+static void flat(unsigned char *px, int x, int y, uint32_t *seed)
+{
+    (void)x, (void)y, (void)seed;
+    px[0] = 68, px[1] = 1, px[2] = 84;
+}
+
+START_TEST(noise_round_trips)
+{
+    roundtrip(97, 61, noise);
+}
+END_TEST
+
+START_TEST(heatmap_round_trips)
+{
+    roundtrip(640, 480, heatmap_like);
+    roundtrip(7, 5, heatmap_like);
+}
+END_TEST
+
+START_TEST(flat_and_tiny_round_trip)
+{
+    roundtrip(1, 1, flat);
+    roundtrip(2, 1, flat);
+    roundtrip(1, 300, flat);  /* every copy is from the row above */
+    roundtrip(1000, 3, flat); /* long runs of the pixel to the left */
+}
+END_TEST
+
+START_TEST(rows_longer_than_the_window_round_trip)
+{
+    /* 1 + 3 * 11000 bytes a row: the row above lies beyond deflate's 32 KiB window */
+    roundtrip(11000, 3, heatmap_like);
+}
+END_TEST
+
+START_TEST(unwritable_path_is_an_io_error)
+{
+    unsigned char rows[4] = {0, 1, 2, 3};
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_int_eq(png_write_rows("/nonexistent-dir/x.png", rows, 1, 1, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, "/nonexistent-dir/x.png") != NULL, "%s", err);
+    /* a full disk: /dev/full accepts the open and fails the writes */
+    if (access("/dev/full", W_OK) == 0) {
+        ck_assert_int_eq(png_write_rows("/dev/full", rows, 1, 1, err, sizeof err), MHAVIZ_EIO);
+        ck_assert_msg(strstr(err, "/dev/full") != NULL, "%s", err);
+    }
+}
+END_TEST
+
+Suite *png_suite(void)
+{
+    Suite *s = suite_create("png");
+    TCase *tc = tcase_create("roundtrip");
+    tcase_add_checked_fixture(tc, make_path, remove_path);
+    tcase_add_test(tc, noise_round_trips);
+    tcase_add_test(tc, heatmap_round_trips);
+    tcase_add_test(tc, flat_and_tiny_round_trip);
+    tcase_add_test(tc, rows_longer_than_the_window_round_trip);
+    tcase_add_test(tc, unwritable_path_is_an_io_error);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -602,8 +602,20 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     fprintf(f, "wide head  1 head of width %d, %s\n", c->d_model,
             d->single_given ? "with its own weights from the input (\"single_head\")"
                             : "built from the same projections");
-    if (d->notes)
-        fprintf(f, "\nNotes\n%s%s", d->notes, d->notes[0] && d->notes[strlen(d->notes) - 1] == '\n' ? "" : "\n");
+    if (d->notes) {
+        /* as given, line by line; a line too wide for the report is wrapped */
+        fputs("\nNotes\n", f);
+        for (const char *p = d->notes; *p;) {
+            size_t n = strcspn(p, "\n");
+            char *line = columns(p, n) > REPORT_WIDTH ? strndup(p, n) : NULL;
+            if (line)
+                txt_wrapped(f, "", line);
+            else
+                fprintf(f, "%.*s\n", (int)n, p);
+            free(line);
+            p += n + (p[n] == '\n');
+        }
+    }
 
     fputs("\nWhat each head does (rows: the heads, then the single wide head)\n", f);
     fprintf(f, "%5s %4s  %-15s %6s %5s %5s %5s %5s %5s %5s %5s %6s %5s %5s\n", "head", "K/V", "role", "bits",

@@ -452,12 +452,15 @@ START_TEST(notes_appear_in_both_files)
     char *tokens[] = {"a", "b", "c"};
     Fixture f;
     fixture_build(&f, tokens, 3, 8, 2, 1, 1);
-    const char *note = "K/V heads were averaged in pairs to convert MHA to GQA.";
+    const char *note = "K/V heads were averaged in pairs to convert MHA to GQA.\n"
+                       "A second line far too long for a report line: it goes on and on about the "
+                       "conversion, well past one hundred columns, so the report must wrap it.";
     char err[MHAVIZ_ERRLEN] = "";
     ck_assert_msg(fixture_write(&f, note, err) == MHAVIZ_OK, "%s", err);
     char *txt = slurp(f.dir, "report.txt", NULL);
-    check_contains(txt, "Notes\n");
-    check_contains(txt, note);
+    check_contains(txt, "Notes\nK/V heads were averaged in pairs to convert MHA to GQA.\n");
+    check_contains(txt, "so the report must wrap it.");
+    check_width(txt, 100);
     free(txt);
     cJSON *j = parse_report(f.dir);
     ck_assert_str_eq(get(j, "notes")->valuestring, note);

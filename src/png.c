@@ -161,14 +161,26 @@ static void deflate_rows(Bits *b, const unsigned char *s, size_t n, size_t row)
     b->acc = 0;
 }
 
-/* Adler-32 (RFC 1950, 8.2) of s[0..n). */
+/* Adler-32 (RFC 1950, 8.2) of s[0..n): a = 1 + the sum of the bytes, b = the
+ * sum of the successive a's, both mod 65521. Over a block of 16 bytes, b
+ * grows by 16 a + sum (16 - j) s[j] and a by sum s[j]: the same numbers as
+ * byte by byte, without a chain of dependent additions. */
 static uint32_t adler32(const unsigned char *s, size_t n)
 {
     uint32_t a = 1, b = 0;
     while (n > 0) {
-        size_t chunk = n < 5552 ? n : 5552; /* the most bytes before b can overflow */
+        size_t chunk = n < 5552 ? n : 5552; /* the most bytes before b can overflow 32 bits */
         n -= chunk;
-        while (chunk--) {
+        for (; chunk >= 16; chunk -= 16, s += 16) {
+            uint32_t sum = 0, weighted = 0;
+            for (int j = 0; j < 16; j++) {
+                sum += s[j];
+                weighted += (uint32_t)(16 - j) * s[j];
+            }
+            b += 16 * a + weighted;
+            a += sum;
+        }
+        for (; chunk > 0; chunk--) {
             a += *s++;
             b += a;
         }

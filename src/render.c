@@ -912,6 +912,21 @@ void render_difference(float *diff, const float *att, int n_heads, const float *
 
 /* --------------------------------------------------------------- overview */
 
+/* The overview's grid: the column count giving the biggest square maps in
+ * an aw x ah area, after lm pixels of labels on the left and at the bottom;
+ * each panel also holds a title line (pth) and a gap. */
+static void grid_panels(int n_maps, int aw, int ah, int lm, int gap, int pth, int *side, int *cols)
+{
+    *side = 0;
+    *cols = 1;
+    for (int k = 1; k <= n_maps; k++) {
+        const int rows = (n_maps + k - 1) / k;
+        const int sd = (int)fminf((float)((aw - lm) / k - gap), (float)((ah - lm) / rows - pth - gap));
+        if (sd > *side)
+            *side = sd, *cols = k;
+    }
+}
+
 int render_overview(Renderer *r, const char *png_path, const float *const *maps, int n_maps,
                     int T, char *const *tokens, int causal, const char *title,
                     char *const *panel_titles, char *err, size_t errlen)
@@ -939,32 +954,23 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
      * last panel of each column. Labels only where a line fits each token. */
     int cols = 1, side = 0, lm = 0;
     float lp = 0.0f;
+    grid_panels(n_maps, aw, ah, 0, gap, pth, &side, &cols); /* without labels */
+    const int side_bare = side, cols_bare = cols;
     for (float try_lp = lp_max; try_lp >= 10.0f; try_lp -= 1.0f) {
+        if ((float)side_bare / (float)T < 1.05f * try_lp)
+            continue; /* cannot fit even before making room for the labels */
         const int try_lm = (int)ceilf(make_labels(r, tokens, T, 1, try_lp, 6.0f * try_lp, labels)) + 6;
-        int best = 0, best_cols = 1;
-        for (int k = 1; k <= n_maps; k++) {
-            const int rows = (n_maps + k - 1) / k;
-            const int sd = (int)fminf((float)((aw - try_lm) / k - gap), (float)((ah - try_lm) / rows - pth - gap));
-            if (sd > best)
-                best = sd, best_cols = k;
-        }
+        int best, best_cols;
+        grid_panels(n_maps, aw, ah, try_lm, gap, pth, &best, &best_cols);
         if ((float)best / (float)T >= 1.05f * try_lp) {
             lp = try_lp, lm = try_lm, side = best, cols = best_cols;
             break;
         }
-        if (try_lp == lp_max && (float)best * 2.0f / (float)T < 10.0f)
-            break; /* even the unlabelled maps are far too small: no labels */
     }
-    if (lp == 0.0f) {
-        for (int k = 1; k <= n_maps; k++) {
-            const int rows = (n_maps + k - 1) / k;
-            const int sd = (int)fminf((float)(aw / k - gap), (float)(ah / rows - pth - gap));
-            if (sd > side)
-                side = sd, cols = k;
-        }
-    } else {
+    if (lp == 0.0f)
+        side = side_bare, cols = cols_bare;
+    else
         make_labels(r, tokens, T, 1, lp, 6.0f * lp, labels);
-    }
     if (side < 1)
         side = 1; /* more panels than the figure holds: tiny maps, clipped at the edges */
     const int rows = (n_maps + cols - 1) / cols;

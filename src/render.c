@@ -779,7 +779,7 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
     const int step = label_step(L->pitch, 15.0f);
     L->label_px = clampf(0.7f * (float)step * L->pitch, 13.0f, 28.0f);
     L->title_px = clampf((float)L->map / 16.0f, 30.0f, 44.0f);
-    L->cap_px = clampf(L->label_px * 1.1f, 20.0f, 30.0f);
+    L->cap_px = clampf(fmaxf(L->label_px * 1.1f, (float)L->map / 40.0f), 20.0f, 30.0f);
     L->m = 24;
     L->lw = make_labels(r, tokens, T, step, L->label_px, clampf(8.0f * L->label_px, 110.0f, 260.0f), labels);
 

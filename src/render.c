@@ -1000,8 +1000,13 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
         const int x = ox + col * pw + (pw - gap - mp) / 2, y = oy + row * ph + pth;
         char pt[LABEL_BYTES * 2];
         snprintf(pt, sizeof pt, "%s", panel_titles && panel_titles[p] ? panel_titles[p] : "");
-        ellipsize(r, pt, sizeof pt, pt_px, (float)(pw - gap / 2));
-        if (draw_text(&c, r, pt, pt_px, x + mp / 2, y - 6, MID, BOTTOM, INK, 0) != MHAVIZ_OK)
+        /* A long title first gets a smaller font (down to 80 %), then an ellipsis. */
+        const float avail = (float)(pw - gap / 2);
+        float tpx = pt_px;
+        while (tpx > 0.8f * pt_px && text_width(r, pt, tpx) > avail)
+            tpx -= 1.0f;
+        ellipsize(r, pt, sizeof pt, tpx, avail);
+        if (draw_text(&c, r, pt, tpx, x + mp / 2, y - 6, MID, BOTTOM, INK, 0) != MHAVIZ_OK)
             goto oom;
         draw_cells(&c, maps[p], T, causal, &g, x, y, &s);
         if (lp == 0.0f)

@@ -12,6 +12,7 @@
 #include <stb_image.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +531,46 @@ START_TEST(odd_tokens_render_visibly)
 }
 END_TEST
 
+/* Tokens of random bytes (broken UTF-8, control characters, long runs):
+ * the picture is still drawn and every label has ink. */
+START_TEST(random_byte_tokens_render)
+{
+    Renderer *r = open_renderer(1, 0);
+    enum { T = 8 };
+    char buf[T][48], *tok[T];
+    uint32_t seed = 2463534242u;
+    for (int round = 0; round < 4; round++) {
+        for (int t = 0; t < T; t++) {
+            seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
+            int n = 1 + (int)(seed % 40);
+            for (int k = 0; k < n; k++) {
+                seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
+                buf[t][k] = (char)(1 + seed % 255); /* any byte but NUL */
+            }
+            buf[t][n] = '\0';
+            tok[t] = buf[t];
+        }
+        float att[T * T];
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++)
+                att[i * T + j] = j <= i ? 1.0f / (float)(i + 1) : 0.0f; /* uniform causal rows */
+        char *png = scratch_png("random.png"), err[MHAVIZ_ERRLEN];
+        ck_assert_int_eq(render_heatmap(r, png, att, T, tok, 1, "random", err, sizeof err), MHAVIZ_OK);
+        RenderLayout l;
+        render_heatmap_layout(r, T, tok, "random", &l);
+        Image im = load_png(png);
+        ck_assert_int_eq(im.w, l.width);
+        for (int t = 0; t < T; t++) {
+            const int y0 = l.map_y + t * l.cell;
+            ck_assert_msg(ink(&im, 0, y0, l.map_x - 2, y0 + l.cell) > 5, "round %d: no label for token %d", round, t);
+        }
+        stbi_image_free(im.px);
+        free(png);
+    }
+    render_close(r);
+}
+END_TEST
+
 /* The CLI writes every picture; with --steps the scores maps too. */
 START_TEST(cli_writes_all_pictures)
 {
@@ -606,6 +647,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, unwritable_png_is_an_io_error);
     tcase_add_test(tc, bad_font_and_cmap_are_refused);
     tcase_add_test(tc, odd_tokens_render_visibly);
+    tcase_add_test(tc, random_byte_tokens_render);
     tcase_add_test(tc, cli_writes_all_pictures);
     suite_add_tcase(s, tc);
     return s;

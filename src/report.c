@@ -187,7 +187,85 @@ static void json_number(FILE *f, double x)
 /* Bytes a formatted row of n floats may take: at most 16 per number
  * ("-1.17549435e-38" and its comma) plus the brackets. */
 #define JSON_NUMBER_MAX 17
-#define JSON_BLOCK_ROWS 64 /* rows formatted at once (in parallel) */
+#define JSON_BLOCK_BYTES ((size_t)8 << 20) /* rows formatted at once (in parallel): about 8 MB */
+
+/* Room to format a block of matrix rows before writing them. */
+typedef struct {
+    char *text;      /* (rows, slot) formatted rows, one per slot */
+    size_t *len;     /* (rows) bytes used in each slot */
+    int rows;        /* rows per block */
+} JsonRows;
+
+int report_format_float(char *buf, float x)
+{
+    /* 10^k, exact in double for k <= 22 */
+    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const double v = fabs((double)x); /* exact: a float is a double */
+    if (!(v >= 1e-13 && v < 1e9))     /* outside the fast path's range, zero, NaN, inf */
+        return sprintf(buf, "%.9g", (double)x);
+
+    /* 9 significant digits: n = round(v * 10^k) with 10^8 <= n < 10^9, E = 8 - k
+     * the decimal exponent. Estimate E from the binary exponent, then correct. */
+    int bexp;
+    frexp(v, &bexp); /* v = m 2^bexp, m in [0.5, 1) */
+    int E = (int)floor((bexp - 1) * 0.30102999566398120);
+    double p = v * pow10[8 - E];
+    if (p >= 1e9)
+        p = v * pow10[8 - ++E];
+    else if (p < 1e8)
+        p = v * pow10[8 - --E];
+    /* v 10^k = p + r exactly (fma gives the rounding error of the product), so
+     * rounding to an integer is decided exactly, ties to even as printf does:
+     * |r| <= half an ulp of p < 2^-23, while p - n - 1/2 is 0 or at least 2^-22. */
+    const double r = fma(v, pow10[8 - E], -p);
+    double n = floor(p);
+    const double d = p - n - 0.5;
+    if (d > 0 || (d == 0 && (r > 0 || (r == 0 && fmod(n, 2.0) == 1.0))))
+        n += 1;
+    if (n >= 1e9) { /* 999999999.5 rounded up: one more digit */
+        n = 1e8;
+        E++;
+    }
+
+    char digits[10];
+    long u = (long)n;
+    for (int k = 8; k >= 0; k--, u /= 10)
+        digits[k] = (char)('0' + u % 10);
+    int nd = 9; /* significant digits left after dropping trailing zeros */
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+
+    char *o = buf;
+    if (x < 0)
+        *o++ = '-';
+    if (E < -4 || E >= 9) { /* %g's scientific form: d.ddde-XX */
+        *o++ = digits[0];
+        if (nd > 1) {
+            *o++ = '.';
+            for (int k = 1; k < nd; k++)
+                *o++ = digits[k];
+        }
+        o += sprintf(o, "e%c%02d", E < 0 ? '-' : '+', E < 0 ? -E : E);
+    } else if (E >= 0) { /* ddd.ddd */
+        for (int k = 0; k <= E; k++)
+            *o++ = digits[k];
+        if (nd > E + 1) {
+            *o++ = '.';
+            for (int k = E + 1; k < nd; k++)
+                *o++ = digits[k];
+        }
+    } else { /* 0.000ddd */
+        *o++ = '0';
+        *o++ = '.';
+        for (int k = -1; k > E; k--)
+            *o++ = '0';
+        for (int k = 0; k < nd; k++)
+            *o++ = digits[k];
+    }
+    *o = '\0';
+    return (int)(o - buf);
+}
 
 /* One row of floats as a JSON array into buf; returns its length. Exact
  * zeros (every masked cell) print as "0". */
@@ -201,7 +279,7 @@ static size_t json_float_row(char *buf, const float *v, int n)
         if (v[j] == 0.0f)
             *p++ = '0';
         else if (isfinite(v[j]))
-            p += sprintf(p, "%.9g", (double)v[j]);
+            p += report_format_float(p, v[j]);
         else
             p += sprintf(p, "null");
     }
@@ -211,21 +289,21 @@ static size_t json_float_row(char *buf, const float *v, int n)
 
 /* A (rows, cols) matrix as an array of rows, one row per line. Formatting
  * the numbers is most of the time a report takes, so blocks of rows are
- * formatted in parallel into their own slots of buf, then written in order:
- * the bytes do not depend on the thread count. */
-static void json_matrix(FILE *f, const float *m, int rows, int cols, const char *indent, char *buf)
+ * formatted in parallel into their own slots, then written in order: the
+ * bytes do not depend on the thread count. Blocks are large (a whole map up
+ * to T of several hundred) so that threads meet rarely. */
+static void json_matrix(FILE *f, const float *m, int rows, int cols, const char *indent, JsonRows *b)
 {
     const size_t slot = (size_t)cols * JSON_NUMBER_MAX + 2;
-    size_t len[JSON_BLOCK_ROWS];
     fputs("[\n", f);
-    for (int r0 = 0; r0 < rows; r0 += JSON_BLOCK_ROWS) {
-        const int nb = rows - r0 < JSON_BLOCK_ROWS ? rows - r0 : JSON_BLOCK_ROWS;
-#pragma omp parallel for schedule(dynamic)
+    for (int r0 = 0; r0 < rows; r0 += b->rows) {
+        const int nb = rows - r0 < b->rows ? rows - r0 : b->rows;
+#pragma omp parallel for schedule(dynamic, 8)
         for (int k = 0; k < nb; k++)
-            len[k] = json_float_row(buf + (size_t)k * slot, m + (size_t)(r0 + k) * cols, cols);
+            b->len[k] = json_float_row(b->text + (size_t)k * slot, m + (size_t)(r0 + k) * cols, cols);
         for (int k = 0; k < nb; k++) {
             fputs(indent, f);
-            fwrite(buf + (size_t)k * slot, 1, len[k], f);
+            fwrite(b->text + (size_t)k * slot, 1, b->len[k], f);
             fputs(r0 + k + 1 < rows ? ",\n" : "\n", f);
         }
     }
@@ -267,7 +345,7 @@ static void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid,
     fputs(last ? "\n" : ",\n", f);
 }
 
-static void write_json(FILE *f, const ReportData *d, const Summary *s, char *buf)
+static void write_json(FILE *f, const ReportData *d, const Summary *s, JsonRows *buf)
 {
     const MhaConfig *c = s->c;
     const int T = c->T;
@@ -670,7 +748,8 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 {
     const MhaConfig *c = &d->in->cfg;
     Summary s;
-    char *path = NULL, *buf = NULL;
+    char *path = NULL;
+    JsonRows rows = {NULL, NULL, 0};
     FILE *f = NULL;
     int rc = summarise(d, &s);
     if (rc != MHAVIZ_OK) {
@@ -688,10 +767,14 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     free(path);
     path = NULL;
 
-    /* A block of rows of the widest matrix, formatted. */
+    /* A block of rows of the widest matrix (every matrix has T rows), formatted. */
     const int widest = c->T > c->d_model ? c->T : c->d_model;
-    buf = malloc(((size_t)widest * JSON_NUMBER_MAX + 2) * JSON_BLOCK_ROWS);
-    if (!buf) {
+    const size_t slot = (size_t)widest * JSON_NUMBER_MAX + 2;
+    size_t block = JSON_BLOCK_BYTES / slot;
+    rows.rows = block < 1 ? 1 : block > (size_t)c->T ? c->T : (int)block;
+    rows.text = malloc(slot * (size_t)rows.rows);
+    rows.len = malloc((size_t)rows.rows * sizeof *rows.len);
+    if (!rows.text || !rows.len) {
         snprintf(err, errlen, "out of memory");
         rc = MHAVIZ_ENOMEM;
         goto cleanup;
@@ -699,11 +782,12 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     f = open_out(dir, "report.json", &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
-    write_json(f, d, &s, buf);
+    write_json(f, d, &s, &rows);
     rc = close_out(f, path, err, errlen);
 
 cleanup:
-    free(buf);
+    free(rows.text);
+    free(rows.len);
     free(path);
     summary_free(&s);
     return rc;

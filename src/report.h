@@ -18,4 +18,10 @@ typedef struct {
  * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
 
+/* Write x into buf exactly as printf("%.9g", (double)x) would (9 significant
+ * digits: enough for every float32 to read back to the same bits), but several
+ * times faster for the values reports are made of. buf holds at least 16
+ * bytes. Returns the length written (without the NUL). */
+int report_format_float(char *buf, float x);
+
 #endif

@@ -504,6 +504,51 @@ START_TEST(missing_folder_is_an_error_naming_the_file)
 }
 END_TEST
 
+/* report_format_float writes what printf("%.9g") writes, faster. The
+ * reference is glibc's printf itself, on a sweep of float bit patterns and on
+ * a run of consecutive floats where 9-digit ties are dense (floats in
+ * [2^20, 2^21) step by 1/8, so 10-digit values ending in 5 occur). */
+START_TEST(fast_float_format_matches_printf)
+{
+    char mine[64], ref[64];
+    /* hand-checked cases: ties go to even, like printf */
+    const struct { float x; const char *want; } cases[] = {
+        {1234567.125f, "1234567.12"}, /* 1234567.12|5: tie, 2 is even -> stays */
+        {1234567.375f, "1234567.38"}, /* 1234567.37|5: tie, 7 is odd -> up */
+        {0.1f, "0.100000001"},        /* the float nearest 0.1 is 0.100000001490116... */
+        {1.0f, "1"},
+        {-0.5f, "-0.5"},
+        {1e-5f, "9.99999975e-06"},    /* below 1e-4: %g's scientific form */
+        {123456792.0f, "123456792"},  /* the float nearest 123456789 */
+        {1e9f, "1e+09"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        report_format_float(mine, cases[k].x);
+        ck_assert_str_eq(mine, cases[k].want);
+    }
+    long checked = 0;
+    for (uint64_t u = 0; u < (UINT64_C(1) << 32); u += 65521) { /* every 65521st bit pattern */
+        const uint32_t bits = (uint32_t)u;
+        float x;
+        memcpy(&x, &bits, sizeof x);
+        if (!isfinite(x))
+            continue;
+        int n = report_format_float(mine, x);
+        snprintf(ref, sizeof ref, "%.9g", (double)x);
+        ck_assert_msg(strcmp(mine, ref) == 0, "bits %08x: wrote %s, printf writes %s", (unsigned)bits, mine, ref);
+        ck_assert_int_eq(n, (int)strlen(ref));
+        checked++;
+    }
+    float x = 1234000.0f;
+    for (int k = 0; k < 200000; k++, x = nextafterf(x, INFINITY)) {
+        report_format_float(mine, x);
+        snprintf(ref, sizeof ref, "%.9g", (double)x);
+        ck_assert_msg(strcmp(mine, ref) == 0, "%.17g: wrote %s, printf writes %s", (double)x, mine, ref);
+    }
+    ck_assert_int_gt(checked, 60000);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -515,6 +560,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, notes_appear_in_both_files);
     tcase_add_test(tc, full_disk_is_an_error_naming_the_file);
     tcase_add_test(tc, missing_folder_is_an_error_naming_the_file);
+    tcase_add_test(tc, fast_float_format_matches_printf);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,7 +16,7 @@
 
 /* Work (multiply-adds) below which a loop runs on one thread: waking
  * threads costs more than it saves, a lot more on a busy machine. */
-#define KERNELS_PARALLEL_MIN_WORK (1L << 22)
+#define KERNELS_PARALLEL_MIN_WORK 4194304.0 /* 2^22 */
 
 /* Projection: out (M, N) = x (M, K) W (K, N) + b (N).
  *   for i, j:  out[i][j] = b[j];  for p = 0..K-1:  out[i][j] += x[i][p] * W[p][j]

@@ -189,7 +189,7 @@ static int inside(const char *path, const char *dir)
  * per head, single_head.png, difference.png and, with --steps, each head's
  * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
 static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
-                       const MhaState *single, const OutDir *out, char *err, size_t errlen)
+                       const MhaState *single, const OutDir *out, Timing *tm, char *err, size_t errlen)
 {
     const MhaConfig *c = &in->cfg;
     const int H = c->n_heads, T = c->T;
@@ -264,7 +264,17 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
         jobs[k].title = titles[k];
     }
 
-    rc = render_jobs(r, jobs, n, T, in->tokens, c->causal, err, errlen);
+    /* With a progress line on screen, a few pictures at a time (one per thread). */
+    int batch = n;
+#ifdef _OPENMP
+    if (tm->progress)
+        batch = omp_get_max_threads();
+#endif
+    rc = MHAVIZ_OK;
+    for (int k = 0; rc == MHAVIZ_OK && k < n; k += batch) {
+        rc = render_jobs(r, jobs + k, n - k < batch ? n - k : batch, T, in->tokens, c->causal, err, errlen);
+        timing_progress(tm, (double)(k + batch) / n);
+    }
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");
@@ -372,7 +382,7 @@ int main(int argc, char **argv)
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(&tm, TIMING_RENDER);
-    rc = render_maps(renderer, &o, &in, &multi, &single, &out, err, sizeof err);
+    rc = render_maps(renderer, &o, &in, &multi, &single, &out, &tm, err, sizeof err);
     if (rc == MHAVIZ_OK) {
         timing_phase(&tm, TIMING_WRITE);
         ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL};

@@ -356,6 +356,10 @@ int main(int argc, char **argv)
     if (rc != MHAVIZ_OK)
         goto oom;
     mha_forward(&in.cfg, &in.w, in.x, &multi);
+    char pass[MHAVIZ_ERRLEN / 2]; /* names a pass in overflow messages */
+    snprintf(pass, sizeof pass, "%s: the heads", o.input);
+    if ((rc = mha_check_finite(&in.cfg, &multi, pass, err, sizeof err)) != MHAVIZ_OK)
+        goto cleanup;
     timing_progress(&tm, 0.5);
 
     if (in.has_single) {
@@ -368,6 +372,9 @@ int main(int argc, char **argv)
     if ((rc = mha_state_build(&single, &wide_cfg, 0)) != MHAVIZ_OK)
         goto oom;
     mha_forward(&wide_cfg, in.has_single ? &in.single : &wide, in.x, &single);
+    snprintf(pass, sizeof pass, "%s: the single wide head", o.input);
+    if ((rc = mha_check_finite(&wide_cfg, &single, pass, err, sizeof err)) != MHAVIZ_OK)
+        goto cleanup;
 
     /* The outputs: written aside, then moved into place whole. */
     out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(o.input);

@@ -19,6 +19,7 @@
 #include "status.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,5 +174,51 @@ int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
     spread_kv_columns(wide->W_v, w->W_v, c->d_model, c);
     spread_kv_columns(wide->b_k, w->b_k, 1, c);
     spread_kv_columns(wide->b_v, w->b_v, 1, c);
+    return MHAVIZ_OK;
+}
+
+/* First non-finite value of m (rows, cols), or -1 when all are finite. */
+static long first_nonfinite(const float *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(m[i]))
+            return (long)i;
+    return -1;
+}
+
+int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, char *err,
+                     size_t errlen)
+{
+    const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
+    /* The steps in the order they run: the first overflow is the cause. */
+    const struct {
+        const char *name;
+        const float *m;
+        size_t n;
+        int cols;
+    } steps[] = {
+        {"q", s->q, (size_t)T * d_model, d_model},
+        {"k", s->k, (size_t)T * kv_dim, kv_dim},
+        {"v", s->v, (size_t)T * kv_dim, kv_dim},
+        {"attention", s->att, (size_t)c->n_heads * T * T, T},
+        {"the heads' concatenated output", s->concat, (size_t)T * d_model, d_model},
+        {"the output", s->out, (size_t)T * d_model, d_model},
+    };
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        const long i = first_nonfinite(steps[k].m, steps[k].n);
+        if (i < 0)
+            continue;
+        char place[128];
+        const long row = i / steps[k].cols, col = i % steps[k].cols;
+        if (steps[k].m == s->att)
+            snprintf(place, sizeof place, "the attention of head %ld, query %ld, key %ld "
+                     "(its scores q.k overflowed)", row / T, row % T, col);
+        else
+            snprintf(place, sizeof place, "%s at token %ld, column %ld", steps[k].name, row, col);
+        snprintf(err, errlen, "%s: the numbers overflow float32: %s is %s; "
+                 "scale the weights or the inputs down", what, place,
+                 isnan(steps[k].m[i]) ? "not a number" : "infinite");
+        return MHAVIZ_EINPUT;
+    }
     return MHAVIZ_OK;
 }

@@ -31,6 +31,15 @@ void mha_state_free(MhaState *s);
 /* Run the forward pass of layer (c, w) on x (T, d_model) into s. */
 void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s);
 
+/* MHAVIZ_OK when every number the forward pass left in s is finite. Else
+ * MHAVIZ_EINPUT and err names the first overflow in the order the steps run,
+ * e.g. "the heads: the numbers overflow float32: the attention of head 0,
+ * query 2, key 0 (its scores q.k overflowed) is not a number; scale the
+ * weights or the inputs down". what names the pass in the message. Finite
+ * inputs can still overflow: a float holds at most about 3.4e38. */
+int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, char *err,
+                     size_t errlen);
+
 /* The single wide head built from the same parameters: one head of width
  * d_model whose query is all of q and whose key/value are the K/V head
  * columns laid out per query head (head h's block is K/V head g's block).

@@ -16,6 +16,7 @@ Suite *init_suite(void);
 Suite *samples_suite(void);
 Suite *fsfault_suite(void);
 Suite *fuzzreplay_suite(void);
+Suite *finite_suite(void);
 Suite *render_suite(void);
 Suite *png_suite(void);
 Suite *measures_suite(void);
@@ -34,6 +35,7 @@ int main(void)
         samples_suite,
         fsfault_suite,
         fuzzreplay_suite,
+        finite_suite,
         render_suite,
         png_suite,
         measures_suite,

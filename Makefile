@@ -84,7 +84,7 @@ DEV_DEBS     := valgrind clang
 SAN_FLAGS    := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_ENV      := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 VALGRIND     := valgrind -q --child-silent-after-fork=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
-MEMCHECK_FILES ?= $(wildcard samples/*.json tests/data/bad/* tests/fuzz/regressions/*)
+MEMCHECK_FILES ?= $(wildcard samples/*.json tests/data/bad/* tests/data/forward_overflow.json tests/fuzz/regressions/*)
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all

@@ -86,7 +86,7 @@ START_TEST(cli_refuses_an_overflowing_pass)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    char *argv[] = {(char *)bin, "-q", "-o", out, "tests/data/bad/forward_overflow.json", NULL};
+    char *argv[] = {(char *)bin, "-q", "-o", out, "tests/data/forward_overflow.json", NULL};
     pid_t pid;
     ck_assert_int_eq(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
     posix_spawn_file_actions_destroy(&fa);
@@ -99,7 +99,7 @@ START_TEST(cli_refuses_an_overflowing_pass)
     msg[n] = '\0';
     fclose(f);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == MHAVIZ_EINPUT, "status %d: %s", st, msg);
-    ck_assert_msg(strstr(msg, "mhaviz: tests/data/bad/forward_overflow.json: the heads: "
+    ck_assert_msg(strstr(msg, "mhaviz: tests/data/forward_overflow.json: the heads: "
                               "the numbers overflow float32: the attention of head 0, query 0, key 0")
                   != NULL, "%s", msg);
     struct stat sb;

@@ -5,14 +5,19 @@
  * type and data (PNG specification, W3C 2003, sections 5 and 11).
  *
  * The pixels go in as rows, each prefixed by a filter byte (0: "none"), and
- * are compressed into a zlib stream (RFC 1950): a 2-byte header, one deflate
- * block (RFC 1951) and the Adler-32 of the uncompressed bytes. The deflate
- * block uses the fixed Huffman codes, and finds repeats the way a heatmap
- * has them: at each byte it tries a copy from 3 bytes back (the pixel to the
- * left: runs of one colour) and from one row back (the pixel above: rows
- * repeated down a cell), takes the longer, and otherwise writes the byte as
- * a literal. No hash tables, no searching: flat regions cost about two byte
- * comparisons per byte. */
+ * are compressed into a zlib stream (RFC 1950): a 2-byte header, deflate
+ * blocks (RFC 1951) and the Adler-32 of the uncompressed bytes.
+ *
+ * Deflate replaces repeated bytes by copies ("length L from D bytes back")
+ * and writes what is left with Huffman codes. A general compressor searches
+ * hash chains for repeats; a heatmap has them in known places, so at each
+ * byte we try a copy from the pixel to the left (runs of one colour), the
+ * pixel above (a cell's rows repeat), the two diagonals and eight pixels
+ * back (the mask's hatching), take the longest, and only where these give
+ * little look up the last place the next 4 bytes were seen (repeated
+ * digits and letters). Each block of up to 32768 copies and literals then
+ * gets Huffman codes built for its own counts. Flat regions cost about two
+ * byte comparisons per byte. */
 #include "png.h"
 #include "status.h"
 
@@ -52,19 +57,6 @@ static uint32_t reverse(uint32_t code, int n)
     return r;
 }
 
-/* The fixed literal/length code (RFC 1951, 3.2.6) for symbol s, 0..287. */
-static void put_symbol(Bits *b, int s)
-{
-    if (s < 144)
-        put_bits(b, reverse(0x30 + (uint32_t)s, 8), 8);
-    else if (s < 256)
-        put_bits(b, reverse(0x190 + (uint32_t)(s - 144), 9), 9);
-    else if (s < 280)
-        put_bits(b, reverse((uint32_t)(s - 256), 7), 7);
-    else
-        put_bits(b, reverse(0xC0 + (uint32_t)(s - 280), 8), 8);
-}
-
 /* Lengths 3..258 and distances 1..32768: base value and extra bits of each code (RFC 1951, 3.2.5). */
 static const int LEN_BASE[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27,
                                  31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
@@ -74,32 +66,234 @@ static const int DIST_BASE[30] = {1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 9
 static const int DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10,
                                    11, 11, 12, 12, 13, 13};
 
-/* A distance, encoded once: its 5-bit code (reversed) and extra bits. */
+/* A length or distance as deflate writes it: a symbol, then extra bits. */
 typedef struct {
-    uint32_t code, extra;
+    int sym;          /* length: 257..285; distance: 0..29 */
     int extra_bits;
-} Dist;
+    uint32_t extra;
+} Code;
 
-static Dist encode_distance(int d)
-{
-    int k = 29;
-    while (DIST_BASE[k] > d)
-        k--;
-    Dist e = {reverse((uint32_t)k, 5), (uint32_t)(d - DIST_BASE[k]), DIST_EXTRA[k]};
-    return e;
-}
-
-static void put_match(Bits *b, int len, const Dist *d)
+static Code length_code(int len)
 {
     int k = 28;
     while (LEN_BASE[k] > len)
         k--;
-    put_symbol(b, 257 + k);
-    if (LEN_EXTRA[k])
-        put_bits(b, (uint32_t)(len - LEN_BASE[k]), LEN_EXTRA[k]);
-    put_bits(b, d->code, 5);
-    if (d->extra_bits)
-        put_bits(b, d->extra, d->extra_bits);
+    Code c = {257 + k, LEN_EXTRA[k], (uint32_t)(len - LEN_BASE[k])};
+    return c;
+}
+
+static Code distance_code(int d)
+{
+    int k = 29;
+    while (DIST_BASE[k] > d)
+        k--;
+    Code c = {k, DIST_EXTRA[k], (uint32_t)(d - DIST_BASE[k])};
+    return c;
+}
+
+/* -------------------------------------------------------- Huffman codes */
+
+/* Code lengths, at most max_bits, of a Huffman code for the counts
+ * freq[0..n) (n <= 288): the two lightest subtrees are merged until one
+ * tree is left (ties: the lower index first, so the result is the same on
+ * every run); when the deepest leaf is too deep, the counts are halved and
+ * the tree built again. Unused symbols get length 0; when a single symbol
+ * is used, a second one gets a code too, so every code is complete (zlib
+ * requires it of the code-length code). */
+static void huffman_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *len)
+{
+    uint32_t w[288];
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        w[i] = freq[i];
+        used += freq[i] > 0;
+    }
+    if (used < 2) {
+        for (int i = 0; i < n; i++)
+            len[i] = 0;
+        int first = -1;
+        for (int i = 0; i < n; i++)
+            if (w[i] > 0)
+                first = i;
+        len[first >= 0 ? first : 0] = 1;
+        len[first == 0 ? 1 : 0] = 1;
+        return;
+    }
+    for (;;) {
+        /* Nodes 0..used-1 are the leaves; internal nodes follow. */
+        uint32_t weight[2 * 288];
+        int parent[2 * 288], symbol[288], alive[2 * 288];
+        int nodes = 0;
+        for (int i = 0; i < n; i++) {
+            if (w[i] > 0) {
+                symbol[nodes] = i;
+                weight[nodes] = w[i];
+                alive[nodes++] = 1;
+            }
+        }
+        const int leaves = nodes;
+        for (int merge = 0; merge < leaves - 1; merge++) {
+            int a = -1, b = -1;
+            for (int k = 0; k < nodes; k++) {
+                if (!alive[k])
+                    continue;
+                if (a < 0 || weight[k] < weight[a])
+                    b = a, a = k;
+                else if (b < 0 || weight[k] < weight[b])
+                    b = k;
+            }
+            alive[a] = alive[b] = 0;
+            weight[nodes] = weight[a] + weight[b];
+            parent[a] = parent[b] = nodes;
+            alive[nodes++] = 1;
+        }
+        /* Depths, from the root (the last node) down: parents come after children. */
+        int depth[2 * 288];
+        depth[nodes - 1] = 0;
+        int deepest = 0;
+        for (int k = nodes - 2; k >= 0; k--) {
+            depth[k] = depth[parent[k]] + 1;
+            if (k < leaves && depth[k] > deepest)
+                deepest = depth[k];
+        }
+        if (deepest <= max_bits) {
+            for (int i = 0; i < n; i++)
+                len[i] = 0;
+            for (int k = 0; k < leaves; k++)
+                len[symbol[k]] = (uint8_t)depth[k];
+            return;
+        }
+        for (int i = 0; i < n; i++)
+            if (w[i] > 0)
+                w[i] = (w[i] + 1) / 2;
+    }
+}
+
+/* The canonical codes for the lengths (RFC 1951, 3.2.2), bit-reversed for
+ * writing least significant bit first. */
+static void canonical_codes(const uint8_t *len, int n, uint32_t *code)
+{
+    int count[16] = {0}, next[16] = {0};
+    for (int i = 0; i < n; i++)
+        count[len[i]]++;
+    count[0] = 0;
+    for (int bits = 1, c = 0; bits < 16; bits++) {
+        c = (c + count[bits - 1]) << 1;
+        next[bits] = c;
+    }
+    for (int i = 0; i < n; i++)
+        code[i] = len[i] ? reverse((uint32_t)next[len[i]]++, len[i]) : 0;
+}
+
+/* ------------------------------------------------------ deflate blocks */
+
+/* One step of the copy-or-literal pass: a literal byte (< 256), or a copy
+ * (COPY set) of length bits 0..8 from distance - 1 in bits 9..23. */
+typedef uint32_t Token;
+#define COPY 0x80000000u
+#define BLOCK_TOKENS 32768
+#define TOKEN_LEN(t) ((int)((t) & 0x1FF))
+#define TOKEN_DIST(t) ((int)(((t) >> 9) & 0x7FFF) + 1)
+
+/* Write tokens as one deflate block with Huffman codes made for them
+ * (BTYPE 10, RFC 1951, 3.2.7). */
+static void write_block(Bits *b, const Token *tok, size_t nt, int last)
+{
+    uint32_t lit_freq[286] = {0}, dist_freq[30] = {0};
+    lit_freq[256] = 1; /* end of block */
+    for (size_t t = 0; t < nt; t++) {
+        if (tok[t] & COPY) {
+            lit_freq[length_code(TOKEN_LEN(tok[t])).sym]++;
+            dist_freq[distance_code(TOKEN_DIST(tok[t])).sym]++;
+        } else {
+            lit_freq[tok[t]]++;
+        }
+    }
+    uint8_t lit_len[286], dist_len[30];
+    uint32_t lit_code[286], dist_code[30];
+    huffman_lengths(lit_freq, 286, 15, lit_len);
+    huffman_lengths(dist_freq, 30, 15, dist_len);
+    canonical_codes(lit_len, 286, lit_code);
+    canonical_codes(dist_len, 30, dist_code);
+    int hlit = 286, hdist = 30;
+    while (hlit > 257 && lit_len[hlit - 1] == 0)
+        hlit--;
+    while (hdist > 1 && dist_len[hdist - 1] == 0)
+        hdist--;
+
+    /* The code lengths themselves, run-length coded: 16 = repeat the
+     * previous length 3..6 times, 17 = 3..10 zeros, 18 = 11..138 zeros. */
+    uint8_t all[286 + 30];
+    int total = 0;
+    for (int i = 0; i < hlit; i++)
+        all[total++] = lit_len[i];
+    for (int i = 0; i < hdist; i++)
+        all[total++] = dist_len[i];
+    uint8_t cl_sym[286 + 30], cl_extra[286 + 30];
+    int ncl = 0;
+    uint32_t cl_freq[19] = {0};
+    for (int i = 0; i < total;) {
+        int run = 1;
+        while (i + run < total && all[i + run] == all[i])
+            run++;
+        if (all[i] == 0 && run >= 3) {
+            const int r = run > 138 ? 138 : run;
+            cl_sym[ncl] = r >= 11 ? 18 : 17;
+            cl_extra[ncl++] = (uint8_t)(r >= 11 ? r - 11 : r - 3);
+            i += r;
+        } else if (all[i] != 0 && run >= 4) {
+            const int r = run - 1 > 6 ? 6 : run - 1;
+            cl_sym[ncl] = all[i];
+            cl_extra[ncl++] = 0;
+            cl_sym[ncl] = 16;
+            cl_extra[ncl++] = (uint8_t)(r - 3);
+            i += 1 + r;
+        } else {
+            cl_sym[ncl] = all[i];
+            cl_extra[ncl++] = 0;
+            i++;
+        }
+    }
+    for (int k = 0; k < ncl; k++)
+        cl_freq[cl_sym[k]]++;
+    uint8_t cl_len[19];
+    uint32_t cl_code[19];
+    huffman_lengths(cl_freq, 19, 7, cl_len);
+    canonical_codes(cl_len, 19, cl_code);
+    static const int ORDER[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    int hclen = 19;
+    while (hclen > 4 && cl_len[ORDER[hclen - 1]] == 0)
+        hclen--;
+
+    put_bits(b, last ? 1 : 0, 1); /* BFINAL */
+    put_bits(b, 2, 2);            /* BTYPE 10: Huffman codes of our own */
+    put_bits(b, (uint32_t)(hlit - 257), 5);
+    put_bits(b, (uint32_t)(hdist - 1), 5);
+    put_bits(b, (uint32_t)(hclen - 4), 4);
+    for (int k = 0; k < hclen; k++)
+        put_bits(b, cl_len[ORDER[k]], 3);
+    static const int CL_EXTRA_BITS[19] = {[16] = 2, [17] = 3, [18] = 7};
+    for (int k = 0; k < ncl; k++) {
+        put_bits(b, cl_code[cl_sym[k]], cl_len[cl_sym[k]]);
+        if (CL_EXTRA_BITS[cl_sym[k]])
+            put_bits(b, cl_extra[k], CL_EXTRA_BITS[cl_sym[k]]);
+    }
+
+    for (size_t t = 0; t < nt; t++) {
+        if (tok[t] & COPY) {
+            const Code lc = length_code(TOKEN_LEN(tok[t]));
+            const Code dc = distance_code(TOKEN_DIST(tok[t]));
+            put_bits(b, lit_code[lc.sym], lit_len[lc.sym]);
+            if (lc.extra_bits)
+                put_bits(b, lc.extra, lc.extra_bits);
+            put_bits(b, dist_code[dc.sym], dist_len[dc.sym]);
+            if (dc.extra_bits)
+                put_bits(b, dc.extra, dc.extra_bits);
+        } else {
+            put_bits(b, lit_code[tok[t]], lit_len[tok[t]]);
+        }
+    }
+    put_bits(b, lit_code[256], lit_len[256]); /* end of block */
 }
 
 /* How many bytes from s[i] on repeat the bytes d back, at most max: eight
@@ -119,44 +313,67 @@ static inline int match_length(const unsigned char *s, size_t i, size_t d, int m
     return n;
 }
 
-/* Compress s[0..n) into one final fixed-Huffman deflate block; row is the
- * length of one filtered row. The candidates, in order: the pixel to the
- * left, the pixel above, above-right and above-left (diagonal hatching), and
- * eight pixels to the left (the hatching's period). */
-static void deflate_rows(Bits *b, const unsigned char *s, size_t n, size_t row)
+#define HASH_BITS 15
+
+/* Where the 4 bytes at p were last seen: a multiplicative hash. */
+static inline uint32_t hash4(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return (v * 2654435761u) >> (32 - HASH_BITS);
+}
+
+/* Compress s[0..n) into deflate blocks of up to BLOCK_TOKENS tokens; row
+ * is the length of one filtered row. The copy candidates, in order: the
+ * pixel to the left, the pixel above, above-right and above-left (diagonal
+ * hatching), eight pixels to the left (the hatching's period), and, where
+ * none of these gives 8 bytes, the last place the next 4 bytes were seen
+ * (repeated digits and letters). last is scratch for 2^HASH_BITS positions,
+ * tok for BLOCK_TOKENS tokens. */
+static void deflate_rows(Bits *b, const unsigned char *s, size_t n, size_t row, Token *tok, int64_t *last)
 {
     enum { N_CAND = 5 };
     const size_t dist[N_CAND] = {3, row, row - 3, row + 3, 24};
-    Dist code[N_CAND];
     int usable[N_CAND];
-    for (int k = 0; k < N_CAND; k++) {
+    for (int k = 0; k < N_CAND; k++)
         usable[k] = dist[k] >= 1 && dist[k] <= 32768;
-        code[k] = encode_distance(usable[k] ? (int)dist[k] : 1);
-    }
-    put_bits(b, 1, 1); /* BFINAL: the last block */
-    put_bits(b, 1, 2); /* BTYPE 01: fixed Huffman codes */
-    size_t i = 0;
+    for (size_t h = 0; h < (size_t)1 << HASH_BITS; h++)
+        last[h] = -1;
+    size_t i = 0, nt = 0;
     while (i < n) {
         const int max = n - i < 258 ? (int)(n - i) : 258;
-        int best = 0, best_k = 0;
+        int best = 0;
+        size_t best_d = 1;
         for (int k = 0; k < N_CAND && best < max; k++) {
             if (!usable[k] || i < dist[k])
                 continue;
             const int len = match_length(s, i, dist[k], max);
             if (len > best)
-                best = len, best_k = k;
+                best = len, best_d = dist[k];
         }
-        /* A copy costs up to 31 bits: from a row back it pays from 4 bytes on. */
-        if (best >= (dist[best_k] > 64 ? 4 : 3)) {
-            put_match(b, best, &code[best_k]);
+        if (best < 8 && i + 4 <= n) {
+            const uint32_t h = hash4(s + i);
+            if (last[h] >= 0 && i - (size_t)last[h] <= 32768) {
+                const size_t d = i - (size_t)last[h];
+                const int len = match_length(s, i, d, max);
+                if (len > best)
+                    best = len, best_d = d;
+            }
+            last[h] = (int64_t)i;
+        }
+        /* A copy from far back costs more bits: it pays from 4 bytes on. */
+        if (best >= (best_d > 64 ? 4 : 3)) {
+            tok[nt++] = COPY | (uint32_t)(best_d - 1) << 9 | (uint32_t)best;
             i += (size_t)best;
         } else {
-            put_symbol(b, s[i]);
-            i++;
+            tok[nt++] = s[i++];
+        }
+        if (nt == BLOCK_TOKENS || i == n) {
+            write_block(b, tok, nt, i == n);
+            nt = 0;
         }
     }
-    put_symbol(b, 256); /* end of block */
-    put_bits(b, 0, 7);  /* flush to a whole byte */
+    put_bits(b, 0, 7); /* flush to a whole byte */
     b->bits = 0;
     b->acc = 0;
 }
@@ -235,8 +452,13 @@ int png_write_rows(const char *path, const unsigned char *rows, int w, int h, ch
     const unsigned char *s = rows;
     const size_t row = (size_t)w * 3 + 1; /* filter byte + pixels */
     const size_t n = row * (size_t)h;
-    unsigned char *z = malloc(n + n / 4 + 64); /* zlib stream: at most 9 bits per byte, see deflate_rows */
-    if (!z) {
+    /* zlib stream: at most 15 + 5 + 15 + 13 bits per copy of 3 or more bytes,
+     * 15 per literal, plus each block's code tables (well under 512 bytes). */
+    const size_t zcap = 2 * n + (n / BLOCK_TOKENS + 1) * 512 + 64;
+    unsigned char *z = malloc(zcap);
+    Token *tok = malloc(BLOCK_TOKENS * sizeof *tok);          /* (BLOCK_TOKENS) scratch */
+    int64_t *last = malloc(((size_t)1 << HASH_BITS) * sizeof *last); /* (2^HASH_BITS) scratch */
+    if (!z || !tok || !last) {
         snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
         rc = MHAVIZ_ENOMEM;
         goto cleanup;
@@ -245,7 +467,7 @@ int png_write_rows(const char *path, const unsigned char *rows, int w, int h, ch
     Bits b = {z, 0, 0, 0};
     z[b.n++] = 0x78; /* zlib: deflate, 32 KiB window */
     z[b.n++] = 0x01; /* no dictionary; 0x7801 is a multiple of 31 */
-    deflate_rows(&b, s, n, row);
+    deflate_rows(&b, s, n, row, tok, last);
     put_u32(z + b.n, adler32(s, n));
     b.n += 4;
 
@@ -282,5 +504,7 @@ cleanup:
     if (f)
         fclose(f);
     free(z);
+    free(tok);
+    free(last);
     return rc;
 }

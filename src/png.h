@@ -1,12 +1,13 @@
 /* png.h — write an RGB picture as a PNG file, fast.
  *
  * The pictures mhaviz draws are mostly flat colour: white margins, cells of
- * one colour, rows repeated cell after cell. png_write compresses them with
- * a deflate encoder made for exactly that (each byte is matched against the
- * pixel to its left and the pixel above it, fixed Huffman codes), which is
- * several times faster than a general-purpose encoder; the file stays a
- * standard PNG (8-bit RGB, zlib stream, CRC-checked chunks) that every
- * viewer reads. The bytes depend only on the pixels. */
+ * one colour, rows repeated cell after cell. png_write_rows compresses them
+ * with a deflate encoder made for exactly that (each byte is matched against
+ * the pixel to its left, the pixel above it and the hatching's diagonals;
+ * see png.c), several times faster than a general-purpose encoder, with
+ * files as small. The file is a standard PNG (8-bit RGB, zlib stream,
+ * CRC-checked chunks) that every viewer reads. The bytes depend only on the
+ * pixels. */
 #ifndef MHAVIZ_PNG_H
 #define MHAVIZ_PNG_H
 

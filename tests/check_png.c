@@ -138,9 +138,25 @@ static void flat(unsigned char *px, int x, int y, uint32_t *seed)
     px[0] = 68, px[1] = 1, px[2] = 84;
 }
 
+/* A random 7 x 5 tile repeated: copies from 21 bytes back, which only the
+ * hash lookup finds (like repeated digits in annotated cells). */
+static void tiles(unsigned char *px, int x, int y, uint32_t *seed)
+{
+    (void)seed;
+    uint32_t t = (uint32_t)(x % 7) * 2654435761u ^ (uint32_t)(y % 5) * 40503u;
+    px[0] = (unsigned char)t, px[1] = (unsigned char)(t >> 8), px[2] = (unsigned char)(t >> 16);
+}
+
 START_TEST(noise_round_trips)
 {
     roundtrip(97, 61, noise);
+    roundtrip(200, 120, noise); /* over 32768 literals: several deflate blocks */
+}
+END_TEST
+
+START_TEST(repeated_tiles_round_trip)
+{
+    roundtrip(301, 77, tiles);
 }
 END_TEST
 
@@ -188,6 +204,7 @@ Suite *png_suite(void)
     tcase_add_checked_fixture(tc, make_path, remove_path);
     tcase_add_test(tc, noise_round_trips);
     tcase_add_test(tc, heatmap_round_trips);
+    tcase_add_test(tc, repeated_tiles_round_trip);
     tcase_add_test(tc, flat_and_tiny_round_trip);
     tcase_add_test(tc, rows_longer_than_the_window_round_trip);
     tcase_add_test(tc, unwritable_path_is_an_io_error);

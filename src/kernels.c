@@ -65,22 +65,23 @@
 #undef GEMM_NV
 #endif
 
-/* C (M, N) += A (M, K) B (K, N) with the widest vectors this processor has.
- * Element (i, j) gets A[i][p] * B[p][j] for p = 0..K-1, in order. */
+/* C (M, N) = C0 + A (M, K) B (K, N) with the widest vectors this processor
+ * has, where C0 is 0 (from_zero) or what C holds. Element (i, j) starts from
+ * C0 and gets A[i][p] * B[p][j] added for p = 0..K-1, in order. */
 static void gemm_acc(float *restrict C, int ldc, const float *restrict A, int lda,
-                     const float *restrict B, int ldb, int M, int N, int K)
+                     const float *restrict B, int ldb, int M, int N, int K, int from_zero)
 {
 #ifdef HAVE_X86_COPIES
     if (__builtin_cpu_supports("avx512f")) {
-        gemm_acc_avx512(C, ldc, A, lda, B, ldb, M, N, K);
+        gemm_acc_avx512(C, ldc, A, lda, B, ldb, M, N, K, from_zero);
         return;
     }
     if (__builtin_cpu_supports("avx2")) {
-        gemm_acc_avx2(C, ldc, A, lda, B, ldb, M, N, K);
+        gemm_acc_avx2(C, ldc, A, lda, B, ldb, M, N, K, from_zero);
         return;
     }
 #endif
-    gemm_acc_base(C, ldc, A, lda, B, ldb, M, N, K);
+    gemm_acc_base(C, ldc, A, lda, B, ldb, M, N, K, from_zero);
 }
 
 /* Blocks of matmul_xw: 256 rows x 64 columns of out per task, and terms p
@@ -111,7 +112,7 @@ void matmul_xw(float *out, const float *x, const float *W, const float *b, int M
                 const int kp = K - p0 < XW_TERMS ? K - p0 : XW_TERMS;
                 for (int p = 0; p < kp; p++)
                     memcpy(W_slice + p * XW_COLS, W + (size_t)(p0 + p) * N + j0, (size_t)n * sizeof *W);
-                gemm_acc(out_b, N, x + (size_t)i0 * K + p0, K, W_slice, XW_COLS, m, n, kp);
+                gemm_acc(out_b, N, x + (size_t)i0 * K + p0, K, W_slice, XW_COLS, m, n, kp, 0);
             }
         }
     }
@@ -143,9 +144,7 @@ void attention_scores(float *s, int lds, const float *q, int ldq, const float *k
                 n = T;
         }
         float *s_b = s + (size_t)ib * lds;
-        for (int i = 0; i < m; i++)
-            memset(s_b + (size_t)i * lds, 0, (size_t)n * sizeof *s);
-        gemm_acc(s_b, lds, q + (size_t)ib * ldq, ldq, kt, ldkt, m, n, hd);
+        gemm_acc(s_b, lds, q + (size_t)ib * ldq, ldq, kt, ldkt, m, n, hd, 1);
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++)
                 s_b[(size_t)i * lds + j] *= scale;
@@ -159,15 +158,13 @@ void attention_mix(float *o, int ldo, const float *att, int lda, const float *v,
         const int m = i1 - ib < TILE_ROWS ? i1 - ib : TILE_ROWS;
         float *o_b = o + (size_t)ib * ldo;
         const float *att_b = att + (size_t)ib * lda;
-        for (int i = 0; i < m; i++)
-            memset(o_b + (size_t)i * ldo, 0, (size_t)hd * sizeof *o);
         /* Keys every row of the block sees: 0..ib (causal) or all. */
         const int shared = causal ? ib + 1 : T;
-        gemm_acc(o_b, ldo, att_b, lda, v, ldv, m, hd, shared);
+        gemm_acc(o_b, ldo, att_b, lda, v, ldv, m, hd, shared, 1);
         /* Causal: row ib+i also sees keys ib+1 .. ib+i, still in order. */
         for (int i = 1; causal && i < m; i++)
             gemm_acc(o_b + (size_t)i * ldo, ldo, att_b + (size_t)i * lda + shared, lda,
-                     v + (size_t)shared * ldv, ldv, 1, hd, i);
+                     v + (size_t)shared * ldv, ldv, 1, hd, i, 0);
     }
 }
 

@@ -641,11 +641,15 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
             "not computed, so not counted); K/V B/token = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
             c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", grouped(a, t->pairs));
-    if (t->mha.params == t->wide.params && t->mha.mac_projections == t->wide.mac_projections &&
-        t->mha.mac_scores == t->wide.mac_scores)
+    if (c->n_heads == 1)
+        fputs("With one head, the multi-head layer is itself one wide head: the same counts.\n", f);
+    else if (t->mha.params == t->wide.params && t->mha.mac_projections == t->wide.mac_projections &&
+             t->mha.mac_scores == t->wide.mac_scores)
         fprintf(f, "%d heads of width %d cost exactly what one head of width %d costs: the same\n"
                    "parameters and the same multiply-accumulates.\n",
                 c->n_heads, c->head_dim, c->d_model);
+    if (c->n_heads == 1)
+        return; /* one head: nothing to share */
     char line[256], c1[32];
     int n = snprintf(line, sizeof line, "Sharing K/V heads shrinks the K/V cache from %s bytes per token (MHA)",
                      grouped(a, t->mha.kv_cache_bytes));
@@ -708,8 +712,10 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     fputs("bits: mean row entropy (0 = one key).  norm: entropy / the most possible (1 = uniform).\n"
           "conf: mean largest weight.  prev, self, first, dup, ind: share of attention on the previous\n"
           "token, itself, the first token, earlier copies, the token after an earlier copy (induction).\n"
-          "dist: mean distance looked back, in tokens.  JS: Jensen-Shannon divergence from the wide head\n"
-          "(0 = same, 1 = disjoint).  top1: share of rows whose top key is the wide head's.  - : no data.\n",
+          "dist: mean distance to the keys looked at, in tokens.  JS: Jensen-Shannon divergence from the\n"
+          "wide head "
+          "(0 = same, 1 = disjoint).  top1: share of rows whose top key is the wide head's.\n"
+          "- : not defined for this input.\n",
           f);
 
     fputs("\nIn words\n", f);

@@ -328,17 +328,15 @@ static inline uint32_t hash4(const unsigned char *p)
  * pixel to the left, the pixel above, above-right and above-left (diagonal
  * hatching), eight pixels to the left (the hatching's period), and, where
  * none of these gives 8 bytes, the last place the next 4 bytes were seen
- * (repeated digits and letters). last is scratch for 2^HASH_BITS positions,
- * tok for BLOCK_TOKENS tokens. */
-static void deflate_rows(Bits *b, const unsigned char *s, size_t n, size_t row, Token *tok, int64_t *last)
+ * (repeated digits and letters). last (2^HASH_BITS, zeroed) keeps each
+ * hash's latest position + 1; tok is scratch for BLOCK_TOKENS tokens. */
+static void deflate_rows(Bits *b, const unsigned char *s, size_t n, size_t row, Token *tok, size_t *last)
 {
     enum { N_CAND = 5 };
     const size_t dist[N_CAND] = {3, row, row - 3, row + 3, 24};
     int usable[N_CAND];
     for (int k = 0; k < N_CAND; k++)
         usable[k] = dist[k] >= 1 && dist[k] <= 32768;
-    for (size_t h = 0; h < (size_t)1 << HASH_BITS; h++)
-        last[h] = -1;
     size_t i = 0, nt = 0;
     while (i < n) {
         const int max = n - i < 258 ? (int)(n - i) : 258;
@@ -353,13 +351,13 @@ static void deflate_rows(Bits *b, const unsigned char *s, size_t n, size_t row, 
         }
         if (best < 8 && i + 4 <= n) {
             const uint32_t h = hash4(s + i);
-            if (last[h] >= 0 && i - (size_t)last[h] <= 32768) {
-                const size_t d = i - (size_t)last[h];
+            if (last[h] > 0 && i + 1 - last[h] <= 32768) {
+                const size_t d = i + 1 - last[h];
                 const int len = match_length(s, i, d, max);
                 if (len > best)
                     best = len, best_d = d;
             }
-            last[h] = (int64_t)i;
+            last[h] = i + 1;
         }
         /* A copy from far back costs more bits: it pays from 4 bytes on. */
         if (best >= (best_d > 64 ? 4 : 3)) {
@@ -457,7 +455,7 @@ int png_write_rows(const char *path, const unsigned char *rows, int w, int h, ch
     const size_t zcap = 2 * n + (n / BLOCK_TOKENS + 1) * 512 + 64;
     unsigned char *z = malloc(zcap);
     Token *tok = malloc(BLOCK_TOKENS * sizeof *tok);          /* (BLOCK_TOKENS) scratch */
-    int64_t *last = malloc(((size_t)1 << HASH_BITS) * sizeof *last); /* (2^HASH_BITS) scratch */
+    size_t *last = calloc((size_t)1 << HASH_BITS, sizeof *last); /* (2^HASH_BITS) zeroed scratch */
     if (!z || !tok || !last) {
         snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
         rc = MHAVIZ_ENOMEM;

@@ -400,22 +400,16 @@ enum { START = 0, MID = 1, END = 2 };
 #define TOP START
 #define BOTTOM END
 
-/* Draw s at line height px so that its anchor (along, across) lands on
- * canvas point (x, y). rotated: turned 90 degrees counter-clockwise (read
- * bottom to top). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
-static int draw_text(Canvas *c, const Renderer *r, const char *s, float px, int x, int y,
-                     int along, int across, Rgb col, int rotated)
+/* Blend mask m (text set at line height m->px) in colour col so that its
+ * anchor (along, across) lands on canvas point (x, y). rotated: turned 90
+ * degrees counter-clockwise (read bottom to top). */
+static void blit_mask(Canvas *c, const TextMask *m, int x, int y, int along, int across, Rgb col, int rotated)
 {
-    if (!*s)
-        return MHAVIZ_OK;
-    TextMask m;
-    if (text_mask(r, s, px, &m) != MHAVIZ_OK)
-        return MHAVIZ_ENOMEM;
-    const int ax = along == START ? PAD : along == MID ? m.w / 2 : m.w - PAD - 1;
-    const int ay = across == TOP ? 0 : across == MID ? m.baseline - (int)lroundf(0.32f * px) : m.h - 1;
-    for (int my = 0; my < m.h; my++) {
-        for (int mx = 0; mx < m.w; mx++) {
-            const int a = m.a[(size_t)my * m.w + mx];
+    const int ax = along == START ? PAD : along == MID ? m->w / 2 : m->w - PAD - 1;
+    const int ay = across == TOP ? 0 : across == MID ? m->baseline - (int)lroundf(0.32f * m->px) : m->h - 1;
+    for (int my = 0; my < m->h; my++) {
+        for (int mx = 0; mx < m->w; mx++) {
+            const int a = m->a[(size_t)my * m->w + mx];
             if (!a)
                 continue;
             if (rotated)
@@ -424,6 +418,19 @@ static int draw_text(Canvas *c, const Renderer *r, const char *s, float px, int 
                 blend_px(c, x + (mx - ax), y + (my - ay), col, a);
         }
     }
+}
+
+/* Draw s at line height px, anchored as blit_mask says. Returns MHAVIZ_OK
+ * or MHAVIZ_ENOMEM. */
+static int draw_text(Canvas *c, const Renderer *r, const char *s, float px, int x, int y,
+                     int along, int across, Rgb col, int rotated)
+{
+    if (!*s)
+        return MHAVIZ_OK;
+    TextMask m;
+    if (text_mask(r, s, px, &m) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    blit_mask(c, &m, x, y, along, across, col, rotated);
     free(m.a);
     return MHAVIZ_OK;
 }
@@ -664,8 +671,7 @@ static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, i
                 tpx -= 1.0f;
             if (text_width(r, txt, tpx) > (float)g->cell - 2.0f)
                 continue;
-            const Rgb bg = scale_color(s, val);
-            const Rgb ink = luma(bg) > 140 ? INK : WHITE;
+            const Rgb ink = luma(scale_color(s, val)) > 140 ? INK : WHITE;
             if (draw_text(c, r, txt, tpx, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
                           MID, MID, ink, 0) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;

@@ -4,8 +4,9 @@
  * Both files are streamed: report.json holds every attention map and both
  * outputs, millions of numbers for a real model's layer, so it is written
  * row by row from the forward pass's own arrays and never held as a tree.
- * Every float is printed with "%.9g", enough digits for a float32 to read
- * back to the same bits. Every write is checked: a full disk is an error
+ * Every float is printed as "%.9g" prints it (by report_format_float, which
+ * writes the same bytes faster), enough digits for a float32 to read back to
+ * the same bits. Every write is checked: a full disk is an error
  * that names the file, never a short report.
  */
 #include "report.h"
@@ -15,7 +16,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

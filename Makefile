@@ -93,6 +93,7 @@ FUZZ_OPTS    := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats
 FUZZ_DICT_input  := -dict=tests/fuzz/json.dict
 FUZZ_SEEDS_input := tests/fuzz/corpus tests/fuzz/regressions tests/data/good tests/data/bad
 FUZZ_SEEDS_npy   := tests/fuzz/corpus_npy
+FUZZ_SEEDS_render := tests/fuzz/corpus_render
 
 ## asan: every test, built with AddressSanitizer + UBSan into build-asan/ (any report fails)
 asan: deps
@@ -104,7 +105,7 @@ memcheck: dev-deps $(BIN) $(BUILD)/check_mhaviz
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	CK_FORK=no MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference $(VALGRIND) $(BUILD)/check_mhaviz
 
-## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy: the .npy reader
+## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy or render: the .npy reader or the renderer
 fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	@mkdir -p build-fuzz/corpus_$(FUZZ_TARGET) build-fuzz/crashes
 	build-fuzz/fuzz_$(FUZZ_TARGET) $(FUZZ_DICT_$(FUZZ_TARGET)) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \

@@ -15,6 +15,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,10 @@ static void print_file(const char *path, FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* Over a file size limit (ulimit -f) a write then fails with EFBIG, which
+     * the run reports and cleans up after, instead of the process being
+     * killed with its temporary folder left behind. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "init") == 0)
         return init_command(argc - 1, argv + 1);
     Options o;

@@ -44,14 +44,15 @@
 
 /* A fault applied in the child before it runs the command. */
 typedef struct {
-    long fsize;            /* > 0: RLIMIT_FSIZE in bytes, SIGXFSZ ignored (writes fail with EFBIG) */
+    long fsize;            /* > 0: RLIMIT_FSIZE in bytes (writes over it fail with EFBIG) */
+    int fsize_signal;      /* 1: leave SIGXFSZ at its default (kill), as a shell's ulimit -f does */
     int drop_dac;          /* 1: drop the capabilities that let root ignore permissions */
     const char *tmpfs;     /* mount a tmpfs here in a private mount namespace */
     const char *tmpfs_opt; /* its options, e.g. "size=16k" */
     int tmpfs_ro;          /* 1: mount it read-only */
 } Fault;
 
-static const Fault NO_FAULT = {0, 0, NULL, NULL, 0};
+static const Fault NO_FAULT = {0, 0, 0, NULL, NULL, 0};
 
 typedef struct {
     int status;       /* exit code, or 128 + signal */
@@ -80,7 +81,7 @@ static void apply_fault(const Fault *f)
     }
     if (f->fsize > 0) {
         struct rlimit rl = {(rlim_t)f->fsize, (rlim_t)f->fsize};
-        signal(SIGXFSZ, SIG_IGN); /* stays ignored across exec */
+        signal(SIGXFSZ, f->fsize_signal ? SIG_DFL : SIG_IGN); /* stays so across exec */
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(SETUP_FAILED);
     }
@@ -472,6 +473,24 @@ START_TEST(file_size_limit_sweep)
 }
 END_TEST
 
+/* As after `ulimit -f` in a shell: SIGXFSZ would kill the run mid-write and
+ * leave its temporary folder; mhaviz ignores it and fails cleanly. */
+START_TEST(file_size_limit_with_default_signal)
+{
+    char *s = scratch(), *in = path2(s, "in.json"), *out = path2(s, "out");
+    copy_file(INPUT_A, in);
+    Fault f = NO_FAULT;
+    f.fsize = 1000; /* the marker fits, no picture does */
+    f.fsize_signal = 1;
+    Result r;
+    run_mhaviz(in, out, &f, &r);
+    const char *allowed[] = {"in.json", NULL};
+    assert_refused(&r, s, s, allowed);
+    ck_assert(same_file(in, INPUT_A));
+    free(in), free(out), remove_scratch(s);
+}
+END_TEST
+
 /* A real full disk: a small private tmpfs (ENOSPC instead of EFBIG). */
 START_TEST(disk_full)
 {
@@ -649,6 +668,7 @@ Suite *fsfault_suite(void)
     tcase_add_test(tc, output_folder_not_writable);
     tcase_add_test(tc, output_inside_read_only_mount);
     tcase_add_test(tc, file_size_limit_sweep);
+    tcase_add_test(tc, file_size_limit_with_default_signal);
     tcase_add_test(tc, disk_full);
     tcase_add_test(tc, concurrent_runs_different_folders);
     tcase_add_test(tc, concurrent_runs_same_folder);

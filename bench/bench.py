@@ -142,6 +142,7 @@ def main():
     npf = os.path.join(HERE, "numpy_forward.py")
     peak, peak_how = machine_peak(args.forward)
 
+    load_before = os.getloadavg()
     fwd_rows, cli_rows, blas = [], [], "?"
     for n, (name, T, d, H, KV, causal, runs, rounds, cli_runs) in enumerate(SHAPES):
         if args.quick:
@@ -174,6 +175,10 @@ def main():
                                         os.path.join(folder, "out"), cli_runs)
                 cli_rows.append((name, fmt, size / 1e6, wall, rss, ph))
 
+    load_after = os.getloadavg()
+    print(f"\nLoad average (1, 5, 15 min) {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} "
+          f"before, {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} after (2 cores: above 0.5 "
+          f"someone else is using them, and the 2-thread numbers suffer most).")
     print(f"\nForward pass (mha_forward, multi-head only), medians; numpy {np.__version__} float32 "
           f"with {blas}; peak estimate {peak:.0f} GFLOP/s = {peak_how}\n")
     print("| input | T | d_model | heads | numpy (ms) | mhaviz 1 thread (ms) | mhaviz 2 threads (ms) "

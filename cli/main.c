@@ -29,7 +29,7 @@
 typedef struct {
     const char *input;   /* INPUT.json */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
-    int threads;         /* -t; 0 = all cores */
+    int threads;         /* -t; 0 = all cores, fewer when the machine is busy */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
@@ -47,7 +47,7 @@ static void usage(FILE *f)
         "map as a PNG heatmap, the single wide head's map, and a report comparing them.\n"
         "\n"
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\")\n"
-        "  -t, --threads N    threads (default: all cores)\n"
+        "  -t, --threads N    threads (default: all cores, fewer when the machine is busy)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
         "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
@@ -313,6 +313,8 @@ int main(int argc, char **argv)
 #ifdef _OPENMP
     if (o.threads > 0)
         omp_set_num_threads(o.threads);
+    else
+        omp_set_dynamic(1); /* all cores, fewer when others are busy (load average); same results */
 #endif
 
     char err[MHAVIZ_ERRLEN] = "";

@@ -177,8 +177,9 @@ def main():
 
     load_after = os.getloadavg()
     print(f"\nLoad average (1, 5, 15 min) {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} "
-          f"before, {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} after (2 cores: above 0.5 "
-          f"someone else is using them, and the 2-thread numbers suffer most).")
+          f"before, {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} after, on {os.cpu_count()} cores: "
+          f"a load before the run near or above the core count means other work shared the cores "
+          f"(the 2-thread numbers suffer most).")
     print(f"\nForward pass (mha_forward, multi-head only), medians; numpy {np.__version__} float32 "
           f"with {blas}; peak estimate {peak:.0f} GFLOP/s = {peak_how}\n")
     print("| input | T | d_model | heads | numpy (ms) | mhaviz 1 thread (ms) | mhaviz 2 threads (ms) "

@@ -108,12 +108,27 @@ static void outdir_clear(OutDir *o)
 int outdir_begin(OutDir *o, const char *target, char *err, size_t errlen)
 {
     o->target = o->tmp = NULL;
-    int rc = check_target(target, err, errlen);
-    if (rc != MHAVIZ_OK)
+    /* "out/" and "out//" name the folder "out": the temporary folder goes
+     * beside it, not inside it. */
+    size_t n = strlen(target);
+    while (n > 1 && target[n - 1] == '/')
+        n--;
+    if (n == 0) {
+        snprintf(err, errlen, "the output folder name is empty; choose one with -o");
+        return MHAVIZ_EIO;
+    }
+    o->target = strndup(target, n);
+    if (!o->target) {
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    int rc = check_target(o->target, err, errlen);
+    if (rc != MHAVIZ_OK) {
+        outdir_clear(o);
         return rc;
-    o->target = strdup(target);
-    o->tmp = sibling_template(target, "tmp");
-    if (!o->target || !o->tmp) {
+    }
+    o->tmp = sibling_template(o->target, "tmp");
+    if (!o->tmp) {
         outdir_clear(o);
         snprintf(err, errlen, "out of memory");
         return MHAVIZ_ENOMEM;

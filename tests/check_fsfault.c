@@ -513,6 +513,31 @@ START_TEST(disk_full)
 }
 END_TEST
 
+/* "-o out/" names the folder out: the outputs land there, with the
+ * temporary folder beside it (it used to be looked for inside it). */
+START_TEST(output_name_with_trailing_slash)
+{
+    char *s = scratch(), *ref = reference(s, "ref", INPUT_A), *out = path2(s, "out//");
+    Result r;
+    run_mhaviz(INPUT_A, out, &NO_FAULT, &r);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    char *plain = path2(s, "out");
+    ck_assert(same_folder(plain, ref));
+    const char *allowed[] = {"ref", "out", NULL};
+    ck_assert_int_eq(strangers(s, allowed), 0);
+    free(plain), free(ref), free(out), remove_scratch(s);
+}
+END_TEST
+
+START_TEST(empty_output_name)
+{
+    Result r;
+    run_mhaviz(INPUT_A, "", &NO_FAULT, &r);
+    ck_assert_int_eq(r.status, MHAVIZ_EIO);
+    ck_assert_msg(strstr(r.err, "mhaviz: the output folder name is empty") != NULL, "%s", r.err);
+}
+END_TEST
+
 /* --- runs at the same time --- */
 
 #define N_RUNS 4 /* CLI runs at once */
@@ -670,6 +695,8 @@ Suite *fsfault_suite(void)
     tcase_add_test(tc, file_size_limit_sweep);
     tcase_add_test(tc, file_size_limit_with_default_signal);
     tcase_add_test(tc, disk_full);
+    tcase_add_test(tc, output_name_with_trailing_slash);
+    tcase_add_test(tc, empty_output_name);
     tcase_add_test(tc, concurrent_runs_different_folders);
     tcase_add_test(tc, concurrent_runs_same_folder);
     tcase_set_timeout(tc, 120);

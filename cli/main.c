@@ -403,6 +403,7 @@ int main(int argc, char **argv)
         rc = report_write(out.tmp, &d, err, sizeof err);
     }
     if (rc != MHAVIZ_OK) {
+        outdir_name_target(&out, err, sizeof err);
         outdir_abort(&out);
         goto cleanup;
     }

@@ -210,6 +210,20 @@ int outdir_commit(OutDir *o, char *err, size_t errlen)
     return MHAVIZ_OK;
 }
 
+void outdir_name_target(const OutDir *o, char *msg, size_t msglen)
+{
+    char *at = o->tmp ? strstr(msg, o->tmp) : NULL;
+    if (!at)
+        return;
+    size_t n = strlen(msg) + strlen(o->target) + 1;
+    char *copy = malloc(n);
+    if (!copy)
+        return;
+    snprintf(copy, n, "%.*s%s%s", (int)(at - msg), msg, o->target, at + strlen(o->tmp));
+    snprintf(msg, msglen, "%s", copy);
+    free(copy);
+}
+
 void outdir_abort(OutDir *o)
 {
     if (o->tmp)

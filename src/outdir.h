@@ -30,6 +30,11 @@ char *outdir_path(const OutDir *o, const char *name);
  * removed and the earlier output is left as it was. Frees *o either way. */
 int outdir_commit(OutDir *o, char *err, size_t errlen);
 
+/* Rewrite a message that names a file in the temporary folder so that it
+ * names that file's place in the target, the folder the user asked for
+ * (".out.tmp-Ab12Cd/report.json" -> "out/report.json"). */
+void outdir_name_target(const OutDir *o, char *msg, size_t msglen);
+
 /* Remove the temporary folder and everything in it; frees *o. */
 void outdir_abort(OutDir *o);
 

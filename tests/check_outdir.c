@@ -128,6 +128,23 @@ START_TEST(refuses_a_file_as_target)
 }
 END_TEST
 
+START_TEST(messages_name_the_target_not_the_temporary_folder)
+{
+    char *dir = scratch(), target[600], msg[MHAVIZ_ERRLEN], expected[700], err[MHAVIZ_ERRLEN];
+    snprintf(target, sizeof target, "%s/out", dir);
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
+    char *p = outdir_path(&o, "report.json");
+    snprintf(msg, sizeof msg, "%s: cannot write: No space left on device", p);
+    free(p);
+    outdir_name_target(&o, msg, sizeof msg);
+    snprintf(expected, sizeof expected, "%s/report.json: cannot write: No space left on device", target);
+    ck_assert_str_eq(msg, expected);
+    outdir_abort(&o);
+    free(dir);
+}
+END_TEST
+
 Suite *outdir_suite(void)
 {
     Suite *s = suite_create("outdir");
@@ -137,6 +154,7 @@ Suite *outdir_suite(void)
     tcase_add_test(tc, replaces_earlier_output_whole);
     tcase_add_test(tc, refuses_foreign_folder);
     tcase_add_test(tc, refuses_a_file_as_target);
+    tcase_add_test(tc, messages_name_the_target_not_the_temporary_folder);
     suite_add_tcase(s, tc);
     return s;
 }

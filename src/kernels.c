@@ -1,6 +1,7 @@
 /* kernels.c — the fast loops behind the forward pass (see kernels.h).
  *
- * Everything here is one idea: C += A B, computed a small tile at a time.
+ * Nearly everything here is one idea: C += A B, computed a small tile at a
+ * time (the softmax, at the end, is the exception).
  * A tile is up to 4 rows x 64 columns of C held in registers; for each term
  * p it adds A[r][p] * B[p][j..j+15] to 16 elements of C at once (with
  * AVX-512; 8 with AVX2, 4 otherwise). Every element still receives its terms
@@ -31,7 +32,7 @@
 #define VW 16        /* the widest vector: causal score blocks round up to it */
 #define TILE_ROWS 4  /* rows of C per tile */
 
-/* The core, C (M, N) += A (M, K) B (K, N), once per instruction set. */
+/* The core, C (M, N) = C0 + A (M, K) B (K, N), once per instruction set. */
 #define GEMM_NAME gemm_acc_base
 #define GEMM_TARGET
 #define GEMM_VW 4

@@ -99,6 +99,7 @@ void matmul_xw(float *out, const float *x, const float *W, const float *b, int M
     const int row_blocks = (M + XW_ROWS - 1) / XW_ROWS;
     const int col_blocks = (N + XW_COLS - 1) / XW_COLS;
     const double work = (double)M * K * N;
+    (void)work; /* read only by the OpenMP pragma */
 #pragma omp parallel for collapse(2) schedule(dynamic) if (work >= KERNELS_PARALLEL_MIN_WORK)
     for (int rb = 0; rb < row_blocks; rb++) {
         for (int cb = 0; cb < col_blocks; cb++) {

@@ -37,6 +37,7 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
     const int ldkt = kernels_padded_stride(T);
     /* multiply-adds of the scores and the mixing: threads only when it pays */
     const double attention_work = 2.0 * c->n_heads * T * T * hd;
+    (void)attention_work; /* read only by the OpenMP pragmas */
 
     /* 1. Project every token into queries, keys and values. */
     matmul_xw(s->q, x, w->W_q, w->b_q, T, d_model, d_model);

@@ -1,57 +1,508 @@
-/* png.c — PNG files through stb_image_write, with every write checked.
+/* png.c — write an RGB picture as a PNG file, fast.
  *
- * stbi_write_png() ignores fwrite's result, so a full disk would go
- * unnoticed: we encode through stbi_write_png_to_func and write the bytes
- * ourselves, remembering the first failure. */
+ * A PNG file is a signature and three chunks: IHDR (size, 8-bit RGB), IDAT
+ * (the pixels, compressed) and IEND; each chunk ends with a CRC-32 of its
+ * type and data (PNG specification, W3C 2003, sections 5 and 11).
+ *
+ * The pixels go in as rows, each prefixed by a filter byte (0: "none"), and
+ * are compressed into a zlib stream (RFC 1950): a 2-byte header, deflate
+ * blocks (RFC 1951) and the Adler-32 of the uncompressed bytes.
+ *
+ * Deflate replaces repeated bytes by copies ("length L from D bytes back")
+ * and writes what is left with Huffman codes. A general compressor searches
+ * hash chains for repeats; a heatmap has them in known places, so at each
+ * byte we try a copy from the pixel to the left (runs of one colour), the
+ * pixel above (a cell's rows repeat), the two diagonals and eight pixels
+ * back (the mask's hatching), take the longest, and only where these give
+ * little look up the last place the next 4 bytes were seen (repeated
+ * digits and letters). Each block of up to 32768 copies and literals then
+ * gets Huffman codes built for its own counts. Flat regions cost about two
+ * byte comparisons per byte. */
 #include "png.h"
 #include "status.h"
 
-#include <stb_image_write.h>
-
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void png_setup(void)
+/* ------------------------------------------------------------ bit output */
+
+/* Deflate packs bits starting from the least significant bit of each byte. */
+typedef struct {
+    unsigned char *p; /* output buffer, large enough (see png_write) */
+    size_t n;         /* bytes written */
+    uint64_t acc;     /* pending bits, oldest in the low end */
+    int bits;         /* how many are pending */
+} Bits;
+
+static inline void put_bits(Bits *b, uint32_t v, int n)
 {
-    stbi_write_force_png_filter = 0;      /* no filter: flat rows compress as they are */
-    stbi_write_png_compression_level = 1; /* shortest match search */
+    b->acc |= (uint64_t)v << b->bits;
+    b->bits += n;
+    while (b->bits >= 8) {
+        b->p[b->n++] = (unsigned char)b->acc;
+        b->acc >>= 8;
+        b->bits -= 8;
+    }
 }
 
-/* Where the encoded bytes go: the open file and the first write error. */
-typedef struct {
-    FILE *f;
-    int error; /* errno of the first failed write, 0 while all went well */
-} PngSink;
-
-static void sink_write(void *context, void *data, int size)
+/* Huffman codes are defined most significant bit first: reverse them. */
+static uint32_t reverse(uint32_t code, int n)
 {
-    PngSink *s = context;
-    if (s->error == 0 && fwrite(data, 1, (size_t)size, s->f) != (size_t)size)
-        s->error = errno ? errno : EIO;
+    uint32_t r = 0;
+    for (int i = 0; i < n; i++, code >>= 1)
+        r = (r << 1) | (code & 1);
+    return r;
+}
+
+/* Lengths 3..258 and distances 1..32768: base value and extra bits of each code (RFC 1951, 3.2.5). */
+static const int LEN_BASE[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27,
+                                 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const int LEN_EXTRA[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+static const int DIST_BASE[30] = {1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385,
+                                  513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+static const int DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10,
+                                   11, 11, 12, 12, 13, 13};
+
+/* A length or distance as deflate writes it: a symbol, then extra bits. */
+typedef struct {
+    int sym;          /* length: 257..285; distance: 0..29 */
+    int extra_bits;
+    uint32_t extra;
+} Code;
+
+static Code length_code(int len)
+{
+    int k = 28;
+    while (LEN_BASE[k] > len)
+        k--;
+    Code c = {257 + k, LEN_EXTRA[k], (uint32_t)(len - LEN_BASE[k])};
+    return c;
+}
+
+static Code distance_code(int d)
+{
+    int k = 29;
+    while (DIST_BASE[k] > d)
+        k--;
+    Code c = {k, DIST_EXTRA[k], (uint32_t)(d - DIST_BASE[k])};
+    return c;
+}
+
+/* -------------------------------------------------------- Huffman codes */
+
+/* Code lengths, at most max_bits, of a Huffman code for the counts
+ * freq[0..n) (n <= 288): the two lightest subtrees are merged until one
+ * tree is left (ties: the lower index first, so the result is the same on
+ * every run); when the deepest leaf is too deep, the counts are halved and
+ * the tree built again. Unused symbols get length 0; when a single symbol
+ * is used, a second one gets a code too, so every code is complete (zlib
+ * requires it of the code-length code). */
+static void huffman_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *len)
+{
+    uint32_t w[288];
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        w[i] = freq[i];
+        used += freq[i] > 0;
+    }
+    if (used < 2) {
+        for (int i = 0; i < n; i++)
+            len[i] = 0;
+        int first = -1;
+        for (int i = 0; i < n; i++)
+            if (w[i] > 0)
+                first = i;
+        len[first >= 0 ? first : 0] = 1;
+        len[first == 0 ? 1 : 0] = 1;
+        return;
+    }
+    for (;;) {
+        /* Nodes 0..used-1 are the leaves; internal nodes follow. */
+        uint32_t weight[2 * 288];
+        int parent[2 * 288], symbol[288], alive[2 * 288];
+        int nodes = 0;
+        for (int i = 0; i < n; i++) {
+            if (w[i] > 0) {
+                symbol[nodes] = i;
+                weight[nodes] = w[i];
+                alive[nodes++] = 1;
+            }
+        }
+        const int leaves = nodes;
+        for (int merge = 0; merge < leaves - 1; merge++) {
+            int a = -1, b = -1;
+            for (int k = 0; k < nodes; k++) {
+                if (!alive[k])
+                    continue;
+                if (a < 0 || weight[k] < weight[a])
+                    b = a, a = k;
+                else if (b < 0 || weight[k] < weight[b])
+                    b = k;
+            }
+            alive[a] = alive[b] = 0;
+            weight[nodes] = weight[a] + weight[b];
+            parent[a] = parent[b] = nodes;
+            alive[nodes++] = 1;
+        }
+        /* Depths, from the root (the last node) down: parents come after children. */
+        int depth[2 * 288];
+        depth[nodes - 1] = 0;
+        int deepest = 0;
+        for (int k = nodes - 2; k >= 0; k--) {
+            depth[k] = depth[parent[k]] + 1;
+            if (k < leaves && depth[k] > deepest)
+                deepest = depth[k];
+        }
+        if (deepest <= max_bits) {
+            for (int i = 0; i < n; i++)
+                len[i] = 0;
+            for (int k = 0; k < leaves; k++)
+                len[symbol[k]] = (uint8_t)depth[k];
+            return;
+        }
+        for (int i = 0; i < n; i++)
+            if (w[i] > 0)
+                w[i] = (w[i] + 1) / 2;
+    }
+}
+
+/* The canonical codes for the lengths (RFC 1951, 3.2.2), bit-reversed for
+ * writing least significant bit first. */
+static void canonical_codes(const uint8_t *len, int n, uint32_t *code)
+{
+    int count[16] = {0}, next[16] = {0};
+    for (int i = 0; i < n; i++)
+        count[len[i]]++;
+    count[0] = 0;
+    for (int bits = 1, c = 0; bits < 16; bits++) {
+        c = (c + count[bits - 1]) << 1;
+        next[bits] = c;
+    }
+    for (int i = 0; i < n; i++)
+        code[i] = len[i] ? reverse((uint32_t)next[len[i]]++, len[i]) : 0;
+}
+
+/* ------------------------------------------------------ deflate blocks */
+
+/* One step of the copy-or-literal pass: a literal byte (< 256), or a copy
+ * (COPY set) of length bits 0..8 from distance - 1 in bits 9..23. */
+typedef uint32_t Token;
+#define COPY 0x80000000u
+#define BLOCK_TOKENS 32768
+#define TOKEN_LEN(t) ((int)((t) & 0x1FF))
+#define TOKEN_DIST(t) ((int)(((t) >> 9) & 0x7FFF) + 1)
+
+/* Write tokens as one deflate block with Huffman codes made for them
+ * (BTYPE 10, RFC 1951, 3.2.7). */
+static void write_block(Bits *b, const Token *tok, size_t nt, int last)
+{
+    uint32_t lit_freq[286] = {0}, dist_freq[30] = {0};
+    lit_freq[256] = 1; /* end of block */
+    for (size_t t = 0; t < nt; t++) {
+        if (tok[t] & COPY) {
+            lit_freq[length_code(TOKEN_LEN(tok[t])).sym]++;
+            dist_freq[distance_code(TOKEN_DIST(tok[t])).sym]++;
+        } else {
+            lit_freq[tok[t]]++;
+        }
+    }
+    uint8_t lit_len[286], dist_len[30];
+    uint32_t lit_code[286], dist_code[30];
+    huffman_lengths(lit_freq, 286, 15, lit_len);
+    huffman_lengths(dist_freq, 30, 15, dist_len);
+    canonical_codes(lit_len, 286, lit_code);
+    canonical_codes(dist_len, 30, dist_code);
+    int hlit = 286, hdist = 30;
+    while (hlit > 257 && lit_len[hlit - 1] == 0)
+        hlit--;
+    while (hdist > 1 && dist_len[hdist - 1] == 0)
+        hdist--;
+
+    /* The code lengths themselves, run-length coded: 16 = repeat the
+     * previous length 3..6 times, 17 = 3..10 zeros, 18 = 11..138 zeros. */
+    uint8_t all[286 + 30];
+    int total = 0;
+    for (int i = 0; i < hlit; i++)
+        all[total++] = lit_len[i];
+    for (int i = 0; i < hdist; i++)
+        all[total++] = dist_len[i];
+    uint8_t cl_sym[286 + 30], cl_extra[286 + 30];
+    int ncl = 0;
+    uint32_t cl_freq[19] = {0};
+    for (int i = 0; i < total;) {
+        int run = 1;
+        while (i + run < total && all[i + run] == all[i])
+            run++;
+        if (all[i] == 0 && run >= 3) {
+            const int r = run > 138 ? 138 : run;
+            cl_sym[ncl] = r >= 11 ? 18 : 17;
+            cl_extra[ncl++] = (uint8_t)(r >= 11 ? r - 11 : r - 3);
+            i += r;
+        } else if (all[i] != 0 && run >= 4) {
+            const int r = run - 1 > 6 ? 6 : run - 1;
+            cl_sym[ncl] = all[i];
+            cl_extra[ncl++] = 0;
+            cl_sym[ncl] = 16;
+            cl_extra[ncl++] = (uint8_t)(r - 3);
+            i += 1 + r;
+        } else {
+            cl_sym[ncl] = all[i];
+            cl_extra[ncl++] = 0;
+            i++;
+        }
+    }
+    for (int k = 0; k < ncl; k++)
+        cl_freq[cl_sym[k]]++;
+    uint8_t cl_len[19];
+    uint32_t cl_code[19];
+    huffman_lengths(cl_freq, 19, 7, cl_len);
+    canonical_codes(cl_len, 19, cl_code);
+    static const int ORDER[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    int hclen = 19;
+    while (hclen > 4 && cl_len[ORDER[hclen - 1]] == 0)
+        hclen--;
+
+    put_bits(b, last ? 1 : 0, 1); /* BFINAL */
+    put_bits(b, 2, 2);            /* BTYPE 10: Huffman codes of our own */
+    put_bits(b, (uint32_t)(hlit - 257), 5);
+    put_bits(b, (uint32_t)(hdist - 1), 5);
+    put_bits(b, (uint32_t)(hclen - 4), 4);
+    for (int k = 0; k < hclen; k++)
+        put_bits(b, cl_len[ORDER[k]], 3);
+    static const int CL_EXTRA_BITS[19] = {[16] = 2, [17] = 3, [18] = 7};
+    for (int k = 0; k < ncl; k++) {
+        put_bits(b, cl_code[cl_sym[k]], cl_len[cl_sym[k]]);
+        if (CL_EXTRA_BITS[cl_sym[k]])
+            put_bits(b, cl_extra[k], CL_EXTRA_BITS[cl_sym[k]]);
+    }
+
+    for (size_t t = 0; t < nt; t++) {
+        if (tok[t] & COPY) {
+            const Code lc = length_code(TOKEN_LEN(tok[t]));
+            const Code dc = distance_code(TOKEN_DIST(tok[t]));
+            put_bits(b, lit_code[lc.sym], lit_len[lc.sym]);
+            if (lc.extra_bits)
+                put_bits(b, lc.extra, lc.extra_bits);
+            put_bits(b, dist_code[dc.sym], dist_len[dc.sym]);
+            if (dc.extra_bits)
+                put_bits(b, dc.extra, dc.extra_bits);
+        } else {
+            put_bits(b, lit_code[tok[t]], lit_len[tok[t]]);
+        }
+    }
+    put_bits(b, lit_code[256], lit_len[256]); /* end of block */
+}
+
+/* How many bytes from s[i] on repeat the bytes d back, at most max: eight
+ * at a time while they agree, then byte by byte. */
+static inline int match_length(const unsigned char *s, size_t i, size_t d, int max)
+{
+    int n = 0;
+    for (; n + 8 <= max; n += 8) {
+        uint64_t a, b;
+        memcpy(&a, s + i + n, 8);
+        memcpy(&b, s + i + n - d, 8);
+        if (a != b)
+            break;
+    }
+    while (n < max && s[i + n] == s[i + n - d])
+        n++;
+    return n;
+}
+
+#define HASH_BITS 15
+
+/* Where the 4 bytes at p were last seen: a multiplicative hash. */
+static inline uint32_t hash4(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return (v * 2654435761u) >> (32 - HASH_BITS);
+}
+
+/* Compress s[0..n) into deflate blocks of up to BLOCK_TOKENS tokens; row
+ * is the length of one filtered row. The copy candidates, in order: the
+ * pixel to the left, the pixel above, above-right and above-left (diagonal
+ * hatching), eight pixels to the left (the hatching's period), and, where
+ * none of these gives 8 bytes, the last place the next 4 bytes were seen
+ * (repeated digits and letters). last (2^HASH_BITS, zeroed) keeps each
+ * hash's latest position + 1; tok is scratch for BLOCK_TOKENS tokens. */
+static void deflate_rows(Bits *b, const unsigned char *s, size_t n, size_t row, Token *tok, size_t *last)
+{
+    enum { N_CAND = 5 };
+    const size_t dist[N_CAND] = {3, row, row - 3, row + 3, 24};
+    int usable[N_CAND];
+    for (int k = 0; k < N_CAND; k++)
+        usable[k] = dist[k] >= 1 && dist[k] <= 32768;
+    size_t i = 0, nt = 0;
+    while (i < n) {
+        const int max = n - i < 258 ? (int)(n - i) : 258;
+        int best = 0;
+        size_t best_d = 1;
+        for (int k = 0; k < N_CAND && best < max; k++) {
+            if (!usable[k] || i < dist[k])
+                continue;
+            const int len = match_length(s, i, dist[k], max);
+            if (len > best)
+                best = len, best_d = dist[k];
+        }
+        if (best < 8 && i + 4 <= n) {
+            const uint32_t h = hash4(s + i);
+            if (last[h] > 0 && i + 1 - last[h] <= 32768) {
+                const size_t d = i + 1 - last[h];
+                const int len = match_length(s, i, d, max);
+                if (len > best)
+                    best = len, best_d = d;
+            }
+            last[h] = i + 1;
+        }
+        /* A copy from far back costs more bits: it pays from 4 bytes on. */
+        if (best >= (best_d > 64 ? 4 : 3)) {
+            tok[nt++] = COPY | (uint32_t)(best_d - 1) << 9 | (uint32_t)best;
+            i += (size_t)best;
+        } else {
+            tok[nt++] = s[i++];
+        }
+        if (nt == BLOCK_TOKENS || i == n) {
+            write_block(b, tok, nt, i == n);
+            nt = 0;
+        }
+    }
+    put_bits(b, 0, 7); /* flush to a whole byte */
+    b->bits = 0;
+    b->acc = 0;
+}
+
+/* Adler-32 (RFC 1950, 8.2) of s[0..n): a = 1 + the sum of the bytes, b = the
+ * sum of the successive a's, both mod 65521. Over a block of 16 bytes, b
+ * grows by 16 a + sum (16 - j) s[j] and a by sum s[j]: the same numbers as
+ * byte by byte, without a chain of dependent additions. */
+static uint32_t adler32(const unsigned char *s, size_t n)
+{
+    uint32_t a = 1, b = 0;
+    while (n > 0) {
+        size_t chunk = n < 5552 ? n : 5552; /* the most bytes before b can overflow 32 bits */
+        n -= chunk;
+        for (; chunk >= 16; chunk -= 16, s += 16) {
+            uint32_t sum = 0, weighted = 0;
+            for (int j = 0; j < 16; j++) {
+                sum += s[j];
+                weighted += (uint32_t)(16 - j) * s[j];
+            }
+            b += 16 * a + weighted;
+            a += sum;
+        }
+        for (; chunk > 0; chunk--) {
+            a += *s++;
+            b += a;
+        }
+        a %= 65521;
+        b %= 65521;
+    }
+    return (b << 16) | a;
+}
+
+/* --------------------------------------------------------------- chunks */
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+/* CRC-32 of the chunk type and data (PNG specification, annex D). */
+static uint32_t chunk_crc(const unsigned char *type, const unsigned char *data, size_t n)
+{
+    uint32_t table[256];
+    for (uint32_t k = 0; k < 256; k++) {
+        uint32_t c = k;
+        for (int j = 0; j < 8; j++)
+            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        table[k] = c;
+    }
+    uint32_t c = 0xFFFFFFFFu;
+    for (int i = 0; i < 4; i++)
+        c = table[(c ^ type[i]) & 0xFF] ^ (c >> 8);
+    for (size_t i = 0; i < n; i++)
+        c = table[(c ^ data[i]) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+/* Write one chunk; returns 0 when a write failed. */
+static int put_chunk(FILE *f, const char *type, const unsigned char *data, size_t n)
+{
+    unsigned char head[8], tail[4];
+    put_u32(head, (uint32_t)n);
+    memcpy(head + 4, type, 4);
+    put_u32(tail, chunk_crc((const unsigned char *)type, data, n));
+    return fwrite(head, 1, 8, f) == 8 && (n == 0 || fwrite(data, 1, n, f) == n) && fwrite(tail, 1, 4, f) == 4;
 }
 
 int png_write_rows(const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen)
 {
-    PngSink s = {fopen(path, "wb"), 0};
-    if (!s.f) {
-        snprintf(err, errlen, "%s: cannot create the picture: %s", path, strerror(errno));
-        return MHAVIZ_EIO;
+    int rc = MHAVIZ_OK;
+    FILE *f = NULL;
+    const unsigned char *s = rows;
+    const size_t row = (size_t)w * 3 + 1; /* filter byte + pixels */
+    const size_t n = row * (size_t)h;
+    /* zlib stream: at most 15 + 5 + 15 + 13 bits per copy of 3 or more bytes,
+     * 15 per literal, plus each block's code tables (well under 512 bytes). */
+    const size_t zcap = 2 * n + (n / BLOCK_TOKENS + 1) * 512 + 64;
+    unsigned char *z = malloc(zcap);
+    Token *tok = malloc(BLOCK_TOKENS * sizeof *tok);          /* (BLOCK_TOKENS) scratch */
+    size_t *last = calloc((size_t)1 << HASH_BITS, sizeof *last); /* (2^HASH_BITS) zeroed scratch */
+    if (!z || !tok || !last) {
+        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
+        rc = MHAVIZ_ENOMEM;
+        goto cleanup;
     }
+
+    Bits b = {z, 0, 0, 0};
+    z[b.n++] = 0x78; /* zlib: deflate, 32 KiB window */
+    z[b.n++] = 0x01; /* no dictionary; 0x7801 is a multiple of 31 */
+    deflate_rows(&b, s, n, row, tok, last);
+    put_u32(z + b.n, adler32(s, n));
+    b.n += 4;
+
+    unsigned char ihdr[13];
+    put_u32(ihdr, (uint32_t)w);
+    put_u32(ihdr + 4, (uint32_t)h);
+    ihdr[8] = 8;  /* bits per channel */
+    ihdr[9] = 2;  /* colour type: RGB */
+    ihdr[10] = 0; /* deflate */
+    ihdr[11] = 0; /* adaptive filtering, one filter byte per row */
+    ihdr[12] = 0; /* not interlaced */
+    static const unsigned char signature[8] = {137, 'P', 'N', 'G', '\r', '\n', 26, '\n'};
+
     errno = 0;
-    /* rows + 1 skips the spare byte in front of the first row's pixels. */
-    int encoded = stbi_write_png_to_func(sink_write, &s, w, h, 3, rows + 1, 1 + 3 * w);
-    if (fclose(s.f) != 0 && s.error == 0)
-        s.error = errno ? errno : EIO;
-    /* A half-written file is left for the caller: mhaviz writes inside a
-     * temporary folder that is removed whole on failure. */
-    if (!encoded) {
-        snprintf(err, errlen, "%s: out of memory encoding the picture", path);
-        return MHAVIZ_ENOMEM;
+    f = fopen(path, "wb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        rc = MHAVIZ_EIO;
+        goto cleanup;
     }
-    if (s.error) {
-        snprintf(err, errlen, "%s: cannot write the picture: %s", path, strerror(s.error));
-        return MHAVIZ_EIO;
+    int ok = fwrite(signature, 1, 8, f) == 8 && put_chunk(f, "IHDR", ihdr, sizeof ihdr) &&
+             put_chunk(f, "IDAT", z, b.n) && put_chunk(f, "IEND", NULL, 0) && fflush(f) == 0;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        saved = errno;
     }
-    return MHAVIZ_OK;
+    f = NULL;
+    if (!ok) {
+        snprintf(err, errlen, "%s: cannot write the PNG: %s", path, strerror(saved ? saved : EIO));
+        rc = MHAVIZ_EIO;
+    }
+cleanup:
+    if (f)
+        fclose(f);
+    free(z);
+    free(tok);
+    free(last);
+    return rc;
 }

@@ -1,7 +1,7 @@
 /* render.c — attention maps as PNG heatmaps for slides.
  *
  * A picture is drawn into an RGB canvas in memory, then written by
- * png_write_rows (png.c, stb_image_write). Text comes from a TrueType font through stb_truetype:
+ * png_write (png.c). Text comes from a TrueType font through stb_truetype:
  * each line of text is rasterised into its own coverage mask (one glyph at a
  * time, each into a small temporary bitmap, merged with max so neighbouring
  * glyph boxes never clobber each other), then blended onto the canvas, turned
@@ -94,7 +94,6 @@ int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen
     if (!r)
         goto oom;
     r->opt = *o;
-    png_setup();
 
     const char *cmap = o->cmap ? o->cmap : "viridis";
     for (size_t i = 0; i < sizeof CMAPS / sizeof CMAPS[0]; i++) {

@@ -66,7 +66,7 @@ $(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
 ## test: install what is missing, build, and run every test (exit 1 on any failure)
 test: deps $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
 	$(PYTHON) tests/reference.py $(BUILD)/reference
-	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(BUILD)/check_mhaviz
+	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
 
 ## bench: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
 bench: deps $(BIN) $(BUILD)/bench_forward
@@ -83,6 +83,7 @@ debug:
 DEV_DEBS     := valgrind clang
 SAN_FLAGS    := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_ENV      := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+TEST_RUNNER  ?=
 VALGRIND     := valgrind -q --child-silent-after-fork=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
 MEMCHECK_FILES ?= $(wildcard samples/*.json tests/data/bad/* tests/data/forward_overflow.json tests/fuzz/regressions/*)
 FUZZ_CC      ?= clang
@@ -100,10 +101,9 @@ asan: deps
 	$(SAN_ENV) CFLAGS='$(SAN_FLAGS)' $(MAKE) BUILD=build-asan BIN=build-asan/mhaviz test
 
 ## memcheck: the CLI on every sample and bad-input file, then the unit tests, under valgrind
-memcheck: dev-deps $(BIN) $(BUILD)/check_mhaviz
+memcheck: dev-deps $(BIN)
 	VALGRIND='$(VALGRIND)' tests/memcheck.sh ./$(BIN) $(MEMCHECK_FILES)
-	$(PYTHON) tests/reference.py $(BUILD)/reference
-	CK_FORK=no MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference $(VALGRIND) $(BUILD)/check_mhaviz
+	$(MAKE) test TEST_RUNNER='CK_FORK=no $(VALGRIND)'
 
 ## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy or render: the .npy reader or the renderer
 fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)

@@ -16,6 +16,7 @@
  * approach libFuzzer's 2 GB malloc limit. */
 #include "input.h"
 #include "mha.h"
+#include "pool.h"
 #include "status.h"
 
 #include <math.h>
@@ -56,16 +57,45 @@ static void check_config(const MhaInput *in)
         FUZZ_ASSERT(isfinite(in->x[i]), "x is finite");
 }
 
-/* Run both forward passes like the CLI does; check every attention row. */
-static void run_forward(const MhaInput *in)
+/* A pass the CLI accepts (mha_check_finite) has rows that are
+ * distributions: every visible weight in [0, 1], each row summing to 1. */
+static void check_pass(const MhaConfig *c, const MhaState *s)
 {
-    const MhaConfig *c = &in->cfg;
+    char err[MHAVIZ_ERRLEN];
+    if (mha_check_finite(c, s, "fuzz", err, sizeof err) != MHAVIZ_OK) {
+        FUZZ_ASSERT(err[0] != '\0', "an overflow comes with a message");
+        return;
+    }
+    for (int h = 0; h < c->n_heads; h++)
+        for (int i = 0; i < c->T; i++) {
+            const float *row = s->att + ((size_t)h * c->T + i) * c->T;
+            double sum = 0.0;
+            for (int j = 0; j < c->T; j++) {
+                FUZZ_ASSERT(row[j] >= 0.0f && row[j] <= 1.0f, "a weight in [0, 1]");
+                sum += row[j];
+            }
+            FUZZ_ASSERT(fabs(sum - 1.0) < 1e-3, "a row sums to 1");
+        }
+}
+
+/* Run both forward passes like the CLI does; check every attention row.
+ * pool_to (from the fuzz bytes): pool the K/V heads into this many first,
+ * as --kv-heads does (refused with a message unless it divides n_kv_heads). */
+static void run_forward(MhaInput *in, int pool_to)
+{
+    MhaConfig *c = &in->cfg;
     if (c->T > FUZZ_MAX_T || c->d_model > FUZZ_MAX_D ||
         (size_t)c->n_heads * c->T * c->T > FUZZ_MAX_ATT)
         return;
     MhaState multi = {0}, single = {0};
     MhaConfig wide_cfg;
     MhaWeights wide = {0};
+    if (pool_to != c->n_kv_heads) {
+        char err[MHAVIZ_ERRLEN] = "";
+        const int rc = pool_kv_heads(c, &in->w, pool_to, err, sizeof err);
+        FUZZ_ASSERT(rc == MHAVIZ_OK || (rc != MHAVIZ_OK && err[0]), "a refused pooling says why");
+        FUZZ_ASSERT(rc != MHAVIZ_OK || c->n_kv_heads == pool_to, "pooled to what was asked");
+    }
     if (mha_state_build(&multi, c, 1) != MHAVIZ_OK)
         goto cleanup;
     mha_forward(c, &in->w, in->x, &multi);
@@ -79,6 +109,8 @@ static void run_forward(const MhaInput *in)
     if (mha_state_build(&single, &wide_cfg, 1) != MHAVIZ_OK)
         goto cleanup;
     mha_forward(&wide_cfg, in->has_single ? &in->single : &wide, in->x, &single);
+    check_pass(c, &multi);
+    check_pass(&wide_cfg, &single);
     /* Masked cells are exact zeros whatever the numbers did. */
     for (int h = 0; h < c->n_heads && c->causal; h++)
         for (int i = 0; i < c->T; i++)
@@ -111,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(err[0] != '\0', "a failure comes with a message");
     } else {
         check_config(&in);
-        run_forward(&in);
+        run_forward(&in, size ? data[size - 1] % in.cfg.n_kv_heads + 1 : in.cfg.n_kv_heads);
     }
     input_free(&in);
     return 0;

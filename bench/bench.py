@@ -180,6 +180,8 @@ def main():
           f"before, {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} after, on {os.cpu_count()} cores: "
           f"a load before the run near or above the core count means other work shared the cores "
           f"(the 2-thread numbers suffer most).")
+    omp = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith(("OMP_", "GOMP_")))
+    print(f"OpenMP environment: {omp or 'none set (libgomp defaults)'}")
     print(f"\nForward pass (mha_forward, multi-head only), medians; numpy {np.__version__} float32 "
           f"with {blas}; peak estimate {peak:.0f} GFLOP/s = {peak_how}\n")
     print("| input | T | d_model | heads | numpy (ms) | mhaviz 1 thread (ms) | mhaviz 2 threads (ms) "

@@ -15,6 +15,7 @@
  * give the same bits as the plain loops written in kernels.h.
  */
 #include "mha.h"
+#include "bigmem.h"
 #include "kernels.h"
 #include "status.h"
 
@@ -93,15 +94,15 @@ int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
     const size_t T = (size_t)c->T, d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
     const size_t maps = (size_t)c->n_heads * T * T;
     memset(s, 0, sizeof *s);
-    s->q = malloc(T * d * sizeof(float));
-    s->k = malloc(T * kv * sizeof(float));
-    s->v = malloc(T * kv * sizeof(float));
-    s->kt = malloc(kv * (size_t)kernels_padded_stride(c->T) * sizeof(float));
-    s->att = malloc(maps * sizeof(float));
-    s->concat = malloc(T * d * sizeof(float));
-    s->out = malloc(T * d * sizeof(float));
+    s->q = bigmem_alloc(T * d * sizeof(float));
+    s->k = bigmem_alloc(T * kv * sizeof(float));
+    s->v = bigmem_alloc(T * kv * sizeof(float));
+    s->kt = bigmem_alloc(kv * (size_t)kernels_padded_stride(c->T) * sizeof(float));
+    s->att = bigmem_alloc(maps * sizeof(float));
+    s->concat = bigmem_alloc(T * d * sizeof(float));
+    s->out = bigmem_alloc(T * d * sizeof(float));
     if (keep_scores)
-        s->scores = malloc(maps * sizeof(float));
+        s->scores = bigmem_alloc(maps * sizeof(float));
     if (!s->q || !s->k || !s->v || !s->kt || !s->att || !s->concat || !s->out ||
         (keep_scores && !s->scores)) {
         mha_state_free(s);
@@ -139,7 +140,7 @@ static void spread_kv_columns(float *dst, const float *src, int rows, const MhaC
 
 static float *copy_floats(const float *src, size_t n)
 {
-    float *dst = malloc(n * sizeof(float));
+    float *dst = bigmem_alloc(n * sizeof(float));
     if (dst)
         memcpy(dst, src, n * sizeof(float));
     return dst;
@@ -160,10 +161,10 @@ int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
     wide->W_o = copy_floats(w->W_o, d * d);
     wide->b_q = copy_floats(w->b_q, d);
     wide->b_o = copy_floats(w->b_o, d);
-    wide->W_k = malloc(d * d * sizeof(float));
-    wide->W_v = malloc(d * d * sizeof(float));
-    wide->b_k = malloc(d * sizeof(float));
-    wide->b_v = malloc(d * sizeof(float));
+    wide->W_k = bigmem_alloc(d * d * sizeof(float));
+    wide->W_v = bigmem_alloc(d * d * sizeof(float));
+    wide->b_k = bigmem_alloc(d * sizeof(float));
+    wide->b_v = bigmem_alloc(d * sizeof(float));
     if (!wide->W_q || !wide->W_o || !wide->b_q || !wide->b_o ||
         !wide->W_k || !wide->W_v || !wide->b_k || !wide->b_v) {
         input_weights_free(wide);

@@ -75,9 +75,9 @@ bench: deps $(BIN) $(BUILD)/bench_forward
 $(BUILD)/bench_forward: $(BUILD)/bench/bench_forward.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
-## debug: build with sanitizers and no optimisation into build-debug/
+## debug: build-debug/mhaviz, with sanitizers and no optimisation (./mhaviz is left alone)
 debug:
-	$(MAKE) BUILD=build-debug CFLAGS="-O0 -g -fsanitize=address,undefined -fno-omit-frame-pointer" mhaviz
+	$(MAKE) BUILD=build-debug BIN=build-debug/mhaviz CFLAGS="-O0 -g -fsanitize=address,undefined -fno-omit-frame-pointer" build-debug/mhaviz
 
 # --- Hardening: sanitizers, valgrind, fuzzing (README "Limits and errors") ---
 DEV_DEBS     := valgrind clang

@@ -3,6 +3,7 @@
  *   mhaviz init --tokens "the cat sat on the mat" --d-model 16 --heads 4 \
  *               [--kv-heads 2] [--seed 7] [--embeddings] [--digits 4] > my.json */
 #include "init_cmd.h"
+#include "args.h"
 #include "init.h"
 #include "input.h"
 #include "status.h"
@@ -32,26 +33,14 @@ static void init_usage(FILE *f)
         "  -h, --help         this help\n");
 }
 
-/* Exit with a usage error: the message, then a hint. */
-static void init_usage_error(const char *fmt, const char *arg)
+static _Noreturn void init_usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "mhaviz init: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'mhaviz init --help'.\n");
-    exit(MHAVIZ_EUSAGE);
+    args_usage_error("mhaviz init", fmt, arg);
 }
 
-static int init_parse_int(const char *s, long lo, long hi, const char *option)
+static int init_parse_int(const char *s, int lo, int hi, const char *option)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno || v < lo || v > hi) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s wants a whole number from %ld to %ld, not '%%s'", option, lo, hi);
-        init_usage_error(msg, s);
-    }
-    return (int)v;
+    return args_parse_int("mhaviz init", s, lo, hi, option);
 }
 
 static uint64_t init_parse_seed(const char *s)

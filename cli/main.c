@@ -3,6 +3,7 @@
  *   load input -> forward pass (heads) -> forward pass (single wide head)
  *   -> heatmaps + reports into a temporary folder -> move it into place. */
 #include "init_cmd.h"
+#include "args.h"
 #include "input.h"
 #include "measures.h"
 #include "mha.h"
@@ -73,26 +74,14 @@ static void usage(FILE *f)
         INPUT_MAX_MEMORY_MB);
 }
 
-/* Exit with a usage error: the message, then a hint. */
-static void usage_error(const char *fmt, const char *arg)
+static _Noreturn void usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "mhaviz: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'mhaviz --help'.\n");
-    exit(MHAVIZ_EUSAGE);
+    args_usage_error("mhaviz", fmt, arg);
 }
 
-/* Parse a whole number in [lo, hi] or exit with a usage error naming the option. */
 static int parse_int(const char *s, int lo, int hi, const char *option)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || v < lo || v > hi) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s wants a whole number from %d to %d, not '%%s'", option, lo, hi);
-        usage_error(msg, s);
-    }
-    return (int)v;
+    return args_parse_int("mhaviz", s, lo, hi, option);
 }
 
 static void parse_args(int argc, char **argv, Options *o)

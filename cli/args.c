@@ -1,0 +1,28 @@
+/* args.c — usage errors and number options, shared by mhaviz and mhaviz init. */
+#include "args.h"
+#include "status.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void args_usage_error(const char *command, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", command);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '%s --help'.\n", command);
+    exit(MHAVIZ_EUSAGE);
+}
+
+int args_parse_int(const char *command, const char *s, int lo, int hi, const char *option)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno || v < lo || v > hi) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s wants a whole number from %d to %d, not '%%s'", option, lo, hi);
+        args_usage_error(command, msg, s);
+    }
+    return (int)v;
+}

@@ -139,6 +139,11 @@ int outdir_begin(OutDir *o, const char *target, char *err, size_t errlen)
         outdir_clear(o);
         return MHAVIZ_EIO;
     }
+    /* mkdtemp makes the folder private (0700); the outputs are for showing:
+     * give the folder the mode mkdir would (0777 less the umask). */
+    const mode_t mask = umask(0);
+    umask(mask);
+    chmod(o->tmp, 0777 & ~mask);
     char *marker = outdir_path(o, OUTDIR_MARKER);
     FILE *f = marker ? fopen(marker, "w") : NULL;
     int ok = f && fputs("written by mhaviz; a later run may replace this folder\n", f) >= 0;

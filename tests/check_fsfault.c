@@ -529,6 +529,22 @@ START_TEST(output_name_with_trailing_slash)
 }
 END_TEST
 
+/* The output folder gets the mode mkdir gives (0777 less the umask), not
+ * mkdtemp's private 0700: the pictures are made to be shown and shared. */
+START_TEST(output_folder_mode_follows_umask)
+{
+    char *s = scratch();
+    const mode_t old = umask(022);
+    char *out = reference(s, "out", INPUT_A);
+    umask(old);
+    struct stat st;
+    ck_assert_int_eq(stat(out, &st), 0);
+    ck_assert_msg((st.st_mode & 07777) == 0755, "mode %o, expected 755 under umask 022",
+                  (unsigned)(st.st_mode & 07777));
+    free(out), remove_scratch(s);
+}
+END_TEST
+
 START_TEST(empty_output_name)
 {
     Result r;
@@ -697,6 +713,7 @@ Suite *fsfault_suite(void)
     tcase_add_test(tc, disk_full);
     tcase_add_test(tc, output_name_with_trailing_slash);
     tcase_add_test(tc, empty_output_name);
+    tcase_add_test(tc, output_folder_mode_follows_umask);
     tcase_add_test(tc, concurrent_runs_different_folders);
     tcase_add_test(tc, concurrent_runs_same_folder);
     tcase_set_timeout(tc, 120);

@@ -141,7 +141,7 @@ static void parse_args(int argc, char **argv, Options *o)
         }
         case OPT_STEPS: o->steps = 1; break;
         case ':': usage_error("option '%s' needs an argument", argv[optind - 1]); break;
-        default: usage_error("unknown option '%s'", argv[optind - 1]); break;
+        default: usage_error("unknown option '%s' (or an abbreviation that fits several)", argv[optind - 1]); break;
         }
     }
     if (optind == argc)
@@ -205,7 +205,7 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
 
     /* One line per picture: kind, file, title. */
     int n = 0;
-    const char *pad = H > 100 ? "%03d" : "%02d";
+    const char *pad = H >= 100 ? "%03d" : "%02d"; /* head_00 .. head_99, head_000 from 100 heads */
     char fmt[64], name[64], title[192];
     for (int p = 0; p <= H; p++) {
         maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
@@ -416,6 +416,7 @@ cleanup:
                 free(report);
             }
         }
+        fflush(stdout); /* the report before this line, also when both go to one pipe */
         fprintf(stderr, "mhaviz: wrote %s/\n", out_dir);
     } else if (rc != MHAVIZ_OK) {
         fprintf(stderr, "mhaviz: %s\n", err);

@@ -113,10 +113,12 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
         m->pattern[r] = mean_or_null(sum[r], rows[r]);
 
     /* Role: the strongest pattern (first in the list on ties) if it takes at
-     * least half the attention; otherwise diffuse (nearly uniform) or mixed. */
+     * least half the attention; otherwise diffuse (nearly uniform) or mixed.
+     * A pattern seen in fewer than MEASURES_MIN_ROLE_ROWS rows (one repeated
+     * word, say) is reported but names no role: one row is a coincidence. */
     int best = -1;
     for (int r = 0; r < MEASURES_N_PATTERNS; r++)
-        if (!isnan(m->pattern[r]) && (best < 0 || m->pattern[r] > m->pattern[best]))
+        if (rows[r] >= MEASURES_MIN_ROLE_ROWS && (best < 0 || m->pattern[r] > m->pattern[best]))
             best = r;
     if (best >= 0 && m->pattern[best] >= 0.5)
         m->role = (MeasuresRole)best;

@@ -26,6 +26,7 @@ typedef enum {
 } MeasuresRole;
 
 #define MEASURES_N_PATTERNS 5 /* the first five roles are patterns */
+#define MEASURES_MIN_ROLE_ROWS 2 /* rows a pattern needs before it can name the role */
 
 /* The per-map measures. NAN = null (not defined for this map). */
 typedef struct {
@@ -39,7 +40,7 @@ typedef struct {
      *   first_token     rows i >= 1: A_i,0
      *   duplicate_token rows with an earlier copy p of token i: sum_p A_ip
      *   induction       rows with an earlier copy p of token i: sum_p A_i,p+1 */
-    MeasuresRole role;      /* strongest pattern if >= 0.5, else diffuse / mixed */
+    MeasuresRole role;      /* strongest pattern if >= 0.5 (and seen in >= 2 rows), else diffuse / mixed */
 } MapMeasures;
 
 /* One attention map against the single wide head's map. */

@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A blur smaller than this (in normalised entropy, 0..1) is read as "about as sharp". */
+#define BLUR_NOTICEABLE 0.05
+
 #define REPORT_WIDTH 100 /* report.txt fits in this many columns */
 
 /* Everything both files say, computed once. */
@@ -741,7 +744,8 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
         fprintf(f, "blur = %s: the wide head's normalised entropy is %.2f, the heads' mean %.2f:\n"
                    "  one distribution per token came out %s the heads' own.\n",
                 blur, s->wide.entropy_norm, s->heads_norm_mean,
-                s->blur >= 0.005 ? "blurrier than" : s->blur <= -0.005 ? "sharper than" : "about as sharp as");
+                s->blur >= BLUR_NOTICEABLE ? "blurrier than" :
+                s->blur <= -BLUR_NOTICEABLE ? "sharper than" : "about as sharp as");
     }
     fprintf(f, "outputs: ||O_multi - O_single|| / ||O_multi|| = %s, mean cosine %s\n",
             cell(b1, sizeof b1, "%.4f", s->rel_diff), cell(b2, sizeof b2, "%.4f", s->cosine));

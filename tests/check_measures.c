@@ -219,14 +219,17 @@ START_TEST(role_ties_follow_the_listed_order)
 {
     MapMeasures m;
     int *ids = distinct_ids(3);
-    /* causal T = 2: row 0 [1], row 1 [1, 0]. Key 0 is both the previous and
-     * the first token of row 1: previous = first = 1 -> "previous-token". */
-    float *a = map_new(2);
-    A(a, 2, 0, 0) = 1;
-    A(a, 2, 1, 0) = 1;
-    measures_map(a, 2, 1, ids, &m);
-    ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 1.0, TOL);
-    ck_assert_double_eq_tol(m.pattern[MEASURES_FIRST_TOKEN], 1.0, TOL);
+    /* causal T = 3: row 0 [1], row 1 [1, 0], row 2 [.5, .5, 0]. Key 0 is both
+     * the previous and the first token of row 1; row 2 splits between them:
+     * previous = (A_10 + A_21)/2 = (1 + .5)/2 = .75, first = (A_10 + A_20)/2
+     * = .75, self = (1 + 0 + 0)/3 -> tie at .75 -> "previous-token". */
+    float *a = map_new(3);
+    A(a, 3, 0, 0) = 1;
+    A(a, 3, 1, 0) = 1;
+    A(a, 3, 2, 0) = A(a, 3, 2, 1) = 0.5f;
+    measures_map(a, 3, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 0.75, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_FIRST_TOKEN], 0.75, TOL);
     ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN);
     free(a);
 
@@ -273,7 +276,8 @@ END_TEST
 
 /* T = 1, causal: one row that sees one key. No row has n_i >= 2 or i >= 1 or
  * an earlier copy: entropy_norm, previous, first, duplicate, induction are
- * null; self = 1 -> role "self". */
+ * null; self = 1, but from one row, which names no role; entropy_norm is
+ * null, so not "diffuse" -> role "mixed". */
 START_TEST(nulls_when_no_row_qualifies)
 {
     float a[1] = {1.0f};
@@ -288,7 +292,7 @@ START_TEST(nulls_when_no_row_qualifies)
     ck_assert(!measures_is_null(m.entropy_bits));
     ck_assert_double_eq_tol(m.entropy_bits, 0.0, TOL);
     ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 1.0, TOL);
-    ck_assert_str_eq(measures_role_name(m.role), "self");
+    ck_assert_str_eq(measures_role_name(m.role), "mixed");
 }
 END_TEST
 
@@ -457,11 +461,36 @@ START_TEST(cost_large_counts_are_exact)
 }
 END_TEST
 
+/* One repeated word is a coincidence, not a habit: tokens a b c a (T = 4),
+ * only row 3 has an earlier copy (p = 0). Row 3 puts all on p + 1 = 1, the
+ * other rows on themselves. induction = A_31 = 1 over that one row (its
+ * score is reported), but it needs MEASURES_MIN_ROLE_ROWS = 2 rows to name
+ * the role; the next pattern is self = (1 + 1 + 1 + 0) / 4 = 0.75 -> "self". */
+START_TEST(one_row_names_no_role)
+{
+    const int T = 4;
+    char *tokens[] = {"a", "b", "c", "a"};
+    int ids[4];
+    measures_token_ids(tokens, T, ids);
+    float *a = map_new(T);
+    for (int i = 0; i < 3; i++)
+        A(a, T, i, i) = 1;
+    A(a, T, 3, 1) = 1;
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_INDUCTION], 1.0, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.75, TOL);
+    ck_assert_str_eq(measures_role_name(m.role), "self");
+    free(a);
+}
+END_TEST
+
 Suite *measures_suite(void)
 {
     Suite *s = suite_create("measures");
     TCase *tc = tcase_create("measures");
     tcase_add_test(tc, token_ids_name_first_occurrence);
+    tcase_add_test(tc, one_row_names_no_role);
     tcase_add_test(tc, previous_token_map);
     tcase_add_test(tc, uniform_causal_map);
     tcase_add_test(tc, uniform_noncausal_map);

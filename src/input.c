@@ -60,11 +60,32 @@ typedef struct {
     const cJSON **emb_of; /* (T) each token's entry in "embeddings", or NULL */
 } Loader;
 
+/* The longest file name a message prints: a longer one keeps its end (the
+ * file's own name), so the message itself always fits. */
+#define NAME_SHOWN 160
+
+/* "..." when name is cut, and the part of name to print (at a UTF-8
+ * character boundary). */
+static const char *name_cut(const char *name)
+{
+    return strlen(name) > NAME_SHOWN ? "..." : "";
+}
+static const char *name_tail(const char *name)
+{
+    size_t n = strlen(name);
+    if (n <= NAME_SHOWN)
+        return name;
+    const char *p = name + n - NAME_SHOWN;
+    while ((*p & 0xC0) == 0x80) /* not in the middle of a character */
+        p++;
+    return p;
+}
+
 /* Write "name: <message>" into the error buffer; returns MHAVIZ_EINPUT. */
 static int fail(Loader *L, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(L->err, L->errlen, "%s: ", L->name);
+    int n = snprintf(L->err, L->errlen, "%s%s: ", name_cut(L->name), name_tail(L->name));
     if (n < 0 || (size_t)n >= L->errlen)
         return MHAVIZ_EINPUT;
     va_start(ap, fmt);
@@ -75,7 +96,7 @@ static int fail(Loader *L, const char *fmt, ...)
 
 static int fail_nomem(Loader *L)
 {
-    snprintf(L->err, L->errlen, "%s: out of memory while loading", L->name);
+    snprintf(L->err, L->errlen, "%s%s: out of memory while loading", name_cut(L->name), name_tail(L->name));
     return MHAVIZ_ENOMEM;
 }
 
@@ -84,7 +105,7 @@ static void warn(Loader *L, const char *fmt, ...)
 {
     char line[512];
     va_list ap;
-    int n = snprintf(line, sizeof line, "warning: %s: ", L->name);
+    int n = snprintf(line, sizeof line, "warning: %s%s: ", name_cut(L->name), name_tail(L->name));
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
@@ -158,7 +179,7 @@ static int fail_at(Loader *L, const char *text, size_t len, size_t off, const ch
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(L->err, L->errlen, "%s:%d:%d: %s", L->name, line, col, msg);
+    snprintf(L->err, L->errlen, "%s%s:%d:%d: %s", name_cut(L->name), name_tail(L->name), line, col, msg);
     return MHAVIZ_EINPUT;
 }
 

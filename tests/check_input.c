@@ -497,11 +497,36 @@ START_TEST(npy_fifo_does_not_hang)
 }
 END_TEST
 
+/* A file name longer than a message (here 600 bytes) is cut to its end:
+ * the warning and the error still carry their whole message. */
+START_TEST(long_file_names_keep_the_message)
+{
+    char name[601];
+    memset(name, 'd', 590);
+    strcpy(name + 590, "/lesson.js"); /* 600 bytes */
+    const char *warn_text =
+        "{\"tokens\": [\"a\"], \"d_model\": 1, \"n_heads\": 1, \"x\": [[1]],"
+        " \"W_q\": [[1]], \"W_k\": [[1]], \"W_v\": [[1]], \"W_o\": [[1]], \"W_Q\": 0}";
+    MhaInput in;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(input_parse(warn_text, strlen(warn_text), name, NULL, &in, err, sizeof err), MHAVIZ_OK);
+    ck_assert_msg(strstr(in.warnings, "/lesson.js: unknown key \"W_Q\" ignored"), "%s", in.warnings);
+    ck_assert_msg(strncmp(in.warnings, "warning: ...d", 13) == 0, "%s", in.warnings);
+    input_free(&in);
+
+    const char *bad_text = "{\"tokens\": [\"a\"], \"d_model\": 0}";
+    ck_assert_int_eq(input_parse(bad_text, strlen(bad_text), name, NULL, &in, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "/lesson.js: d_model"), "%s", err);
+    input_free(&in);
+}
+END_TEST
+
 Suite *input_suite(void)
 {
     Suite *s = suite_create("input");
     TCase *tc = tcase_create("good");
     tcase_add_test(tc, small_x_loads);
+    tcase_add_test(tc, long_file_names_keep_the_message);
     tcase_add_test(tc, w_at_x_is_transposed);
     tcase_add_test(tc, embeddings_sinusoidal);
     tcase_add_test(tc, embeddings_no_positions);

@@ -22,7 +22,8 @@ else
 OMPFLAGS := -fopenmp
 endif
 
-BUILD    ?= build
+# Objects of the NO_OMP build live apart, so switching never mixes the two.
+BUILD    ?= build$(if $(NO_OMP),-noomp)
 BIN      ?= mhaviz
 SRC      := $(wildcard src/*.c)
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
@@ -39,8 +40,14 @@ DEBS := gcc make pkg-config libcjson-dev libstb-dev check fonts-dejavu-core pyth
 
 all: $(BIN)
 
-$(BIN): $(OBJ) $(CLI_OBJ)
-	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
+$(BIN): $(OBJ) $(CLI_OBJ) .linked-from
+	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $(OBJ) $(CLI_OBJ) $(PKG_LIBS)
+
+# Which build folder ./mhaviz was last linked from: rewritten only when that
+# changes, so switching between `make` and `make NO_OMP=1` relinks.
+.linked-from: FORCE
+	@echo '$(BUILD)' | cmp -s - $@ || echo '$(BUILD)' > $@
+.PHONY: FORCE
 
 $(BUILD)/%.o: %.c $(wildcard src/*.h cli/*.h) assets/colormaps.inc | deps-quiet
 	@mkdir -p $(@D)
@@ -77,7 +84,7 @@ $(BUILD)/bench_forward: $(BUILD)/bench/bench_forward.o $(OBJ)
 
 ## debug: build-debug/mhaviz, with sanitizers and no optimisation (./mhaviz is left alone)
 debug:
-	$(MAKE) BUILD=build-debug BIN=build-debug/mhaviz CFLAGS="-O0 -g -fsanitize=address,undefined -fno-omit-frame-pointer" build-debug/mhaviz
+	CFLAGS="-O0 -g -fsanitize=address,undefined -fno-omit-frame-pointer" $(MAKE) BUILD=build-debug BIN=build-debug/mhaviz build-debug/mhaviz
 
 # --- Hardening: sanitizers, valgrind, fuzzing (README "Limits and errors") ---
 DEV_DEBS     := valgrind clang
@@ -139,7 +146,7 @@ deps-quiet:
 	@pkg-config --exists libcjson stb check || { echo "missing libraries: run 'make deps'"; exit 1; }
 
 clean:
-	rm -rf build build-debug build-asan build-fuzz mhaviz
+	rm -rf build build-noomp build-debug build-asan build-fuzz mhaviz
 
 help:
 	@grep -E '^## ' Makefile | sed 's/^## /  make /'

@@ -4,6 +4,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,23 +50,43 @@ static void remove_folder(const char *dir)
     rmdir(dir);
 }
 
-/* 1 when dir holds the mhaviz marker or nothing at all. */
-static int replaceable(const char *dir)
+/* The names an mhaviz run writes (outdir_begin writes OUTDIR_MARKER). */
+static const char *const OUTPUT_NAMES[] = {
+    OUTDIR_MARKER, "report.txt", "report.json", "overview.png", "difference.png",
+    "single_head.png", "head_[0-9][0-9]*.png", "head_[0-9][0-9]*_scores.png",
+};
+
+static int is_output_name(const char *name)
 {
+    for (size_t i = 0; i < sizeof OUTPUT_NAMES / sizeof OUTPUT_NAMES[0]; i++)
+        if (fnmatch(OUTPUT_NAMES[i], name, FNM_PATHNAME | FNM_PERIOD) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when dir is empty, or holds the mhaviz marker and nothing but files an
+ * mhaviz run writes. *marked says whether the marker is there; other gets
+ * the first entry an mhaviz run does not write ("" when none). */
+static int replaceable(const char *dir, int *marked, char *other, size_t other_len)
+{
+    other[0] = '\0';
+    *marked = 0;
     DIR *d = opendir(dir);
     if (!d)
         return 0;
-    int empty = 1, marked = 0;
+    int empty = 1;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         empty = 0;
         if (!strcmp(e->d_name, OUTDIR_MARKER))
-            marked = 1;
+            *marked = 1;
+        else if (!is_output_name(e->d_name) && !other[0])
+            snprintf(other, other_len, "%s", e->d_name);
     }
     closedir(d);
-    return empty || marked;
+    return empty || (*marked && !other[0]);
 }
 
 /* MHAVIZ_OK when target is absent or may be replaced; else err says why.
@@ -84,14 +106,22 @@ static int check_target(const char *target, char *err, size_t errlen)
             snprintf(err, errlen, "%s: exists and is not a folder; choose another with -o", target);
             return MHAVIZ_EIO;
         }
-        const int ok = replaceable(target);
+        char other[NAME_MAX + 1];
+        int marked;
+        const int ok = replaceable(target, &marked, other, sizeof other);
         if (stat(target, &after) != 0 || after.st_ino != before.st_ino || after.st_dev != before.st_dev)
             continue; /* it changed under us: look again */
         if (ok)
             return MHAVIZ_OK;
-        snprintf(err, errlen,
-                 "%s: folder exists and does not hold mhaviz outputs; "
-                 "refusing to replace it (choose another with -o)", target);
+        if (other[0] && marked)
+            snprintf(err, errlen,
+                     "%s: folder exists and holds \"%s\", which mhaviz did not write; "
+                     "refusing to replace it (move that file, or choose another folder with -o)",
+                     target, other);
+        else
+            snprintf(err, errlen,
+                     "%s: folder exists and does not hold mhaviz outputs; "
+                     "refusing to replace it (choose another with -o)", target);
         return MHAVIZ_EIO;
     }
     snprintf(err, errlen, "%s: the folder keeps changing (other runs writing it?); try again", target);

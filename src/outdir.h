@@ -2,7 +2,8 @@
  *
  * Outputs are written into a temporary folder beside the target and renamed
  * into place by outdir_commit. An existing target is replaced only when it
- * holds mhaviz outputs (it has the marker file) or is empty. */
+ * is empty, or holds the marker file and nothing but the files an mhaviz
+ * run writes: a file of the user's saved there is never deleted. */
 #ifndef MHAVIZ_OUTDIR_H
 #define MHAVIZ_OUTDIR_H
 

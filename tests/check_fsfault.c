@@ -630,8 +630,8 @@ static void write_run(const char *target, int id)
         _exit(10);
     }
     for (int k = 0; k < N_FILES; k++) {
-        char name[16];
-        snprintf(name, sizeof name, "f%d", k);
+        char name[24];
+        snprintf(name, sizeof name, "head_%02d.png", k); /* names an mhaviz run writes */
         char *p = outdir_path(&o, name);
         FILE *f = fopen(p, "w");
         free(p);
@@ -674,7 +674,7 @@ START_TEST(outdir_commit_race)
         int id = -1;
         for (int k = 0; k < N_FILES; k++) {
             char name[32];
-            snprintf(name, sizeof name, "out/f%d", k);
+            snprintf(name, sizeof name, "out/head_%02d.png", k);
             char *p = path2(s, name);
             FILE *f = fopen(p, "r");
             ck_assert_msg(f != NULL, "round %d: %s missing", round, p);

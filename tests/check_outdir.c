@@ -50,11 +50,11 @@ START_TEST(new_folder_appears_on_commit)
     OutDir o;
     ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
     ck_assert(!exists(target)); /* nothing at the target until commit */
-    char *p = outdir_path(&o, "a.txt");
+    char *p = outdir_path(&o, "report.txt");
     write_file(p, "hello");
     free(p);
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
-    snprintf(target, sizeof target, "%s/out/a.txt", dir);
+    snprintf(target, sizeof target, "%s/out/report.txt", dir);
     ck_assert(exists(target));
     ck_assert_int_eq(count_entries(dir), 1); /* no temporary folder left beside it */
     free(dir);
@@ -67,7 +67,7 @@ START_TEST(abort_leaves_nothing)
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
-    char *p = outdir_path(&o, "a.txt");
+    char *p = outdir_path(&o, "report.txt");
     write_file(p, "half");
     free(p);
     outdir_abort(&o);
@@ -82,19 +82,19 @@ START_TEST(replaces_earlier_output_whole)
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
-    char *p = outdir_path(&o, "old.txt");
+    char *p = outdir_path(&o, "head_01.png");
     write_file(p, "old");
     free(p);
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
 
     ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
-    p = outdir_path(&o, "new.txt");
+    p = outdir_path(&o, "head_00.png");
     write_file(p, "new");
     free(p);
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
-    snprintf(path, sizeof path, "%s/new.txt", target);
+    snprintf(path, sizeof path, "%s/head_00.png", target);
     ck_assert(exists(path));
-    snprintf(path, sizeof path, "%s/old.txt", target);
+    snprintf(path, sizeof path, "%s/head_01.png", target);
     ck_assert(!exists(path)); /* replaced as a whole, not merged */
     ck_assert_int_eq(count_entries(dir), 1);
     free(dir);
@@ -145,6 +145,28 @@ START_TEST(messages_name_the_target_not_the_temporary_folder)
 }
 END_TEST
 
+START_TEST(refuses_output_folder_with_a_users_file)
+{
+    char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
+    snprintf(target, sizeof target, "%s/out", dir);
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
+    char *p = outdir_path(&o, "head_00.png");
+    write_file(p, "png");
+    free(p);
+    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    /* a teacher saves notes into the output folder: the next run must not delete them */
+    snprintf(path, sizeof path, "%s/notes.txt", target);
+    write_file(path, "precious");
+    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, "\"notes.txt\", which mhaviz did not write") != NULL, "%s", err);
+    ck_assert(exists(path));
+    snprintf(path, sizeof path, "%s/head_00.png", target);
+    ck_assert(exists(path));
+    free(dir);
+}
+END_TEST
+
 Suite *outdir_suite(void)
 {
     Suite *s = suite_create("outdir");
@@ -153,6 +175,7 @@ Suite *outdir_suite(void)
     tcase_add_test(tc, abort_leaves_nothing);
     tcase_add_test(tc, replaces_earlier_output_whole);
     tcase_add_test(tc, refuses_foreign_folder);
+    tcase_add_test(tc, refuses_output_folder_with_a_users_file);
     tcase_add_test(tc, refuses_a_file_as_target);
     tcase_add_test(tc, messages_name_the_target_not_the_temporary_folder);
     suite_add_tcase(s, tc);

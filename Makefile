@@ -77,7 +77,7 @@ test: deps $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
 
 ## bench: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
 bench: deps $(BIN) $(BUILD)/bench_forward
-	$(PYTHON) bench/bench.py --mhaviz ./$(BIN) --forward $(BUILD)/bench_forward
+	$(PYTHON) bench/bench.py --mhaviz ./$(BIN) --forward $(BUILD)/bench_forward $(BENCH_ARGS)
 
 $(BUILD)/bench_forward: $(BUILD)/bench/bench_forward.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)

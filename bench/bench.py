@@ -136,11 +136,15 @@ def main():
     ap.add_argument("--forward", default="build/bench_forward")
     ap.add_argument("--work", default=None, help="folder for the generated inputs (default: a temporary one)")
     ap.add_argument("--quick", action="store_true", help="one round, fewer runs (a smoke test)")
+    ap.add_argument("--realtime", action="store_true",
+                    help="time the forward passes (numpy's and mhaviz's) at real-time priority "
+                         "(chrt -f 10, needs root): on a shared machine, as if the cores were free")
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="mhaviz-bench-")
     py = sys.executable
     npf = os.path.join(HERE, "numpy_forward.py")
     peak, peak_how = machine_peak(args.forward)
+    rt = ["chrt", "-f", "10"] if args.realtime else []
 
     load_before = os.getloadavg()
     fwd_rows, cli_rows, blas = [], [], "?"
@@ -154,9 +158,9 @@ def main():
         np_ms, one_ms, two_ms, ratios = [], [], [], []
         for r in range(rounds):
             print(f"bench: {name}: forward pass, round {r + 1} of {rounds} ...", file=sys.stderr)
-            np_ms.append(float(run_number([py, npf, "time", folder, *shape, str(runs)], numpy_env())[0]))
-            one_ms.append(float(run_number([args.forward, folder, *shape, "1", str(runs)])[0]))
-            two_ms.append(float(run_number([args.forward, folder, *shape, "2", str(runs)])[0]))
+            np_ms.append(float(run_number([*rt, py, npf, "time", folder, *shape, str(runs)], numpy_env())[0]))
+            one_ms.append(float(run_number([*rt, args.forward, folder, *shape, "1", str(runs)])[0]))
+            two_ms.append(float(run_number([*rt, args.forward, folder, *shape, "2", str(runs)])[0]))
             ratios.append(two_ms[-1] / np_ms[-1])
         err_att, err_out, out_max, blas = run_number([py, npf, "check", folder, *shape])
         gflops = flops(T, d, H, KV, causal) / (statistics.median(two_ms) * 1e6)
@@ -182,6 +186,8 @@ def main():
           f"(the 2-thread numbers suffer most).")
     omp = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith(("OMP_", "GOMP_")))
     print(f"OpenMP environment: {omp or 'none set (libgomp defaults)'}")
+    if args.realtime:
+        print("Forward passes (numpy and mhaviz) timed at real-time priority (chrt -f 10); the CLI at normal priority.")
     print(f"\nForward pass (mha_forward, multi-head only), medians; numpy {np.__version__} float32 "
           f"with {blas}; peak estimate {peak:.0f} GFLOP/s = {peak_how}\n")
     print("| input | T | d_model | heads | numpy (ms) | mhaviz 1 thread (ms) | mhaviz 2 threads (ms) "

@@ -16,6 +16,7 @@
 #include "input.h"
 #include "npy.h"
 #include "status.h"
+#include "syntax.h"
 
 #include <cjson/cJSON.h>
 
@@ -151,31 +152,12 @@ static size_t count_items(const cJSON *a)
 /* ------------------------------------------------------------------------ */
 /* Text-level checks: line:column, NUL bytes, nesting, UTF-8                 */
 
-/* 1-based line and column (in characters) of byte offset off in text. */
-static void line_col(const char *text, size_t len, size_t off, int *line, int *col)
-{
-    int l = 1, c = 1;
-    if (off > len)
-        off = len;
-    for (size_t i = 0; i < off; i++) {
-        unsigned char ch = (unsigned char)text[i];
-        if (ch == '\n') {
-            l++;
-            c = 1;
-        } else if ((ch & 0xC0) != 0x80) { /* count characters, not UTF-8 continuation bytes */
-            c++;
-        }
-    }
-    *line = l;
-    *col = c;
-}
-
 static int fail_at(Loader *L, const char *text, size_t len, size_t off, const char *fmt, ...)
 {
     int line, col;
     char msg[384];
     va_list ap;
-    line_col(text, len, off, &line, &col);
+    syntax_line_col(text, len, off, &line, &col);
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
@@ -234,31 +216,14 @@ static int scan_text(Loader *L, const char *text, size_t len, size_t *parse_byte
     return MHAVIZ_OK;
 }
 
-/* Explain a cJSON syntax error at byte offset off. */
+/* Explain a cJSON syntax error at byte offset off: syntax_explain names
+ * the mistake (trailing comma, missing comma, single quotes, ...) and the
+ * offset it is at. */
 static int fail_syntax(Loader *L, const char *text, size_t len, size_t off)
 {
-    size_t i = off;
-    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
-        i++;
-    size_t first = 0;
-    while (first < len && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r' || text[first] == '\n'))
-        first++;
-    if (first >= len)
-        return fail_at(L, text, len, len, "the file holds no JSON value, only white space");
-    if (i >= len)
-        return fail_at(L, text, len, len,
-                       "JSON syntax error: the file ends in the middle of the JSON (truncated file?)");
-    /* Show a short excerpt from the error position, on one line. */
-    char near[24];
-    size_t n = 0;
-    for (size_t j = i; j < len && n < sizeof near - 1 && text[j] != '\n' && text[j] != '\r'; j++)
-        near[n++] = text[j];
-    while (n > 0 && ((unsigned char)near[n - 1] & 0xC0) == 0x80) /* do not cut a character */
-        n--;
-    if (n > 0 && ((unsigned char)near[n - 1] & 0xC0) == 0xC0)
-        n--;
-    near[n] = '\0';
-    return fail_at(L, text, len, off, "JSON syntax error near '%s'", near);
+    char msg[320];
+    size_t at = syntax_explain(text, len, off, msg, sizeof msg);
+    return fail_at(L, text, len, at, "%s", msg);
 }
 
 /* Length of the valid UTF-8 sequence at s (max n bytes), or 0 if invalid. */

@@ -193,8 +193,9 @@ END_TEST
 static const struct {
     const char *file, *place;
 } BAD[] = {
-    {"truncated.json", "truncated.json:65:8: JSON syntax error"},
-    {"syntax_missing_comma.json", "syntax_missing_comma.json:9:2: JSON syntax error"},
+    {"truncated.json", "truncated.json:65:8: the file ends in the middle of the JSON (truncated file?)"},
+    {"syntax_missing_comma.json", "syntax_missing_comma.json:8:14: missing ',' between items"},
+    {"trailing_comma_object.json", "trailing_comma_object.json:14:66: trailing comma after the last item"},
     {"empty.json", "empty.json: the file is empty"},
     {"deep_nesting.json", "deep_nesting.json:1:43: arrays and objects nested more than"},
     {"nul_byte.json", "nul_byte.json:4:5: a NUL byte"},

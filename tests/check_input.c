@@ -262,10 +262,30 @@ typedef struct {
 
 static const BadCase BAD[] = {
     {"empty.json", "the file is empty"},
-    {"truncated.json", "truncated.json:65:8: JSON syntax error: the file ends"},
-    {"syntax_missing_comma.json", "syntax_missing_comma.json:9:2: JSON syntax error near '\"n_heads\""},
-    {"trailing_junk.json", "trailing_junk.json:142:1: JSON syntax error near '}'"},
-    {"nan_literal.json", "nan_literal.json:91:4: JSON syntax error near 'NaN,'"},
+    /* JSON syntax: line:column of the mistake itself (1-based; columns count
+     * characters), checked by hand in each file: the comma, the quote, the
+     * first letter of the word, or for a missing ',' or ':' the place right
+     * after the item where it belongs. */
+    {"truncated.json", "truncated.json:65:8: the file ends in the middle of the JSON (truncated file?): "
+                       "the '[' opened at 64:3 is not closed"},
+    {"truncated_in_string.json", "truncated_in_string.json:4:28: this string never ends: the file ends inside "
+                                 "it (truncated file"},
+    {"syntax_missing_comma.json", "syntax_missing_comma.json:8:14: missing ',' between items (after line 8, "
+                                  "before line 9)"},
+    {"missing_comma_in_row.json", "missing_comma_in_row.json:11:30: missing ',' between items"},
+    {"trailing_junk.json", "trailing_junk.json:142:1: more text after the end of the JSON (its last '}' is at 141:1)"},
+    {"nan_literal.json", "nan_literal.json:91:4: NaN is not a JSON number"},
+    {"infinity.json", "infinity.json:12:12: Infinity is not a JSON number"},
+    {"trailing_comma_object.json", "trailing_comma_object.json:14:66: trailing comma after the last item "
+                                   "(JSON allows none): remove it"},
+    {"trailing_comma_array.json", "trailing_comma_array.json:3:41: trailing comma after the last item"},
+    {"single_quotes.json", "single_quotes.json:3:14: strings and keys need double quotes, not single"},
+    {"python_true.json", "python_true.json:6:13: 'True' is Python; JSON writes true"},
+    {"comment_line.json", "comment_line.json:4:18: comments are not allowed in JSON"},
+    {"comment_block.json", "comment_block.json:2:3: comments are not allowed in JSON"},
+    {"unquoted_key.json", "unquoted_key.json:5:3: keys must be strings in double quotes: write \"n_heads\""},
+    {"missing_colon.json", "missing_colon.json:4:12: missing ':' after the key \"d_model\""},
+    {"wrong_bracket.json", "wrong_bracket.json:9:20: '}' does not close the '[' opened at 9:9: expected ']'"},
     {"nul_byte.json", "nul_byte.json:4:5: a NUL byte"},
     {"nul_escape_in_token.json", "nul_escape_in_token.json:3:23: \\u0000 (a NUL character) in a string"},
     {"deep_nesting.json", "deep_nesting.json:1:43: arrays and objects nested more than 32 deep"},
@@ -374,16 +394,81 @@ static int parse(const char *text, const InputLimits *lim, char *err)
 START_TEST(syntax_line_column)
 {
     char err[MHAVIZ_ERRLEN];
-    /* line 2, column 18 is the ']' after the trailing comma */
+    /* line 2, column 17 is the comma before the ']' */
     ck_assert_int_eq(parse("{\n  \"tokens\": [\"a\",]\n}", NULL, err), MHAVIZ_EINPUT);
-    ck_assert_str_eq(err, "t.json:2:18: JSON syntax error near ']'");
-    /* columns count characters: "h\xc3\xa9llo" is 5 of them, so x is column 15 */
-    ck_assert_int_eq(parse("{\"t\": \"h\xc3\xa9llo\" x}", NULL, err), MHAVIZ_EINPUT);
-    ck_assert_str_eq(err, "t.json:1:15: JSON syntax error near 'x}'");
+    ck_assert_str_eq(err, "t.json:2:17: trailing comma after the last item (JSON allows none): remove it");
+    /* columns count characters: "h\xc3\xa9llo" is 5 of them, so its closing
+     * quote is column 13 and the missing ',' belongs at column 14 */
+    ck_assert_int_eq(parse("{\"t\": \"h\xc3\xa9llo\" \"x\": 1}", NULL, err), MHAVIZ_EINPUT);
+    ck_assert_str_eq(err, "t.json:1:14: missing ',' between items");
     ck_assert_int_eq(parse("  \n  ", NULL, err), MHAVIZ_EINPUT);
     ck_assert_str_eq(err, "t.json:2:3: the file holds no JSON value, only white space");
     ck_assert_int_eq(parse("{\"a\": \"\\ud800\"}", NULL, err), MHAVIZ_EINPUT); /* lone surrogate */
-    ck_assert_str_eq(err, "t.json:1:8: JSON syntax error near '\\ud800\"}'");
+    ck_assert_str_eq(err, "t.json:1:8: '\\ud800' is half of a UTF-16 surrogate pair: write the character "
+                          "itself (the file is UTF-8)");
+}
+END_TEST
+
+/* Each hand-written mistake, named at its place: the whole message. The
+ * column is counted by hand in the text (1-based). */
+static const struct {
+    const char *text, *want;
+} SYNTAX[] = {
+    /* the '}' of a trailing comma at the end of the file: the comma is 1:7 */
+    {"{\"a\": 1,\n}\n", "t.json:1:8: trailing comma after the last item (JSON allows none): remove it"},
+    {"[1, 2 ,\n  ]", "t.json:1:7: trailing comma after the last item (JSON allows none): remove it"},
+    {"{\"k\": {\"x\": 1,}}", "t.json:1:14: trailing comma after the last item (JSON allows none): remove it"},
+    {"[1 2]", "t.json:1:3: missing ',' between items"},
+    {"{\"a\": [1],\n \"b\": 2\n \"c\": 3}", "t.json:2:8: missing ',' between items (after line 2, before line 3)"},
+    {"{'a': 1}", "t.json:1:2: strings and keys need double quotes, not single"},
+    {"{\"a\": 'x'}", "t.json:1:7: strings and keys need double quotes, not single"},
+    {"[True]", "t.json:1:2: 'True' is Python; JSON writes true"},
+    {"[1, False]", "t.json:1:5: 'False' is Python; JSON writes false"},
+    {"{\"b\": None}", "t.json:1:7: 'None' is Python; JSON writes null"},
+    {"// note\n{}", "t.json:1:1: comments are not allowed in JSON: remove it (a note can go in a top-level "
+                    "\"comment\" key)"},
+    {"{ /* x */ \"a\": 1}", "t.json:1:3: comments are not allowed in JSON: remove it (a note can go in a "
+                           "top-level \"comment\" key)"},
+    {"{\"a\": 1} // end", "t.json:1:10: comments are not allowed in JSON: remove it (a note can go in a "
+                         "top-level \"comment\" key)"},
+    {"[NaN]", "t.json:1:2: NaN is not a JSON number (JSON has no NaN or Infinity; mhaviz needs finite numbers)"},
+    {"[1, -Infinity]", "t.json:1:5: -Infinity is not a JSON number (JSON has no NaN or Infinity; mhaviz needs "
+                       "finite numbers)"},
+    {"{d_model: 4}", "t.json:1:2: keys must be strings in double quotes: write \"d_model\""},
+    {"{\"a\": 1, \xc3\xa9t\xc3\xa9: 2}", "t.json:1:10: keys must be strings in double quotes: write \"\xc3\xa9t\xc3\xa9\""},
+    {"{\"d_model\" 4}", "t.json:1:11: missing ':' after the key \"d_model\""},
+    {"{\"a\": }", "t.json:1:7: missing value after ':'"},
+    {"[1,, 2]", "t.json:1:4: two commas in a row: remove one"},
+    {"{\"a\": 1,, \"b\": 2}", "t.json:1:9: two commas in a row: remove one"},
+    {"[, 1]", "t.json:1:2: a value is missing before this ','"},
+    {"[[1, 2}", "t.json:1:7: '}' does not close the '[' opened at 1:2: expected ']'"},
+    {"{\"a\": 1]", "t.json:1:8: ']' does not close the '{' opened at 1:1: expected '}'"},
+    {"{\"a\": 1}}", "t.json:1:9: more text after the end of the JSON (its last '}' is at 1:8): remove it"},
+    {"[+1]", "t.json:1:2: a JSON number cannot start with '+': remove it"},
+    {"[.5]", "t.json:1:2: a JSON number cannot start with '.': put a 0 before it"},
+    {"[yes]", "t.json:1:2: 'yes' is not a JSON value: text needs double quotes (\"yes\"); JSON's only bare words "
+              "are true, false and null"},
+    {"{\"a\": 0x10}", "t.json:1:7: '0x10' is not a JSON number (JSON numbers are decimal, like -1.5e-3)"},
+    {"[1, truex]", "t.json:1:5: 'truex' is not a JSON value (JSON's only bare words are true, false and null)"},
+    {"[\"a\\qb\"]", "t.json:1:4: '\\q' is not a JSON escape (JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX; "
+                   "a backslash itself is \\\\)"},
+    {"[\"\\u12\"]", "t.json:1:3: '\\u' in a string needs 4 hex digits after it"},
+    /* truly truncated: the end of the text, and the bracket left open */
+    {"{\"a\": [1,\n  2", "t.json:2:4: the file ends in the middle of the JSON (truncated file?): the '[' opened "
+                         "at 1:7 is not closed"},
+    {"{\"a\": 1,", "t.json:1:9: the file ends in the middle of the JSON (truncated file?): the '{' opened at 1:1 "
+                   "is not closed"},
+    {"[\"ab", "t.json:1:2: this string never ends: the file ends inside it (truncated file, or a missing closing "
+              "'\"')"},
+    /* what this reader does not name keeps cJSON's place and an excerpt */
+    {"[-]", "t.json:1:2: JSON syntax error near '-]'"},
+};
+
+START_TEST(syntax_mistake_named)
+{
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(parse(SYNTAX[_i].text, NULL, err), MHAVIZ_EINPUT);
+    ck_assert_str_eq(err, SYNTAX[_i].want);
 }
 END_TEST
 
@@ -541,6 +626,7 @@ Suite *input_suite(void)
     tcase_add_loop_test(tc, bad_file_names_the_place, 0, N_BAD);
     tcase_add_test(tc, every_bad_file_is_checked);
     tcase_add_test(tc, syntax_line_column);
+    tcase_add_loop_test(tc, syntax_mistake_named, 0, (int)(sizeof SYNTAX / sizeof SYNTAX[0]));
     tcase_add_test(tc, memory_limit_names_the_figure);
     tcase_add_test(tc, parse_memory_counted_first);
     tcase_add_test(tc, shape_limits);

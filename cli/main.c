@@ -359,9 +359,7 @@ int main(int argc, char **argv)
     timing_progress(&tm, 0.5);
 
     if (in.has_single) {
-        wide_cfg = in.cfg;
-        wide_cfg.n_heads = wide_cfg.n_kv_heads = 1;
-        wide_cfg.head_dim = in.cfg.d_model;
+        wide_cfg = mha_single_head_config(&in.cfg);
     } else if ((rc = mha_single_head_weights(&in.cfg, &in.w, &wide_cfg, &wide)) != MHAVIZ_OK) {
         goto oom;
     }

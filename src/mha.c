@@ -146,14 +146,20 @@ static float *copy_floats(const float *src, size_t n)
     return dst;
 }
 
+MhaConfig mha_single_head_config(const MhaConfig *c)
+{
+    MhaConfig wide = *c;
+    wide.n_heads = 1;
+    wide.n_kv_heads = 1;
+    wide.head_dim = c->d_model;
+    return wide;
+}
+
 int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
                             MhaConfig *wide_cfg, MhaWeights *wide)
 {
     const size_t d = (size_t)c->d_model;
-    *wide_cfg = *c;
-    wide_cfg->n_heads = 1;
-    wide_cfg->n_kv_heads = 1;
-    wide_cfg->head_dim = c->d_model;
+    *wide_cfg = mha_single_head_config(c);
 
     memset(wide, 0, sizeof *wide);
     wide->has_bias = w->has_bias;

@@ -40,6 +40,10 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
 int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, char *err,
                      size_t errlen);
 
+/* The shape of the single wide head for layer shape c: the same T, d_model
+ * and mask, one head of width d_model (n_heads = n_kv_heads = 1). */
+MhaConfig mha_single_head_config(const MhaConfig *c);
+
 /* The single wide head built from the same parameters: one head of width
  * d_model whose query is all of q and whose key/value are the K/V head
  * columns laid out per query head (head h's block is K/V head g's block).

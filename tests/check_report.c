@@ -88,9 +88,7 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
     f->in.has_single = 1;
     ck_assert_int_eq(mha_state_build(&f->multi, c, 0), MHAVIZ_OK);
     mha_forward(c, &f->in.w, f->in.x, &f->multi);
-    MhaConfig wide = *c;
-    wide.n_heads = wide.n_kv_heads = 1;
-    wide.head_dim = d;
+    MhaConfig wide = mha_single_head_config(c);
     ck_assert_int_eq(mha_state_build(&f->single, &wide, 0), MHAVIZ_OK);
     mha_forward(&wide, &f->in.single, f->in.x, &f->single);
     strcpy(f->dir, "/tmp/mhaviz-report-XXXXXX");

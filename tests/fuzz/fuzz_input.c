@@ -100,9 +100,7 @@ static void run_forward(MhaInput *in, int pool_to)
         goto cleanup;
     mha_forward(c, &in->w, in->x, &multi);
     if (in->has_single) {
-        wide_cfg = *c;
-        wide_cfg.n_heads = wide_cfg.n_kv_heads = 1;
-        wide_cfg.head_dim = c->d_model;
+        wide_cfg = mha_single_head_config(c);
     } else if (mha_single_head_weights(c, &in->w, &wide_cfg, &wide) != MHAVIZ_OK) {
         goto cleanup;
     }

@@ -125,17 +125,6 @@ oom:
 
 /* ---- a random starter model -------------------------------------------- */
 
-void init_add_positions(float *x, int T, int d)
-{
-    for (int t = 0; t < T; t++)
-        for (int i = 0; 2 * i < d; i++) {
-            double angle = t / pow(10000.0, 2.0 * i / d);
-            x[(size_t)t * d + 2 * i] += (float)sin(angle);
-            if (2 * i + 1 < d)
-                x[(size_t)t * d + 2 * i + 1] += (float)cos(angle);
-        }
-}
-
 /* n numbers drawn from N(0, std^2), in order, from stream `id` of `seed`. */
 static float *random_normal(uint64_t seed, uint64_t id, size_t n, double std)
 {
@@ -220,7 +209,7 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen)
             int v = vocab_find(m->vocab, m->n_vocab, m->in.tokens[t]);
             memcpy(m->in.x + t * d, m->emb + (size_t)v * d, d * sizeof(float));
         }
-        init_add_positions(m->in.x, c->T, c->d_model);
+        input_add_positions(m->in.x, c->T, c->d_model);
     } else if (!(m->in.x = random_normal(o->seed, STREAM_X, T * d, 1.0))) { /* x ~ N(0, 1) */
         goto oom;
     }

@@ -61,10 +61,6 @@ void init_tokens_free(char **tokens, int T);
 int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen);
 void init_model_free(InitModel *m);
 
-/* PE(t, 2i) = sin(t / 10000^(2i/d)), PE(t, 2i+1) = cos(same): the sinusoidal
- * position code of the input format, added into x (T, d) row by row. */
-void init_add_positions(float *x, int T, int d);
-
 /* Write m as an mhaviz input (JSON, "x@W" layout) to f, numbers with `digits`
  * significant digits (1..9; 9 round-trips a float). Biases are written when
  * m->in.w.has_bias; "single_head" weights are not written.

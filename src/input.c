@@ -765,35 +765,37 @@ static int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const 
     return rc;
 }
 
+void input_add_positions(float *x, int T, int d_model)
+{
+    /* PE(t, 2i) = sin(t / 10000^(2i/d_model)), PE(t, 2i+1) = cos(the same angle):
+     * the angle is t * inv_freq[j], with inv_freq computed once per column.
+     * The sum is taken in double and rounded once to float. */
+    for (int j = 0; j < d_model; j++) {
+        const int two_i = j - j % 2;
+        const double inv_freq = 1.0 / pow(10000.0, (double)two_i / d_model);
+        for (int t = 0; t < T; t++) {
+            float *x_tj = x + (size_t)t * d_model + j;
+            const double angle = t * inv_freq;
+            *x_tj = (float)((double)*x_tj + (j % 2 == 0 ? sin(angle) : cos(angle)));
+        }
+    }
+}
+
 /* x_t = embeddings[tokens[t]] + PE(t), into in->x (T, d_model). */
 static int embed_tokens(Loader *L, int sinusoidal, MhaInput *in)
 {
     const int T = in->cfg.T, d_model = in->cfg.d_model;
-    /* PE(t, 2i) = sin(t / 10000^(2i/d_model)), PE(t, 2i+1) = cos(the same angle):
-     * the angle is t * inv_freq[j], with inv_freq computed once per column. */
-    double *inv_freq = malloc((size_t)d_model * sizeof *inv_freq); // (d_model)
-    if (!inv_freq)
-        return fail_nomem(L);
-    for (int j = 0; j < d_model; j++) {
-        const int two_i = j - j % 2;
-        inv_freq[j] = 1.0 / pow(10000.0, (double)two_i / d_model);
-    }
-    int rc = MHAVIZ_OK;
-    for (int t = 0; t < T && rc == MHAVIZ_OK; t++) {
+    for (int t = 0; t < T; t++) {
         char key[160];
         snprintf(key, sizeof key, "embeddings[\"%.100s\"]", in->tokens[t]);
         float *x_t = in->x + (size_t)t * d_model; // (d_model)
-        if ((rc = read_vector(L, L->emb_of[t], key, (Dim){d_model, "d_model"}, x_t)) != MHAVIZ_OK)
-            break;
-        if (!sinusoidal)
-            continue;
-        for (int j = 0; j < d_model; j++) {
-            const double angle = t * inv_freq[j];
-            x_t[j] = (float)((double)x_t[j] + (j % 2 == 0 ? sin(angle) : cos(angle)));
-        }
+        int rc = read_vector(L, L->emb_of[t], key, (Dim){d_model, "d_model"}, x_t);
+        if (rc != MHAVIZ_OK)
+            return rc;
     }
-    free(inv_freq);
-    return rc;
+    if (sinusoidal)
+        input_add_positions(in->x, T, d_model);
+    return MHAVIZ_OK;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -98,6 +98,10 @@ int input_parse(const char *text, size_t len, const char *name, const char *base
 int input_parse_limits(const char *text, size_t len, const char *name, const char *base_dir,
                        const InputLimits *lim, MhaInput *in, char *err, size_t errlen);
 
+/* Add the sinusoidal positions to x (T, d_model) in place:
+ * x[t][2i] += sin(t / 10000^(2i/d_model)), x[t][2i+1] += cos(the same angle). */
+void input_add_positions(float *x, int T, int d_model);
+
 /* Free everything *in owns and zero it. Safe on a zeroed or failed input. */
 void input_free(MhaInput *in);
 

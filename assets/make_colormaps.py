@@ -11,7 +11,8 @@ Sources of the data, as shipped by matplotlib (matplotlib/_cm_listed.py, _cm.py)
   cividis         Nuñez, Anderton, Renslow, "Optimizing colormaps with
                   consideration for color vision deficiency" (PLoS ONE 13(7),
                   2018), https://doi.org/10.1371/journal.pone.0199239
-  gray            linear black to white
+  gray            linear black to light grey (224, 224, 224), not white: the
+                  map's top must stand out from the white page around it
   rdbu            ColorBrewer "RdBu" (Cynthia Brewer, colorbrewer2.org, Apache
                   2.0 style licence), reversed: blue = negative, near-white
                   (#f7f7f7) = 0, red = positive; the diverging map.
@@ -20,6 +21,15 @@ import sys
 
 import matplotlib
 from matplotlib import colormaps
+
+GRAY_TOP = 224
+
+
+def gray(i):
+    """Entry i of the gray table: linear from black to GRAY_TOP."""
+    v = round(i * GRAY_TOP / 255) / 255
+    return v, v, v, 1.0
+
 
 TABLES = [
     ("viridis", "viridis"),
@@ -37,7 +47,7 @@ def main():
               " * value i/255 on the map's scale. Sources are cited in the script. */\n"
               % matplotlib.__version__)
     for cname, mpl_name in TABLES:
-        cmap = colormaps[mpl_name].resampled(256)
+        cmap = gray if cname == "gray" else colormaps[mpl_name].resampled(256)
         out.write("static const unsigned char cmap_%s[256][3] = {\n" % cname)
         for i in range(256):
             r, g, b, _ = cmap(i)

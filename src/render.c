@@ -35,7 +35,7 @@ typedef struct { unsigned char r, g, b; } Rgb;
 
 static const Rgb WHITE = {255, 255, 255};
 static const Rgb INK = {25, 25, 25};         /* text and tick marks */
-static const Rgb FRAME = {90, 90, 90};       /* colour bar outline */
+static const Rgb FRAME = {60, 60, 60};       /* frame around maps and the colour bar */
 
 struct Renderer {
     RenderOptions opt;
@@ -229,15 +229,46 @@ static void stroke_rect(Canvas *c, int x, int y, int w, int h, Rgb col)
     fill_rect(c, x + w - 1, y, 1, h, col);
 }
 
+/* A frame of px pixels just outside the w x h region at (x, y): the map's
+ * edge stays visible where its cells are as light as the page. */
+static void frame_region(Canvas *c, int x, int y, int w, int h, int px)
+{
+    for (int k = 1; k <= px; k++)
+        stroke_rect(c, x - k, y - k, w + 2 * k, h + 2 * k, FRAME);
+}
+
+/* Frame thickness for a map side: 1 px up to ~900 px, then 2, 3. */
+static int frame_px(int side)
+{
+    const int px = (side + 300) / 600;
+    return px < 1 ? 1 : px > 3 ? 3 : px;
+}
+
 /* Masked area: flat mask colour with diagonal hatching, 2 px lines every 8 px
  * measured from (ox, oy), so the hatching runs on across neighbouring cells. */
+/* n pixels at p of the hatching: pixel i is hatch when (phase + i) mod 8 < 2.
+ * The pattern repeats every 8 pixels, so 8 are set and the rest copied. */
+static void hatch_row(unsigned char *p, int n, int phase, Rgb bg, Rgb hatch)
+{
+    const int first = n < 8 ? n : 8;
+    for (int i = 0; i < first; i++) {
+        const Rgb col = ((phase + i) & 7) < 2 ? hatch : bg;
+        p[3 * i] = col.r, p[3 * i + 1] = col.g, p[3 * i + 2] = col.b;
+    }
+    for (int done = first; done < n;) {
+        const int k = done < n - done ? done : n - done; /* done is a multiple of 8 here */
+        memcpy(p + 3 * (size_t)done, p, 3 * (size_t)k);
+        done += k;
+    }
+}
+
 static void fill_masked(Canvas *c, int x, int y, int w, int h, int ox, int oy, Rgb bg, Rgb hatch)
 {
     int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
     int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
     for (int yy = y0; yy < y1; yy++)
-        for (int xx = x0; xx < x1; xx++)
-            put_px(c, xx, yy, (((xx - ox) + (yy - oy)) & 7) < 2 ? hatch : bg);
+        if (x1 > x0)
+            hatch_row(pixel(c, x0, yy), x1 - x0, ((x0 - ox) + (yy - oy)) & 7, bg, hatch);
 }
 
 static int write_png(const Canvas *c, const char *path, char *err, size_t errlen)
@@ -451,6 +482,7 @@ static void ellipsize(const Renderer *r, char *s, size_t cap, float px, float ma
 }
 
 #define LABEL_BYTES 160
+#define LABEL_MIN_PX 23.0f /* token labels on a single heatmap: line height, capitals ~0.63 of it */
 
 /* The label shown for token tok, into buf (LABEL_BYTES): whitespace made
  * visible (space as U+2423 ␣, newline as \n, tab as \t), the empty token as
@@ -590,12 +622,13 @@ static Grid grid_for_width(int T, int map_px)
     return g;
 }
 
-/* The single-map figure's grid: cells sized so the map is at least ~480 px
- * wide, about 1024 px up to T = 256 (cells at most 28 px), and one pixel per
- * token from T = 481 (its native resolution; a PNG twice as wide would take
- * four times as long to write). Past T = 1600, blocks of k x k tokens are
- * averaged. cell_px > 0 forces the cell size (blocks are still averaged
- * past 4096 px). */
+/* The single-map figure's grid: whole-pixel cells with the map as near
+ * 1200 px wide as they allow, never wider than 1600 px: 960..1600 px up to
+ * T = 800 (T = 11: 109 px cells; T = 512: 2 px, a 1024 px map), one pixel
+ * per token from T = 801 to 1600.
+ * Past T = 1600, blocks of k x k tokens are averaged into a map of at most
+ * 1600 px. cell_px > 0 forces the cell size (blocks are still averaged past
+ * 4096 px). */
 static Grid grid_for_slide(int T, int cell_px)
 {
     Grid g = {1, T, 1};
@@ -607,11 +640,11 @@ static Grid grid_for_slide(int T, int cell_px)
     }
     if (T > 1600)
         return grid_for_width(T, 1600);
-    int cell = T <= 256 ? 1024 / T : 1;
-    if (cell > 28)
-        cell = 28;
-    if (cell * T < 480)
-        cell = (480 + T - 1) / T;
+    int cell = 1200 / T;                   /* map at or just under 1200 px */
+    if (cell < 1)
+        cell = 1;
+    if ((long)(cell + 1) * T <= 1600 && (long)(cell + 1) * T - 1200 <= 1200 - (long)cell * T)
+        cell++;                            /* the next size up is nearer 1200 and still fits */
     g.cell = cell;
     return g;
 }
@@ -635,44 +668,99 @@ static float block_value(const float *v, int T, int causal, int k, int bi, int b
 static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
                        const Scale *s)
 {
+    const int side = g->B * g->cell;
+    if (x0 < 0 || y0 < 0 || x0 + side > c->w || y0 + side > c->h) {
+        /* partly off the canvas (a figure too small for its panels): cell by cell, clipped */
+        for (int bi = 0; bi < g->B; bi++) {
+            for (int bj = 0; bj < g->B; bj++) {
+                int visible;
+                const float val = block_value(v, T, causal, g->k, bi, bj, &visible);
+                const int x = x0 + bj * g->cell, y = y0 + bi * g->cell;
+                if (visible)
+                    fill_rect(c, x, y, g->cell, g->cell, scale_color(s, val));
+                else
+                    fill_masked(c, x, y, g->cell, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
+            }
+        }
+        return;
+    }
+    /* Row of blocks bi: the first pixel row of its visible blocks is drawn
+     * block by block, then each stretch of visible blocks is copied into the
+     * cell's other pixel rows; each stretch of masked blocks is hatched
+     * (the hatching moves one pixel per row). */
     for (int bi = 0; bi < g->B; bi++) {
-        for (int bj = 0; bj < g->B; bj++) {
-            int visible;
-            const float val = block_value(v, T, causal, g->k, bi, bj, &visible);
-            const int x = x0 + bj * g->cell, y = y0 + bi * g->cell;
-            if (visible)
-                fill_rect(c, x, y, g->cell, g->cell, scale_color(s, val));
-            else
-                fill_masked(c, x, y, g->cell, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
+        const int y = y0 + bi * g->cell;
+        unsigned char *row0 = pixel(c, x0, y);
+        int start = 0, start_visible = 0;
+        for (int bj = 0; bj <= g->B; bj++) {
+            int visible = 0;
+            float val = 0.0f;
+            if (bj < g->B)
+                val = block_value(v, T, causal, g->k, bi, bj, &visible);
+            if (bj > 0 && (bj == g->B || visible != start_visible)) {
+                /* the stretch of blocks start .. bj-1 ends here */
+                const int x = x0 + start * g->cell, w = (bj - start) * g->cell;
+                if (start_visible)
+                    for (int yy = 1; yy < g->cell; yy++)
+                        memcpy(pixel(c, x, y + yy), pixel(c, x, y), 3 * (size_t)w);
+                else
+                    fill_masked(c, x, y, w, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
+                start = bj;
+            }
+            if (bj == 0)
+                start_visible = visible;
+            else if (bj < g->B && start == bj)
+                start_visible = visible;
+            if (bj < g->B && visible) {
+                const Rgb col = scale_color(s, val);
+                unsigned char *p = row0 + 3 * (size_t)bj * g->cell;
+                for (int i = 0; i < g->cell; i++)
+                    p[3 * i] = col.r, p[3 * i + 1] = col.g, p[3 * i + 2] = col.b;
+            }
         }
     }
 }
 
-/* Print each visible cell's value inside it (two decimals), dark or light
- * for contrast. Only for unaveraged maps with cells big enough to read. */
+/* The text printed in a cell: two decimals (fewer when the scale is wide), never "-0.00". */
+static void cell_text(char txt[32], const char *fmt, float val)
+{
+    snprintf(txt, 32, fmt, val);
+    if (txt[0] == '-' && strspn(txt + 1, "0.") == strlen(txt + 1))
+        memmove(txt, txt + 1, strlen(txt)); /* no "-0.00" */
+}
+
+/* Print each visible cell's value inside it, dark or light for contrast.
+ * Every number of a map gets the same size: as large as the widest one
+ * allows in 84 % of the cell width, and its digits at most 40 % of the cell
+ * height (DejaVu's digits are 0.63 of the line height). Only for unaveraged
+ * maps with cells big enough to read. */
 static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, int causal,
                           const Grid *g, int x0, int y0, const Scale *s)
 {
     /* One number format per map: two decimals, fewer when the scale is wide. */
     const float big = fmaxf(fabsf(s->lo), fabsf(s->hi));
     const char *fmt = big < 9.995f ? "%.2f" : big < 99.95f ? "%.1f" : "%.0f";
-    float px = 0.44f * (float)g->cell;
-    if (px > 28.0f)
-        px = 28.0f;
+    float widest = 0.0f; /* at line height 100 px */
+    for (int i = 0; i < T; i++) {
+        for (int j = 0; j < (causal ? i + 1 : T); j++) {
+            char txt[32];
+            cell_text(txt, fmt, v[(size_t)i * T + j]);
+            widest = fmaxf(widest, text_width(r, txt, 100.0f));
+        }
+    }
+    if (!(widest > 0.0f))
+        return MHAVIZ_OK;
+    float px = fminf(100.0f * 0.84f * (float)g->cell / widest, 0.40f / 0.63f * (float)g->cell);
+    px = floorf(fminf(px, 96.0f));
+    if (px < 9.0f)
+        return MHAVIZ_OK; /* too small to read: no numbers */
     for (int i = 0; i < T; i++) {
         for (int j = 0; j < (causal ? i + 1 : T); j++) {
             const float val = v[(size_t)i * T + j];
             char txt[32];
-            snprintf(txt, sizeof txt, fmt, val);
-            if (txt[0] == '-' && strspn(txt + 1, "0.") == strlen(txt + 1))
-                memmove(txt, txt + 1, strlen(txt)); /* no "-0.00" */
-            float tpx = px;
-            while (tpx > 9.0f && text_width(r, txt, tpx) > (float)g->cell - 4.0f)
-                tpx -= 1.0f;
-            if (text_width(r, txt, tpx) > (float)g->cell - 2.0f)
-                continue;
+            cell_text(txt, fmt, val);
             const Rgb ink = luma(scale_color(s, val)) > 140 ? INK : WHITE;
-            if (draw_text(c, r, txt, tpx, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
+            if (draw_text(c, r, txt, px, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
                           MID, MID, ink, 0) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         }
@@ -726,13 +814,47 @@ static int label_step(float pitch, float min_pitch)
     }
 }
 
-/* Labels of the tokens 0, step, 2 step, ... into labels (T, LABEL_BYTES);
- * returns the widest width. */
-static float make_labels(const Renderer *r, char *const *tokens, int T, int step, float px, float max_w,
+/* Which tokens get a label: every one when step is 1; else the first, the
+ * last, and the multiples of step at least `need` tokens from both. */
+typedef struct {
+    int step; /* label every step-th token */
+    int need; /* fewest tokens between two labels that keep them apart */
+} LabelPick;
+
+static LabelPick label_pick(float pitch, float min_pitch)
+{
+    LabelPick lp;
+    lp.step = label_step(pitch, min_pitch);
+    lp.need = (int)ceilf(min_pitch / pitch);
+    if (lp.need < 1)
+        lp.need = 1;
+    return lp;
+}
+
+static int is_labelled(int t, int T, LabelPick lp)
+{
+    if (lp.step <= 1 || t == 0 || t == T - 1)
+        return 1;
+    return t % lp.step == 0 && t >= lp.need && T - 1 - t >= lp.need;
+}
+
+/* English ordinal suffix: 2 -> "nd", 5 -> "th", 21 -> "st", 12 -> "th". */
+static const char *ordinal(int n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+/* Labels of the labelled tokens into labels (T, LABEL_BYTES); returns the
+ * widest width. */
+static float make_labels(const Renderer *r, char *const *tokens, int T, LabelPick lp, float px, float max_w,
                          char *labels)
 {
     float widest = 0.0f;
-    for (int t = 0; t < T; t += step) {
+    for (int t = 0; t < T; t++) {
+        if (!is_labelled(t, T, lp))
+            continue;
         char *l = labels + (size_t)t * LABEL_BYTES;
         token_label(r, tokens[t], px, max_w, l);
         const float w = text_width(r, l, px);
@@ -743,15 +865,25 @@ static float make_labels(const Renderer *r, char *const *tokens, int T, int step
 }
 
 /* Query labels left of the rows (right-aligned at x_right) and key labels
- * under the columns (turned, ending at y_top), every step-th token. */
-static int draw_token_labels(Canvas *c, const Renderer *r, const char *labels, int T, int step,
-                             float pitch, float px, int map_x, int map_y, int x_right, int y_top)
+ * under the columns (turned, ending at y_top), for the labelled tokens;
+ * either side is skipped when its flag is 0. When thinned, a label is
+ * never centred closer than half its line to the map's ends. */
+static int draw_token_labels(Canvas *c, const Renderer *r, const char *labels, int T, LabelPick lp,
+                             float pitch, float px, int map_x, int map_y, int x_right, int y_top,
+                             int query, int key)
 {
-    for (int t = 0; t < T; t += step) {
+    const int half = (int)ceilf(0.5f * px), side = (int)lroundf(pitch * (float)T);
+    for (int t = 0; t < T; t++) {
+        if (!is_labelled(t, T, lp))
+            continue;
         const char *l = labels + (size_t)t * LABEL_BYTES;
-        const int centre = (int)floorf(((float)t + 0.5f) * pitch);
-        if (draw_text(c, r, l, px, x_right, map_y + centre, END, MID, INK, 0) != MHAVIZ_OK ||
-            draw_text(c, r, l, px, map_x + centre, y_top, END, MID, INK, 1) != MHAVIZ_OK)
+        int centre = (int)floorf(((float)t + 0.5f) * pitch);
+        if (lp.step > 1 && side > 2 * half) {
+            /* thinned: the end labels stay within the map's edges, clear of the next panel's */
+            centre = centre < half ? half : centre > side - half ? side - half : centre;
+        }
+        if ((query && draw_text(c, r, l, px, x_right, map_y + centre, END, MID, INK, 0) != MHAVIZ_OK) ||
+            (key && draw_text(c, r, l, px, map_x + centre, y_top, END, MID, INK, 1) != MHAVIZ_OK))
             return MHAVIZ_ENOMEM;
     }
     return MHAVIZ_OK;
@@ -767,8 +899,9 @@ typedef struct {
     Grid g;
     int map;                /* map side in pixels */
     float pitch;            /* pixels per token */
+    LabelPick lp;           /* which tokens are labelled */
     float label_px, title_px, cap_px, lw, title_w;
-    int m, cap_h, bar_x, bar_w, key_top;
+    int m, frame, cap_h, bar_x, bar_w, key_top;
     char note[160];         /* under the title when not one labelled cell per token */
 } Layout;
 
@@ -782,31 +915,39 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
     L->g = grid_for_slide(T, r->opt.cell_px);
     L->map = L->g.B * L->g.cell;
     L->pitch = (float)L->map / (float)T;
-    const int step = label_step(L->pitch, 15.0f);
-    L->label_px = clampf(0.7f * (float)step * L->pitch, 13.0f, 28.0f);
-    L->title_px = clampf((float)L->map / 16.0f, 30.0f, 44.0f);
-    L->cap_px = clampf(fmaxf(L->label_px * 1.1f, (float)L->map / 40.0f), 20.0f, 30.0f);
+    /* Labels: never under LABEL_MIN_PX (capitals ~14 px high), so past
+     * about 48 tokens per 1200 px only every step-th token is labelled. */
+    LabelPick lp = label_pick(L->pitch, 1.1f * LABEL_MIN_PX);
+    L->label_px = clampf(0.75f * (float)lp.step * L->pitch, LABEL_MIN_PX, fmaxf(28.0f, (float)L->map / 30.0f));
+    if (lp.step > 1)
+        lp.need = (int)ceilf(1.6f * L->label_px / L->pitch); /* the last label is moved inwards */
+    L->lp = lp;
+    L->title_px = clampf((float)L->map / 24.0f, 30.0f, 50.0f);
+    L->cap_px = clampf(fmaxf(L->label_px * 1.05f, (float)L->map / 40.0f), 22.0f, 36.0f);
     L->m = 24;
-    L->lw = make_labels(r, tokens, T, step, L->label_px, clampf(8.0f * L->label_px, 110.0f, 260.0f), labels);
+    L->frame = frame_px(L->map);
+    L->lw = make_labels(r, tokens, T, lp, L->label_px, clampf(8.0f * L->label_px, 110.0f, 260.0f), labels);
+    const int step = lp.step;
 
     const Grid *g = &L->g;
     if (g->k > 1 && step > 1)
-        snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %dth token labelled",
-                 g->k, g->k, step);
+        snprintf(L->note, sizeof L->note,
+                 "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %d%s token labelled, and the last",
+                 g->k, g->k, step, ordinal(step));
     else if (g->k > 1)
         snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged", g->k, g->k);
     else if (step > 1)
-        snprintf(L->note, sizeof L->note, "every %dth token labelled", step);
+        snprintf(L->note, sizeof L->note, "every %d%s token labelled, and the last", step, ordinal(step));
 
     const int m = L->m, map = L->map;
     L->cap_h = (int)line_h(L->cap_px);
-    L->pub.map_x = m + L->cap_h + 10 + (int)ceilf(L->lw) + 10;
+    L->pub.map_x = m + L->cap_h + 10 + (int)ceilf(L->lw) + 10 + L->frame;
     L->pub.map_y = m + (int)line_h(L->title_px) + (L->note[0] ? (int)line_h(L->cap_px) : 0) + 18;
     L->bar_w = (int)clampf((float)map / 24.0f, 24.0f, 40.0f);
     L->bar_x = L->pub.map_x + map + 36;
     const float tick_w = fmaxf(text_width(r, "\xe2\x88\x92" "0.888", L->cap_px), text_width(r, "masked", L->cap_px));
     int W = L->bar_x + L->bar_w + 11 + (int)ceilf(tick_w) + m;
-    L->key_top = L->pub.map_y + map + 8;
+    L->key_top = L->pub.map_y + map + 8 + L->frame;
     int H = L->key_top + (int)ceilf(L->lw) + 10 + L->cap_h + m;
     if (H < L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m)
         H = L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m;
@@ -818,6 +959,7 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
     L->pub.cell = g->cell;
     L->pub.block = g->k;
     L->pub.label_step = step;
+    L->pub.frame = L->frame;
 }
 
 int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, RenderLayout *out)
@@ -861,14 +1003,15 @@ static int render_map(Renderer *r, const char *png_path, const float *v, int T, 
         goto oom;
 
     draw_cells(&c, v, T, causal, &L.g, map_x, map_y, s);
+    frame_region(&c, map_x, map_y, map, map, L.frame);
     const int annotate = r->opt.annotate == 1 || (r->opt.annotate == -1 && T <= 16);
     if (annotate && L.g.k == 1 && L.g.cell >= 18 &&
         annotate_cells(&c, r, v, T, causal, &L.g, map_x, map_y, s) != MHAVIZ_OK)
         goto oom;
 
     /* Labels and the axis captions. */
-    if (draw_token_labels(&c, r, labels, T, L.pub.label_step, L.pitch, L.label_px, map_x, map_y, map_x - 10,
-                          L.key_top) != MHAVIZ_OK ||
+    if (draw_token_labels(&c, r, labels, T, L.lp, L.pitch, L.label_px, map_x, map_y, map_x - 10 - L.frame,
+                          L.key_top, 1, 1) != MHAVIZ_OK ||
         draw_text(&c, r, "query", L.cap_px, m, map_y + map / 2, MID, TOP, INK, 1) != MHAVIZ_OK ||
         draw_text(&c, r, "key", L.cap_px, map_x + map / 2, L.key_top + (int)ceilf(L.lw) + 10, MID, TOP, INK, 0) !=
             MHAVIZ_OK)
@@ -918,19 +1061,193 @@ void render_difference(float *diff, const float *att, int n_heads, const float *
 
 /* --------------------------------------------------------------- overview */
 
-/* The overview's grid: the column count giving the biggest square maps in
- * an aw x ah area, after lm pixels of labels on the left and at the bottom;
- * each panel also holds a title line (pth) and a gap. */
-static void grid_panels(int n_maps, int aw, int ah, int lm, int gap, int pth, int *side, int *cols)
+/* Where everything of the overview goes. */
+typedef struct {
+    RenderOverviewLayout pub; /* size, grid, first map, panel steps, cell, labels */
+    Grid g;
+    LabelPick lp;
+    float title_px, note_px, pt_px, cap_px, lp_px; /* lp_px = 0: no token labels */
+    int m, gap, pth, cap_h, lm_left, lm_bottom, title_h;
+    int bar_x, bar_y, bar_w, bar_h;
+    char note[160]; /* second title line: blocks averaged, labels thinned */
+} OvLayout;
+
+/* The overview's axis captions sit in the corners its labels leave free:
+ * "query ↓" left of each row's first map, on its title line, and "key →"
+ * left of the key labels under the bottom row, so they cost no room. */
+#define OV_QUERY "query \xe2\x86\x93"
+#define OV_KEY "key \xe2\x86\x92"
+
+/* Pixels left of a panel's map for the query labels (lw wide) or the key
+ * caption, whichever is wider (*left), and under it for the key labels or
+ * the key caption (*below). */
+static void ov_margins(const Renderer *r, const OvLayout *L, float lw, int *left, int *below)
 {
-    *side = 0;
-    *cols = 1;
-    for (int k = 1; k <= n_maps; k++) {
-        const int rows = (n_maps + k - 1) / k;
-        const int sd = (int)fminf((float)((aw - lm) / k - gap), (float)((ah - lm) / rows - pth - gap));
-        if (sd > *side)
-            *side = sd, *cols = k;
+    const float capw = fmaxf(text_width(r, OV_QUERY, L->cap_px), text_width(r, OV_KEY, L->cap_px));
+    *left = L->pub.frame + 6 + (int)ceilf(fmaxf(lw, capw)) + 6;
+    *below = L->pub.frame + 6 + (int)ceilf(fmaxf(lw, (float)L->cap_h)) + 4;
+}
+
+/* The largest map side for cols columns in the area aw x ah (rows follow
+ * from n_maps), lml pixels left of the maps and lmb under them, with the
+ * colour bar in a column of its own (bar_in_slot 0) or in the last row's
+ * empty last slot (1; 0 returned when there is no such slot or it is too
+ * short for a bar). */
+static int ov_fit(const OvLayout *L, int n_maps, int cols, int aw, int ah, int lml, int lmb, int bar_block,
+                  int bar_in_slot, int causal)
+{
+    const int rows = (n_maps + cols - 1) / cols;
+    if (bar_in_slot && rows * cols == n_maps)
+        return 0;
+    const int side_w = (aw - lml - (bar_in_slot ? 0 : bar_block) - (cols - 1) * L->gap) / cols;
+    const int side_h = (ah - lmb - rows * L->pth - (rows - 1) * L->gap) / rows;
+    int side = side_w < side_h ? side_w : side_h;
+    if (bar_in_slot) {
+        /* the slot: under the key labels of the panel above, beside nothing */
+        const int bar_h = side + L->pth + L->gap - lmb - (int)L->pt_px - (causal ? L->bar_w + (int)(1.5f * L->pt_px) : 0);
+        if (bar_block - L->gap > side || bar_h < 2 * side / 5 || bar_h < 60)
+            return 0;
     }
+    return side;
+}
+
+/* Lay out the overview of n_maps maps of T tokens; fills labels (T,
+ * LABEL_BYTES) for the labelled tokens. The grid (rows x cols) is the one
+ * giving the biggest square maps; token labels get the largest size
+ * between H/50 and H/32 at which every token has its own line, else the
+ * smallest with only every step-th token labelled, else none. */
+static void overview_layout(const Renderer *r, int n_maps, int T, char *const *tokens,
+                            int causal, OvLayout *L, char *labels)
+{
+    memset(L, 0, sizeof *L);
+    const int W = r->opt.overview_w, H = r->opt.overview_h;
+    L->pub.width = W;
+    L->pub.height = H;
+    L->m = (int)clampf((float)H / 60.0f, 6.0f, 32.0f);
+    L->gap = L->m;
+    L->title_px = clampf((float)H / 26.0f, 14.0f, 56.0f);
+    L->pt_px = clampf((float)H / 34.0f, 11.0f, 40.0f); /* panel titles, ticks */
+    L->note_px = L->cap_px = 0.9f * L->pt_px;
+    L->cap_h = (int)line_h(L->cap_px);
+    L->pth = (int)line_h(L->pt_px) + 4;
+    L->bar_w = (int)clampf((float)W / 64.0f, 12.0f, 40.0f);
+    L->pub.frame = frame_px(H / 3);
+    const float lp_max = clampf((float)H / 32.0f, 10.0f, 40.0f), lp_min = clampf((float)H / 50.0f, 9.0f, 30.0f);
+    const int tick_w = (int)ceilf(fmaxf(text_width(r, "masked", L->pt_px), text_width(r, "0.75", L->pt_px)));
+    const int bar_block = L->gap + L->bar_w + 11 + tick_w;
+
+    /* Labels are measured once at 100 px; widths scale with the size. */
+    const LabelPick all = {1, 1};
+    const float w100 = make_labels(r, tokens, T, all, 100.0f, 600.0f, labels);
+
+    /* The note line (blocks averaged, labels thinned) is known only at the
+     * end; its room is kept whenever T is large enough to need it. */
+    for (int pass = 0; pass < 2; pass++) {
+        L->title_h = (int)line_h(L->title_px) + (pass == 1 ? (int)line_h(L->note_px) : 0);
+        const int ay = L->m + L->title_h + L->m / 2, aw = W - 2 * L->m, ah = H - L->m - ay;
+        int best = 0, best_cols = 1, best_slot = 0;
+        float best_lp = 0.0f;
+        int best_step1 = 0;
+        /* Descend from the largest label size; stop at the first at which
+         * every token has a line of its own. */
+        for (float lp = lp_max; lp >= lp_min - 0.01f && !best_step1; lp -= 1.0f) {
+            int lml, lmb;
+            ov_margins(r, L, w100 * lp / 100.0f, &lml, &lmb);
+            int side = 0, cols = 1, slot = 0;
+            for (int k = 1; k <= n_maps; k++)
+                for (int sl = 0; sl < 2; sl++) {
+                    const int sd = ov_fit(L, n_maps, k, aw, ah, lml, lmb, bar_block, sl, causal);
+                    if (sd > side)
+                        side = sd, cols = k, slot = sl;
+                }
+            const Grid g = grid_for_width(T, side > 1 ? side : 1);
+            const float pitch = (float)(g.B * g.cell) / (float)T;
+            if (pitch >= 1.1f * lp) {
+                best = side, best_cols = cols, best_slot = slot, best_lp = lp, best_step1 = 1;
+            } else if (lp <= lp_min + 0.5f) {
+                /* thinned labels at the smallest size, when the maps are big enough to carry some */
+                best = side, best_cols = cols, best_slot = slot;
+                best_lp = (float)(g.B * g.cell) >= 4.0f * lp ? lp : 0.0f;
+            }
+        }
+        if (best_lp == 0.0f) {
+            /* no labels: captions only */
+            int lml, lmb;
+            ov_margins(r, L, 0.0f, &lml, &lmb);
+            best = 0;
+            for (int k = 1; k <= n_maps; k++)
+                for (int sl = 0; sl < 2; sl++) {
+                    const int sd = ov_fit(L, n_maps, k, aw, ah, lml, lmb, bar_block, sl, causal);
+                    if (sd > best)
+                        best = sd, best_cols = k, best_slot = sl;
+                }
+        }
+        if (best < 1)
+            best = 1; /* more panels than the figure holds: tiny maps, clipped at the edges */
+        L->g = grid_for_width(T, best);
+        const int mp = L->g.B * L->g.cell;
+        const float pitch = (float)mp / (float)T;
+        L->lp_px = best_lp;
+        L->lp = label_pick(pitch, 1.1f * (best_lp > 0.0f ? best_lp : 1.0f));
+        if (L->lp.step > 1)
+            L->lp.need = (int)ceilf(1.6f * best_lp / pitch); /* the last label is moved inwards (draw_token_labels) */
+        L->pub.label_step = best_lp > 0.0f ? L->lp.step : 0;
+        L->note[0] = '\0';
+        if (L->g.k > 1 && L->pub.label_step > 1)
+            snprintf(L->note, sizeof L->note,
+                     "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %d%s token labelled, and the last",
+                     L->g.k, L->g.k, L->lp.step, ordinal(L->lp.step));
+        else if (L->g.k > 1)
+            snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged", L->g.k, L->g.k);
+        else if (L->pub.label_step > 1)
+            snprintf(L->note, sizeof L->note, "every %d%s token labelled, and the last", L->lp.step,
+                     ordinal(L->lp.step));
+        if (L->note[0] && pass == 0)
+            continue; /* lay out again with room for the note */
+
+        /* Place the grid, centred in the area with the colour bar. */
+        const float lw = best_lp > 0.0f ? make_labels(r, tokens, T, L->lp, best_lp, 6.0f * best_lp, labels) : 0.0f;
+        ov_margins(r, L, lw, &L->lm_left, &L->lm_bottom);
+        const int cols = best_cols, rows = (n_maps + cols - 1) / cols;
+        const int gw = L->lm_left + cols * mp + (cols - 1) * L->gap + (best_slot ? 0 : bar_block);
+        const int gh = rows * (L->pth + mp) + (rows - 1) * L->gap + L->lm_bottom;
+        L->pub.cols = cols;
+        L->pub.rows = rows;
+        L->pub.side = mp;
+        L->pub.cell = L->g.cell;
+        L->pub.block = L->g.k;
+        L->pub.label_px = best_lp;
+        L->pub.dx = mp + L->gap;
+        L->pub.dy = L->pth + mp + L->gap;
+        L->pub.map_x = L->m + (aw - gw) / 2 + L->lm_left;
+        L->pub.map_y = ay + (ah - gh) / 2 + L->pth;
+        const int sw = causal ? L->bar_w + (int)(1.5f * L->pt_px) : 0; /* the "masked" swatch under the bar */
+        if (best_slot) {
+            L->bar_x = L->pub.map_x + (cols - 1) * L->pub.dx + (mp - (L->bar_w + 11 + tick_w)) / 2;
+            L->bar_y = L->pub.map_y + (rows - 2) * L->pub.dy + mp + L->lm_bottom + (int)L->pt_px;
+            L->bar_h = L->pub.map_y + (rows - 1) * L->pub.dy + mp - sw - L->bar_y;
+        } else {
+            L->bar_x = L->pub.map_x + (cols - 1) * L->pub.dx + mp + L->pub.frame + L->gap;
+            L->bar_y = L->pub.map_y;
+            L->bar_h = (rows - 1) * L->pub.dy + mp - sw;
+            if (L->bar_h < mp / 2)
+                L->bar_h = mp / 2;
+        }
+        break;
+    }
+}
+
+int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal,
+                           RenderOverviewLayout *out)
+{
+    char *labels = calloc((size_t)T, LABEL_BYTES);
+    if (!labels)
+        return MHAVIZ_ENOMEM;
+    OvLayout L;
+    overview_layout(r, n_maps, T, tokens, causal, &L, labels);
+    *out = L.pub;
+    free(labels);
+    return MHAVIZ_OK;
 }
 
 int render_overview(Renderer *r, const char *png_path, const float *const *maps, int n_maps,
@@ -941,93 +1258,54 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
     Canvas c = {0, 0, 0, NULL};
     char *labels = calloc((size_t)T, LABEL_BYTES);
     const Scale s = weights_scale(r);
-    const int W = r->opt.overview_w, H = r->opt.overview_h;
-    const int m = (int)clampf((float)H / 45.0f, 8.0f, 32.0f);
-    const float title_px = clampf((float)H / 25.0f, 14.0f, 52.0f);
-    const float pt_px = clampf((float)H / 42.0f, 11.0f, 32.0f); /* panel titles, ticks */
-    const float lp_max = clampf((float)H / 42.0f, 10.0f, 32.0f);  /* token labels, at most */
-    const int bar_w = (int)clampf((float)W / 60.0f, 12.0f, 40.0f);
-    const float tick_w = text_width(r, "masked", pt_px);
-    const int bar_x = W - m - (int)ceilf(tick_w) - 11 - bar_w;
-    const int ax = m, ay = m + (int)line_h(title_px) + m / 2;  /* the panels' area */
-    const int aw = bar_x - 2 * m - ax, ah = H - m - ay;
-    const int gap = m, pth = (int)line_h(pt_px) + 4;
+    OvLayout L;
     if (!labels)
         goto oom;
-
-    /* Panel grid: the column count that gives the biggest maps, after room
-     * for query labels left of the first column and key labels under the
-     * last panel of each column. Labels only where a line fits each token. */
-    int cols = 1, side = 0, lm = 0;
-    float lp = 0.0f;
-    grid_panels(n_maps, aw, ah, 0, gap, pth, &side, &cols); /* without labels */
-    const int side_bare = side, cols_bare = cols;
-    for (float try_lp = lp_max; try_lp >= 10.0f; try_lp -= 1.0f) {
-        if ((float)side_bare / (float)T < 1.05f * try_lp)
-            continue; /* cannot fit even before making room for the labels */
-        const int try_lm = (int)ceilf(make_labels(r, tokens, T, 1, try_lp, 6.0f * try_lp, labels)) + 6;
-        int best, best_cols;
-        grid_panels(n_maps, aw, ah, try_lm, gap, pth, &best, &best_cols);
-        if ((float)best / (float)T >= 1.05f * try_lp) {
-            lp = try_lp, lm = try_lm, side = best, cols = best_cols;
-            break;
-        }
-    }
-    if (lp == 0.0f)
-        side = side_bare, cols = cols_bare;
-    else
-        make_labels(r, tokens, T, 1, lp, 6.0f * lp, labels);
-    if (side < 1)
-        side = 1; /* more panels than the figure holds: tiny maps, clipped at the edges */
-    const int rows = (n_maps + cols - 1) / cols;
-    const Grid g = grid_for_width(T, side);
-    const int mp = g.B * g.cell;
-    /* Spread the columns over the width (room for the panel titles), pack
-     * the rows, and centre the grid in the area. */
-    const int pw = (aw - lm) / cols, ph = pth + mp + gap;
-    const int ox = ax + (aw - (lm + cols * pw - gap)) / 2 + lm;
-    const int oy = ay + (ah - (rows * ph - gap + lm)) / 2;
-
+    overview_layout(r, n_maps, T, tokens, causal, &L, labels);
+    const int W = L.pub.width, H = L.pub.height, m = L.m, mp = L.pub.side, cols = L.pub.cols;
     if (canvas_init(&c, W, H) != MHAVIZ_OK)
         goto oom;
+
     char head[LABEL_BYTES * 2];
     snprintf(head, sizeof head, "%s", title ? title : "");
-    if (g.k > 1) {
-        size_t n = strlen(head);
-        snprintf(head + n, sizeof head - n, " \xc2\xb7 blocks of %d\xc3\x97%d tokens averaged", g.k, g.k);
-    }
-    ellipsize(r, head, sizeof head, title_px, (float)(W - 2 * m));
-    if (draw_text(&c, r, head, title_px, W / 2, m, MID, TOP, INK, 0) != MHAVIZ_OK)
+    ellipsize(r, head, sizeof head, L.title_px, (float)(W - 2 * m));
+    if (draw_text(&c, r, head, L.title_px, W / 2, m, MID, TOP, INK, 0) != MHAVIZ_OK ||
+        (L.note[0] &&
+         draw_text(&c, r, L.note, L.note_px, W / 2, m + (int)line_h(L.title_px), MID, TOP, INK, 0) != MHAVIZ_OK))
         goto oom;
 
     const float pitch = (float)mp / (float)T;
     for (int p = 0; p < n_maps; p++) {
         const int row = p / cols, col = p % cols;
-        const int x = ox + col * pw + (pw - gap - mp) / 2, y = oy + row * ph + pth;
+        const int x = L.pub.map_x + col * L.pub.dx, y = L.pub.map_y + row * L.pub.dy;
         char pt[LABEL_BYTES * 2];
         snprintf(pt, sizeof pt, "%s", panel_titles && panel_titles[p] ? panel_titles[p] : "");
         /* A long title first gets a smaller font (down to 80 %), then an ellipsis. */
-        const float avail = (float)(pw - gap / 2);
-        float tpx = pt_px;
-        while (tpx > 0.8f * pt_px && text_width(r, pt, tpx) > avail)
+        const float avail = (float)mp; /* wider would reach the "query" caption or the next title */
+        float tpx = L.pt_px;
+        while (tpx > 0.8f * L.pt_px && text_width(r, pt, tpx) > avail)
             tpx -= 1.0f;
         ellipsize(r, pt, sizeof pt, tpx, avail);
-        if (draw_text(&c, r, pt, tpx, x + mp / 2, y - 6, MID, BOTTOM, INK, 0) != MHAVIZ_OK)
+        if (draw_text(&c, r, pt, tpx, x + mp / 2, y - 4 - L.pub.frame, MID, BOTTOM, INK, 0) != MHAVIZ_OK)
             goto oom;
-        draw_cells(&c, maps[p], T, causal, &g, x, y, &s);
-        if (lp == 0.0f)
-            continue;
-        for (int t = 0; t < T; t++) {
-            const char *l = labels + (size_t)t * LABEL_BYTES;
-            const int centre = (int)floorf(((float)t + 0.5f) * pitch);
-            if ((col == 0 && draw_text(&c, r, l, lp, x - 5, y + centre, END, MID, INK, 0) != MHAVIZ_OK) ||
-                (p + cols >= n_maps && draw_text(&c, r, l, lp, x + centre, y + mp + 5, END, MID, INK, 1) != MHAVIZ_OK))
-                goto oom;
-        }
+        draw_cells(&c, maps[p], T, causal, &L.g, x, y, &s);
+        frame_region(&c, x, y, mp, mp, L.pub.frame);
+        const int first_col = col == 0, bottom = p + cols >= n_maps;
+        if (L.lp_px > 0.0f &&
+            draw_token_labels(&c, r, labels, T, L.lp, pitch, L.lp_px, x, y, x - 6 - L.pub.frame,
+                              y + mp + 6 + L.pub.frame, first_col, bottom) != MHAVIZ_OK)
+            goto oom;
+        /* Axis captions in the free corners: "query ↓" on each row's title
+         * line, "key →" beside the bottom row's key labels. */
+        const int cx = x - 6 - L.pub.frame;
+        if ((first_col && draw_text(&c, r, OV_QUERY, L.cap_px, cx, y - 4 - L.pub.frame, END, BOTTOM, INK, 0) !=
+                              MHAVIZ_OK) ||
+            (first_col && row == L.pub.rows - 1 &&
+             draw_text(&c, r, OV_KEY, L.cap_px, cx, y + mp + 6 + L.pub.frame, END, TOP, INK, 0) != MHAVIZ_OK))
+            goto oom;
     }
 
-    const int bar_h = (int)((float)ah * 0.6f);
-    if (draw_colour_bar(&c, r, &s, bar_x, ay + (ah - bar_h) / 3, bar_w, bar_h, pt_px, causal) != MHAVIZ_OK)
+    if (draw_colour_bar(&c, r, &s, L.bar_x, L.bar_y, L.bar_w, L.bar_h, L.pt_px, causal) != MHAVIZ_OK)
         goto oom;
     rc = write_png(&c, png_path, err, errlen);
     goto cleanup;

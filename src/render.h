@@ -53,7 +53,8 @@ typedef struct {
     int map_x, map_y;    /* top-left pixel of the map */
     int cell;            /* pixels per drawn cell side */
     int block;           /* tokens per cell side: 1, or k when k x k blocks are averaged */
-    int label_step;      /* every label_step-th token is labelled */
+    int label_step;      /* every label_step-th token is labelled (and the last) */
+    int frame;           /* pixels of dark frame just outside the map */
 } RenderLayout;
 
 /* Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
@@ -71,6 +72,24 @@ int render_diverging(Renderer *r, const char *png_path, const float *values, int
 int render_overview(Renderer *r, const char *png_path, const float *const *maps, int n_maps,
                     int T, char *const *tokens, int causal, const char *title,
                     char *const *panel_titles, char *err, size_t errlen);
+
+/* Where render_overview puts things: panel p (row p / cols, column
+ * p % cols) has its map's top-left pixel at (map_x + col dx, map_y + row dy). */
+typedef struct {
+    int width, height;   /* the PNG, pixels */
+    int rows, cols;      /* the grid of panels */
+    int map_x, map_y;    /* top-left pixel of panel 0's map */
+    int dx, dy;          /* from one panel's map to the next column's / row's */
+    int side;            /* map side in pixels */
+    int cell, block;     /* as in RenderLayout */
+    int label_step;      /* every label_step-th token labelled (and the last); 0: no token labels */
+    float label_px;      /* line height of the token labels */
+    int frame;           /* pixels of dark frame just outside each map */
+} RenderOverviewLayout;
+
+/* Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal,
+                           RenderOverviewLayout *out);
 
 /* diff (T, T) = single (T, T) - mean over heads of att (n_heads, T, T); the
  * heads are summed in order 0..n_heads-1. Masked cells come out 0. */

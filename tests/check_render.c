@@ -404,6 +404,280 @@ START_TEST(overview_has_the_asked_size)
 }
 END_TEST
 
+static Renderer *open_cmap(const char *cmap, int annotate)
+{
+    RenderOptions o;
+    render_default_options(&o);
+    o.cmap = cmap;
+    o.annotate = annotate;
+    Renderer *r = NULL;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_msg(render_open(&r, &o, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    return r;
+}
+
+/* Dark: what the frame (60, 60, 60) and the text ink are, unlike any page or mask colour. */
+static int dark(const unsigned char *p) { return p[0] + p[1] + p[2] < 3 * 100; }
+
+/* The pixels just outside the map region (x, y, side) are dark all round. */
+static void assert_framed(const Image *im, int x, int y, int side, const char *what)
+{
+    for (int k = 0; k < side; k += 3) {
+        ck_assert_msg(dark(pix(im, x - 1, y + k)), "%s: no frame left of row pixel %d", what, k);
+        ck_assert_msg(dark(pix(im, x + side, y + k)), "%s: no frame right of row pixel %d", what, k);
+        ck_assert_msg(dark(pix(im, x + k, y - 1)), "%s: no frame above column pixel %d", what, k);
+        ck_assert_msg(dark(pix(im, x + k, y + side)), "%s: no frame below column pixel %d", what, k);
+    }
+}
+
+/* Every colormap: the map has a dark frame, and weight 1 (the table's last
+ * entry) is drawn in a colour unlike the white page: for gray, light grey
+ * 224 (assets/make_colormaps.py), not white. */
+START_TEST(maps_are_framed_and_their_top_is_not_white)
+{
+    static const struct {
+        const char *name;
+        const unsigned char (*table)[3];
+    } maps[] = {{"viridis", cmap_viridis}, {"magma", cmap_magma}, {"cividis", cmap_cividis}, {"gray", cmap_gray}};
+    float att[16];
+    map4(att); /* cell (0, 0) = 1 */
+    for (size_t k = 0; k < sizeof maps / sizeof maps[0]; k++) {
+        Renderer *r = open_cmap(maps[k].name, 0);
+        char *png = scratch_png("framed.png"), err[MHAVIZ_ERRLEN];
+        ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
+        RenderLayout l;
+        render_heatmap_layout(r, 4, TOK4, "t", &l);
+        Image im = load_png(png);
+        ck_assert_int_ge(l.frame, 1);
+        assert_framed(&im, l.map_x, l.map_y, 4 * l.cell, maps[k].name);
+        /* the frame is outside: the corner cells keep their colours to the edge */
+        assert_rgb(pix(&im, l.map_x, l.map_y), maps[k].table[255], maps[k].name);
+        const unsigned char *top = cell_px(&im, &l, 0, 0);
+        ck_assert_msg(abs(top[0] - 255) + abs(top[1] - 255) + abs(top[2] - 255) >= 60,
+                      "%s: weight 1 is (%d,%d,%d), too close to the white page", maps[k].name, top[0], top[1], top[2]);
+        stbi_image_free(im.px);
+        render_close(r);
+        free(png);
+    }
+    ck_assert_int_eq(cmap_gray[255][0], 224);
+    ck_assert_int_eq(cmap_gray[0][0], 0);
+}
+END_TEST
+
+/* Rows of the cell (i, j) holding marks unlike the cell's colour: the
+ * height of the printed number. */
+static int marks_height(const Image *im, const RenderLayout *l, int i, int j)
+{
+    const unsigned char *bg = pix(im, l->map_x + j * l->cell + 1, l->map_y + i * l->cell + 1);
+    int top = -1, bottom = -1;
+    for (int y = 0; y < l->cell; y++)
+        for (int x = 0; x < l->cell; x++) {
+            const unsigned char *p = pix(im, l->map_x + j * l->cell + x, l->map_y + i * l->cell + y);
+            if (abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) > 120) {
+                if (top < 0)
+                    top = y;
+                bottom = y;
+            }
+        }
+    return top < 0 ? 0 : bottom - top + 1;
+}
+
+/* An 11-token map (the lesson's size): cells of 1200 / 11 = 109 px, the
+ * numbers as wide as 84 % of a cell allows: "1.00" is 1.91 line heights
+ * wide in DejaVu Sans (digits 0.636 em, period 0.318 em, line 1.164 em),
+ * so a 45 px line, digits 0.63 of it: about 28 px, a quarter of the cell.
+ * Asserted: at least 24 px and 22 % of the cell (the old 10 px fails). */
+START_TEST(cell_numbers_are_large)
+{
+    enum { T = 11 };
+    char buf[T][8], *tok[T];
+    float att[T * T];
+    for (int i = 0; i < T; i++) {
+        snprintf(buf[i], sizeof buf[i], "w%d", i);
+        tok[i] = buf[i];
+        for (int j = 0; j < T; j++)
+            att[i * T + j] = j <= i ? 1.0f / (float)(i + 1) : 0.0f; /* uniform causal rows */
+    }
+    Renderer *r = open_renderer(-1, 0);
+    char *png = scratch_png("numbers.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, T, tok, 1, "t", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, T, tok, "t", &l);
+    Image im = load_png(png);
+    ck_assert_int_eq(l.cell, 1200 / T);
+    /* "1.00" on yellow (dark text), "0.50" and "0.33" on purple-blue (light text) */
+    const int cells[3][2] = {{0, 0}, {1, 0}, {2, 1}};
+    for (int k = 0; k < 3; k++) {
+        const int h = marks_height(&im, &l, cells[k][0], cells[k][1]);
+        ck_assert_msg(h >= 24 && h >= 22 * l.cell / 100, "cell (%d,%d): number %d px high in a %d px cell",
+                      cells[k][0], cells[k][1], h, l.cell);
+        ck_assert_int_le(h, 45 * l.cell / 100);
+    }
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+/* Map sizes for slides: whole-pixel cells, the map as near 1200 px as they
+ * allow and at most 1600 px. Up to T = 800 that is at least 960 px: the
+ * worst case is where c T and (c + 1) T lie equally far from 1200, i.e.
+ * c T = 1200 - T / 2; for c = 2, T = 480 and 960 px (c = 1 would need
+ * T = 800, where 2 T = 1600 still fits and is taken). From 801 to 1600 one
+ * pixel per token; then averaged blocks. */
+START_TEST(maps_are_sized_for_slides)
+{
+    static const int Ts[] = {1, 2, 4, 11, 16, 60, 64, 100, 333, 479, 480, 481, 512, 683, 799, 800, 801, 1024, 1600,
+                             1601, 2048};
+    Renderer *r = open_renderer(-1, 0);
+    char (*names)[16] = malloc(2048 * 16);
+    char **tok = malloc(2048 * sizeof *tok);
+    for (int t = 0; t < 2048; t++) {
+        snprintf(names[t], 16, "t%d", t);
+        tok[t] = names[t];
+    }
+    for (size_t k = 0; k < sizeof Ts / sizeof Ts[0]; k++) {
+        const int T = Ts[k];
+        RenderLayout l;
+        ck_assert_int_eq(render_heatmap_layout(r, T, tok, "t", &l), MHAVIZ_OK);
+        const int map = (T + l.block - 1) / l.block * l.cell;
+        if (T <= 800)
+            ck_assert_msg(l.block == 1 && map >= 960 && map <= 1600, "T = %d: map %d px", T, map);
+        else if (T <= 1600)
+            ck_assert_msg(l.block == 1 && l.cell == 1, "T = %d: cell %d, block %d", T, l.cell, l.block);
+        else
+            ck_assert_msg(l.block > 1 && map <= 1600 && map >= 800, "T = %d: map %d px", T, map);
+    }
+    RenderLayout l512;
+    render_heatmap_layout(r, 512, tok, "t", &l512);
+    ck_assert_int_eq(l512.cell, 2); /* 1024 px: nearer 1200 than 1536 */
+    free(names);
+    free(tok);
+    render_close(r);
+}
+END_TEST
+
+/* Ink rows in the query-label strip between y0 and y1: the label's height. */
+static int ink_height(const Image *im, int x0, int x1, int y0, int y1)
+{
+    int top = -1, bottom = -1;
+    for (int y = y0 < 0 ? 0 : y0; y < y1 && y < im->h; y++)
+        for (int x = x0; x < x1; x++)
+            if (dark(pix(im, x, y))) {
+                if (top < 0)
+                    top = y;
+                bottom = y;
+                break;
+            }
+    return top < 0 ? 0 : bottom - top + 1;
+}
+
+/* 60 tokens: labels stay readable (capitals >= 14 px) by labelling every
+ * 2nd token (20 px per token: a 23 px label line needs two), and the last;
+ * the subtitle says so. Tokens "T0".."T59": a capital T and digits. */
+START_TEST(many_tokens_get_thinned_readable_labels)
+{
+    enum { T = 60 };
+    char buf[T][8], *tok[T];
+    float *att = calloc(T * T, sizeof *att);
+    for (int i = 0; i < T; i++) {
+        snprintf(buf[i], sizeof buf[i], "T%d", i);
+        tok[i] = buf[i];
+        att[i * T] = 1.0f;
+    }
+    Renderer *r = open_renderer(-1, 0);
+    char *png = scratch_png("sixty.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, T, tok, 1, "head 0 of 1", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, T, tok, "head 0 of 1", &l);
+    Image im = load_png(png);
+    ck_assert_int_eq(l.cell, 20);
+    ck_assert_int_eq(l.label_step, 2);
+    /* token 0's query label: one line centred on row 0, at least 14 px of capitals and digits */
+    const int h = ink_height(&im, 0, l.map_x - l.frame - 2, l.map_y - l.cell, l.map_y + l.cell + l.cell / 2);
+    ck_assert_msg(h >= 14, "label of token 0 is %d px high", h);
+    /* token 1 (odd) has no label: nothing beside the middle of its row, away from label 0's line */
+    const int y1 = l.map_y + l.cell + l.cell / 2;
+    ck_assert_int_eq(ink(&im, l.map_x - 80, y1 + 4, l.map_x - l.frame - 2, y1 + 5), 0);
+    /* the last token (59, odd) is labelled, and its key label too */
+    const int yl = l.map_y + (T - 1) * l.cell;
+    ck_assert_msg(ink(&im, 0, yl, l.map_x - l.frame - 2, yl + l.cell) > 10, "no label for the last token");
+    ck_assert_msg(ink(&im, l.map_x + (T - 1) * l.cell, l.map_y + T * l.cell + l.frame + 2, l.map_x + T * l.cell,
+                      im.h) > 10, "no key label for the last token");
+    /* the subtitle line between title and map */
+    ck_assert_int_gt(ink(&im, l.map_x, l.map_y - 45, l.map_x + T * l.cell, l.map_y - 8), 50);
+    stbi_image_free(im.px);
+    render_close(r);
+    free(att);
+    free(png);
+}
+END_TEST
+
+/* The overview of 5 maps of 11 tokens on 1920x1080: a 3x2 grid (the one
+ * with the biggest maps: in 5x1 they would be at most 1920 / 5 px), every
+ * map framed and inside the slide, the panels not overlapping, labels at
+ * least H / 50 px, the "query" and "key" captions drawn. */
+START_TEST(overview_uses_the_slide)
+{
+    static const struct {
+        int w, h, min_side;
+    } sizes[] = {{1920, 1080, 340}, {1280, 720, 220}};
+    enum { T = 11, N = 5 };
+    char buf[T][12], *tok[T];
+    float att[T * T];
+    for (int i = 0; i < T; i++) {
+        snprintf(buf[i], sizeof buf[i], "word%d", i);
+        tok[i] = buf[i];
+        for (int j = 0; j < T; j++)
+            att[i * T + j] = j == i ? 1.0f : 0.0f;
+    }
+    const float *maps[N] = {att, att, att, att, att};
+    char *titles[N] = {"head 0", "head 1", "head 2", "head 3", "single wide head"};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        RenderOptions o;
+        render_default_options(&o);
+        o.overview_w = sizes[k].w;
+        o.overview_h = sizes[k].h;
+        Renderer *r = NULL;
+        char err[MHAVIZ_ERRLEN];
+        ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_OK);
+        char *png = scratch_png("ov.png");
+        ck_assert_int_eq(render_overview(r, png, maps, N, T, tok, 1, "5 maps", titles, err, sizeof err), MHAVIZ_OK);
+        RenderOverviewLayout l;
+        ck_assert_int_eq(render_overview_layout(r, N, T, tok, 1, &l), MHAVIZ_OK);
+        Image im = load_png(png);
+        ck_assert_int_eq(im.w, sizes[k].w);
+        ck_assert_int_eq(im.h, sizes[k].h);
+        ck_assert_int_eq(l.cols, 3);
+        ck_assert_int_eq(l.rows, 2);
+        ck_assert_msg(l.side >= sizes[k].min_side, "%dx%d: maps of %d px", im.w, im.h, l.side);
+        ck_assert_int_eq(l.side, T * l.cell);
+        ck_assert_int_ge(l.dx, l.side);
+        ck_assert_int_gt(l.dy, l.side);
+        ck_assert_int_eq(l.label_step, 1);
+        ck_assert_msg(l.label_px >= (float)im.h / 50.0f, "labels at %.1f px", (double)l.label_px);
+        for (int p = 0; p < N; p++) {
+            const int x = l.map_x + (p % l.cols) * l.dx, y = l.map_y + (p / l.cols) * l.dy;
+            ck_assert(x - l.frame >= 0 && y - l.frame >= 0 && x + l.side + l.frame <= im.w &&
+                      y + l.side + l.frame <= im.h);
+            assert_framed(&im, x, y, l.side, titles[p]);
+            assert_rgb(pix(&im, x + l.cell / 2, y + l.cell / 2), cmap_viridis[255], "cell (0, 0)");
+        }
+        /* "query" on each row's title line, left of the first map; "key" left of the bottom row's key labels */
+        for (int row = 0; row < l.rows; row++) {
+            const int y = l.map_y + row * l.dy;
+            ck_assert_msg(ink(&im, 0, y - (int)(1.6f * l.label_px), l.map_x - l.frame - 2, y - l.frame - 1) > 30,
+                          "no query caption for row %d", row);
+        }
+        const int yb = l.map_y + (l.rows - 1) * l.dy + l.side + l.frame + 2;
+        ck_assert_msg(ink(&im, 0, yb, l.map_x - l.cell, yb + (int)(1.6f * l.label_px)) > 30, "no key caption");
+        stbi_image_free(im.px);
+        render_close(r);
+        free(png);
+    }
+}
+END_TEST
+
 static unsigned char *slurp(const char *path, long *n)
 {
     FILE *f = fopen(path, "rb");
@@ -649,6 +923,11 @@ Suite *render_suite(void)
     tcase_add_test(tc, odd_tokens_render_visibly);
     tcase_add_test(tc, random_byte_tokens_render);
     tcase_add_test(tc, cli_writes_all_pictures);
+    tcase_add_test(tc, maps_are_framed_and_their_top_is_not_white);
+    tcase_add_test(tc, cell_numbers_are_large);
+    tcase_add_test(tc, maps_are_sized_for_slides);
+    tcase_add_test(tc, many_tokens_get_thinned_readable_labels);
+    tcase_add_test(tc, overview_uses_the_slide);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -89,7 +89,7 @@ debug:
 # --- Hardening: sanitizers, valgrind, fuzzing (README "Limits and errors") ---
 DEV_DEBS     := valgrind clang
 SAN_FLAGS    := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
-SAN_ENV      := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+SAN_ENV      := CK_TIMEOUT_MULTIPLIER=10 ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 TEST_RUNNER  ?=
 VALGRIND     := valgrind -q --child-silent-after-fork=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite
 MEMCHECK_FILES ?= $(wildcard samples/*.json tests/data/bad/* tests/data/forward_overflow.json tests/fuzz/regressions/*)
@@ -104,6 +104,7 @@ FUZZ_SEEDS_npy   := tests/fuzz/corpus_npy
 FUZZ_SEEDS_render := tests/fuzz/corpus_render
 
 ## asan: every test, built with AddressSanitizer + UBSan into build-asan/ (any report fails)
+# (sanitized code runs several times slower: Check's per-test timeouts are stretched 10x)
 asan: deps
 	$(SAN_ENV) CFLAGS='$(SAN_FLAGS)' $(MAKE) BUILD=build-asan BIN=build-asan/mhaviz test
 

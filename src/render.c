@@ -831,6 +831,16 @@ static LabelPick label_pick(float pitch, float min_pitch)
     return lp;
 }
 
+/* `need` for thinned labels of line height px, pitch pixels per token: the
+ * end labels are centred at least px / 2 inside the map (draw_token_labels),
+ * and the next label's centre must lie 1.1 px beyond theirs:
+ * (t + 1/2) pitch - max(px, pitch) / 2 >= 1.1 px. */
+static int label_need(float px, float pitch)
+{
+    const int need = (int)ceilf((1.1f * px + 0.5f * fmaxf(px, pitch)) / pitch - 0.5f);
+    return need < 1 ? 1 : need;
+}
+
 static int is_labelled(int t, int T, LabelPick lp)
 {
     if (lp.step <= 1 || t == 0 || t == T - 1)
@@ -920,7 +930,7 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
     LabelPick lp = label_pick(L->pitch, 1.1f * LABEL_MIN_PX);
     L->label_px = clampf(0.75f * (float)lp.step * L->pitch, LABEL_MIN_PX, fmaxf(28.0f, (float)L->map / 30.0f));
     if (lp.step > 1)
-        lp.need = (int)ceilf(1.6f * L->label_px / L->pitch); /* the last label is moved inwards */
+        lp.need = label_need(L->label_px, L->pitch);
     L->lp = lp;
     L->title_px = clampf((float)L->map / 24.0f, 30.0f, 50.0f);
     L->cap_px = clampf(fmaxf(L->label_px * 1.05f, (float)L->map / 40.0f), 22.0f, 36.0f);
@@ -1190,7 +1200,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         L->lp_px = best_lp;
         L->lp = label_pick(pitch, 1.1f * (best_lp > 0.0f ? best_lp : 1.0f));
         if (L->lp.step > 1)
-            L->lp.need = (int)ceilf(1.6f * best_lp / pitch); /* the last label is moved inwards (draw_token_labels) */
+            L->lp.need = label_need(best_lp, pitch);
         L->pub.label_step = best_lp > 0.0f ? L->lp.step : 0;
         L->note[0] = '\0';
         if (L->g.k > 1 && L->pub.label_step > 1)

@@ -76,7 +76,11 @@ test: deps $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
 
 ## bench: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
+# numpy's matrix products through OpenBLAS: the fast BLAS a numpy user has,
+# not the reference BLAS python3-numpy pulls in by default.
+BENCH_DEBS := libopenblas0-pthread
 bench: deps $(BIN) $(BUILD)/bench_forward
+	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(BENCH_DEBS)"
 	$(PYTHON) bench/bench.py --mhaviz ./$(BIN) --forward $(BUILD)/bench_forward $(BENCH_ARGS)
 
 $(BUILD)/bench_forward: $(BUILD)/bench/bench_forward.o $(OBJ)

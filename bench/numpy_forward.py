@@ -47,10 +47,13 @@ def forward(a, n_heads, n_kv_heads, causal):
 
 
 def blas_library():
+    """The BLAS numpy loaded, as folder/file (e.g. openblas-pthread/libblas.so.3)."""
     with open("/proc/self/maps") as f:
         for line in f:
-            if "blas" in line.lower() or "mkl" in line.lower():
-                return line.split()[-1].rsplit("/", 1)[-1]
+            path = line.split()[-1]
+            name = path.rsplit("/", 1)[-1].lower()
+            if name.startswith(("libblas", "libopenblas", "libmkl")):
+                return "/".join(path.rsplit("/", 2)[-2:])
     return "unknown"
 
 

@@ -651,8 +651,13 @@ static Grid grid_for_slide(int T, int cell_px)
 
 /* Value of block (bi, bj): the mean of its visible cells; *visible = 0 when
  * every cell is masked. Sums in row-major order. */
-static float block_value(const float *v, int T, int causal, int k, int bi, int bj, int *visible)
+static inline float block_value(const float *v, int T, int causal, int k, int bi, int bj, int *visible)
 {
+    if (k == 1) {
+        /* one token per cell: the value itself (the loop below gives the same, slower) */
+        *visible = !causal || bj <= bi;
+        return *visible ? v[(size_t)bi * T + bj] : 0.0f;
+    }
     double sum = 0.0;
     int n = 0;
     for (int i = bi * k; i < (bi + 1) * k && i < T; i++)

@@ -36,9 +36,9 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
     const float scale = 1.0f / sqrtf((float)hd);
     const int row_tasks = (T + ROWS_PER_TASK - 1) / ROWS_PER_TASK;
     const int ldkt = kernels_padded_stride(T);
-    /* multiply-adds of the scores and the mixing: threads only when it pays */
-    const double attention_work = 2.0 * c->n_heads * T * T * hd;
-    (void)attention_work; /* read only by the OpenMP pragmas */
+    /* Threads only when it pays: the multiply-adds of the scores and the mixing. */
+    const int threaded = 2.0 * c->n_heads * T * T * hd >= KERNELS_PARALLEL_MIN_WORK;
+    (void)threaded; /* read only by the OpenMP pragmas: unused without OpenMP */
 
     /* 1. Project every token into queries, keys and values. */
     matmul_xw(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
@@ -47,12 +47,18 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
 
     /* 2. Split into heads: head h reads its slice of q and K/V head g's slices
      *    of k and v. The score kernel wants each K/V head's keys as columns. */
-#pragma omp parallel for schedule(static) if (attention_work >= KERNELS_PARALLEL_MIN_WORK)
+#pragma omp parallel for schedule(static) if (threaded)
     for (int g = 0; g < c->n_kv_heads; g++)
         transpose(s->kt + (size_t)g * hd * ldkt, ldkt, s->k + g * hd, kv_dim, T, hd);
 
-    /* Each (head, block of query rows) is independent work. */
-#pragma omp parallel for collapse(2) schedule(dynamic) if (attention_work >= KERNELS_PARALLEL_MIN_WORK)
+    /* Each head, and within it each block of ROWS_PER_TASK query rows, is
+     * independent work: it writes its own rows of att and its own columns
+     * of concat. (For one head and one query row i, steps 3 to 6 are:
+     *   scores[j] = q_ih . k_jg / sqrt(hd)    for the keys j that i may see
+     *   att[j]    = softmax(scores)[j]        0 for the keys it may not
+     *   out_ih    = sum_j att[j] * v_jg
+     * the kernels do them for a block of rows at once.) */
+#pragma omp parallel for collapse(2) schedule(dynamic) if (threaded)
     for (int h = 0; h < c->n_heads; h++) {
         for (int task = 0; task < row_tasks; task++) {
             const int g = h / kv_mul;
@@ -63,14 +69,19 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
             const float *v_g = s->v + g * hd;                  /* (T, hd), row stride kv_dim */
             float *att_h = s->att + (size_t)h * T * T;         /* (T, T) */
 
-            /* 3. Scores: how well query i matches each key j, scaled by 1/sqrt(hd). */
+            /* 3. Scores: how well query i matches each key j, scaled by 1/sqrt(hd).
+             *    When causal, only keys j <= i are scored: the masked triangle
+             *    is never computed. */
             attention_scores(att_h, T, q_h, d_model, kt_g, ldkt, T, hd, i0, i1, c->causal, scale);
 
             for (int i = i0; i < i1; i++) {
+                /* 4. Mask: query i may see keys 0..n_visible-1 (causal: itself and
+                 *    earlier tokens). Textbooks set the other scores to -infinity
+                 *    so that the softmax gives them weight exp(-inf) = 0; here the
+                 *    softmax simply stops at n_visible and writes exact zeros. */
                 const int n_visible = c->causal ? i + 1 : T;
                 float *att_hi = att_h + (size_t)i * T;
-                /* 4. Mask: future keys (j > i, when causal) are not allowed. */
-                if (s->scores) {
+                if (s->scores) { /* keep the scores for the --steps pictures */
                     float *scores_hi = s->scores + ((size_t)h * T + i) * T;
                     memcpy(scores_hi, att_hi, (size_t)n_visible * sizeof *att_hi);
                     memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
@@ -185,7 +196,7 @@ int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
     return MHAVIZ_OK;
 }
 
-/* First non-finite value of m (rows, cols), or -1 when all are finite. */
+/* Index of the first non-finite value among m[0..n), or -1 when all are finite. */
 static long first_nonfinite(const float *m, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -602,14 +602,29 @@ static int luma(Rgb c) { return (2126 * c.r + 7152 * c.g + 722 * c.b) / 10000; }
 /* -------------------------------------------------------------- the cells */
 
 /* How a (T, T) map becomes pixels: B x B blocks of k x k tokens (k = 1: one
- * cell per token), each block cell x cell pixels. */
+ * cell per token), each block cell x cell pixels. With even = 1 (overview
+ * panels only) the B blocks share the T tokens out evenly instead: block b
+ * holds tokens floor(b T / B) .. floor((b + 1) T / B) - 1, k - 1 or k of
+ * them, so a panel of any width is filled. */
 typedef struct {
-    int k, B, cell;
+    int k, B, cell, even;
 } Grid;
+
+/* Tokens [*lo, *hi) of block b. */
+static inline void block_range(const Grid *g, int T, int b, int *lo, int *hi)
+{
+    if (g->even) {
+        *lo = (int)((long)b * T / g->B);
+        *hi = (int)((long)(b + 1) * T / g->B);
+    } else {
+        *lo = b * g->k;
+        *hi = (b + 1) * g->k < T ? (b + 1) * g->k : T;
+    }
+}
 
 static Grid grid_for_width(int T, int map_px)
 {
-    Grid g;
+    Grid g = {1, T, 1, 0};
     if (map_px >= T) {
         g.k = 1;
         g.B = T;
@@ -622,6 +637,16 @@ static Grid grid_for_width(int T, int map_px)
     return g;
 }
 
+/* The overview panels' grid: one side of map_px pixels whatever T is;
+ * past one pixel per token, blocks share the tokens out evenly. */
+static Grid grid_for_panel(int T, int map_px)
+{
+    if (map_px >= T)
+        return grid_for_width(T, map_px);
+    Grid g = {(T + map_px - 1) / map_px, map_px, 1, 1};
+    return g;
+}
+
 /* The single-map figure's grid: whole-pixel cells with the map as near
  * 1200 px wide as they allow, never wider than 1600 px: 960..1600 px up to
  * T = 800 (T = 11: 109 px cells; T = 512: 2 px, a 1024 px map), one pixel
@@ -631,7 +656,7 @@ static Grid grid_for_width(int T, int map_px)
  * 4096 px). */
 static Grid grid_for_slide(int T, int cell_px)
 {
-    Grid g = {1, T, 1};
+    Grid g = {1, T, 1, 0};
     if (cell_px > 0) {
         if ((long)T * cell_px > 4096)
             g = grid_for_width(T, 4096 / cell_px);
@@ -651,17 +676,20 @@ static Grid grid_for_slide(int T, int cell_px)
 
 /* Value of block (bi, bj): the mean of its visible cells; *visible = 0 when
  * every cell is masked. Sums in row-major order. */
-static inline float block_value(const float *v, int T, int causal, int k, int bi, int bj, int *visible)
+static inline float block_value(const float *v, int T, int causal, const Grid *g, int bi, int bj, int *visible)
 {
-    if (k == 1) {
+    if (g->k == 1) {
         /* one token per cell: the value itself (the loop below gives the same, slower) */
         *visible = !causal || bj <= bi;
         return *visible ? v[(size_t)bi * T + bj] : 0.0f;
     }
+    int i0, i1, j0, j1;
+    block_range(g, T, bi, &i0, &i1);
+    block_range(g, T, bj, &j0, &j1);
     double sum = 0.0;
     int n = 0;
-    for (int i = bi * k; i < (bi + 1) * k && i < T; i++)
-        for (int j = bj * k; j < (bj + 1) * k && j < T; j++)
+    for (int i = i0; i < i1; i++)
+        for (int j = j0; j < j1; j++)
             if (!causal || j <= i) {
                 sum += v[(size_t)i * T + j];
                 n++;
@@ -679,7 +707,7 @@ static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid 
         for (int bi = 0; bi < g->B; bi++) {
             for (int bj = 0; bj < g->B; bj++) {
                 int visible;
-                const float val = block_value(v, T, causal, g->k, bi, bj, &visible);
+                const float val = block_value(v, T, causal, g, bi, bj, &visible);
                 const int x = x0 + bj * g->cell, y = y0 + bi * g->cell;
                 if (visible)
                     fill_rect(c, x, y, g->cell, g->cell, scale_color(s, val));
@@ -701,7 +729,7 @@ static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid 
             int visible = 0;
             float val = 0.0f;
             if (bj < g->B)
-                val = block_value(v, T, causal, g->k, bi, bj, &visible);
+                val = block_value(v, T, causal, g, bi, bj, &visible);
             if (bj > 0 && (bj == g->B || visible != start_visible)) {
                 /* the stretch of blocks start .. bj-1 ends here */
                 const int x = x0 + start * g->cell, w = (bj - start) * g->cell;
@@ -1175,7 +1203,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
                     if (sd > side)
                         side = sd, cols = k, slot = sl;
                 }
-            const Grid g = grid_for_width(T, side > 1 ? side : 1);
+            const Grid g = grid_for_panel(T, side > 1 ? side : 1);
             const float pitch = (float)(g.B * g.cell) / (float)T;
             if (pitch >= 1.1f * lp) {
                 best = side, best_cols = cols, best_slot = slot, best_lp = lp, best_step1 = 1;
@@ -1199,7 +1227,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         }
         if (best < 1)
             best = 1; /* more panels than the figure holds: tiny maps, clipped at the edges */
-        L->g = grid_for_width(T, best);
+        L->g = grid_for_panel(T, best);
         const int mp = L->g.B * L->g.cell;
         const float pitch = (float)mp / (float)T;
         L->lp_px = best_lp;
@@ -1208,12 +1236,19 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
             L->lp.need = label_need(best_lp, pitch);
         L->pub.label_step = best_lp > 0.0f ? L->lp.step : 0;
         L->note[0] = '\0';
-        if (L->g.k > 1 && L->pub.label_step > 1)
-            snprintf(L->note, sizeof L->note,
-                     "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %d%s token labelled, and the last",
-                     L->g.k, L->g.k, L->lp.step, ordinal(L->lp.step));
-        else if (L->g.k > 1)
-            snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged", L->g.k, L->g.k);
+        char blocks[64] = "";
+        if (L->g.k > 1) {
+            const int kmin = T / L->g.B; /* even blocks hold kmin or kmin + 1 tokens a side */
+            if (kmin == L->g.k || T % L->g.B == 0)
+                snprintf(blocks, sizeof blocks, "blocks of %d\xc3\x97%d tokens averaged", L->g.k, L->g.k);
+            else
+                snprintf(blocks, sizeof blocks, "blocks of %d to %d tokens a side averaged", kmin, L->g.k);
+        }
+        if (blocks[0] && L->pub.label_step > 1)
+            snprintf(L->note, sizeof L->note, "%s \xc2\xb7 every %d%s token labelled, and the last", blocks,
+                     L->lp.step, ordinal(L->lp.step));
+        else if (blocks[0])
+            snprintf(L->note, sizeof L->note, "%s", blocks);
         else if (L->pub.label_step > 1)
             snprintf(L->note, sizeof L->note, "every %d%s token labelled, and the last", L->lp.step,
                      ordinal(L->lp.step));

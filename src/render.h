@@ -81,7 +81,9 @@ typedef struct {
     int map_x, map_y;    /* top-left pixel of panel 0's map */
     int dx, dy;          /* from one panel's map to the next column's / row's */
     int side;            /* map side in pixels */
-    int cell, block;     /* as in RenderLayout */
+    int cell;            /* pixels per drawn cell side */
+    int block;           /* 1, or when T > side the most tokens a block side holds: the panel's
+                            side pixels share the T tokens out evenly (block - 1 or block each) */
     int label_step;      /* every label_step-th token labelled (and the last); 0: no token labels */
     float label_px;      /* line height of the token labels */
     int frame;           /* pixels of dark frame just outside each map */

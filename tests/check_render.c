@@ -678,6 +678,62 @@ START_TEST(overview_uses_the_slide)
 }
 END_TEST
 
+/* An overview whose panels are narrower than T: the tokens are shared out
+ * evenly over the panel's pixels (blocks of 1 or 2 tokens a side for
+ * T = 300), so the maps fill their panels instead of shrinking to T / 2 =
+ * 150 px. Every visible cell is 0.5, so every visible block is too
+ * (viridis entry round(255 / 2) = 128); a block right of the diagonal
+ * holds only keys after all its queries: masked. */
+START_TEST(overview_panels_are_filled_past_one_pixel_per_token)
+{
+    enum { T = 300 };
+    RenderOptions o;
+    render_default_options(&o);
+    o.overview_w = 960;
+    o.overview_h = 540;
+    Renderer *r = NULL;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_OK);
+    float *att = calloc((size_t)T * T, sizeof *att);
+    char (*names)[8] = malloc((size_t)T * 8);
+    char **tok = malloc(T * sizeof *tok);
+    for (int i = 0; i < T; i++) {
+        snprintf(names[i], 8, "t%d", i);
+        tok[i] = names[i];
+        for (int j = 0; j <= i; j++)
+            att[(size_t)i * T + j] = 0.5f;
+    }
+    const float *maps[6] = {att, att, att, att, att, att};
+    char *titles[6] = {"a", "b", "c", "d", "e", "f"};
+    char *png = scratch_png("even.png");
+    ck_assert_int_eq(render_overview(r, png, maps, 6, T, tok, 1, "t", titles, err, sizeof err), MHAVIZ_OK);
+    RenderOverviewLayout l;
+    render_overview_layout(r, 6, T, tok, 1, &l);
+    Image im = load_png(png);
+    ck_assert_int_lt(l.side, T);
+    ck_assert_int_gt(l.side, T / 2);
+    ck_assert_int_eq(l.block, 2);
+    for (int p = 0; p < 6; p++) {
+        const int x = l.map_x + (p % l.cols) * l.dx, y = l.map_y + (p / l.cols) * l.dy;
+        assert_framed(&im, x, y, l.side, titles[p]);
+        for (int b = 0; b < l.side; b += 7) {
+            assert_rgb(pix(&im, x + b, y + b), cmap_viridis[128], "diagonal block");
+            assert_rgb(pix(&im, x, y + b), cmap_viridis[128], "first column");
+            if (b + 1 < l.side) {
+                const unsigned char *m = pix(&im, x + b + 1, y + b);
+                ck_assert(same(m, MASK_BG) || same(m, MASK_HATCH));
+            }
+        }
+    }
+    stbi_image_free(im.px);
+    render_close(r);
+    free(att);
+    free(names);
+    free(tok);
+    free(png);
+}
+END_TEST
+
 static unsigned char *slurp(const char *path, long *n)
 {
     FILE *f = fopen(path, "rb");
@@ -928,6 +984,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, maps_are_sized_for_slides);
     tcase_add_test(tc, many_tokens_get_thinned_readable_labels);
     tcase_add_test(tc, overview_uses_the_slide);
+    tcase_add_test(tc, overview_panels_are_filled_past_one_pixel_per_token);
     suite_add_tcase(s, tc);
     return s;
 }

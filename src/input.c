@@ -16,6 +16,7 @@
 #include "input.h"
 #include "npy.h"
 #include "status.h"
+#include "utf8.h"
 #include "syntax.h"
 
 #include <cjson/cJSON.h>
@@ -226,29 +227,6 @@ static int fail_syntax(Loader *L, const char *text, size_t len, size_t off)
     return fail_at(L, text, len, at, "%s", msg);
 }
 
-/* Length of the valid UTF-8 sequence at s (max n bytes), or 0 if invalid. */
-static int utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    int len;
-    unsigned cp;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-    else return 0;
-    if ((size_t)len > n) return 0;
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0; /* overlong or beyond Unicode */
-    if (cp >= 0xD800 && cp <= 0xDFFF)
-        return 0; /* UTF-16 surrogate */
-    return len;
-}
-
 /* Copy s, replacing every byte that is not part of valid UTF-8 with U+FFFD.
  * Sets *bad to the number of replacements. NULL when out of memory. */
 static char *utf8_clean(const char *s, int *bad)
@@ -259,7 +237,7 @@ static char *utf8_clean(const char *s, int *bad)
     if (!out)
         return NULL;
     for (size_t i = 0; i < n;) {
-        int k = utf8_seq((const unsigned char *)s + i, n - i);
+        int k = utf8_decode((const unsigned char *)s + i, n - i, NULL);
         if (k > 0) {
             memcpy(o, s + i, (size_t)k);
             o += k;

@@ -14,11 +14,13 @@
 #include "render.h"
 #include "png.h"
 #include "status.h"
+#include "utf8.h"
 
 #include <stb_truetype.h>
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,33 +283,10 @@ static int write_png(const Canvas *c, const char *path, char *err, size_t errlen
 /* Next code point of UTF-8 text *s; malformed bytes give U+FFFD, one byte each. */
 static int utf8_next(const char **s)
 {
-    const unsigned char *p = (const unsigned char *)*s;
-    int cp, n;
-    if (p[0] < 0x80) {
-        *s += 1;
-        return p[0];
-    } else if ((p[0] & 0xE0) == 0xC0) {
-        cp = p[0] & 0x1F, n = 1;
-    } else if ((p[0] & 0xF0) == 0xE0) {
-        cp = p[0] & 0x0F, n = 2;
-    } else if ((p[0] & 0xF8) == 0xF0) {
-        cp = p[0] & 0x07, n = 3;
-    } else {
-        *s += 1;
-        return 0xFFFD;
-    }
-    for (int i = 1; i <= n; i++) {
-        if ((p[i] & 0xC0) != 0x80) {
-            *s += 1;
-            return 0xFFFD;
-        }
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    static const int min_cp[4] = {0, 0x80, 0x800, 0x10000};
-    *s += n + 1;
-    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0xFFFD;
-    return cp;
+    unsigned cp;
+    int len = utf8_decode((const unsigned char *)*s, SIZE_MAX, &cp);
+    *s += len ? len : 1;
+    return len ? (int)cp : 0xFFFD;
 }
 
 /* A line of text as a coverage mask; text starts at x = PAD, baseline at row `baseline`. */

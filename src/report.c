@@ -10,6 +10,7 @@
  * that names the file, never a short report.
  */
 #include "report.h"
+#include "utf8.h"
 #include "measures.h"
 #include "status.h"
 
@@ -129,26 +130,6 @@ static int close_out(FILE *f, const char *path, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ report.json */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-    if (n == 0)
-        return 0;
-    unsigned cp = s[0] & (0x7F >> n);
-    for (int k = 1; k < n; k++) {
-        if ((s[k] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[k] & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0; /* overlong, out of range or a surrogate */
-    return n;
-}
-
 /* s as a JSON string: quotes, backslashes and control characters escaped,
  * bytes that are not UTF-8 replaced by U+FFFD. */
 static void json_string(FILE *f, const char *s)
@@ -156,7 +137,7 @@ static void json_string(FILE *f, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     fputc('"', f);
     while (*p) {
-        int n = utf8_len(p);
+        int n = utf8_decode(p, SIZE_MAX, NULL);
         if (n == 0) {
             fputs("\\ufffd", f);
             p++;
@@ -464,7 +445,7 @@ static void txt_tokens(FILE *f, char *const *tokens, int T, int width)
             used += 3;
         }
         while (*p) {
-            int n = utf8_len(p);
+            int n = utf8_decode(p, SIZE_MAX, NULL);
             if (used + 1 > width - 3)
                 goto cut;
             if (n == 0 || *p < 0x20 || *p == 0x7F) {

@@ -21,6 +21,7 @@ Suite *render_suite(void);
 Suite *png_suite(void);
 Suite *measures_suite(void);
 Suite *report_suite(void);
+Suite *utf8_suite(void);
 
 int main(void)
 {
@@ -40,6 +41,7 @@ int main(void)
         png_suite,
         measures_suite,
         report_suite,
+        utf8_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

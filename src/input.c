@@ -14,6 +14,7 @@
  * Every message names the place: the key, the row and column (counted from
  * 0), or file:line:col for syntax errors. */
 #include "input.h"
+#include "bigmem.h"
 #include "npy.h"
 #include "status.h"
 #include "utf8.h"
@@ -30,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -842,28 +842,13 @@ static ArenaBlock *arena;   /* newest block first */
 static void *arena_last;    /* the newest allocation, which a free can take back */
 static int arena_failed;    /* an allocation failed during the parse */
 
-/* malloc for buffers of many megabytes that are filled once: in 2 MB pages
- * where the system offers them (far fewer page faults). Free with free. */
-static void *big_alloc(size_t n)
-{
-    if (n < ARENA_ALIGN)
-        return malloc(n);
-    const size_t bytes = (n + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-    void *p = aligned_alloc(ARENA_ALIGN, bytes);
-#ifdef MADV_HUGEPAGE
-    if (p)
-        madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
 static void *arena_alloc(size_t n)
 {
     n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     if (!arena || arena->size - arena->used < n) {
         size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
         const size_t bytes = (sizeof(ArenaBlock) + size + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-        ArenaBlock *b = big_alloc(bytes);
+        ArenaBlock *b = bigmem_alloc(bytes);
         if (!b) {
             arena_failed = 1;
             return NULL;
@@ -1196,7 +1181,7 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
     }
     /* Read to the end (the size is a hint: pipes have none), never past the limit. */
     size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
-    text = big_alloc(cap);
+    text = bigmem_alloc(cap);
     if (!text)
         goto nomem;
     for (;;) {

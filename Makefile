@@ -1,6 +1,6 @@
 # mhaviz — multi-head attention, made visible.   `make help` lists the targets.
 #
-#   make demo   install what is missing, build, run the lesson sample
+#   make demo   install what is missing, build, run every sample in samples/
 #   make test   install what is missing, build, run every test
 #   make NO_OMP=1 ...   the same without OpenMP (same results, one thread)
 

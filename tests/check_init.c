@@ -169,7 +169,8 @@ START_TEST(embeddings_table_and_positions)
     /* the written file has the table, not x */
     size_t len;
     char *s = write_to_string(&m, 4, &len);
-    cJSON *j = cJSON_ParseWithLength(s, len);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(s, len + 1, &end, 1); /* nothing may follow the JSON */
     ck_assert_ptr_nonnull(j);
     cJSON *emb = cJSON_GetObjectItemCaseSensitive(j, "embeddings");
     ck_assert(cJSON_IsObject(emb));
@@ -191,7 +192,8 @@ START_TEST(writer_round_trips)
     ck_assert_int_eq(init_model(&o, &m, err, sizeof err), MHAVIZ_OK);
     size_t len;
     char *s = write_to_string(&m, 9, &len);
-    cJSON *j = cJSON_ParseWithLength(s, len);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(s, len + 1, &end, 1); /* nothing may follow the JSON */
     ck_assert_msg(j != NULL, "not JSON:\n%s", s);
     cJSON *tok = cJSON_GetObjectItemCaseSensitive(j, "tokens");
     ck_assert_int_eq(cJSON_GetArraySize(tok), 3);

@@ -694,7 +694,7 @@ static int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const 
     /* Sort the table once so each token is a binary search, and a token
      * given twice shows up as two neighbours. */
     size_t n = count_items(emb), i = 0;
-    EmbEntry *entries = malloc((n ? n : 1) * sizeof *entries);
+    EmbEntry *entries = malloc((n ? n : 1) * sizeof *entries); // (n) the table, sorted by token
     size_t T = count_items(tokens);
     L->emb_of = calloc(T, sizeof *L->emb_of);
     if (!entries || !L->emb_of) {
@@ -1064,7 +1064,7 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
         goto cleanup;
     }
     if (!nul_after) { /* text[len] is not ours to read: copy (the caller gave len bytes) */
-        buf = malloc(len + 1);
+        buf = malloc(len + 1); // (len + 1) the text and a NUL
         if (!buf) {
             rc = fail_nomem(&L);
             goto cleanup;

@@ -88,7 +88,7 @@ int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, 
                     float *dst, char *msg, size_t msglen)
 {
     char *path = NULL, *header = NULL;
-    unsigned char *chunk = NULL;
+    unsigned char *chunk = NULL; // (NPY_CHUNK, item) raw items read at a time
     FILE *f = NULL;
     int rc = MHAVIZ_EINPUT;
     const unsigned one = 1;

@@ -453,7 +453,7 @@ int png_write_rows(const char *path, const unsigned char *rows, int w, int h, ch
     /* zlib stream: at most 15 + 5 + 15 + 13 bits per copy of 3 or more bytes,
      * 15 per literal, plus each block's code tables (well under 512 bytes). */
     const size_t zcap = 2 * n + (n / BLOCK_TOKENS + 1) * 512 + 64;
-    unsigned char *z = malloc(zcap);
+    unsigned char *z = malloc(zcap); // (zcap) the zlib stream: header, deflate blocks, Adler-32
     Token *tok = malloc(BLOCK_TOKENS * sizeof *tok);          /* (BLOCK_TOKENS) scratch */
     size_t *last = calloc((size_t)1 << HASH_BITS, sizeof *last); /* (2^HASH_BITS) zeroed scratch */
     if (!z || !tok || !last) {

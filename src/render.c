@@ -986,7 +986,7 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
 
 int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, RenderLayout *out)
 {
-    char *labels = calloc((size_t)T, LABEL_BYTES);
+    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     if (!labels)
         return MHAVIZ_ENOMEM;
     Layout L;
@@ -1002,7 +1002,7 @@ static int render_map(Renderer *r, const char *png_path, const float *v, int T, 
     int rc = MHAVIZ_OK;
     Canvas c = {0, 0, 0, NULL};
     Layout L;
-    char *labels = calloc((size_t)T, LABEL_BYTES);
+    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     if (!labels)
         goto oom;
     if (!title)
@@ -1269,7 +1269,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
 int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal,
                            RenderOverviewLayout *out)
 {
-    char *labels = calloc((size_t)T, LABEL_BYTES);
+    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     if (!labels)
         return MHAVIZ_ENOMEM;
     OvLayout L;
@@ -1285,7 +1285,7 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
 {
     int rc = MHAVIZ_OK;
     Canvas c = {0, 0, 0, NULL};
-    char *labels = calloc((size_t)T, LABEL_BYTES);
+    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     const Scale s = weights_scale(r);
     OvLayout L;
     if (!labels)

@@ -26,6 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* ------------------------------------------------------------ bit output */
 
@@ -68,26 +71,50 @@ static const int DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 
 
 /* A length or distance as deflate writes it: a symbol, then extra bits. */
 typedef struct {
-    int sym;          /* length: 257..285; distance: 0..29 */
-    int extra_bits;
-    uint32_t extra;
+    uint16_t sym;     /* length: 257..285; distance: 0..29 */
+    uint8_t extra_bits;
+    uint16_t extra;
 } Code;
 
-static Code length_code(int len)
+/* Every length's and distance's code, looked up rather than searched for:
+ * lengths by value, distances up to 256 by d - 1 and beyond by (d - 1) >> 7
+ * (from 257 on the code bases are multiples of 128, plus 1). */
+typedef struct {
+    Code len[259];   /* by length 3..258 */
+    Code near[256];  /* by distance - 1, distances 1..256 */
+    Code far[256];   /* by (distance - 1) >> 7, distances 257..32768 */
+} CodeTables;
+
+static Code code_for(const int *base, const int *extra, int n_codes, int first_sym, int v)
 {
-    int k = 28;
-    while (LEN_BASE[k] > len)
+    int k = n_codes - 1;
+    while (base[k] > v)
         k--;
-    Code c = {257 + k, LEN_EXTRA[k], (uint32_t)(len - LEN_BASE[k])};
+    Code c = {(uint16_t)(first_sym + k), (uint8_t)extra[k], (uint16_t)(v - base[k])};
     return c;
 }
 
-static Code distance_code(int d)
+static void code_tables(CodeTables *t)
 {
-    int k = 29;
-    while (DIST_BASE[k] > d)
-        k--;
-    Code c = {k, DIST_EXTRA[k], (uint32_t)(d - DIST_BASE[k])};
+    for (int len = 3; len <= 258; len++)
+        t->len[len] = code_for(LEN_BASE, LEN_EXTRA, 29, 257, len);
+    for (int d = 1; d <= 256; d++)
+        t->near[d - 1] = code_for(DIST_BASE, DIST_EXTRA, 30, 0, d);
+    for (int k = 2; k < 256; k++) {
+        /* every distance with this k has the code of its smallest one */
+        t->far[k] = code_for(DIST_BASE, DIST_EXTRA, 30, 0, k * 128 + 1);
+        t->far[k].extra = 0;
+    }
+}
+
+static inline Code length_code(const CodeTables *t, int len) { return t->len[len]; }
+
+static inline Code distance_code(const CodeTables *t, int d)
+{
+    if (d <= 256)
+        return t->near[d - 1];
+    Code c = t->far[(d - 1) >> 7];
+    c.extra = (uint16_t)(d - DIST_BASE[c.sym]);
     return c;
 }
 
@@ -194,17 +221,20 @@ typedef uint32_t Token;
 #define BLOCK_TOKENS 32768
 #define TOKEN_LEN(t) ((int)((t) & 0x1FF))
 #define TOKEN_DIST(t) ((int)(((t) >> 9) & 0x7FFF) + 1)
+/* A block writes at most 48 bits per token (15 + 5 + 15 + 13 for a copy)
+ * plus its code tables (well under 512 bytes); then the Adler-32. */
+#define ZBUF (BLOCK_TOKENS * 6 + 1024)
 
 /* Write tokens as one deflate block with Huffman codes made for them
  * (BTYPE 10, RFC 1951, 3.2.7). */
-static void write_block(Bits *b, const Token *tok, size_t nt, int last)
+static void write_block(Bits *b, const CodeTables *ct, const Token *tok, size_t nt, int last)
 {
     uint32_t lit_freq[286] = {0}, dist_freq[30] = {0};
     lit_freq[256] = 1; /* end of block */
     for (size_t t = 0; t < nt; t++) {
         if (tok[t] & COPY) {
-            lit_freq[length_code(TOKEN_LEN(tok[t])).sym]++;
-            dist_freq[distance_code(TOKEN_DIST(tok[t])).sym]++;
+            lit_freq[length_code(ct, TOKEN_LEN(tok[t])).sym]++;
+            dist_freq[distance_code(ct, TOKEN_DIST(tok[t])).sym]++;
         } else {
             lit_freq[tok[t]]++;
         }
@@ -281,8 +311,8 @@ static void write_block(Bits *b, const Token *tok, size_t nt, int last)
 
     for (size_t t = 0; t < nt; t++) {
         if (tok[t] & COPY) {
-            const Code lc = length_code(TOKEN_LEN(tok[t]));
-            const Code dc = distance_code(TOKEN_DIST(tok[t]));
+            const Code lc = length_code(ct, TOKEN_LEN(tok[t]));
+            const Code dc = distance_code(ct, TOKEN_DIST(tok[t]));
             put_bits(b, lit_code[lc.sym], lit_len[lc.sym]);
             if (lc.extra_bits)
                 put_bits(b, lc.extra, lc.extra_bits);
@@ -297,7 +327,9 @@ static void write_block(Bits *b, const Token *tok, size_t nt, int last)
 }
 
 /* How many bytes from s[i] on repeat the bytes d back, at most max: eight
- * at a time while they agree, then byte by byte. */
+ * at a time; the first differing byte of a word is found from the lowest
+ * set bit of the two words' XOR (bytes load low end first on little-endian
+ * machines; elsewhere byte by byte). */
 static inline int match_length(const unsigned char *s, size_t i, size_t d, int max)
 {
     int n = 0;
@@ -305,8 +337,13 @@ static inline int match_length(const unsigned char *s, size_t i, size_t d, int m
         uint64_t a, b;
         memcpy(&a, s + i + n, 8);
         memcpy(&b, s + i + n - d, 8);
-        if (a != b)
+        if (a != b) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return n + __builtin_ctzll(a ^ b) / 8;
+#else
             break;
+#endif
+        }
     }
     while (n < max && s[i + n] == s[i + n - d])
         n++;
@@ -323,69 +360,155 @@ static inline uint32_t hash4(const unsigned char *p)
     return (v * 2654435761u) >> (32 - HASH_BITS);
 }
 
-/* Compress s[0..n) into deflate blocks of up to BLOCK_TOKENS tokens; row
- * is the length of one filtered row. The copy candidates, in order: the
- * pixel to the left, the pixel above, above-right and above-left (diagonal
- * hatching), eight pixels to the left (the hatching's period), and, where
- * none of these gives 8 bytes, the last place the next 4 bytes were seen
- * (repeated digits and letters). last (2^HASH_BITS, zeroed) keeps each
- * hash's latest position + 1; tok is scratch for BLOCK_TOKENS tokens. */
-static void deflate_rows(Bits *b, const unsigned char *s, size_t n, size_t row, Token *tok, size_t *last)
+/* The encoder's memory, reused from picture to picture (fresh pages are
+ * slow to touch the first time: the kernel zeroes each one). */
+struct PngWriter {
+    Token tok[BLOCK_TOKENS];       /* a block's copies and literals */
+    uint32_t last[1 << HASH_BITS]; /* each 4-byte hash's latest position + 1 */
+    unsigned char z[ZBUF];         /* compressed bytes not yet written */
+    uint32_t crc_table[256];
+    CodeTables ct;
+    FILE *f; /* the PNG being written */
+    int ok;  /* 0 once a write has failed */
+};
+
+/* Tokens on their way into deflate blocks: a block is written whenever
+ * BLOCK_TOKENS of them are waiting, and its whole bytes go to the file as
+ * an IDAT chunk (a zlib stream may be cut into chunks anywhere). */
+typedef struct {
+    PngWriter *pw;
+    Bits *bits;
+    size_t nt; /* waiting in pw->tok */
+} TokenQueue;
+
+static void put_chunk(PngWriter *pw, const char *type, const unsigned char *data, size_t n);
+
+static void flush_block(TokenQueue *q, int last)
 {
+    write_block(q->bits, &q->pw->ct, q->pw->tok, q->nt, last);
+    q->nt = 0;
+    put_chunk(q->pw, "IDAT", q->bits->p, q->bits->n);
+    q->bits->n = 0;
+}
+
+static inline void emit(TokenQueue *q, Token t)
+{
+    q->pw->tok[q->nt++] = t;
+    if (q->nt == BLOCK_TOKENS)
+        flush_block(q, 0);
+}
+
+/* Compress s[0..n), rows of row bytes (filter byte + pixels), into deflate
+ * blocks of up to BLOCK_TOKENS tokens.
+ * A row equal to the row above (most rows of a heatmap: a cell is many
+ * pixels tall) is found by one memcmp and written as copies of it, 258
+ * bytes at a time. Any other row goes byte by byte, copies never running
+ * past its end. The copy candidates, in order: the pixel to the left, the
+ * pixel above, above-right and above-left (diagonal hatching), eight pixels
+ * to the left (the hatching's period), and, where none of these gives 8
+ * bytes, the last place the next 4 bytes were seen (repeated digits and
+ * letters). The blocks go to pw's file as they are made; what is left of
+ * the last one stays in b, padded to a whole byte. */
+static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t n, size_t row)
+{
+    uint32_t *last = pw->last;
+    memset(last, 0, sizeof pw->last);
     enum { N_CAND = 5 };
     const size_t dist[N_CAND] = {3, row, row - 3, row + 3, 24};
     int usable[N_CAND];
     for (int k = 0; k < N_CAND; k++)
         usable[k] = dist[k] >= 1 && dist[k] <= 32768;
-    size_t i = 0, nt = 0;
-    while (i < n) {
-        const int max = n - i < 258 ? (int)(n - i) : 258;
-        int best = 0;
-        size_t best_d = 1;
-        for (int k = 0; k < N_CAND && best < max; k++) {
-            if (!usable[k] || i < dist[k])
-                continue;
-            const int len = match_length(s, i, dist[k], max);
-            if (len > best)
-                best = len, best_d = dist[k];
-        }
-        if (best < 8 && i + 4 <= n) {
-            const uint32_t h = hash4(s + i);
-            if (last[h] > 0 && i + 1 - last[h] <= 32768) {
-                const size_t d = i + 1 - last[h];
-                const int len = match_length(s, i, d, max);
-                if (len > best)
-                    best = len, best_d = d;
+    TokenQueue q = {pw, b, 0};
+    for (size_t start = 0; start < n; start += row) {
+        const size_t end = start + row;
+        if (start > 0 && row <= 32768 && memcmp(s + start, s + start - row, row) == 0) {
+            /* row >= 4, and no piece is left shorter than a copy's 3 bytes */
+            for (size_t left = row; left > 0;) {
+                size_t len = left > 258 ? 258 : left;
+                if (left - len > 0 && left - len < 3)
+                    len = left - 3;
+                emit(&q, COPY | (uint32_t)(row - 1) << 9 | (uint32_t)len);
+                left -= len;
             }
-            last[h] = i + 1;
+            continue;
         }
-        /* A copy from far back costs more bits: it pays from 4 bytes on. */
-        if (best >= (best_d > 64 ? 4 : 3)) {
-            tok[nt++] = COPY | (uint32_t)(best_d - 1) << 9 | (uint32_t)best;
-            i += (size_t)best;
-        } else {
-            tok[nt++] = s[i++];
-        }
-        if (nt == BLOCK_TOKENS || i == n) {
-            write_block(b, tok, nt, i == n);
-            nt = 0;
+        for (size_t i = start; i < end;) {
+            const int max = end - i < 258 ? (int)(end - i) : 258;
+            int best = 0;
+            size_t best_d = 1;
+            for (int k = 0; k < N_CAND && best < max; k++) {
+                if (!usable[k] || i < dist[k])
+                    continue;
+                const int len = match_length(s, i, dist[k], max);
+                if (len > best)
+                    best = len, best_d = dist[k];
+            }
+            if (best < 8 && i + 4 <= n) {
+                const uint32_t h = hash4(s + i);
+                /* positions are kept mod 2^32: the bytes are compared anyway */
+                const uint32_t d = (uint32_t)(i + 1) - last[h];
+                if (last[h] > 0 && d >= 1 && d <= 32768 && d <= i) {
+                    const int len = match_length(s, i, d, max);
+                    if (len > best)
+                        best = len, best_d = d;
+                }
+                last[h] = (uint32_t)(i + 1);
+            }
+            /* A copy from far back costs more bits: it pays from 4 bytes on. */
+            if (best >= (best_d > 64 ? 4 : 3)) {
+                emit(&q, COPY | (uint32_t)(best_d - 1) << 9 | (uint32_t)best);
+                i += (size_t)best;
+            } else {
+                emit(&q, s[i++]);
+            }
         }
     }
-    put_bits(b, 0, 7); /* flush to a whole byte */
+    write_block(b, &pw->ct, pw->tok, q.nt, 1);
+    put_bits(b, 0, 7); /* pad to a whole byte */
     b->bits = 0;
     b->acc = 0;
 }
 
 /* Adler-32 (RFC 1950, 8.2) of s[0..n): a = 1 + the sum of the bytes, b = the
- * sum of the successive a's, both mod 65521. Over a block of 16 bytes, b
+ * sum of the successive a's, both mod 65521. Over a step of 16 bytes, b
  * grows by 16 a + sum (16 - j) s[j] and a by sum s[j]: the same numbers as
- * byte by byte, without a chain of dependent additions. */
+ * byte by byte, without a chain of dependent additions. Up to 5552 bytes
+ * are summed before the remainders are taken (the most that keeps b within
+ * 32 bits). With SSE2 (every x86-64) a step is a handful of vector
+ * instructions: _mm_sad_epu8 adds the 16 bytes, _mm_madd_epi16 the bytes
+ * times their weights 16..1, and since a at step k is a0 plus the bytes of
+ * the steps before, b grows over K steps by 16 (K a0 + the sum of those
+ * partial sums) + the weighted sums. */
 static uint32_t adler32(const unsigned char *s, size_t n)
 {
     uint32_t a = 1, b = 0;
     while (n > 0) {
-        size_t chunk = n < 5552 ? n : 5552; /* the most bytes before b can overflow 32 bits */
+        size_t chunk = n < 5552 ? n : 5552;
         n -= chunk;
+#ifdef __SSE2__
+        const size_t steps = chunk / 16;
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i w_lo = _mm_setr_epi16(16, 15, 14, 13, 12, 11, 10, 9);
+        const __m128i w_hi = _mm_setr_epi16(8, 7, 6, 5, 4, 3, 2, 1);
+        __m128i sum = zero;      /* bytes so far, in two 64-bit lanes */
+        __m128i partial = zero;  /* sum over steps of `sum` before the step */
+        __m128i weighted = zero; /* the bytes times their weights, in four 32-bit lanes */
+        for (size_t k = 0; k < steps; k++, s += 16) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)s);
+            partial = _mm_add_epi32(partial, sum);
+            sum = _mm_add_epi32(sum, _mm_sad_epu8(v, zero));
+            weighted = _mm_add_epi32(weighted, _mm_madd_epi16(_mm_unpacklo_epi8(v, zero), w_lo));
+            weighted = _mm_add_epi32(weighted, _mm_madd_epi16(_mm_unpackhi_epi8(v, zero), w_hi));
+        }
+        uint32_t ls[4], lp[4], lw[4];
+        _mm_storeu_si128((__m128i *)ls, sum);
+        _mm_storeu_si128((__m128i *)lp, partial);
+        _mm_storeu_si128((__m128i *)lw, weighted);
+        const uint64_t grow_b = 16 * ((uint64_t)steps * a + lp[0] + lp[2]) + lw[0] + lw[1] + lw[2] + lw[3];
+        b = (uint32_t)((b + grow_b) % 65521);
+        a += ls[0] + ls[2];
+        chunk -= steps * 16;
+#else
         for (; chunk >= 16; chunk -= 16, s += 16) {
             uint32_t sum = 0, weighted = 0;
             for (int j = 0; j < 16; j++) {
@@ -395,6 +518,7 @@ static uint32_t adler32(const unsigned char *s, size_t n)
             b += 16 * a + weighted;
             a += sum;
         }
+#endif
         for (; chunk > 0; chunk--) {
             a += *s++;
             b += a;
@@ -415,16 +539,20 @@ static void put_u32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)v;
 }
 
-/* CRC-32 of the chunk type and data (PNG specification, annex D). */
-static uint32_t chunk_crc(const unsigned char *type, const unsigned char *data, size_t n)
+/* The CRC-32 table (PNG specification, annex D). */
+static void crc_table(uint32_t table[256])
 {
-    uint32_t table[256];
     for (uint32_t k = 0; k < 256; k++) {
         uint32_t c = k;
         for (int j = 0; j < 8; j++)
             c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
         table[k] = c;
     }
+}
+
+/* CRC-32 of the chunk type and data. */
+static uint32_t chunk_crc(const uint32_t table[256], const unsigned char *type, const unsigned char *data, size_t n)
+{
     uint32_t c = 0xFFFFFFFFu;
     for (int i = 0; i < 4; i++)
         c = table[(c ^ type[i]) & 0xFF] ^ (c >> 8);
@@ -433,42 +561,36 @@ static uint32_t chunk_crc(const unsigned char *type, const unsigned char *data, 
     return c ^ 0xFFFFFFFFu;
 }
 
-/* Write one chunk; returns 0 when a write failed. */
-static int put_chunk(FILE *f, const char *type, const unsigned char *data, size_t n)
+/* Write one chunk to pw's file; after a failed write, nothing more is tried. */
+static void put_chunk(PngWriter *pw, const char *type, const unsigned char *data, size_t n)
 {
     unsigned char head[8], tail[4];
     put_u32(head, (uint32_t)n);
     memcpy(head + 4, type, 4);
-    put_u32(tail, chunk_crc((const unsigned char *)type, data, n));
-    return fwrite(head, 1, 8, f) == 8 && (n == 0 || fwrite(data, 1, n, f) == n) && fwrite(tail, 1, 4, f) == 4;
+    put_u32(tail, chunk_crc(pw->crc_table, (const unsigned char *)type, data, n));
+    pw->ok = pw->ok && fwrite(head, 1, 8, pw->f) == 8 && (n == 0 || fwrite(data, 1, n, pw->f) == n) &&
+             fwrite(tail, 1, 4, pw->f) == 4;
 }
 
-int png_write_rows(const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen)
+/* ------------------------------------------------------------------ files */
+
+PngWriter *png_writer_new(void)
 {
-    int rc = MHAVIZ_OK;
-    FILE *f = NULL;
-    const unsigned char *s = rows;
+    PngWriter *pw = malloc(sizeof *pw);
+    if (pw) {
+        crc_table(pw->crc_table);
+        code_tables(&pw->ct);
+    }
+    return pw;
+}
+
+void png_writer_free(PngWriter *pw) { free(pw); }
+
+int png_write(PngWriter *pw, const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen)
+{
     const size_t row = (size_t)w * 3 + 1; /* filter byte + pixels */
     const size_t n = row * (size_t)h;
-    /* zlib stream: at most 15 + 5 + 15 + 13 bits per copy of 3 or more bytes,
-     * 15 per literal, plus each block's code tables (well under 512 bytes). */
-    const size_t zcap = 2 * n + (n / BLOCK_TOKENS + 1) * 512 + 64;
-    unsigned char *z = malloc(zcap); // (zcap) the zlib stream: header, deflate blocks, Adler-32
-    Token *tok = malloc(BLOCK_TOKENS * sizeof *tok);          /* (BLOCK_TOKENS) scratch */
-    size_t *last = calloc((size_t)1 << HASH_BITS, sizeof *last); /* (2^HASH_BITS) zeroed scratch */
-    if (!z || !tok || !last) {
-        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
-        rc = MHAVIZ_ENOMEM;
-        goto cleanup;
-    }
-
-    Bits b = {z, 0, 0, 0};
-    z[b.n++] = 0x78; /* zlib: deflate, 32 KiB window */
-    z[b.n++] = 0x01; /* no dictionary; 0x7801 is a multiple of 31 */
-    deflate_rows(&b, s, n, row, tok, last);
-    put_u32(z + b.n, adler32(s, n));
-    b.n += 4;
-
+    static const unsigned char signature[8] = {137, 'P', 'N', 'G', '\r', '\n', 26, '\n'};
     unsigned char ihdr[13];
     put_u32(ihdr, (uint32_t)w);
     put_u32(ihdr + 4, (uint32_t)h);
@@ -477,32 +599,45 @@ int png_write_rows(const char *path, const unsigned char *rows, int w, int h, ch
     ihdr[10] = 0; /* deflate */
     ihdr[11] = 0; /* adaptive filtering, one filter byte per row */
     ihdr[12] = 0; /* not interlaced */
-    static const unsigned char signature[8] = {137, 'P', 'N', 'G', '\r', '\n', 26, '\n'};
 
     errno = 0;
-    f = fopen(path, "wb");
-    if (!f) {
+    pw->f = fopen(path, "wb");
+    if (!pw->f) {
         snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-        rc = MHAVIZ_EIO;
-        goto cleanup;
+        return MHAVIZ_EIO;
     }
-    int ok = fwrite(signature, 1, 8, f) == 8 && put_chunk(f, "IHDR", ihdr, sizeof ihdr) &&
-             put_chunk(f, "IDAT", z, b.n) && put_chunk(f, "IEND", NULL, 0) && fflush(f) == 0;
+    pw->ok = fwrite(signature, 1, 8, pw->f) == 8;
+    put_chunk(pw, "IHDR", ihdr, sizeof ihdr);
+    Bits b = {pw->z, 0, 0, 0};
+    b.p[b.n++] = 0x78; /* zlib: deflate, 32 KiB window */
+    b.p[b.n++] = 0x01; /* no dictionary; 0x7801 is a multiple of 31 */
+    deflate_rows(pw, &b, rows, n, row);
+    put_u32(b.p + b.n, adler32(rows, n));
+    b.n += 4;
+    put_chunk(pw, "IDAT", b.p, b.n);
+    put_chunk(pw, "IEND", NULL, 0);
+    int ok = pw->ok && fflush(pw->f) == 0;
     int saved = errno;
-    if (fclose(f) != 0 && ok) {
+    if (fclose(pw->f) != 0 && ok) {
         ok = 0;
         saved = errno;
     }
-    f = NULL;
+    pw->f = NULL;
     if (!ok) {
         snprintf(err, errlen, "%s: cannot write the PNG: %s", path, strerror(saved ? saved : EIO));
-        rc = MHAVIZ_EIO;
+        return MHAVIZ_EIO;
     }
-cleanup:
-    if (f)
-        fclose(f);
-    free(z);
-    free(tok);
-    free(last);
+    return MHAVIZ_OK;
+}
+
+int png_write_rows(const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen)
+{
+    PngWriter *pw = png_writer_new();
+    if (!pw) {
+        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
+        return MHAVIZ_ENOMEM;
+    }
+    const int rc = png_write(pw, path, rows, w, h, err, errlen);
+    png_writer_free(pw);
     return rc;
 }

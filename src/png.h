@@ -20,4 +20,12 @@
  * it) or MHAVIZ_ENOMEM. w and h are 1 .. 2^24. */
 int png_write_rows(const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen);
 
+/* The same with an encoder's memory (about 0.5 MB) kept from one picture to
+ * the next: a thread writing many pictures makes one PngWriter and passes it
+ * to each png_write. png_writer_new returns NULL when out of memory. */
+typedef struct PngWriter PngWriter;
+PngWriter *png_writer_new(void);
+void png_writer_free(PngWriter *pw);
+int png_write(PngWriter *pw, const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen);
+
 #endif

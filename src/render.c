@@ -12,6 +12,7 @@
  * render_jobs draws several pictures at once, so the bytes of each PNG never
  * depend on the thread count. */
 #include "render.h"
+#include "bigmem.h"
 #include "png.h"
 #include "status.h"
 #include "utf8.h"
@@ -167,23 +168,47 @@ void render_close(Renderer *r)
 
 /* ------------------------------------------------------------------ canvas */
 
-/* Each row starts with PNG's filter byte (0), so png_write_rows takes the
+/* Each row starts with PNG's filter byte (0), so png_write takes the
  * canvas as it is. */
 typedef struct {
     int w, h;
     size_t stride;     /* bytes per row: 1 + 3 w */
-    unsigned char *px; /* (h, stride): filter byte, then w RGB pixels */
+    unsigned char *px; /* (h, stride): filter byte, then w RGB pixels; the workspace's memory */
 } Canvas;
 
-static int canvas_init(Canvas *c, int w, int h)
+/* The memory one thread draws and compresses its pictures in, kept from
+ * picture to picture: a fresh page costs a fault and the kernel's zeroing
+ * the first time it is touched, which for megabytes of pixels took longer
+ * than drawing them. */
+typedef struct {
+    unsigned char *px; /* canvas memory, cap bytes */
+    size_t cap;
+    PngWriter *png;
+} Workspace;
+
+static void workspace_free(Workspace *ws)
+{
+    free(ws->px);
+    png_writer_free(ws->png);
+}
+
+/* A white w x h canvas in ws's memory, grown when too small. */
+static int canvas_init(Canvas *c, Workspace *ws, int w, int h)
 {
     c->w = w;
     c->h = h;
     c->stride = 1 + (size_t)w * 3;
-    c->px = malloc(c->stride * h);
-    if (!c->px)
-        return MHAVIZ_ENOMEM;
-    memset(c->px, 255, c->stride * h);
+    const size_t bytes = c->stride * h;
+    if (bytes > ws->cap) {
+        free(ws->px);
+        ws->cap = 0;
+        ws->px = bigmem_alloc(bytes); /* on huge pages: one fault per 2 MiB */
+        if (!ws->px)
+            return MHAVIZ_ENOMEM;
+        ws->cap = bytes;
+    }
+    c->px = ws->px;
+    memset(c->px, 255, bytes);
     for (int y = 0; y < h; y++)
         c->px[(size_t)y * c->stride] = 0;
     return MHAVIZ_OK;
@@ -273,9 +298,13 @@ static void fill_masked(Canvas *c, int x, int y, int w, int h, int ox, int oy, R
             hatch_row(pixel(c, x0, yy), x1 - x0, ((x0 - ox) + (yy - oy)) & 7, bg, hatch);
 }
 
-static int write_png(const Canvas *c, const char *path, char *err, size_t errlen)
+static int write_png(const Canvas *c, Workspace *ws, const char *path, char *err, size_t errlen)
 {
-    return png_write_rows(path, c->px, c->w, c->h, err, errlen);
+    if (!ws->png && !(ws->png = png_writer_new())) {
+        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
+        return MHAVIZ_ENOMEM;
+    }
+    return png_write(ws->png, path, c->px, c->w, c->h, err, errlen);
 }
 
 /* -------------------------------------------------------------------- text */
@@ -996,8 +1025,9 @@ int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *t
     return MHAVIZ_OK;
 }
 
-static int render_map(Renderer *r, const char *png_path, const float *v, int T, char *const *tokens,
-                      int causal, const char *title, const Scale *s, char *err, size_t errlen)
+static int render_map(Renderer *r, Workspace *ws, const char *png_path, const float *v, int T,
+                      char *const *tokens, int causal, const char *title, const Scale *s, char *err,
+                      size_t errlen)
 {
     int rc = MHAVIZ_OK;
     Canvas c = {0, 0, 0, NULL};
@@ -1010,7 +1040,7 @@ static int render_map(Renderer *r, const char *png_path, const float *v, int T, 
     map_layout(r, T, tokens, title, &L, labels);
     const int m = L.m, map = L.map, map_x = L.pub.map_x, map_y = L.pub.map_y;
     const int W = L.pub.width;
-    if (canvas_init(&c, W, L.pub.height) != MHAVIZ_OK)
+    if (canvas_init(&c, ws, W, L.pub.height) != MHAVIZ_OK)
         goto oom;
 
     /* Title, centred over the map where it fits, and the note under it. */
@@ -1042,14 +1072,13 @@ static int render_map(Renderer *r, const char *png_path, const float *v, int T, 
     if (draw_colour_bar(&c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal) != MHAVIZ_OK)
         goto oom;
 
-    rc = write_png(&c, png_path, err, errlen);
+    rc = write_png(&c, ws, png_path, err, errlen);
     goto cleanup;
 
 oom:
     snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
     rc = MHAVIZ_ENOMEM;
 cleanup:
-    free(c.px);
     free(labels);
     return rc;
 }
@@ -1058,16 +1087,16 @@ int render_heatmap(Renderer *r, const char *png_path, const float *att, int T,
                    char *const *tokens, int causal, const char *title,
                    char *err, size_t errlen)
 {
-    const Scale s = weights_scale(r);
-    return render_map(r, png_path, att, T, tokens, causal, title, &s, err, errlen);
+    const RenderJob j = {RENDER_WEIGHTS, png_path, title, att, NULL, 0, NULL};
+    return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
 }
 
 int render_diverging(Renderer *r, const char *png_path, const float *values, int T,
                      char *const *tokens, int causal, const char *title,
                      char *err, size_t errlen)
 {
-    const Scale s = diverging_scale(values, T, causal);
-    return render_map(r, png_path, values, T, tokens, causal, title, &s, err, errlen);
+    const RenderJob j = {RENDER_DIVERGING, png_path, title, values, NULL, 0, NULL};
+    return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
 }
 
 void render_difference(float *diff, const float *att, int n_heads, const float *single, int T)
@@ -1283,6 +1312,14 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
                     int T, char *const *tokens, int causal, const char *title,
                     char *const *panel_titles, char *err, size_t errlen)
 {
+    const RenderJob j = {RENDER_OVERVIEW, png_path, title, NULL, maps, n_maps, panel_titles};
+    return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
+}
+
+static int draw_overview(Renderer *r, Workspace *ws, const char *png_path, const float *const *maps,
+                         int n_maps, int T, char *const *tokens, int causal, const char *title,
+                         char *const *panel_titles, char *err, size_t errlen)
+{
     int rc = MHAVIZ_OK;
     Canvas c = {0, 0, 0, NULL};
     char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
@@ -1292,7 +1329,7 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
         goto oom;
     overview_layout(r, n_maps, T, tokens, causal, &L, labels);
     const int W = L.pub.width, H = L.pub.height, m = L.m, mp = L.pub.side, cols = L.pub.cols;
-    if (canvas_init(&c, W, H) != MHAVIZ_OK)
+    if (canvas_init(&c, ws, W, H) != MHAVIZ_OK)
         goto oom;
 
     char head[LABEL_BYTES * 2];
@@ -1336,31 +1373,33 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
 
     if (draw_colour_bar(&c, r, &s, L.bar_x, L.bar_y, L.bar_w, L.bar_h, L.pt_px, causal) != MHAVIZ_OK)
         goto oom;
-    rc = write_png(&c, png_path, err, errlen);
+    rc = write_png(&c, ws, png_path, err, errlen);
     goto cleanup;
 
 oom:
     snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
     rc = MHAVIZ_ENOMEM;
 cleanup:
-    free(c.px);
     free(labels);
     return rc;
 }
 
 /* --------------------------------------------------------------- the jobs */
 
-static int render_job(Renderer *r, const RenderJob *j, int T, char *const *tokens, int causal, char *err,
-                      size_t errlen)
+static int render_job(Renderer *r, Workspace *ws, const RenderJob *j, int T, char *const *tokens, int causal,
+                      char *err, size_t errlen)
 {
+    Scale s;
     switch (j->kind) {
     case RENDER_WEIGHTS:
-        return render_heatmap(r, j->path, j->values, T, tokens, causal, j->title, err, errlen);
+        s = weights_scale(r);
+        return render_map(r, ws, j->path, j->values, T, tokens, causal, j->title, &s, err, errlen);
     case RENDER_DIVERGING:
-        return render_diverging(r, j->path, j->values, T, tokens, causal, j->title, err, errlen);
+        s = diverging_scale(j->values, T, causal);
+        return render_map(r, ws, j->path, j->values, T, tokens, causal, j->title, &s, err, errlen);
     case RENDER_OVERVIEW:
-        return render_overview(r, j->path, j->maps, j->n_maps, T, tokens, causal, j->title, j->panel_titles,
-                               err, errlen);
+        return draw_overview(r, ws, j->path, j->maps, j->n_maps, T, tokens, causal, j->title, j->panel_titles,
+                             err, errlen);
     }
     return MHAVIZ_OK;
 }
@@ -1376,10 +1415,17 @@ int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *con
         snprintf(err, errlen, "out of memory");
         return MHAVIZ_ENOMEM;
     }
-    /* Each picture is independent work writing its own file. */
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int k = 0; k < n_jobs; k++)
-        rcs[k] = render_job(r, &jobs[k], T, tokens, causal, errs + (size_t)k * MHAVIZ_ERRLEN, MHAVIZ_ERRLEN);
+    /* Each picture is independent work writing its own file; each thread
+     * draws its pictures one after the other in its own workspace. */
+#pragma omp parallel if (n_jobs > 1)
+    {
+        Workspace ws = {NULL, 0, NULL};
+#pragma omp for schedule(dynamic, 1)
+        for (int k = 0; k < n_jobs; k++)
+            rcs[k] = render_job(r, &ws, &jobs[k], T, tokens, causal, errs + (size_t)k * MHAVIZ_ERRLEN,
+                                MHAVIZ_ERRLEN);
+        workspace_free(&ws);
+    }
     int rc = MHAVIZ_OK;
     for (int k = 0; k < n_jobs && rc == MHAVIZ_OK; k++) {
         if (rcs[k] != MHAVIZ_OK) {

@@ -40,15 +40,27 @@ typedef struct {
     int bits;         /* how many are pending */
 } Bits;
 
-static inline void put_bits(Bits *b, uint32_t v, int n)
+static inline void put_bits(Bits *b, uint32_t v, int n) /* n <= 32 */
 {
     b->acc |= (uint64_t)v << b->bits;
     b->bits += n;
-    while (b->bits >= 8) {
+    if (b->bits >= 32) { /* four whole bytes at a time */
+        for (int k = 0; k < 4; k++)
+            b->p[b->n++] = (unsigned char)(b->acc >> (8 * k));
+        b->acc >>= 32;
+        b->bits -= 32;
+    }
+}
+
+/* Write out what is pending, padded with zero bits to a whole byte. */
+static void align_bits(Bits *b)
+{
+    for (; b->bits > 0; b->bits -= 8) {
         b->p[b->n++] = (unsigned char)b->acc;
         b->acc >>= 8;
-        b->bits -= 8;
     }
+    b->bits = 0;
+    b->acc = 0;
 }
 
 /* Huffman codes are defined most significant bit first: reverse them. */
@@ -122,57 +134,58 @@ static inline Code distance_code(const CodeTables *t, int d)
 
 /* Code lengths, at most max_bits, of a Huffman code for the counts
  * freq[0..n) (n <= 288): the two lightest subtrees are merged until one
- * tree is left (ties: the lower index first, so the result is the same on
- * every run); when the deepest leaf is too deep, the counts are halved and
- * the tree built again. Unused symbols get length 0; when a single symbol
- * is used, a second one gets a code too, so every code is complete (zlib
- * requires it of the code-length code). */
+ * tree is left. With the leaves sorted by weight (ties: lower symbol
+ * first), the merged subtrees come out in order of weight too, so the two
+ * lightest are always at the front of one of two queues: the leaves not yet
+ * merged and the subtrees made so far (ties: the leaf first). When the
+ * deepest leaf is too deep, the counts are halved and the tree built
+ * again. Unused symbols get length 0; when a single symbol is used, a
+ * second one gets a code too, so every code is complete (zlib requires it
+ * of the code-length code). The result is the same on every run. */
 static void huffman_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *len)
 {
     uint32_t w[288];
-    int used = 0;
+    int sym[288], used = 0;
     for (int i = 0; i < n; i++) {
         w[i] = freq[i];
-        used += freq[i] > 0;
+        len[i] = 0;
+        if (freq[i] > 0)
+            sym[used++] = i;
     }
     if (used < 2) {
-        for (int i = 0; i < n; i++)
-            len[i] = 0;
-        int first = -1;
-        for (int i = 0; i < n; i++)
-            if (w[i] > 0)
-                first = i;
-        len[first >= 0 ? first : 0] = 1;
+        const int first = used == 1 ? sym[0] : 0;
+        len[first] = 1;
         len[first == 0 ? 1 : 0] = 1;
         return;
     }
     for (;;) {
-        /* Nodes 0..used-1 are the leaves; internal nodes follow. */
-        uint32_t weight[2 * 288];
-        int parent[2 * 288], symbol[288], alive[2 * 288];
-        int nodes = 0;
-        for (int i = 0; i < n; i++) {
-            if (w[i] > 0) {
-                symbol[nodes] = i;
-                weight[nodes] = w[i];
-                alive[nodes++] = 1;
-            }
+        /* sym[0..used): the used symbols by (weight, symbol), insertion sort */
+        for (int i = 1; i < used; i++) {
+            const int v = sym[i];
+            int j = i;
+            for (; j > 0 && (w[sym[j - 1]] > w[v] || (w[sym[j - 1]] == w[v] && sym[j - 1] > v)); j--)
+                sym[j] = sym[j - 1];
+            sym[j] = v;
         }
-        const int leaves = nodes;
-        for (int merge = 0; merge < leaves - 1; merge++) {
-            int a = -1, b = -1;
-            for (int k = 0; k < nodes; k++) {
-                if (!alive[k])
-                    continue;
-                if (a < 0 || weight[k] < weight[a])
-                    b = a, a = k;
-                else if (b < 0 || weight[k] < weight[b])
-                    b = k;
+        /* Nodes 0..used-1 are the leaves in that order, internal nodes follow. */
+        uint32_t weight[2 * 288];
+        int parent[2 * 288];
+        for (int k = 0; k < used; k++)
+            weight[k] = w[sym[k]];
+        int next_leaf = 0, next_inner = used, nodes = used;
+        for (int merge = 0; merge < used - 1; merge++) {
+            int pick[2];
+            for (int p = 0; p < 2; p++) {
+                const int leaf_ok = next_leaf < used;
+                const int inner_ok = next_inner < nodes;
+                if (leaf_ok && (!inner_ok || weight[next_leaf] <= weight[next_inner]))
+                    pick[p] = next_leaf++;
+                else
+                    pick[p] = next_inner++;
             }
-            alive[a] = alive[b] = 0;
-            weight[nodes] = weight[a] + weight[b];
-            parent[a] = parent[b] = nodes;
-            alive[nodes++] = 1;
+            weight[nodes] = weight[pick[0]] + weight[pick[1]];
+            parent[pick[0]] = parent[pick[1]] = nodes;
+            nodes++;
         }
         /* Depths, from the root (the last node) down: parents come after children. */
         int depth[2 * 288];
@@ -180,19 +193,16 @@ static void huffman_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *
         int deepest = 0;
         for (int k = nodes - 2; k >= 0; k--) {
             depth[k] = depth[parent[k]] + 1;
-            if (k < leaves && depth[k] > deepest)
+            if (k < used && depth[k] > deepest)
                 deepest = depth[k];
         }
         if (deepest <= max_bits) {
-            for (int i = 0; i < n; i++)
-                len[i] = 0;
-            for (int k = 0; k < leaves; k++)
-                len[symbol[k]] = (uint8_t)depth[k];
+            for (int k = 0; k < used; k++)
+                len[sym[k]] = (uint8_t)depth[k];
             return;
         }
-        for (int i = 0; i < n; i++)
-            if (w[i] > 0)
-                w[i] = (w[i] + 1) / 2;
+        for (int k = 0; k < used; k++)
+            w[sym[k]] = (w[sym[k]] + 1) / 2;
     }
 }
 
@@ -313,12 +323,10 @@ static void write_block(Bits *b, const CodeTables *ct, const Token *tok, size_t 
         if (tok[t] & COPY) {
             const Code lc = length_code(ct, TOKEN_LEN(tok[t]));
             const Code dc = distance_code(ct, TOKEN_DIST(tok[t]));
-            put_bits(b, lit_code[lc.sym], lit_len[lc.sym]);
-            if (lc.extra_bits)
-                put_bits(b, lc.extra, lc.extra_bits);
-            put_bits(b, dist_code[dc.sym], dist_len[dc.sym]);
-            if (dc.extra_bits)
-                put_bits(b, dc.extra, dc.extra_bits);
+            /* a code and its extra bits in one go: at most 15 + 5 and 15 + 13 bits */
+            put_bits(b, lit_code[lc.sym] | (uint32_t)lc.extra << lit_len[lc.sym], lit_len[lc.sym] + lc.extra_bits);
+            put_bits(b, dist_code[dc.sym] | (uint32_t)dc.extra << dist_len[dc.sym],
+                     dist_len[dc.sym] + dc.extra_bits);
         } else {
             put_bits(b, lit_code[tok[t]], lit_len[tok[t]]);
         }
@@ -464,9 +472,7 @@ static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t 
         }
     }
     write_block(b, &pw->ct, pw->tok, q.nt, 1);
-    put_bits(b, 0, 7); /* pad to a whole byte */
-    b->bits = 0;
-    b->acc = 0;
+    align_bits(b);
 }
 
 /* Adler-32 (RFC 1950, 8.2) of s[0..n): a = 1 + the sum of the bytes, b = the

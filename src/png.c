@@ -224,31 +224,23 @@ static void canonical_codes(const uint8_t *len, int n, uint32_t *code)
 
 /* ------------------------------------------------------ deflate blocks */
 
-/* One step of the copy-or-literal pass: a literal byte (< 256), or a copy
- * (COPY set) of length bits 0..8 from distance - 1 in bits 9..23. */
+/* One step of the copy-or-literal pass, as deflate will write it: a
+ * literal byte (< 256), or a copy (COPY set): its length symbol - 257 in
+ * bits 0..4, the length's extra bits in 5..9, its distance symbol in
+ * 10..14 and the distance's extra bits in 15..27. */
 typedef uint32_t Token;
 #define COPY 0x80000000u
 #define BLOCK_TOKENS 32768
-#define TOKEN_LEN(t) ((int)((t) & 0x1FF))
-#define TOKEN_DIST(t) ((int)(((t) >> 9) & 0x7FFF) + 1)
 /* A block writes at most 48 bits per token (15 + 5 + 15 + 13 for a copy)
  * plus its code tables (well under 512 bytes); then the Adler-32. */
 #define ZBUF (BLOCK_TOKENS * 6 + 1024)
 
-/* Write tokens as one deflate block with Huffman codes made for them
- * (BTYPE 10, RFC 1951, 3.2.7). */
-static void write_block(Bits *b, const CodeTables *ct, const Token *tok, size_t nt, int last)
+/* Write tokens as one deflate block with Huffman codes made for their
+ * symbol counts lit_freq (the end-of-block symbol 256 included) and
+ * dist_freq (BTYPE 10, RFC 1951, 3.2.7). */
+static void write_block(Bits *b, const Token *tok, size_t nt, const uint32_t *lit_freq, const uint32_t *dist_freq,
+                        int last)
 {
-    uint32_t lit_freq[286] = {0}, dist_freq[30] = {0};
-    lit_freq[256] = 1; /* end of block */
-    for (size_t t = 0; t < nt; t++) {
-        if (tok[t] & COPY) {
-            lit_freq[length_code(ct, TOKEN_LEN(tok[t])).sym]++;
-            dist_freq[distance_code(ct, TOKEN_DIST(tok[t])).sym]++;
-        } else {
-            lit_freq[tok[t]]++;
-        }
-    }
     uint8_t lit_len[286], dist_len[30];
     uint32_t lit_code[286], dist_code[30];
     huffman_lengths(lit_freq, 286, 15, lit_len);
@@ -321,12 +313,11 @@ static void write_block(Bits *b, const CodeTables *ct, const Token *tok, size_t 
 
     for (size_t t = 0; t < nt; t++) {
         if (tok[t] & COPY) {
-            const Code lc = length_code(ct, TOKEN_LEN(tok[t]));
-            const Code dc = distance_code(ct, TOKEN_DIST(tok[t]));
+            const int ls = 257 + (int)(tok[t] & 31), ds = (int)(tok[t] >> 10 & 31);
+            const uint32_t le = tok[t] >> 5 & 31, de = tok[t] >> 15 & 0x1FFF;
             /* a code and its extra bits in one go: at most 15 + 5 and 15 + 13 bits */
-            put_bits(b, lit_code[lc.sym] | (uint32_t)lc.extra << lit_len[lc.sym], lit_len[lc.sym] + lc.extra_bits);
-            put_bits(b, dist_code[dc.sym] | (uint32_t)dc.extra << dist_len[dc.sym],
-                     dist_len[dc.sym] + dc.extra_bits);
+            put_bits(b, lit_code[ls] | le << lit_len[ls], lit_len[ls] + LEN_EXTRA[ls - 257]);
+            put_bits(b, dist_code[ds] | de << dist_len[ds], dist_len[ds] + DIST_EXTRA[ds]);
         } else {
             put_bits(b, lit_code[tok[t]], lit_len[tok[t]]);
         }
@@ -374,36 +365,68 @@ struct PngWriter {
     Token tok[BLOCK_TOKENS];       /* a block's copies and literals */
     uint32_t last[1 << HASH_BITS]; /* each 4-byte hash's latest position + 1 */
     unsigned char z[ZBUF];         /* compressed bytes not yet written */
-    uint32_t crc_table[256];
+    uint32_t crc_table[8][256];
     CodeTables ct;
     FILE *f; /* the PNG being written */
     int ok;  /* 0 once a write has failed */
 };
 
-/* Tokens on their way into deflate blocks: a block is written whenever
- * BLOCK_TOKENS of them are waiting, and its whole bytes go to the file as
- * an IDAT chunk (a zlib stream may be cut into chunks anywhere). */
+/* Tokens on their way into deflate blocks, with the counts of their
+ * symbols: a block is written whenever BLOCK_TOKENS of them are waiting,
+ * and its whole bytes go to the file as an IDAT chunk (a zlib stream may be
+ * cut into chunks anywhere). */
 typedef struct {
     PngWriter *pw;
     Bits *bits;
     size_t nt; /* waiting in pw->tok */
+    uint32_t lit_freq[286], dist_freq[30];
 } TokenQueue;
+
+static void queue_reset(TokenQueue *q)
+{
+    q->nt = 0;
+    memset(q->lit_freq, 0, sizeof q->lit_freq);
+    memset(q->dist_freq, 0, sizeof q->dist_freq);
+    q->lit_freq[256] = 1; /* end of block */
+}
 
 static void put_chunk(PngWriter *pw, const char *type, const unsigned char *data, size_t n);
 
+/* Write what waits as a block; the last block stays in bits (padded to a
+ * byte) for the Adler-32 to follow. */
 static void flush_block(TokenQueue *q, int last)
 {
-    write_block(q->bits, &q->pw->ct, q->pw->tok, q->nt, last);
-    q->nt = 0;
+    write_block(q->bits, q->pw->tok, q->nt, q->lit_freq, q->dist_freq, last);
+    queue_reset(q);
+    if (last) {
+        align_bits(q->bits);
+        return;
+    }
     put_chunk(q->pw, "IDAT", q->bits->p, q->bits->n);
     q->bits->n = 0;
 }
 
-static inline void emit(TokenQueue *q, Token t)
+static inline void push(TokenQueue *q, Token t)
 {
     q->pw->tok[q->nt++] = t;
     if (q->nt == BLOCK_TOKENS)
         flush_block(q, 0);
+}
+
+static inline void emit_literal(TokenQueue *q, unsigned char byte)
+{
+    q->lit_freq[byte]++;
+    push(q, byte);
+}
+
+/* A copy of len (3..258) bytes from d (1..32768) back. */
+static inline void emit_copy(TokenQueue *q, int len, int d)
+{
+    const Code lc = length_code(&q->pw->ct, len), dc = distance_code(&q->pw->ct, d);
+    q->lit_freq[lc.sym]++;
+    q->dist_freq[dc.sym]++;
+    push(q, COPY | (uint32_t)(lc.sym - 257) | (uint32_t)lc.extra << 5 | (uint32_t)dc.sym << 10 |
+                (uint32_t)dc.extra << 15);
 }
 
 /* Compress s[0..n), rows of row bytes (filter byte + pixels), into deflate
@@ -412,7 +435,7 @@ static inline void emit(TokenQueue *q, Token t)
  * pixels tall) is found by one memcmp and written as copies of it, 258
  * bytes at a time. Any other row goes byte by byte, copies never running
  * past its end. The copy candidates, in order: the pixel to the left, the
- * pixel above, above-right and above-left (diagonal hatching), eight pixels
+ * pixel above, the pixel above-right (the hatching's diagonal), eight pixels
  * to the left (the hatching's period), and, where none of these gives 8
  * bytes, the last place the next 4 bytes were seen (repeated digits and
  * letters). The blocks go to pw's file as they are made; what is left of
@@ -421,12 +444,15 @@ static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t 
 {
     uint32_t *last = pw->last;
     memset(last, 0, sizeof pw->last);
-    enum { N_CAND = 5 };
-    const size_t dist[N_CAND] = {3, row, row - 3, row + 3, 24};
+    enum { N_CAND = 4 };
+    const size_t dist[N_CAND] = {3, row, row - 3, 24};
     int usable[N_CAND];
     for (int k = 0; k < N_CAND; k++)
         usable[k] = dist[k] >= 1 && dist[k] <= 32768;
-    TokenQueue q = {pw, b, 0};
+    TokenQueue q;
+    q.pw = pw;
+    q.bits = b;
+    queue_reset(&q);
     for (size_t start = 0; start < n; start += row) {
         const size_t end = start + row;
         if (start > 0 && row <= 32768 && memcmp(s + start, s + start - row, row) == 0) {
@@ -435,7 +461,7 @@ static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t 
                 size_t len = left > 258 ? 258 : left;
                 if (left - len > 0 && left - len < 3)
                     len = left - 3;
-                emit(&q, COPY | (uint32_t)(row - 1) << 9 | (uint32_t)len);
+                emit_copy(&q, (int)len, (int)row);
                 left -= len;
             }
             continue;
@@ -464,15 +490,14 @@ static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t 
             }
             /* A copy from far back costs more bits: it pays from 4 bytes on. */
             if (best >= (best_d > 64 ? 4 : 3)) {
-                emit(&q, COPY | (uint32_t)(best_d - 1) << 9 | (uint32_t)best);
+                emit_copy(&q, best, (int)best_d);
                 i += (size_t)best;
             } else {
-                emit(&q, s[i++]);
+                emit_literal(&q, s[i++]);
             }
         }
     }
-    write_block(b, &pw->ct, pw->tok, q.nt, 1);
-    align_bits(b);
+    flush_block(&q, 1);
 }
 
 /* Adler-32 (RFC 1950, 8.2) of s[0..n): a = 1 + the sum of the bytes, b = the
@@ -545,26 +570,40 @@ static void put_u32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)v;
 }
 
-/* The CRC-32 table (PNG specification, annex D). */
-static void crc_table(uint32_t table[256])
+/* CRC-32 tables (PNG specification, annex D): table[0][i] is the CRC
+ * register after byte i, table[k][i] after byte i and k zero bytes, so
+ * that eight bytes are taken in one step ("slicing by 8"): each byte's
+ * effect comes from the table for its distance to the end of the step. */
+static void crc_tables(uint32_t table[8][256])
 {
-    for (uint32_t k = 0; k < 256; k++) {
-        uint32_t c = k;
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
         for (int j = 0; j < 8; j++)
             c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        table[k] = c;
+        table[0][i] = c;
     }
+    for (int k = 1; k < 8; k++)
+        for (int i = 0; i < 256; i++)
+            table[k][i] = (table[k - 1][i] >> 8) ^ table[0][table[k - 1][i] & 0xFF];
+}
+
+static uint32_t crc_update(uint32_t t[8][256], uint32_t c, const unsigned char *p, size_t n)
+{
+    for (; n >= 8; n -= 8, p += 8) {
+        c ^= (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        c = t[7][c & 0xFF] ^ t[6][(c >> 8) & 0xFF] ^ t[5][(c >> 16) & 0xFF] ^ t[4][c >> 24] ^ t[3][p[4]] ^
+            t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+    }
+    for (; n > 0; n--)
+        c = t[0][(c ^ *p++) & 0xFF] ^ (c >> 8);
+    return c;
 }
 
 /* CRC-32 of the chunk type and data. */
-static uint32_t chunk_crc(const uint32_t table[256], const unsigned char *type, const unsigned char *data, size_t n)
+static uint32_t chunk_crc(uint32_t table[8][256], const unsigned char *type, const unsigned char *data,
+                          size_t n)
 {
-    uint32_t c = 0xFFFFFFFFu;
-    for (int i = 0; i < 4; i++)
-        c = table[(c ^ type[i]) & 0xFF] ^ (c >> 8);
-    for (size_t i = 0; i < n; i++)
-        c = table[(c ^ data[i]) & 0xFF] ^ (c >> 8);
-    return c ^ 0xFFFFFFFFu;
+    return crc_update(table, crc_update(table, 0xFFFFFFFFu, type, 4), data, n) ^ 0xFFFFFFFFu;
 }
 
 /* Write one chunk to pw's file; after a failed write, nothing more is tried. */
@@ -584,7 +623,7 @@ PngWriter *png_writer_new(void)
 {
     PngWriter *pw = malloc(sizeof *pw);
     if (pw) {
-        crc_table(pw->crc_table);
+        crc_tables(pw->crc_table);
         code_tables(&pw->ct);
     }
     return pw;

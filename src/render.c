@@ -656,12 +656,17 @@ static Grid grid_for_panel(int T, int map_px)
 }
 
 /* The single-map figure's grid: whole-pixel cells with the map as near
- * 1200 px wide as they allow, never wider than 1600 px: 960..1600 px up to
- * T = 800 (T = 11: 109 px cells; T = 512: 2 px, a 1024 px map), one pixel
- * per token from T = 801 to 1600.
+ * MAP_TARGET_PX wide as they allow, never wider than 1600 px: 534..1066 px
+ * up to T = 800 (T = 12: 67 px cells, an 804 px map; T = 512: 2 px, a
+ * 1024 px map), one pixel per token from T = 801 to 1600.
  * Past T = 1600, blocks of k x k tokens are averaged into a map of at most
  * 1600 px. cell_px > 0 forces the cell size (blocks are still averaged past
- * 4096 px). */
+ * 4096 px).
+ * An 800 px map makes a figure of about 1150 x 1050 px for short tokens:
+ * it fits a 1920 x 1080 slide at one picture pixel per screen pixel, so
+ * nothing is resampled, and the text, sized from the map, keeps its
+ * proportion to it. */
+#define MAP_TARGET_PX 800
 static Grid grid_for_slide(int T, int cell_px)
 {
     Grid g = {1, T, 1, 0};
@@ -673,11 +678,11 @@ static Grid grid_for_slide(int T, int cell_px)
     }
     if (T > 1600)
         return grid_for_width(T, 1600);
-    int cell = 1200 / T;                   /* map at or just under 1200 px */
+    int cell = MAP_TARGET_PX / T; /* map at or just under the target */
     if (cell < 1)
         cell = 1;
-    if ((long)(cell + 1) * T <= 1600 && (long)(cell + 1) * T - 1200 <= 1200 - (long)cell * T)
-        cell++;                            /* the next size up is nearer 1200 and still fits */
+    if ((long)(cell + 1) * T <= 1600 && (long)(cell + 1) * T - MAP_TARGET_PX <= MAP_TARGET_PX - (long)cell * T)
+        cell++; /* the next size up is nearer the target and still fits */
     g.cell = cell;
     return g;
 }

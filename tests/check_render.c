@@ -482,11 +482,14 @@ static int marks_height(const Image *im, const RenderLayout *l, int i, int j)
     return top < 0 ? 0 : bottom - top + 1;
 }
 
-/* An 11-token map (the lesson's size): cells of 1200 / 11 = 109 px, the
- * numbers as wide as 84 % of a cell allows: "1.00" is 1.91 line heights
- * wide in DejaVu Sans (digits 0.636 em, period 0.318 em, line 1.164 em),
- * so a 45 px line, digits 0.63 of it: about 28 px, a quarter of the cell.
- * Asserted: at least 24 px and 22 % of the cell (the old 10 px fails). */
+/* An 11-token map (the lesson's size): cells of 73 px (the map nearest
+ * 800 px), the numbers as wide as 84 % of a cell allows: "1.00" is 1.91
+ * line heights wide in DejaVu Sans (digits 0.636 em, period 0.318 em, line
+ * 1.164 em), so a 32 px line, digits 0.63 of it: about 20 px, more than a
+ * quarter of the cell. Asserted: at least 18 px and 22 % of the cell (the
+ * old 10 px fails). The figure is about 1150 x 1030 px, shown at its own
+ * size on a 1920 x 1080 slide: 18 px is what 24 px was in the earlier
+ * 1500 px figures once scaled to the slide's height. */
 START_TEST(cell_numbers_are_large)
 {
     enum { T = 11 };
@@ -504,12 +507,12 @@ START_TEST(cell_numbers_are_large)
     RenderLayout l;
     render_heatmap_layout(r, T, tok, "t", &l);
     Image im = load_png(png);
-    ck_assert_int_eq(l.cell, 1200 / T);
+    ck_assert_int_eq(l.cell, 73);
     /* "1.00" on yellow (dark text), "0.50" and "0.33" on purple-blue (light text) */
     const int cells[3][2] = {{0, 0}, {1, 0}, {2, 1}};
     for (int k = 0; k < 3; k++) {
         const int h = marks_height(&im, &l, cells[k][0], cells[k][1]);
-        ck_assert_msg(h >= 24 && h >= 22 * l.cell / 100, "cell (%d,%d): number %d px high in a %d px cell",
+        ck_assert_msg(h >= 18 && h >= 22 * l.cell / 100, "cell (%d,%d): number %d px high in a %d px cell",
                       cells[k][0], cells[k][1], h, l.cell);
         ck_assert_int_le(h, 45 * l.cell / 100);
     }
@@ -519,16 +522,16 @@ START_TEST(cell_numbers_are_large)
 }
 END_TEST
 
-/* Map sizes for slides: whole-pixel cells, the map as near 1200 px as they
- * allow and at most 1600 px. Up to T = 800 that is at least 960 px: the
- * worst case is where c T and (c + 1) T lie equally far from 1200, i.e.
- * c T = 1200 - T / 2; for c = 2, T = 480 and 960 px (c = 1 would need
- * T = 800, where 2 T = 1600 still fits and is taken). From 801 to 1600 one
- * pixel per token; then averaged blocks. */
+/* Map sizes for slides: whole-pixel cells, the map as near 800 px as they
+ * allow and at most 1600 px. Up to T = 800 that is 534..1066 px: the
+ * extremes are where c T and (c + 1) T lie about equally far from 800, i.e.
+ * c T = 800 - T / 2; for c = 1, T = 533 (1066 px, one px nearer than 533)
+ * and T = 534 (534 px). From 801 to 1600 one pixel per token; then
+ * averaged blocks. */
 START_TEST(maps_are_sized_for_slides)
 {
-    static const int Ts[] = {1, 2, 4, 11, 16, 60, 64, 100, 333, 479, 480, 481, 512, 683, 799, 800, 801, 1024, 1600,
-                             1601, 2048};
+    static const int Ts[] = {1, 2, 4, 11, 16, 60, 64, 100, 320, 333, 479, 480, 481, 512, 533, 534, 683, 799, 800,
+                             801, 1024, 1600, 1601, 2048};
     Renderer *r = open_renderer(-1, 0);
     char (*names)[16] = malloc(2048 * 16);
     char **tok = malloc(2048 * sizeof *tok);
@@ -542,7 +545,7 @@ START_TEST(maps_are_sized_for_slides)
         ck_assert_int_eq(render_heatmap_layout(r, T, tok, "t", &l), MHAVIZ_OK);
         const int map = (T + l.block - 1) / l.block * l.cell;
         if (T <= 800)
-            ck_assert_msg(l.block == 1 && map >= 960 && map <= 1600, "T = %d: map %d px", T, map);
+            ck_assert_msg(l.block == 1 && map >= 534 && map <= 1066, "T = %d: map %d px", T, map);
         else if (T <= 1600)
             ck_assert_msg(l.block == 1 && l.cell == 1, "T = %d: cell %d, block %d", T, l.cell, l.block);
         else
@@ -550,7 +553,11 @@ START_TEST(maps_are_sized_for_slides)
     }
     RenderLayout l512;
     render_heatmap_layout(r, 512, tok, "t", &l512);
-    ck_assert_int_eq(l512.cell, 2); /* 1024 px: nearer 1200 than 1536 */
+    ck_assert_int_eq(l512.cell, 2); /* 1024 px: nearer 800 than 512 */
+    RenderLayout l12;
+    render_heatmap_layout(r, 12, tok, "t", &l12);
+    ck_assert_int_eq(l12.cell, 67); /* the class-size figure: an 804 px map */
+    ck_assert_int_le(l12.height, 1080); /* fits a full-HD slide at its own size */
     free(names);
     free(tok);
     render_close(r);
@@ -573,7 +580,7 @@ static int ink_height(const Image *im, int x0, int x1, int y0, int y1)
 }
 
 /* 60 tokens: labels stay readable (capitals >= 14 px) by labelling every
- * 2nd token (20 px per token: a 23 px label line needs two), and the last;
+ * 2nd token (13 px per token: a 23 px label line needs two), and the last;
  * the subtitle says so. Tokens "T0".."T59": a capital T and digits. */
 START_TEST(many_tokens_get_thinned_readable_labels)
 {
@@ -591,7 +598,7 @@ START_TEST(many_tokens_get_thinned_readable_labels)
     RenderLayout l;
     render_heatmap_layout(r, T, tok, "head 0 of 1", &l);
     Image im = load_png(png);
-    ck_assert_int_eq(l.cell, 20);
+    ck_assert_int_eq(l.cell, 13);
     ck_assert_int_eq(l.label_step, 2);
     /* token 0's query label: one line centred on row 0, at least 14 px of capitals and digits */
     const int h = ink_height(&im, 0, l.map_x - l.frame - 2, l.map_y - l.cell, l.map_y + l.cell + l.cell / 2);

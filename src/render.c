@@ -227,11 +227,10 @@ static inline void put_px(Canvas *c, int x, int y, Rgb col)
     p[2] = col.b;
 }
 
-/* Blend col over pixel (x, y) with coverage a (0..255); clipped. */
+/* Blend col over pixel (x, y), which lies on the canvas, with coverage a
+ * (1..255). */
 static inline void blend_px(Canvas *c, int x, int y, Rgb col, int a)
 {
-    if (x < 0 || y < 0 || x >= c->w || y >= c->h || a <= 0)
-        return;
     unsigned char *p = pixel(c, x, y);
     const int b = 255 - a;
     p[0] = (unsigned char)((p[0] * b + col.r * a + 127) / 255);
@@ -447,14 +446,33 @@ static void blit_mask(Canvas *c, const TextMask *m, int x, int y, int along, int
     const int ax = along == START ? PAD : along == MID ? m->w / 2 : m->w - PAD - 1;
     const int ay = across == TOP ? 0 : across == MID ? m->baseline - (int)lroundf(0.32f * m->px) : m->h - 1;
     for (int my = 0; my < m->h; my++) {
-        for (int mx = 0; mx < m->w; mx++) {
-            const int a = m->a[(size_t)my * m->w + mx];
-            if (!a)
+        const unsigned char *a = m->a + (size_t)my * m->w;
+        /* Mask row my lands on canvas row y + my - ay (unrotated) or on
+         * canvas column x + my - ay (rotated); the mask columns that land
+         * on the canvas, lo..hi-1, are found once per row. */
+        int lo = 0, hi = m->w;
+        if (!rotated) {
+            const int cy = y + (my - ay), x0 = x - ax;
+            if (cy < 0 || cy >= c->h)
                 continue;
-            if (rotated)
-                blend_px(c, x + (my - ay), y - (mx - ax), col, a);
-            else
-                blend_px(c, x + (mx - ax), y + (my - ay), col, a);
+            if (x0 < 0)
+                lo = -x0;
+            if (x0 + hi > c->w)
+                hi = c->w - x0;
+            for (int mx = lo; mx < hi; mx++)
+                if (a[mx])
+                    blend_px(c, x0 + mx, cy, col, a[mx]);
+        } else {
+            const int cx = x + (my - ay), y0 = y + ax; /* mask column mx lands on canvas row y0 - mx */
+            if (cx < 0 || cx >= c->w)
+                continue;
+            if (y0 - (hi - 1) < 0)
+                hi = y0 + 1;
+            if (y0 >= c->h)
+                lo = y0 - c->h + 1;
+            for (int mx = lo; mx < hi; mx++)
+                if (a[mx])
+                    blend_px(c, cx, y0 - mx, col, a[mx]);
         }
     }
 }

@@ -6,17 +6,15 @@
 #include <sys/mman.h>
 #endif
 
-#define HUGE_PAGE ((size_t)2 << 20) /* 2 MiB, the x86-64 and arm64 huge page */
-
 void *bigmem_alloc(size_t n)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (n >= HUGE_PAGE) {
+    if (n >= BIGMEM_HUGE_MIN) {
         /* aligned_alloc wants a multiple of the alignment */
-        const size_t rounded = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        const size_t rounded = (n + BIGMEM_HUGE_PAGE - 1) / BIGMEM_HUGE_PAGE * BIGMEM_HUGE_PAGE;
         if (rounded < n)
             return NULL;
-        void *p = aligned_alloc(HUGE_PAGE, rounded);
+        void *p = aligned_alloc(BIGMEM_HUGE_PAGE, rounded);
         if (p)
             madvise(p, rounded, MADV_HUGEPAGE); /* a hint: no huge pages is fine too */
         return p;

@@ -22,6 +22,7 @@ Suite *png_suite(void);
 Suite *measures_suite(void);
 Suite *report_suite(void);
 Suite *utf8_suite(void);
+Suite *bigmem_suite(void);
 
 int main(void)
 {
@@ -42,6 +43,7 @@ int main(void)
         measures_suite,
         report_suite,
         utf8_suite,
+        bigmem_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -633,7 +633,7 @@ static int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w)
     float **Wd[4] = {&w->W_q, &w->W_k, &w->W_v, &w->W_o};
     float **bd[4] = {&w->b_q, &w->b_k, &w->b_v, &w->b_o};
     for (int i = 0; i < 4; i++) {
-        *Wd[i] = malloc((size_t)lj->in[i].n * (size_t)lj->out[i].n * sizeof(float));
+        *Wd[i] = bigmem_alloc((size_t)lj->in[i].n * (size_t)lj->out[i].n * sizeof(float));
         *bd[i] = calloc((size_t)lj->out[i].n, sizeof(float));
         if (!*Wd[i] || !*bd[i])
             return fail_nomem(L);
@@ -1004,7 +1004,7 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
     /* Copy everything out. */
     if ((rc = copy_tokens(L, tokens_json, in)) != MHAVIZ_OK)
         return rc;
-    in->x = malloc((size_t)c->T * c->d_model * sizeof(float));
+    in->x = bigmem_alloc((size_t)c->T * c->d_model * sizeof(float));
     if (!in->x)
         return fail_nomem(L);
     if (x) {

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #define NPY_MAX_HEADER (1 << 20)
-#define NPY_CHUNK 8192 /* items read per fread */
+#define NPY_CHUNK_BYTES ((size_t)1 << 18) /* bytes of whole rows read at a time when converting */
 
 /* The value of 'key' in the header dict: pointer just after "'key':" and spaces. */
 static const char *header_value(const char *h, const char *key)
@@ -84,11 +84,61 @@ static void shape_text(const long long *dims, int nd, char *out, size_t n)
         snprintf(out + k, n - k, nd == 1 ? ",)" : ")");
 }
 
+/* Read exactly n bytes of f into dst (large reads go straight to the file). */
+static int read_all(FILE *f, void *dst, size_t n, const char *path, char *msg, size_t msglen)
+{
+    if (fread(dst, 1, n, f) == n)
+        return MHAVIZ_OK;
+    snprintf(msg, msglen, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "short file");
+    return MHAVIZ_EIO;
+}
+
+/* "element [i, j] is not a finite number" for item k (in file order) of a
+ * file with ncols columns; finite: the value is finite but too large. */
+static void element_error(size_t k, size_t ncols, int vector, int finite, const char *path, char *msg,
+                          size_t msglen)
+{
+    const char *what = finite ? "too large for a float" : "not a finite number";
+    if (vector)
+        snprintf(msg, msglen, "%s: element [%zu] is %s", path, k % ncols, what);
+    else
+        snprintf(msg, msglen, "%s: element [%zu, %zu] is %s", path, k / ncols, k % ncols, what);
+}
+
+/* MHAVIZ_OK when the n floats v (items first .. first+n-1 of the file) are
+ * all finite; else MHAVIZ_EINPUT with msg naming the first that is not.
+ * (A finite float32 always fits a float.) */
+static int check_finite(const float *v, size_t first, size_t n, size_t ncols, int vector,
+                        const char *path, char *msg, size_t msglen)
+{
+    /* An exponent of all ones is an infinity or a NaN. Testing the bits of
+     * a whole block at once is much faster than isfinite per item. */
+    const size_t BLOCK = 1024;
+    for (size_t k0 = 0; k0 < n; k0 += BLOCK) {
+        const size_t m = n - k0 < BLOCK ? n - k0 : BLOCK;
+        uint32_t worst = 0;
+        for (size_t k = 0; k < m; k++) {
+            uint32_t u;
+            memcpy(&u, v + k0 + k, 4);
+            const uint32_t e = u & 0x7f800000u;
+            worst = e > worst ? e : worst;
+        }
+        if (worst != 0x7f800000u)
+            continue;
+        for (size_t k = k0; k < k0 + m; k++)
+            if (!isfinite(v[k])) {
+                element_error(first + k, ncols, vector, 0, path, msg, msglen);
+                return MHAVIZ_EINPUT;
+            }
+    }
+    return MHAVIZ_OK;
+}
+
 int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
                     float *dst, char *msg, size_t msglen)
 {
     char *path = NULL, *header = NULL;
-    unsigned char *chunk = NULL; // (NPY_CHUNK, item) raw items read at a time
+    unsigned char *chunk = NULL; // (chunk_rows, cols, item) raw rows read at a time
     FILE *f = NULL;
     int rc = MHAVIZ_EINPUT;
     const unsigned one = 1;
@@ -211,40 +261,46 @@ int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, 
         goto cleanup;
     }
 
-    /* Copy the items out in chunks, as floats, transposed when asked. */
-    if (!(chunk = malloc(NPY_CHUNK * item)))
-        goto nomem;
+    /* Copy the items out as floats, transposed when asked. float32 in the
+     * file's order (the common case) is read straight into dst with one
+     * read; anything else goes through a buffer of whole rows. */
     const size_t ncols = (size_t)cols, nrows = rows < 0 ? 1 : (size_t)rows;
-    for (size_t k0 = 0; k0 < count; k0 += NPY_CHUNK) {
-        size_t m = count - k0 < NPY_CHUNK ? count - k0 : NPY_CHUNK;
-        if (fread(chunk, item, m, f) != m) {
-            snprintf(msg, msglen, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "short file");
-            rc = MHAVIZ_EIO;
+    if (item == 4 && !transpose) {
+        if ((rc = read_all(f, dst, count * item, path, msg, msglen)) != MHAVIZ_OK)
+            goto cleanup;
+        rc = check_finite(dst, 0, count, ncols, rows < 0, path, msg, msglen);
+        goto cleanup;
+    }
+    const size_t chunk_rows = NPY_CHUNK_BYTES / (ncols * item) ? NPY_CHUNK_BYTES / (ncols * item) : 1;
+    if (!(chunk = malloc(chunk_rows * ncols * item)))
+        goto nomem;
+    float *as_float = (float *)chunk; /* float64 rows narrowed in place, before the first unread byte */
+    for (size_t i0 = 0; i0 < nrows; i0 += chunk_rows) {
+        const size_t m = nrows - i0 < chunk_rows ? nrows - i0 : chunk_rows; /* rows in this chunk */
+        if ((rc = read_all(f, chunk, m * ncols * item, path, msg, msglen)) != MHAVIZ_OK)
+            goto cleanup;
+        if (item == 8) {
+            for (size_t k = 0; k < m * ncols; k++) {
+                double v;
+                memcpy(&v, chunk + 8 * k, 8);
+                if (!isfinite(v) || fabs(v) > FLT_MAX) {
+                    element_error(i0 * ncols + k, ncols, rows < 0, isfinite(v), path, msg, msglen);
+                    rc = MHAVIZ_EINPUT;
+                    goto cleanup;
+                }
+                as_float[k] = (float)v;
+            }
+        } else if ((rc = check_finite(as_float, i0 * ncols, m * ncols, ncols, rows < 0, path, msg,
+                                      msglen)) != MHAVIZ_OK) {
             goto cleanup;
         }
-        for (size_t k = 0; k < m; k++) {
-            double v;
-            if (item == 4) {
-                float fv;
-                memcpy(&fv, chunk + 4 * k, 4);
-                v = fv;
-            } else {
-                memcpy(&v, chunk + 8 * k, 8);
-            }
-            const size_t i = (k0 + k) / ncols, j = (k0 + k) % ncols;
-            if (!isfinite(v) || fabs(v) > FLT_MAX) {
-                if (rows < 0)
-                    snprintf(msg, msglen, "%s: element [%zu] is %s", path, j,
-                             isfinite(v) ? "too large for a float" : "not a finite number");
-                else
-                    snprintf(msg, msglen, "%s: element [%zu, %zu] is %s", path, i, j,
-                             isfinite(v) ? "too large for a float" : "not a finite number");
-                goto cleanup;
-            }
+        for (size_t i = 0; i < m; i++) {
+            const float *row = as_float + i * ncols; // (ncols) row i0 + i of the file
             if (transpose)
-                dst[j * nrows + i] = (float)v;
+                for (size_t j = 0; j < ncols; j++)
+                    dst[j * nrows + i0 + i] = row[j];
             else
-                dst[i * ncols + j] = (float)v;
+                memcpy(dst + (i0 + i) * ncols, row, ncols * sizeof *dst);
         }
     }
     rc = MHAVIZ_OK;

@@ -358,14 +358,18 @@ int main(int argc, char **argv)
         goto cleanup;
     timing_progress(&tm, 0.5);
 
+    const MhaWeights *wide_w = &in.single; /* the wide head's weights: the input's, or built */
     if (in.has_single) {
         wide_cfg = mha_single_head_config(&in.cfg);
-    } else if ((rc = mha_single_head_weights(&in.cfg, &in.w, &wide_cfg, &wide)) != MHAVIZ_OK) {
+    } else if ((rc = mha_single_head_layer(&in.cfg, &in.w, &wide_cfg, &wide, &wide_w)) != MHAVIZ_OK) {
         goto oom;
     }
     if ((rc = mha_state_build(&single, &wide_cfg, 0)) != MHAVIZ_OK)
         goto oom;
-    mha_forward(&wide_cfg, in.has_single ? &in.single : &wide, in.x, &single);
+    if (wide_w == &in.w) /* the heads' own weights: their q, k, v serve the wide head too */
+        mha_forward_same_projections(&wide_cfg, wide_w, &multi, &single);
+    else
+        mha_forward(&wide_cfg, wide_w, in.x, &single);
     snprintf(pass, sizeof pass, "%s: the single wide head", o.input);
     if ((rc = mha_check_finite(&wide_cfg, &single, pass, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;

@@ -28,7 +28,33 @@
  * amortise scheduling, small enough to balance the causal triangle. */
 #define ROWS_PER_TASK 16
 
+/* Steps 2 to 8 of the forward pass, from the projections in s->q, s->k, s->v. */
+static void forward_from_qkv(const MhaConfig *c, const MhaWeights *w, MhaState *s);
+
 void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
+{
+    const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
+
+    /* 1. Project every token into queries, keys and values. */
+    matmul_xw(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
+    matmul_xw(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
+    matmul_xw(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
+
+    forward_from_qkv(c, w, s);
+}
+
+void mha_forward_same_projections(const MhaConfig *c, const MhaWeights *w, const MhaState *heads,
+                                  MhaState *s)
+{
+    const size_t n = (size_t)c->T * c->d_model; /* q, k and v are all (T, d_model) here */
+    /* 1. The projections: the heads' own, bit for bit. */
+    memcpy(s->q, heads->q, n * sizeof *s->q);
+    memcpy(s->k, heads->k, n * sizeof *s->k);
+    memcpy(s->v, heads->v, n * sizeof *s->v);
+    forward_from_qkv(c, w, s);
+}
+
+static void forward_from_qkv(const MhaConfig *c, const MhaWeights *w, MhaState *s)
 {
     const int T = c->T, d_model = c->d_model, hd = c->head_dim;
     const int kv_dim = mha_kv_dim(c);
@@ -39,11 +65,6 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
     /* Threads only when it pays: the multiply-adds of the scores and the mixing. */
     const int threaded = 2.0 * c->n_heads * T * T * hd >= KERNELS_PARALLEL_MIN_WORK;
     (void)threaded; /* read only by the OpenMP pragmas: unused without OpenMP */
-
-    /* 1. Project every token into queries, keys and values. */
-    matmul_xw(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
-    matmul_xw(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
-    matmul_xw(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
 
     /* 2. Split into heads: head h reads its slice of q and K/V head g's slices
      *    of k and v. The score kernel wants each K/V head's keys as columns. */
@@ -100,38 +121,39 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
     matmul_xw(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
 }
 
+/* Bytes of a slice of n floats in the state block, rounded up to whole
+ * cache lines so that every slice starts on one. */
+static size_t slice_bytes(size_t n)
+{
+    return (n * sizeof(float) + 63) / 64 * 64;
+}
+
 int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
 {
     const size_t T = (size_t)c->T, d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
     const size_t maps = (size_t)c->n_heads * T * T;
+    const size_t kt = kv * (size_t)kernels_padded_stride(c->T);
     memset(s, 0, sizeof *s);
-    s->q = bigmem_alloc(T * d * sizeof(float));
-    s->k = bigmem_alloc(T * kv * sizeof(float));
-    s->v = bigmem_alloc(T * kv * sizeof(float));
-    s->kt = bigmem_alloc(kv * (size_t)kernels_padded_stride(c->T) * sizeof(float));
-    s->att = bigmem_alloc(maps * sizeof(float));
-    s->concat = bigmem_alloc(T * d * sizeof(float));
-    s->out = bigmem_alloc(T * d * sizeof(float));
-    if (keep_scores)
-        s->scores = bigmem_alloc(maps * sizeof(float));
-    if (!s->q || !s->k || !s->v || !s->kt || !s->att || !s->concat || !s->out ||
-        (keep_scores && !s->scores)) {
-        mha_state_free(s);
+    /* One block: q, k, v, kt, att, concat, out, then scores when kept. */
+    float **slice[8] = {&s->q, &s->k, &s->v, &s->kt, &s->att, &s->concat, &s->out, &s->scores};
+    const size_t n[8] = {T * d, T * kv, T * kv, kt, maps, T * d, T * d, keep_scores ? maps : 0};
+    size_t total = 0;
+    for (int i = 0; i < 8; i++)
+        total += slice_bytes(n[i]);
+    char *block = bigmem_alloc(total);
+    if (!block)
         return MHAVIZ_ENOMEM;
+    s->block = block;
+    for (int i = 0; i < 8; i++) {
+        *slice[i] = n[i] ? (float *)block : NULL;
+        block += slice_bytes(n[i]);
     }
     return MHAVIZ_OK;
 }
 
 void mha_state_free(MhaState *s)
 {
-    free(s->q);
-    free(s->k);
-    free(s->v);
-    free(s->kt);
-    free(s->scores);
-    free(s->att);
-    free(s->concat);
-    free(s->out);
+    free(s->block);
     memset(s, 0, sizeof *s);
 }
 
@@ -194,6 +216,19 @@ int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
     spread_kv_columns(wide->b_k, w->b_k, 1, c);
     spread_kv_columns(wide->b_v, w->b_v, 1, c);
     return MHAVIZ_OK;
+}
+
+int mha_single_head_layer(const MhaConfig *c, const MhaWeights *w, MhaConfig *wide_cfg,
+                          MhaWeights *own, const MhaWeights **wide)
+{
+    memset(own, 0, sizeof *own);
+    if (c->n_kv_heads == c->n_heads) { /* K/V head g = query head g: nothing to spread */
+        *wide_cfg = mha_single_head_config(c);
+        *wide = w;
+        return MHAVIZ_OK;
+    }
+    *wide = own;
+    return mha_single_head_weights(c, w, wide_cfg, own);
 }
 
 /* Index of the first non-finite value among m[0..n), or -1 when all are finite. */

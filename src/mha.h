@@ -19,10 +19,14 @@ typedef struct {
     float *att;    /* (n_heads, T, T) softmax weights, row = query; masked = exactly 0 */
     float *concat; /* (T, d_model) head outputs side by side */
     float *out;    /* (T, d_model) concat W_o + b_o */
+    void *block;   /* the one allocation every buffer above lies in (freed by mha_state_free) */
 } MhaState;
 
 /* Allocate the buffers for config c; keep_scores also keeps the pre-softmax
- * scores. Returns MHAVIZ_OK or MHAVIZ_ENOMEM (then *s holds nothing). */
+ * scores. All of them are slices of one block from bigmem_alloc, so that a
+ * layer's state (1.4 MB at T = 64, d_model 768) takes one huge page instead
+ * of a fault per 4 KiB. Returns MHAVIZ_OK or MHAVIZ_ENOMEM (then *s holds
+ * nothing). */
 int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores);
 
 /* Free what mha_state_build allocated and zero *s. Safe on a zeroed state. */
@@ -30,6 +34,16 @@ void mha_state_free(MhaState *s);
 
 /* Run the forward pass of layer (c, w) on x (T, d_model) into s. */
 void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s);
+
+/* The single wide head (config c: one head of width d_model) when its
+ * weights w are the very arrays the heads ran with (mha_single_head_layer
+ * gave *wide == w): its queries, keys and values x W + b are the heads' q,
+ * k and v, the same products before they are split into heads. So they are
+ * copied from the heads' state `heads` (after its mha_forward) instead of
+ * computed again; steps 2 to 8 run as in mha_forward. Same bits as
+ * mha_forward(c, w, x, s). */
+void mha_forward_same_projections(const MhaConfig *c, const MhaWeights *w, const MhaState *heads,
+                                  MhaState *s);
 
 /* MHAVIZ_OK when every number the forward pass left in s is finite. Else
  * MHAVIZ_EINPUT and err names the first overflow in the order the steps run,
@@ -52,5 +66,15 @@ MhaConfig mha_single_head_config(const MhaConfig *c);
  * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
                             MhaConfig *wide_cfg, MhaWeights *wide);
+
+/* The single wide head's layer for (c, w): *wide_cfg gets its shape and
+ * *wide the weights to run it with. When every query head has its own K/V
+ * head (n_kv_heads == n_heads), spreading the K/V columns would copy every
+ * array unchanged, so *wide is w itself and *own stays empty; otherwise the
+ * weights are built into *own (as mha_single_head_weights does) and *wide
+ * is own. The caller frees *own with input_weights_free in both cases.
+ * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int mha_single_head_layer(const MhaConfig *c, const MhaWeights *w, MhaConfig *wide_cfg,
+                          MhaWeights *own, const MhaWeights **wide);
 
 #endif

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,54 @@ typedef struct {
     int rows;        /* rows per block */
 } JsonRows;
 
+/* 9 significant digits of v = m 2^e2 (m < 2^24), exactly as printf rounds
+ * them: *n = round(v 10^(8-E)) with ties to even, 10^8 <= *n < 10^9, and
+ * *E the decimal exponent of the rounded value. Exact integer arithmetic:
+ * v 10^k = m 5^k 2^(e2+k), and m 5^k fits 64 bits for k <= 16. Returns 0
+ * when v is too small for that (k > 16, v below about 1e-8). */
+static int nine_digits(uint32_t m, int e2, int E, uint32_t *n, int *E_out)
+{
+    static const uint64_t pow5[17] = {1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL,
+                                      390625ULL, 1953125ULL, 9765625ULL, 48828125ULL, 244140625ULL,
+                                      1220703125ULL, 6103515625ULL, 30517578125ULL, 152587890625ULL};
+    for (;;) { /* at most twice: E is off by at most one */
+        const int k = 8 - E;
+        if (k < 0 || k > 16)
+            return 0;
+        const uint64_t P = (uint64_t)m * pow5[k]; /* v 10^k = P 2^s */
+        const int s = e2 + k;
+        uint64_t q, rem = 0, half = 0; /* q = floor(v 10^k); rem / 2^-s the fraction */
+        if (s >= 0) {
+            if (s > 40)
+                return 0;
+            q = P << s;
+        } else if (s > -64) {
+            q = P >> -s;
+            rem = P & ((UINT64_C(1) << -s) - 1);
+            half = UINT64_C(1) << (-s - 1);
+        } else {
+            q = 0;
+        }
+        if (q >= 1000000000u) { /* E too small */
+            E++;
+            continue;
+        }
+        if (q < 100000000u) { /* E too large */
+            E--;
+            continue;
+        }
+        if (rem > half || (rem == half && half && (q & 1))) /* ties to even */
+            q++;
+        if (q == 1000000000u) { /* 999999999.5 rounded up: one more digit */
+            q = 100000000u;
+            E++;
+        }
+        *n = (uint32_t)q;
+        *E_out = E;
+        return 1;
+    }
+}
+
 int report_format_float(char *buf, float x)
 {
     /* 10^k, exact in double for k <= 22 */
@@ -189,33 +238,52 @@ int report_format_float(char *buf, float x)
     if (!(v >= 1e-13 && v < 1e9))     /* outside the fast path's range, zero, NaN, inf */
         return sprintf(buf, "%.9g", (double)x);
 
+    /* The float's own bits: v = m 2^e2 (normal floats only: v >= 1e-13). */
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const int bexp = (int)((bits >> 23) & 0xff) - 126; /* v = f 2^bexp, f in [0.5, 1) */
+    const uint32_t m = (bits & 0x7fffffu) | 0x800000u;
+    const int e2 = bexp - 24;
+
     /* 9 significant digits: n = round(v * 10^k) with 10^8 <= n < 10^9, E = 8 - k
      * the decimal exponent. Estimate E from the binary exponent, then correct. */
-    int bexp;
-    frexp(v, &bexp); /* v = m 2^bexp, m in [0.5, 1) */
-    int E = (int)floor((bexp - 1) * 0.30102999566398120);
-    double p = v * pow10[8 - E];
-    if (p >= 1e9)
-        p = v * pow10[8 - ++E];
-    else if (p < 1e8)
-        p = v * pow10[8 - --E];
-    /* v 10^k = p + r exactly (fma gives the rounding error of the product), so
-     * rounding to an integer is decided exactly, ties to even as printf does:
-     * |r| <= half an ulp of p < 2^-23, while p - n - 1/2 is 0 or at least 2^-22. */
-    const double r = fma(v, pow10[8 - E], -p);
-    double n = floor(p);
-    const double d = p - n - 0.5;
-    if (d > 0 || (d == 0 && (r > 0 || (r == 0 && fmod(n, 2.0) == 1.0))))
-        n += 1;
-    if (n >= 1e9) { /* 999999999.5 rounded up: one more digit */
-        n = 1e8;
-        E++;
+    const int t = (bexp - 1) * 1233; /* log10(2) is about 1233 / 4096 */
+    int E = t >= 0 ? t / 4096 : -((-t + 4095) / 4096); /* floor(t / 4096); off by one at most */
+    uint32_t n32;
+    double n;
+    if (nine_digits(m, e2, E, &n32, &E)) {
+        n = n32;
+    } else { /* below about 1e-8: the same in double, with the product's rounding error */
+        double p = v * pow10[8 - E];
+        if (p >= 1e9)
+            p = v * pow10[8 - ++E];
+        else if (p < 1e8)
+            p = v * pow10[8 - --E];
+        /* v 10^k = p + r exactly (fma gives the rounding error of the product), so
+         * rounding to an integer is decided exactly, ties to even as printf does:
+         * |r| <= half an ulp of p < 2^-23, while p - n - 1/2 is 0 or at least 2^-22. */
+        const double r = fma(v, pow10[8 - E], -p);
+        n = floor(p);
+        const double d = p - n - 0.5;
+        if (d > 0 || (d == 0 && (r > 0 || (r == 0 && fmod(n, 2.0) == 1.0))))
+            n += 1;
+        if (n >= 1e9) { /* 999999999.5 rounded up: one more digit */
+            n = 1e8;
+            E++;
+        }
     }
 
+    /* The 9 digits of n, two at a time: short chains of multiplies. */
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                   "8081828384858687888990919293949596979899";
     char digits[10];
-    long u = (long)n;
-    for (int k = 8; k >= 0; k--, u /= 10)
-        digits[k] = (char)('0' + u % 10);
+    const uint32_t u = (uint32_t)n, hi = u / 10000u, lo = u % 10000u; /* 5 + 4 digits */
+    digits[0] = (char)('0' + hi / 10000u);
+    memcpy(digits + 1, pairs + 2 * (hi / 100u % 100u), 2);
+    memcpy(digits + 3, pairs + 2 * (hi % 100u), 2);
+    memcpy(digits + 5, pairs + 2 * (lo / 100u), 2);
+    memcpy(digits + 7, pairs + 2 * (lo % 100u), 2);
     int nd = 9; /* significant digits left after dropping trailing zeros */
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
@@ -230,7 +298,11 @@ int report_format_float(char *buf, float x)
             for (int k = 1; k < nd; k++)
                 *o++ = digits[k];
         }
-        o += sprintf(o, "e%c%02d", E < 0 ? '-' : '+', E < 0 ? -E : E);
+        const int e = E < 0 ? -E : E; /* below 100 in this range */
+        *o++ = 'e';
+        *o++ = E < 0 ? '-' : '+';
+        *o++ = (char)('0' + e / 10);
+        *o++ = (char)('0' + e % 10);
     } else if (E >= 0) { /* ddd.ddd */
         for (int k = 0; k <= E; k++)
             *o++ = digits[k];

@@ -179,7 +179,8 @@ static int inside(const char *path, const char *dir)
  * per head, single_head.png, difference.png and, with --steps, each head's
  * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
 static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
-                       const MhaState *single, const OutDir *out, Timing *tm, char *err, size_t errlen)
+                       const MhaState *single, const MapMeasures *m, const OutDir *out, Timing *tm,
+                       char *err, size_t errlen)
 {
     const MhaConfig *c = &in->cfg;
     const int H = c->n_heads, T = c->T;
@@ -192,18 +193,12 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
     char **panels = calloc((size_t)H + 1, sizeof *panels);   /* (H + 1) overview panel titles */
     const float **maps = calloc((size_t)H + 1, sizeof *maps); /* (H + 1) the softmax maps */
     float *diff = malloc(map * sizeof *diff);                 /* (T, T) single - mean of heads */
-    int *ids = malloc((size_t)T * sizeof *ids);               /* (T) first index of each token */
-    MapMeasures *m = malloc(((size_t)H + 1) * sizeof *m);     /* (H + 1) role and entropy per map */
     int rc = MHAVIZ_ENOMEM;
-    if (!jobs || !names || !titles || !panels || !maps || !diff || !ids || !m)
+    if (!jobs || !names || !titles || !panels || !maps || !diff)
         goto cleanup;
 
-    /* The titles carry each map's role and entropy (issue 4). */
-    measures_token_ids(in->tokens, T, ids);
-    for (int p = 0; p <= H; p++)
-        measures_map(p < H ? multi->att + (size_t)p * map : single->att, T, c->causal, ids, &m[p]);
-
-    /* One line per picture: kind, file, title. */
+    /* One line per picture: kind, file, title. The titles carry each map's
+     * role and entropy (issue 4) from m (H + 1). */
     int n = 0;
     const char *pad = H >= 100 ? "%03d" : "%02d"; /* head_00 .. head_99, head_000 from 100 heads */
     char fmt[64], name[64], title[192];
@@ -272,7 +267,7 @@ cleanup:
         free(names[k]), free(titles[k]);
     for (int p = 0; panels && p <= H; p++)
         free(panels[p]);
-    free(jobs), free(names), free(titles), free(panels), free(maps), free(diff), free(ids), free(m);
+    free(jobs), free(names), free(titles), free(panels), free(maps), free(diff);
     return rc;
 }
 
@@ -315,6 +310,7 @@ int main(int argc, char **argv)
     char *out_dir = NULL;
     int committed = 0;
     char note[512] = "";
+    MapMeasures *measures = NULL; /* (n_heads + 1) each head's map, then the wide head's */
     Timing tm;
     timing_begin(&tm, isatty(STDERR_FILENO));
     timing_phase(&tm, TIMING_LOAD);
@@ -374,6 +370,12 @@ int main(int argc, char **argv)
     if ((rc = mha_check_finite(&wide_cfg, &single, pass, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
 
+    /* What each map does, for the picture titles and the reports alike. */
+    if (!(measures = malloc(((size_t)in.cfg.n_heads + 1) * sizeof *measures)) ||
+        measures_layer(multi.att, in.cfg.n_heads, single.att, in.cfg.T, in.cfg.causal, in.tokens,
+                       measures) != MHAVIZ_OK)
+        goto oom;
+
     /* The outputs: written aside, then moved into place whole. */
     out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(o.input);
     if (!out_dir)
@@ -387,10 +389,10 @@ int main(int argc, char **argv)
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(&tm, TIMING_RENDER);
-    rc = render_maps(renderer, &o, &in, &multi, &single, &out, &tm, err, sizeof err);
+    rc = render_maps(renderer, &o, &in, &multi, &single, measures, &out, &tm, err, sizeof err);
     if (rc == MHAVIZ_OK) {
         timing_phase(&tm, TIMING_WRITE);
-        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL};
+        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures};
         rc = report_write(out.tmp, &d, err, sizeof err);
     }
     if (rc != MHAVIZ_OK) {
@@ -426,6 +428,7 @@ cleanup:
     if (o.timing)
         timing_print(&tm, stderr);
     free(out_dir);
+    free(measures);
     render_close(renderer);
     input_weights_free(&wide);
     mha_state_free(&single);

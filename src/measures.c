@@ -6,8 +6,10 @@
  * patterns (Olsson et al. 2022). Definitions are in measures.h and README.md.
  */
 #include "measures.h"
+#include "status.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int measures_is_null(double x) { return isnan(x); }
@@ -126,6 +128,20 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
         m->role = MEASURES_DIFFUSE;
     else
         m->role = MEASURES_MIXED;
+}
+
+int measures_layer(const float *att, int n_heads, const float *wide, int T, int causal,
+                   char *const *tokens, MapMeasures *m)
+{
+    int *ids = malloc((size_t)T * sizeof *ids); /* (T) first index of each token */
+    if (!ids)
+        return MHAVIZ_ENOMEM;
+    measures_token_ids(tokens, T, ids);
+#pragma omp parallel for schedule(dynamic)
+    for (int p = 0; p <= n_heads; p++) /* each map's sums in its own order: any thread count */
+        measures_map(p < n_heads ? att + (size_t)p * T * T : wide, T, causal, ids, &m[p]);
+    free(ids);
+    return MHAVIZ_OK;
 }
 
 /* Index of the row's largest cell among the first n, lowest index on ties. */

@@ -88,6 +88,14 @@ void measures_token_ids(char *const *tokens, int T, int *ids);
 /* Measures of map att (T, T) whose tokens have ids (from measures_token_ids). */
 void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m);
 
+/* measures_map of every map of a layer, once for both the pictures and the
+ * reports: head h's map att + h*T*T into m[h] for h < n_heads, the wide
+ * head's map wide (T, T) into m[n_heads]; the maps in parallel, each with
+ * the numbers measures_map gives. tokens (T) name the tokens. m holds
+ * n_heads + 1 measures (the caller's). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int measures_layer(const float *att, int n_heads, const float *wide, int T, int causal,
+                   char *const *tokens, MapMeasures *m);
+
 /* Compare map att (T, T) with the wide head's map wide (T, T). */
 void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c);
 

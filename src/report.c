@@ -64,13 +64,20 @@ static int summarise(const ReportData *d, Summary *s)
         summary_free(s);
         return MHAVIZ_ENOMEM;
     }
-    measures_token_ids(d->in->tokens, T, ids);
-    measures_map(s->wide_att, T, c->causal, ids, &s->wide);
+    const int known = d->measures != NULL; /* computed once for the pictures and the reports */
+    if (known) {
+        memcpy(s->heads, d->measures, (size_t)c->n_heads * sizeof *s->heads);
+        s->wide = d->measures[c->n_heads];
+    } else {
+        measures_token_ids(d->in->tokens, T, ids);
+        measures_map(s->wide_att, T, c->causal, ids, &s->wide);
+    }
     double norm_sum = 0.0;
 #pragma omp parallel for schedule(dynamic)
     for (int h = 0; h < c->n_heads; h++) {
         const float *att_h = d->multi->att + (size_t)h * map; /* (T, T) */
-        measures_map(att_h, T, c->causal, ids, &s->heads[h]);
+        if (!known)
+            measures_map(att_h, T, c->causal, ids, &s->heads[h]);
         measures_compare(att_h, s->wide_att, T, c->causal, &s->cmp[h]);
     }
     double bits_sum = 0.0;
@@ -172,7 +179,7 @@ static void json_number(FILE *f, double x)
 /* Bytes a formatted row of n floats may take: at most 16 per number
  * ("-1.17549435e-38" and its comma) plus the brackets. */
 #define JSON_NUMBER_MAX 17
-#define JSON_BLOCK_BYTES ((size_t)8 << 20) /* rows formatted at once (in parallel): about 8 MB */
+#define JSON_BLOCK_BYTES ((size_t)2 << 20) /* rows formatted at once (in parallel): about 2 MB */
 
 /* Room to format a block of matrix rows before writing them. */
 typedef struct {

@@ -3,6 +3,7 @@
 #define MHAVIZ_REPORT_H
 
 #include "input.h"
+#include "measures.h"
 #include "mha.h"
 
 /* What a report is written from; nothing here is owned by the report. */
@@ -12,6 +13,8 @@ typedef struct {
     const MhaState *single; /* the single wide head: one head of width d_model */
     int single_given;       /* 1: "single_head" weights from the input; 0: built from the same projections */
     const char *notes;      /* extra lines for the report (e.g. a K/V conversion), or NULL */
+    const MapMeasures *measures; /* (n_heads + 1) the maps' measures_layer, the wide head last;
+                                  * NULL: report_write computes them */
 } ReportData;
 
 /* Write report.txt and report.json into folder dir. Returns MHAVIZ_OK,

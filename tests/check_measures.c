@@ -4,6 +4,7 @@
  * Each expected value is derived in the comment beside its check. Maps are
  * (T, T), row i = query i; causal maps have zeros above the diagonal. */
 #include "measures.h"
+#include "status.h"
 
 #include <check.h>
 #include <math.h>
@@ -11,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define TOL 1e-12 /* double sums of a few exact float values */
 
@@ -138,6 +142,42 @@ static uint32_t xorshift(uint32_t *s)
  * repeated: T = 2L. The induction map: row i of the second half attends only
  * to key i - L + 1, the token after the earlier copy p = i - L of token i;
  * first-half rows (no earlier copy) attend to themselves. */
+/* measures_layer: every map's measures, the wide head's last, the same bits
+ * as measures_map on each map, with 1 and with 2 threads. Random causal rows
+ * (each normalised to sum 1) over tokens with repeats. */
+START_TEST(layer_measures_every_map_as_measures_map_does)
+{
+    enum { T = 9, H = 3 };
+    char *tokens[T] = {"a", "b", "a", "c", "b", "a", "d", "a", "b"};
+    uint32_t seed = 88172645u;
+    float *att = malloc((size_t)(H + 1) * T * T * sizeof *att); /* (H + 1, T, T); the last is the wide head's */
+    ck_assert_ptr_nonnull(att);
+    for (int p = 0; p <= H; p++)
+        for (int i = 0; i < T; i++) {
+            float *row = att + ((size_t)p * T + i) * T, sum = 0.0f;
+            for (int j = 0; j < T; j++)
+                sum += row[j] = j <= i ? (float)(xorshift(&seed) % 1000 + 1) : 0.0f;
+            for (int j = 0; j <= i; j++)
+                row[j] /= sum;
+        }
+    int ids[T];
+    measures_token_ids(tokens, T, ids);
+    MapMeasures want[H + 1], got[H + 1];
+    memset(want, 0, sizeof want); /* the padding too: the structs are compared whole */
+    for (int p = 0; p <= H; p++)
+        measures_map(att + (size_t)p * T * T, T, 1, ids, &want[p]);
+    for (int threads = 1; threads <= 2; threads++) {
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        memset(got, 0, sizeof got);
+        ck_assert_int_eq(measures_layer(att, H, att + (size_t)H * T * T, T, 1, tokens, got), MHAVIZ_OK);
+        ck_assert_mem_eq(got, want, sizeof want);
+    }
+    free(att);
+}
+END_TEST
+
 START_TEST(induction_map_on_repeated_sequence)
 {
     enum { L = 7, T = 2 * L };
@@ -495,6 +535,7 @@ Suite *measures_suite(void)
     tcase_add_test(tc, uniform_causal_map);
     tcase_add_test(tc, uniform_noncausal_map);
     tcase_add_test(tc, induction_map_on_repeated_sequence);
+    tcase_add_test(tc, layer_measures_every_map_as_measures_map_does);
     tcase_add_test(tc, several_earlier_copies_add_up);
     tcase_add_test(tc, role_ties_follow_the_listed_order);
     tcase_add_test(tc, mixed_when_no_pattern_and_not_even);

@@ -97,7 +97,7 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
 
 static int fixture_write(Fixture *f, const char *notes, char *err)
 {
-    ReportData d = {&f->in, &f->multi, &f->single, 1, notes};
+    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL};
     return report_write(f->dir, &d, err, MHAVIZ_ERRLEN);
 }
 
@@ -500,11 +500,42 @@ START_TEST(missing_folder_is_an_error_naming_the_file)
     char *tokens[] = {"a", "b"};
     Fixture f;
     fixture_build(&f, tokens, 2, 4, 1, 1, 1);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL};
     char err[MHAVIZ_ERRLEN] = "", missing[96];
     snprintf(missing, sizeof missing, "%s/nope", f.dir);
     ck_assert_int_eq(report_write(missing, &d, err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, "nope/report.txt") != NULL, "error '%s' does not name the file", err);
+    fixture_free(&f);
+}
+END_TEST
+
+/* Measures computed once by measures_layer (as the CLI does, for the picture
+ * titles too) and handed over give the very bytes report_write writes when it
+ * computes them itself: the same numbers, whatever computed them. Tokens with
+ * repeats, so the copy patterns are not all null. */
+START_TEST(given_measures_give_the_same_files)
+{
+    char *tokens[] = {"the", "cat", "sat", "on", "the", "mat", "the", "cat"};
+    Fixture f;
+    fixture_build(&f, tokens, 8, 16, 4, 2, _i);
+    const MhaConfig *c = &f.in.cfg;
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_int_eq(fixture_write(&f, NULL, err), MHAVIZ_OK);
+    size_t n_txt, n_json;
+    char *txt = slurp(f.dir, "report.txt", &n_txt), *json = slurp(f.dir, "report.json", &n_json);
+
+    MapMeasures m[5]; /* n_heads + 1 */
+    ck_assert_int_eq(measures_layer(f.multi.att, c->n_heads, f.single.att, c->T, c->causal, tokens, m),
+                     MHAVIZ_OK);
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m};
+    ck_assert_int_eq(report_write(f.dir, &d, err, sizeof err), MHAVIZ_OK);
+    size_t n_txt2, n_json2;
+    char *txt2 = slurp(f.dir, "report.txt", &n_txt2), *json2 = slurp(f.dir, "report.json", &n_json2);
+    ck_assert_uint_eq(n_txt2, n_txt);
+    ck_assert_str_eq(txt2, txt);
+    ck_assert_uint_eq(n_json2, n_json);
+    ck_assert_str_eq(json2, json);
+    free(txt), free(json), free(txt2), free(json2);
     fixture_free(&f);
 }
 END_TEST
@@ -555,6 +586,25 @@ START_TEST(fast_float_format_matches_printf)
         if (strcmp(mine, ref) != 0 && wrong++ == 0)
             snprintf(first, sizeof first, "%.17g: wrote %s, printf writes %s", (double)x, mine, ref);
     }
+    /* Runs of consecutive floats (both signs) where the digits or the method
+     * change: each decade edge of %g's forms, and near 1e-8, where 9 digits
+     * need 10^17 and the exact integer product gives way to the double one. */
+    const float edges[] = {1e-13f, 1e-9f, 1e-8f, 1.5e-8f, 1e-4f, 1e-1f, 1.0f, 10.0f, 1e8f, 99999999.0f, 999999936.0f};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+        float y = edges[e];
+        for (int k = 0; k < 4000; k++)
+            y = nextafterf(y, 0.0f);
+        for (int k = 0; k < 8000 && y < 1e9f; k++, y = nextafterf(y, INFINITY)) {
+            for (int sign = 0; sign < 2; sign++) {
+                const float z = sign ? -y : y;
+                int n = report_format_float(mine, z);
+                snprintf(ref, sizeof ref, "%.9g", (double)z);
+                if ((strcmp(mine, ref) != 0 || n != (int)strlen(ref)) && wrong++ == 0)
+                    snprintf(first, sizeof first, "%.17g: wrote %s, printf writes %s", (double)z, mine, ref);
+                checked++;
+            }
+        }
+    }
     ck_assert_msg(wrong == 0, "%ld values differ from printf; the first: %s", wrong, first);
     ck_assert_int_gt(checked, 60000);
 }
@@ -572,6 +622,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, full_disk_is_an_error_naming_the_file);
     tcase_add_test(tc, missing_folder_is_an_error_naming_the_file);
     tcase_add_test(tc, fast_float_format_matches_printf);
+    tcase_add_loop_test(tc, given_measures_give_the_same_files, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -26,7 +26,9 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #define VW 16        /* the widest vector: causal score blocks round up to it */
@@ -290,4 +292,26 @@ void softmax_row(float *row, int n_visible, int T)
     }
 #endif
     softmax_base(row, n_visible, T);
+}
+
+long kernels_first_nonfinite(const float *v, size_t n)
+{
+    enum { BLOCK = 1024 };
+    const uint32_t exp_mask = 0x7f800000u; /* an infinity or a NaN: all exponent bits set */
+    for (size_t k0 = 0; k0 < n; k0 += BLOCK) {
+        const size_t m = n - k0 < BLOCK ? n - k0 : BLOCK;
+        uint32_t top = 0; /* the largest exponent field in the block */
+        for (size_t k = 0; k < m; k++) {
+            uint32_t u;
+            memcpy(&u, v + k0 + k, sizeof u);
+            u &= exp_mask;
+            top = u > top ? u : top;
+        }
+        if (top != exp_mask)
+            continue;
+        for (size_t k = k0; k < k0 + m; k++)
+            if (!isfinite(v[k]))
+                return (long)k;
+    }
+    return -1;
 }

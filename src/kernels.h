@@ -14,6 +14,8 @@
 #ifndef MHAVIZ_KERNELS_H
 #define MHAVIZ_KERNELS_H
 
+#include <stddef.h>
+
 /* Work (multiply-adds) below which a loop runs on one thread: waking
  * threads costs more than it saves, a lot more on a busy machine. */
 #define KERNELS_PARALLEL_MIN_WORK 4194304.0 /* 2^22 */
@@ -64,5 +66,12 @@ void softmax_row(float *row, int n_visible, int T);
 /* exp(x) for x <= 0, relative error about 1e-7 (Cephes' expf polynomial);
  * returns exp(-87) for x < -87. The scalar form of what softmax_row uses. */
 float kernels_expf(float x);
+
+/* The first non-finite value (infinity or NaN) among v[0..n):
+ *   for i = 0..n-1:  if (!isfinite(v[i])) return i;   return -1
+ * Whole blocks are first tested at once by their exponent bits (all ones
+ * only for an infinity or a NaN), which vectorises; a block that has one is
+ * searched in order. */
+long kernels_first_nonfinite(const float *v, size_t n);
 
 #endif

@@ -231,15 +231,6 @@ int mha_single_head_layer(const MhaConfig *c, const MhaWeights *w, MhaConfig *wi
     return mha_single_head_weights(c, w, wide_cfg, own);
 }
 
-/* Index of the first non-finite value among m[0..n), or -1 when all are finite. */
-static long first_nonfinite(const float *m, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(m[i]))
-            return (long)i;
-    return -1;
-}
-
 int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, char *err,
                      size_t errlen)
 {
@@ -259,7 +250,7 @@ int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, ch
         {"the output", s->out, (size_t)T * d_model, d_model},
     };
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
-        const long i = first_nonfinite(steps[k].m, steps[k].n);
+        const long i = kernels_first_nonfinite(steps[k].m, steps[k].n);
         if (i < 0)
             continue;
         char place[128];

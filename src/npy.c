@@ -8,6 +8,7 @@
  *   data                               prod(shape) items, C order
  * The data size must match the shape exactly: shorter is a truncated file. */
 #include "npy.h"
+#include "kernels.h"
 #include "status.h"
 
 #include <errno.h>
@@ -111,27 +112,11 @@ static void element_error(size_t k, size_t ncols, int vector, int finite, const 
 static int check_finite(const float *v, size_t first, size_t n, size_t ncols, int vector,
                         const char *path, char *msg, size_t msglen)
 {
-    /* An exponent of all ones is an infinity or a NaN. Testing the bits of
-     * a whole block at once is much faster than isfinite per item. */
-    const size_t BLOCK = 1024;
-    for (size_t k0 = 0; k0 < n; k0 += BLOCK) {
-        const size_t m = n - k0 < BLOCK ? n - k0 : BLOCK;
-        uint32_t worst = 0;
-        for (size_t k = 0; k < m; k++) {
-            uint32_t u;
-            memcpy(&u, v + k0 + k, 4);
-            const uint32_t e = u & 0x7f800000u;
-            worst = e > worst ? e : worst;
-        }
-        if (worst != 0x7f800000u)
-            continue;
-        for (size_t k = k0; k < k0 + m; k++)
-            if (!isfinite(v[k])) {
-                element_error(first + k, ncols, vector, 0, path, msg, msglen);
-                return MHAVIZ_EINPUT;
-            }
-    }
-    return MHAVIZ_OK;
+    const long k = kernels_first_nonfinite(v, n);
+    if (k < 0)
+        return MHAVIZ_OK;
+    element_error(first + (size_t)k, ncols, vector, 0, path, msg, msglen);
+    return MHAVIZ_EINPUT;
 }
 
 int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,

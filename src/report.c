@@ -10,6 +10,7 @@
  * that names the file, never a short report.
  */
 #include "report.h"
+#include "bigmem.h"
 #include "utf8.h"
 #include "measures.h"
 #include "status.h"
@@ -842,7 +843,10 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     const size_t slot = (size_t)widest * JSON_NUMBER_MAX + 2;
     size_t block = JSON_BLOCK_BYTES / slot;
     rows.rows = block < 1 ? 1 : block > (size_t)c->T ? c->T : (int)block;
-    rows.text = malloc(slot * (size_t)rows.rows);
+    /* From bigmem, and at least BIGMEM_HUGE_MIN bytes: one huge page, not a
+     * fault for each 4 KiB of it. */
+    const size_t text_bytes = slot * (size_t)rows.rows;
+    rows.text = bigmem_alloc(text_bytes > BIGMEM_HUGE_MIN ? text_bytes : BIGMEM_HUGE_MIN);
     rows.len = malloc((size_t)rows.rows * sizeof *rows.len);
     if (!rows.text || !rows.len) {
         snprintf(err, errlen, "out of memory");

@@ -8,6 +8,7 @@
 #include "kernels.h"
 
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -190,6 +191,51 @@ END_TEST
  * [-87, 0] (the range softmax uses): relative error below 3e-7 (Cephes
  * documents about 1e-7; float32 itself has 6e-8), exactly 1 at 0; below -87
  * it stays tiny (under 1.7e-38) and never negative. */
+/* kernels_first_nonfinite against its plain loop: no bad value, one
+ * infinity or NaN (either sign, quiet or signalling) at the start, at block
+ * edges and at the end, two bad values (the first one counts), and lengths
+ * that are not whole blocks. The largest finite float is not bad. */
+static long plain_first_nonfinite(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return (long)i;
+    return -1;
+}
+
+START_TEST(first_nonfinite_matches_plain_loop)
+{
+    const size_t lengths[] = {0, 1, 7, 1023, 1024, 1025, 5000};
+    const uint32_t bad_bits[] = {0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0xffffffffu};
+    for (size_t a = 0; a < sizeof lengths / sizeof lengths[0]; a++) {
+        const size_t n = lengths[a];
+        float *v = random_floats(n, (uint32_t)n + 5u);
+        for (size_t i = 0; i < n; i += 97)
+            v[i] = i % 2 ? FLT_MAX : -FLT_MAX;
+        ck_assert_int_eq(kernels_first_nonfinite(v, n), -1);
+        const size_t at[] = {0, 1, 1023, 1024, 2047, 4999};
+        for (size_t b = 0; b < sizeof at / sizeof at[0]; b++) {
+            if (at[b] >= n)
+                continue;
+            for (size_t c = 0; c < sizeof bad_bits / sizeof bad_bits[0]; c++) {
+                const float keep = v[at[b]];
+                memcpy(&v[at[b]], &bad_bits[c], sizeof(float));
+                ck_assert_int_eq(kernels_first_nonfinite(v, n), plain_first_nonfinite(v, n));
+                ck_assert_int_eq(kernels_first_nonfinite(v, n), (long)at[b]);
+                if (at[b] + 3 < n) { /* a second one later changes nothing */
+                    const float keep2 = v[at[b] + 3];
+                    v[at[b] + 3] = INFINITY;
+                    ck_assert_int_eq(kernels_first_nonfinite(v, n), (long)at[b]);
+                    v[at[b] + 3] = keep2;
+                }
+                v[at[b]] = keep;
+            }
+        }
+        free(v);
+    }
+}
+END_TEST
+
 START_TEST(expf_is_accurate)
 {
     ck_assert(kernels_expf(0.0f) == 1.0f);
@@ -221,6 +267,7 @@ Suite *kernels_suite(void)
     tcase_add_loop_test(tc, attention_mix_matches_plain_loop, 0, (int)(sizeof ATT_CASES / sizeof ATT_CASES[0]));
     tcase_add_test(tc, softmax_row_matches_plain_loop);
     tcase_add_test(tc, expf_is_accurate);
+    tcase_add_test(tc, first_nonfinite_matches_plain_loop);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -170,10 +170,32 @@ void render_close(Renderer *r)
 
 /* Each row starts with PNG's filter byte (0), so png_write takes the
  * canvas as it is. */
+/* Glyph bitmaps already rasterised, found again by glyph, size and
+ * subpixel offset: every picture of a run draws the same digits and
+ * letters, and stb_truetype would otherwise rasterise each one each time.
+ * An open-addressing hash table (linear probing, at most half full) over a
+ * pool of bitmaps. */
+typedef struct {
+    int glyph;      /* 0: empty slot */
+    float px, fx;   /* line height, subpixel offset */
+    int x0, y0, w, h; /* the bitmap's box relative to the pen */
+    size_t at;      /* the bitmap in the pool, (h, w) */
+} CachedGlyph;
+
+typedef struct {
+    CachedGlyph *slot; /* (cap) */
+    size_t cap, n;
+    unsigned char *pool;
+    size_t used, pool_cap;
+} GlyphCache;
+
+#define GLYPH_CACHE_MAX ((size_t)16 << 20) /* bitmap bytes kept at most; beyond, glyphs are drawn uncached */
+
 typedef struct {
     int w, h;
     size_t stride;     /* bytes per row: 1 + 3 w */
     unsigned char *px; /* (h, stride): filter byte, then w RGB pixels; the workspace's memory */
+    GlyphCache *glyphs; /* the workspace's */
 } Canvas;
 
 /* The memory one thread draws and compresses its pictures in, kept from
@@ -184,12 +206,15 @@ typedef struct {
     unsigned char *px; /* canvas memory, cap bytes */
     size_t cap;
     PngWriter *png;
+    GlyphCache glyphs;
 } Workspace;
 
 static void workspace_free(Workspace *ws)
 {
     free(ws->px);
     png_writer_free(ws->png);
+    free(ws->glyphs.slot);
+    free(ws->glyphs.pool);
 }
 
 /* A white w x h canvas in ws's memory, grown when too small. */
@@ -208,6 +233,7 @@ static int canvas_init(Canvas *c, Workspace *ws, int w, int h)
         ws->cap = bytes;
     }
     c->px = ws->px;
+    c->glyphs = &ws->glyphs;
     memset(c->px, 255, bytes);
     for (int y = 0; y < h; y++)
         c->px[(size_t)y * c->stride] = 0;
@@ -341,7 +367,85 @@ static int glyph_for(const Renderer *r, int cp)
  * glyphs into m; otherwise only measure. When fit_w > 0, stop before the
  * first code point that would end beyond fit_w and set *fit_bytes to the
  * bytes kept. Returns the advance width. */
-static float text_run(const Renderer *r, const char *s, float px, TextMask *m,
+/* The slot of glyph g at (px, fx) in gc: where it is, or the empty slot
+ * where it would go. */
+static CachedGlyph *glyph_slot(const GlyphCache *gc, int g, float px, float fx)
+{
+    uint32_t bits_px, bits_fx;
+    memcpy(&bits_px, &px, 4);
+    memcpy(&bits_fx, &fx, 4);
+    uint32_t h = (uint32_t)g * 2654435761u ^ bits_px * 2246822519u ^ bits_fx * 3266489917u;
+    h ^= h >> 15;
+    for (size_t k = h & (gc->cap - 1);; k = (k + 1) & (gc->cap - 1)) {
+        CachedGlyph *e = &gc->slot[k];
+        if (e->glyph == 0 || (e->glyph == g && e->px == px && e->fx == fx))
+            return e;
+    }
+}
+
+/* Keep bitmap (h, w) of glyph g at (px, fx) in gc; nothing happens when
+ * there is no memory for it (the glyph is simply drawn again next time). */
+static void glyph_keep(GlyphCache *gc, int g, float px, float fx, int x0, int y0, int w, int h,
+                       const unsigned char *bitmap)
+{
+    const size_t bytes = (size_t)w * (size_t)h;
+    if (gc->used + bytes > GLYPH_CACHE_MAX)
+        return;
+    if (2 * (gc->n + 1) > gc->cap) { /* at most half full: grow and place every glyph again */
+        const size_t cap = gc->cap ? 2 * gc->cap : 256;
+        CachedGlyph *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return;
+        GlyphCache grown = {slot, cap, gc->n, gc->pool, gc->used, gc->pool_cap};
+        for (size_t k = 0; k < gc->cap; k++)
+            if (gc->slot[k].glyph != 0)
+                *glyph_slot(&grown, gc->slot[k].glyph, gc->slot[k].px, gc->slot[k].fx) = gc->slot[k];
+        free(gc->slot);
+        *gc = grown;
+    }
+    if (gc->used + bytes > gc->pool_cap) {
+        size_t cap = gc->pool_cap ? 2 * gc->pool_cap : (size_t)64 << 10;
+        while (cap < gc->used + bytes)
+            cap *= 2;
+        unsigned char *pool = realloc(gc->pool, cap);
+        if (!pool)
+            return;
+        gc->pool = pool;
+        gc->pool_cap = cap;
+    }
+    memcpy(gc->pool + gc->used, bitmap, bytes);
+    CachedGlyph e = {g, px, fx, x0, y0, w, h, gc->used};
+    *glyph_slot(gc, g, px, fx) = e;
+    gc->used += bytes;
+    gc->n++;
+}
+
+/* Glyph g's coverage bitmap at line height px (scale) and subpixel offset
+ * fx, its box in *x0, *y0, *w, *h: from gc when it was drawn before, else
+ * rasterised into tmp (GLYPH_MAX^2) and kept in gc. NULL when the box is
+ * empty or larger than GLYPH_MAX (the box is still given). gc may be NULL. */
+static const unsigned char *glyph_bitmap(const Renderer *r, GlyphCache *gc, int g, float px, float scale,
+                                         float fx, unsigned char *tmp, int *x0, int *y0, int *w, int *h)
+{
+    if (gc && gc->cap) {
+        const CachedGlyph *e = glyph_slot(gc, g, px, fx);
+        if (e->glyph == g) {
+            *x0 = e->x0, *y0 = e->y0, *w = e->w, *h = e->h;
+            return gc->pool + e->at;
+        }
+    }
+    int x1, y1;
+    stbtt_GetGlyphBitmapBoxSubpixel(&r->font, g, scale, scale, fx, 0.0f, x0, y0, &x1, &y1);
+    *w = x1 - *x0, *h = y1 - *y0;
+    if (*w <= 0 || *h <= 0 || *w > GLYPH_MAX || *h > GLYPH_MAX)
+        return NULL;
+    stbtt_MakeGlyphBitmapSubpixel(&r->font, tmp, *w, *h, *w, scale, scale, fx, 0.0f, g);
+    if (gc)
+        glyph_keep(gc, g, px, fx, *x0, *y0, *w, *h, tmp);
+    return tmp;
+}
+
+static float text_run(const Renderer *r, const char *s, float px, TextMask *m, GlyphCache *gc,
                       float fit_w, size_t *fit_bytes)
 {
     const float scale = stbtt_ScaleForPixelHeight(&r->font, px);
@@ -366,15 +470,13 @@ static float text_run(const Renderer *r, const char *s, float px, TextMask *m,
             return x;
         }
         if (m && g > 0) {
-            /* Rasterise into a temporary bitmap at the subpixel offset, merge with max. */
+            /* The glyph's bitmap at the subpixel offset, merged in with max. */
             unsigned char tmp[GLYPH_MAX * GLYPH_MAX];
             const int ix = (int)floorf(x);
             const float fx = x - (float)ix;
-            int x0, y0, x1, y1;
-            stbtt_GetGlyphBitmapBoxSubpixel(&r->font, g, scale, scale, fx, 0.0f, &x0, &y0, &x1, &y1);
-            const int gw = x1 - x0, gh = y1 - y0;
-            if (gw > 0 && gh > 0 && gw <= GLYPH_MAX && gh <= GLYPH_MAX) {
-                stbtt_MakeGlyphBitmapSubpixel(&r->font, tmp, gw, gh, gw, scale, scale, fx, 0.0f, g);
+            int x0, y0, gw, gh;
+            const unsigned char *bitmap = glyph_bitmap(r, gc, g, px, scale, fx, tmp, &x0, &y0, &gw, &gh);
+            if (bitmap) {
                 for (int yy = 0; yy < gh; yy++) {
                     const int my = m->baseline + y0 + yy;
                     if (my < 0 || my >= m->h)
@@ -384,8 +486,8 @@ static float text_run(const Renderer *r, const char *s, float px, TextMask *m,
                         if (mx < 0 || mx >= m->w)
                             continue;
                         unsigned char *d = m->a + (size_t)my * m->w + mx;
-                        if (tmp[yy * gw + xx] > *d)
-                            *d = tmp[yy * gw + xx];
+                        if (bitmap[yy * gw + xx] > *d)
+                            *d = bitmap[yy * gw + xx];
                     }
                 }
             } else if (gw > 0 && gh > 0) {
@@ -412,11 +514,12 @@ static float text_run(const Renderer *r, const char *s, float px, TextMask *m,
 
 static float text_width(const Renderer *r, const char *s, float px)
 {
-    return text_run(r, s, px, NULL, 0.0f, NULL);
+    return text_run(r, s, px, NULL, NULL, 0.0f, NULL);
 }
 
-/* Rasterise s at line height px into a new mask (free m->a). */
-static int text_mask(const Renderer *r, const char *s, float px, TextMask *m)
+/* Rasterise s at line height px into a new mask (free m->a), with glyphs
+ * from gc (may be NULL). */
+static int text_mask(const Renderer *r, GlyphCache *gc, const char *s, float px, TextMask *m)
 {
     int ascent, descent, gap;
     stbtt_GetFontVMetrics(&r->font, &ascent, &descent, &gap);
@@ -428,7 +531,7 @@ static int text_mask(const Renderer *r, const char *s, float px, TextMask *m)
     m->a = calloc((size_t)m->w * m->h, 1);
     if (!m->a)
         return MHAVIZ_ENOMEM;
-    text_run(r, s, px, m, 0.0f, NULL);
+    text_run(r, s, px, m, gc, 0.0f, NULL);
     return MHAVIZ_OK;
 }
 
@@ -485,7 +588,7 @@ static int draw_text(Canvas *c, const Renderer *r, const char *s, float px, int 
     if (!*s)
         return MHAVIZ_OK;
     TextMask m;
-    if (text_mask(r, s, px, &m) != MHAVIZ_OK)
+    if (text_mask(r, c->glyphs, s, px, &m) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
     blit_mask(c, &m, x, y, along, across, col, rotated);
     free(m.a);
@@ -501,7 +604,7 @@ static void ellipsize(const Renderer *r, char *s, size_t cap, float px, float ma
     const float ell_w = text_width(r, ell, px);
     size_t keep = 0;
     if (max_w - ell_w > 0.0f)
-        text_run(r, s, px, NULL, max_w - ell_w, &keep);
+        text_run(r, s, px, NULL, NULL, max_w - ell_w, &keep);
     if (keep + sizeof ell > cap)
         keep = cap - sizeof ell;
     memcpy(s + keep, ell, sizeof ell);
@@ -1053,7 +1156,7 @@ static int render_map(Renderer *r, Workspace *ws, const char *png_path, const fl
                       size_t errlen)
 {
     int rc = MHAVIZ_OK;
-    Canvas c = {0, 0, 0, NULL};
+    Canvas c = {0, 0, 0, NULL, NULL};
     Layout L;
     char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     if (!labels)
@@ -1344,7 +1447,7 @@ static int draw_overview(Renderer *r, Workspace *ws, const char *png_path, const
                          char *const *panel_titles, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
-    Canvas c = {0, 0, 0, NULL};
+    Canvas c = {0, 0, 0, NULL, NULL};
     char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     const Scale s = weights_scale(r);
     OvLayout L;
@@ -1442,7 +1545,7 @@ int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *con
      * draws its pictures one after the other in its own workspace. */
 #pragma omp parallel if (n_jobs > 1)
     {
-        Workspace ws = {NULL, 0, NULL};
+        Workspace ws = {NULL, 0, NULL, {NULL, 0, 0, NULL, 0, 0}};
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < n_jobs; k++)
             rcs[k] = render_job(r, &ws, &jobs[k], T, tokens, causal, errs + (size_t)k * MHAVIZ_ERRLEN,

@@ -183,6 +183,57 @@ START_TEST(rows_longer_than_the_window_round_trip)
 }
 END_TEST
 
+/* Rows equal to the row above are written as copies of it, 258 bytes at a
+ * time, never leaving a piece under 3 bytes: rows of 259 (w = 86), 514
+ * (171) and 517 (172) bytes, and the narrowest row, 4 bytes. */
+static void stripes(unsigned char *px, int x, int y, uint32_t *seed)
+{
+    (void)seed;
+    px[0] = (unsigned char)(y / 3 * 50), px[1] = (unsigned char)(x * 7), px[2] = (unsigned char)(x % 5);
+}
+
+START_TEST(repeated_rows_round_trip)
+{
+    static const int widths[] = {1, 85, 86, 171, 172, 3000};
+    for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++)
+        roundtrip(widths[k], 7, stripes);
+}
+END_TEST
+
+/* One encoder writes several pictures: nothing of one leaks into the next. */
+START_TEST(one_writer_for_several_pictures)
+{
+    PngWriter *pw = png_writer_new();
+    ck_assert_ptr_nonnull(pw);
+    static const int sizes[3][2] = {{200, 120}, {7, 5}, {640, 480}};
+    for (int k = 0; k < 3; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        const size_t stride = 1 + (size_t)w * 3;
+        unsigned char *rows = malloc(stride * h);
+        uint32_t seed = 777u + (uint32_t)k;
+        for (int y = 0; y < h; y++) {
+            rows[(size_t)y * stride] = 0;
+            for (int x = 0; x < w; x++)
+                (k == 0 ? noise : heatmap_like)(rows + (size_t)y * stride + 1 + (size_t)x * 3, x, y, &seed);
+        }
+        char err[MHAVIZ_ERRLEN];
+        ck_assert_int_eq(png_write(pw, path, rows, w, h, err, sizeof err), MHAVIZ_OK);
+        int dw, dh, n;
+        unsigned char *d = stbi_load(path, &dw, &dh, &n, 3);
+        ck_assert_msg(d != NULL, "picture %d does not decode: %s", k, stbi_failure_reason());
+        ck_assert_int_eq(dw, w);
+        ck_assert_int_eq(dh, h);
+        for (int y = 0; y < h; y++)
+            ck_assert_msg(memcmp(d + (size_t)y * w * 3, rows + (size_t)y * stride + 1, (size_t)w * 3) == 0,
+                          "picture %d: row %d differs", k, y);
+        stbi_image_free(d);
+        check_container(rows, stride * h);
+        free(rows);
+    }
+    png_writer_free(pw);
+}
+END_TEST
+
 START_TEST(unwritable_path_is_an_io_error)
 {
     unsigned char rows[4] = {0, 1, 2, 3};
@@ -207,6 +258,8 @@ Suite *png_suite(void)
     tcase_add_test(tc, repeated_tiles_round_trip);
     tcase_add_test(tc, flat_and_tiny_round_trip);
     tcase_add_test(tc, rows_longer_than_the_window_round_trip);
+    tcase_add_test(tc, repeated_rows_round_trip);
+    tcase_add_test(tc, one_writer_for_several_pictures);
     tcase_add_test(tc, unwritable_path_is_an_io_error);
     suite_add_tcase(s, tc);
     return s;

@@ -763,6 +763,34 @@ static void assert_same_file(const char *a, const char *b)
     free(y);
 }
 
+/* A thread keeps its canvas memory and the glyphs it rasterised from one
+ * picture to the next: a picture drawn after others (a bigger canvas left
+ * behind, glyphs taken from the cache) is the same file as drawn first. */
+START_TEST(a_picture_drawn_after_others_is_the_same_bytes)
+{
+    Renderer *r = open_renderer(-1, 0);
+    float att[16];
+    map4(att);
+    const float *maps[2] = {att, att};
+    char *titles[2] = {"a", "b"};
+    char *first = scratch_png("first.png"), *ov = scratch_png("ov.png"), *again = scratch_png("again.png");
+    char err[MHAVIZ_ERRLEN];
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    RenderJob alone = {RENDER_WEIGHTS, first, "head 0 of 1", att, NULL, 0, NULL};
+    ck_assert_int_eq(render_jobs(r, &alone, 1, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    RenderJob after[2] = {
+        {RENDER_OVERVIEW, ov, "o", NULL, maps, 2, titles},
+        {RENDER_WEIGHTS, again, "head 0 of 1", att, NULL, 0, NULL},
+    };
+    ck_assert_int_eq(render_jobs(r, after, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    assert_same_file(first, again);
+    free(first), free(ov), free(again);
+    render_close(r);
+}
+END_TEST
+
 START_TEST(bytes_do_not_depend_on_threads)
 {
     Renderer *r = open_renderer(-1, 0);
@@ -981,6 +1009,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, large_T_is_averaged_in_blocks);
     tcase_add_test(tc, overview_has_the_asked_size);
     tcase_add_test(tc, bytes_do_not_depend_on_threads);
+    tcase_add_test(tc, a_picture_drawn_after_others_is_the_same_bytes);
     tcase_add_test(tc, unwritable_png_is_an_io_error);
     tcase_add_test(tc, bad_font_and_cmap_are_refused);
     tcase_add_test(tc, odd_tokens_render_visibly);

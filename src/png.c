@@ -434,7 +434,8 @@ static inline void emit_copy(TokenQueue *q, int len, int d)
  * A row equal to the row above (most rows of a heatmap: a cell is many
  * pixels tall) is found by one memcmp and written as copies of it, 258
  * bytes at a time. Any other row goes byte by byte, copies never running
- * past its end. The copy candidates, in order: the pixel to the left, the
+ * past its end; after a literal (antialiased text, mostly) the search
+ * waits for the next pixel's first byte. The copy candidates, in order: the pixel to the left, the
  * pixel above, the pixel above-right (the hatching's diagonal), eight pixels
  * to the left (the hatching's period), and, where none of these gives 8
  * bytes, the last place the next 4 bytes were seen (repeated digits and
@@ -466,7 +467,14 @@ static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t 
             }
             continue;
         }
+        int after_literal = 0;
         for (size_t i = start; i < end;) {
+            /* Inside a pixel after a literal, no copy is looked for: copies
+             * of whole pixels start at a pixel's first byte. */
+            if (after_literal && (i - start) % 3 != 1) {
+                emit_literal(&q, s[i++]);
+                continue;
+            }
             const int max = end - i < 258 ? (int)(end - i) : 258;
             int best = 0;
             size_t best_d = 1;
@@ -492,8 +500,10 @@ static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t 
             if (best >= (best_d > 64 ? 4 : 3)) {
                 emit_copy(&q, best, (int)best_d);
                 i += (size_t)best;
+                after_literal = 0;
             } else {
                 emit_literal(&q, s[i++]);
+                after_literal = 1;
             }
         }
     }

@@ -477,18 +477,17 @@ static float text_run(const Renderer *r, const char *s, float px, TextMask *m, G
             int x0, y0, gw, gh;
             const unsigned char *bitmap = glyph_bitmap(r, gc, g, px, scale, fx, tmp, &x0, &y0, &gw, &gh);
             if (bitmap) {
+                const int left = PAD + ix + x0; /* mask column of the bitmap's column 0 */
+                const int xx0 = left < 0 ? -left : 0, xx1 = left + gw > m->w ? m->w - left : gw;
                 for (int yy = 0; yy < gh; yy++) {
                     const int my = m->baseline + y0 + yy;
                     if (my < 0 || my >= m->h)
                         continue;
-                    for (int xx = 0; xx < gw; xx++) {
-                        const int mx = PAD + ix + x0 + xx;
-                        if (mx < 0 || mx >= m->w)
-                            continue;
-                        unsigned char *d = m->a + (size_t)my * m->w + mx;
-                        if (bitmap[yy * gw + xx] > *d)
-                            *d = bitmap[yy * gw + xx];
-                    }
+                    unsigned char *d = m->a + (size_t)my * m->w + left;
+                    const unsigned char *b = bitmap + (size_t)yy * gw;
+                    for (int xx = xx0; xx < xx1; xx++)
+                        if (b[xx] > d[xx])
+                            d[xx] = b[xx];
                 }
             } else if (gw > 0 && gh > 0) {
                 g = -1; /* too big to draw: show the placeholder instead */

@@ -258,6 +258,10 @@ static inline void put_px(Canvas *c, int x, int y, Rgb col)
 static inline void blend_px(Canvas *c, int x, int y, Rgb col, int a)
 {
     unsigned char *p = pixel(c, x, y);
+    if (a == 255) { /* covered: the blend below gives col exactly */
+        p[0] = col.r, p[1] = col.g, p[2] = col.b;
+        return;
+    }
     const int b = 255 - a;
     p[0] = (unsigned char)((p[0] * b + col.r * a + 127) / 255);
     p[1] = (unsigned char)((p[1] * b + col.g * a + 127) / 255);

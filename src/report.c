@@ -180,13 +180,15 @@ static void json_number(FILE *f, double x)
 /* Bytes a formatted row of n floats may take: at most 16 per number
  * ("-1.17549435e-38" and its comma) plus the brackets. */
 #define JSON_NUMBER_MAX 17
-#define JSON_BLOCK_BYTES ((size_t)2 << 20) /* rows formatted at once (in parallel): about 2 MB */
+#define JSON_BLOCK_BYTES ((size_t)1 << 20) /* rows formatted at once (in parallel): about 1 MB */
 
-/* Room to format a block of matrix rows before writing them. */
+/* Room to format blocks of matrix rows before writing them: two blocks, so
+ * that one is written while the next is formatted. */
 typedef struct {
-    char *text;      /* (rows, slot) formatted rows, one per slot */
-    size_t *len;     /* (rows) bytes used in each slot */
+    char *text;      /* (2, rows, slot) formatted rows, one per slot */
+    size_t *len;     /* (2, rows) bytes used in each slot */
     int rows;        /* rows per block */
+    size_t slot;     /* bytes per slot */
 } JsonRows;
 
 /* 9 significant digits of v = m 2^e2 (m < 2^24), exactly as printf rounds
@@ -285,7 +287,7 @@ int report_format_float(char *buf, float x)
     static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                    "8081828384858687888990919293949596979899";
-    char digits[10];
+    char digits[16] = "000000000000000"; /* 9 digits, then room for fixed-size copies */
     const uint32_t u = (uint32_t)n, hi = u / 10000u, lo = u % 10000u; /* 5 + 4 digits */
     digits[0] = (char)('0' + hi / 10000u);
     memcpy(digits + 1, pairs + 2 * (hi / 100u % 100u), 2);
@@ -296,39 +298,44 @@ int report_format_float(char *buf, float x)
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
 
-    char *o = buf;
+    /* Built in a local buffer with copies of fixed size (no loops over the
+     * digits), then 16 bytes go to buf, which holds that many. */
+    char text[32] = ""; /* zeros: every byte copied out is defined */
+    char *o = text;
     if (x < 0)
         *o++ = '-';
+    int len;
     if (E < -4 || E >= 9) { /* %g's scientific form: d.ddde-XX */
-        *o++ = digits[0];
+        o[0] = digits[0];
+        int k = 1;
         if (nd > 1) {
-            *o++ = '.';
-            for (int k = 1; k < nd; k++)
-                *o++ = digits[k];
+            o[1] = '.';
+            memcpy(o + 2, digits + 1, 8);
+            k = nd + 1;
         }
         const int e = E < 0 ? -E : E; /* below 100 in this range */
-        *o++ = 'e';
-        *o++ = E < 0 ? '-' : '+';
-        *o++ = (char)('0' + e / 10);
-        *o++ = (char)('0' + e % 10);
-    } else if (E >= 0) { /* ddd.ddd */
-        for (int k = 0; k <= E; k++)
-            *o++ = digits[k];
+        o[k] = 'e';
+        o[k + 1] = E < 0 ? '-' : '+';
+        o[k + 2] = (char)('0' + e / 10);
+        o[k + 3] = (char)('0' + e % 10);
+        len = k + 4;
+    } else if (E >= 0) { /* ddd.ddd: E + 1 digits before the point */
+        memcpy(o, digits, 9);
+        len = E + 1;
         if (nd > E + 1) {
-            *o++ = '.';
-            for (int k = E + 1; k < nd; k++)
-                *o++ = digits[k];
+            o[E + 1] = '.';
+            memcpy(o + E + 2, digits + E + 1, 8);
+            len = nd + 1;
         }
-    } else { /* 0.000ddd */
-        *o++ = '0';
-        *o++ = '.';
-        for (int k = -1; k > E; k--)
-            *o++ = '0';
-        for (int k = 0; k < nd; k++)
-            *o++ = digits[k];
+    } else { /* 0.000ddd: -E - 1 zeros after the point */
+        memcpy(o, "0.0000", 6);
+        memcpy(o + 1 - E, digits, 9);
+        len = 1 - E + nd;
     }
-    *o = '\0';
-    return (int)(o - buf);
+    len += (int)(o - text);
+    memcpy(buf, text, 16);
+    buf[len] = '\0';
+    return len;
 }
 
 /* One row of floats as a JSON array into buf; returns its length. Exact
@@ -351,25 +358,43 @@ static size_t json_float_row(char *buf, const float *v, int n)
     return (size_t)(p - buf);
 }
 
+/* Write the n formatted rows of block half `half` of b, the first being row
+ * r0 of a matrix of `rows` rows, each on its own line. */
+static void json_write_block(FILE *f, const JsonRows *b, int half, int r0, int n, int rows, const char *indent)
+{
+    const char *text = b->text + (size_t)half * b->rows * b->slot;
+    const size_t *len = b->len + (size_t)half * b->rows;
+    for (int k = 0; k < n; k++) {
+        fputs(indent, f);
+        fwrite(text + (size_t)k * b->slot, 1, len[k], f);
+        fputs(r0 + k + 1 < rows ? ",\n" : "\n", f);
+    }
+}
+
 /* A (rows, cols) matrix as an array of rows, one row per line. Formatting
- * the numbers is most of the time a report takes, so blocks of rows are
- * formatted in parallel into their own slots, then written in order: the
- * bytes do not depend on the thread count. Blocks are large (a whole map up
- * to T of several hundred) so that threads meet rarely. */
+ * the numbers and writing the text are most of the time a report takes, so
+ * blocks of rows are formatted in parallel into their own slots while one
+ * thread writes the block before, in order: the bytes do not depend on the
+ * thread count (with one thread it writes, then formats). */
 static void json_matrix(FILE *f, const float *m, int rows, int cols, const char *indent, JsonRows *b)
 {
-    const size_t slot = (size_t)cols * JSON_NUMBER_MAX + 2;
     fputs("[\n", f);
-    for (int r0 = 0; r0 < rows; r0 += b->rows) {
-        const int nb = rows - r0 < b->rows ? rows - r0 : b->rows;
-#pragma omp parallel for schedule(dynamic, 8)
-        for (int k = 0; k < nb; k++)
-            b->len[k] = json_float_row(b->text + (size_t)k * slot, m + (size_t)(r0 + k) * cols, cols);
-        for (int k = 0; k < nb; k++) {
-            fputs(indent, f);
-            fwrite(b->text + (size_t)k * slot, 1, b->len[k], f);
-            fputs(r0 + k + 1 < rows ? ",\n" : "\n", f);
+    int pending_r0 = 0, pending_n = 0, pending_half = 0; /* the block formatted, not yet written */
+    for (int r0 = 0, half = 0;; r0 += b->rows, half ^= 1) {
+        const int nb = r0 >= rows ? 0 : rows - r0 < b->rows ? rows - r0 : b->rows;
+        char *text = b->text + (size_t)half * b->rows * b->slot;
+        size_t *len = b->len + (size_t)half * b->rows;
+#pragma omp parallel if (nb > 0)
+        {
+#pragma omp single nowait
+            json_write_block(f, b, pending_half, pending_r0, pending_n, rows, indent);
+#pragma omp for schedule(dynamic, 8)
+            for (int k = 0; k < nb; k++)
+                len[k] = json_float_row(text + (size_t)k * b->slot, m + (size_t)(r0 + k) * cols, cols);
         }
+        if (nb == 0)
+            break;
+        pending_r0 = r0, pending_n = nb, pending_half = half;
     }
     fprintf(f, "%.*s]", (int)strlen(indent) - 2, indent);
 }
@@ -820,7 +845,7 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     const MhaConfig *c = &d->in->cfg;
     Summary s;
     char *path = NULL;
-    JsonRows rows = {NULL, NULL, 0};
+    JsonRows rows = {NULL, NULL, 0, 0};
     FILE *f = NULL;
     int rc = summarise(d, &s);
     if (rc != MHAVIZ_OK) {
@@ -838,16 +863,16 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     free(path);
     path = NULL;
 
-    /* A block of rows of the widest matrix (every matrix has T rows), formatted. */
+    /* Two blocks of rows of the widest matrix (every matrix has T rows), formatted. */
     const int widest = c->T > c->d_model ? c->T : c->d_model;
-    const size_t slot = (size_t)widest * JSON_NUMBER_MAX + 2;
-    size_t block = JSON_BLOCK_BYTES / slot;
+    rows.slot = (size_t)widest * JSON_NUMBER_MAX + 2;
+    size_t block = JSON_BLOCK_BYTES / rows.slot;
     rows.rows = block < 1 ? 1 : block > (size_t)c->T ? c->T : (int)block;
-    /* From bigmem, and at least BIGMEM_HUGE_MIN bytes: one huge page, not a
-     * fault for each 4 KiB of it. */
-    const size_t text_bytes = slot * (size_t)rows.rows;
+    /* From bigmem, and at least BIGMEM_HUGE_MIN bytes: huge pages, not a
+     * fault for each 4 KiB. */
+    const size_t text_bytes = 2 * rows.slot * (size_t)rows.rows;
     rows.text = bigmem_alloc(text_bytes > BIGMEM_HUGE_MIN ? text_bytes : BIGMEM_HUGE_MIN);
-    rows.len = malloc((size_t)rows.rows * sizeof *rows.len);
+    rows.len = malloc(2 * (size_t)rows.rows * sizeof *rows.len);
     if (!rows.text || !rows.len) {
         snprintf(err, errlen, "out of memory");
         rc = MHAVIZ_ENOMEM;

@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ------------------------------------------------------------ fixtures */
 
@@ -540,6 +543,44 @@ START_TEST(given_measures_give_the_same_files)
 }
 END_TEST
 
+/* report.json is formatted in parallel blocks of rows while the block
+ * before is written: the bytes must not depend on the thread count. T = 300
+ * rows of 300 numbers take two blocks per map (about 1 MB each), so the
+ * overlap of writing and formatting happens. */
+START_TEST(json_bytes_do_not_depend_on_the_thread_count)
+{
+    enum { T = 300 };
+    static char names[T][8];
+    char *tokens[T];
+    for (int t = 0; t < T; t++) {
+        snprintf(names[t], sizeof names[t], "t%d", t % 37);
+        tokens[t] = names[t];
+    }
+    Fixture f;
+    fixture_build(&f, tokens, T, 16, 4, 4, 1);
+    char err[MHAVIZ_ERRLEN] = "";
+    char *first = NULL;
+    size_t n_first = 0;
+    for (int threads = 1; threads <= 3; threads++) {
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        ck_assert_int_eq(fixture_write(&f, NULL, err), MHAVIZ_OK);
+        size_t n;
+        char *json = slurp(f.dir, "report.json", &n);
+        if (!first) {
+            first = json, n_first = n;
+            continue;
+        }
+        ck_assert_uint_eq(n, n_first);
+        ck_assert_msg(memcmp(json, first, n) == 0, "report.json differs with %d threads", threads);
+        free(json);
+    }
+    free(first);
+    fixture_free(&f);
+}
+END_TEST
+
 /* report_format_float writes what printf("%.9g") writes, faster. The
  * reference is glibc's printf itself, on a sweep of float bit patterns and on
  * a run of consecutive floats where 9-digit ties are dense (floats in
@@ -622,6 +663,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, full_disk_is_an_error_naming_the_file);
     tcase_add_test(tc, missing_folder_is_an_error_naming_the_file);
     tcase_add_test(tc, fast_float_format_matches_printf);
+    tcase_add_test(tc, json_bytes_do_not_depend_on_the_thread_count);
     tcase_add_loop_test(tc, given_measures_give_the_same_files, 0, 2);
     suite_add_tcase(s, tc);
     return s;

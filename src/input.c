@@ -1181,7 +1181,7 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
     }
     /* Read to the end (the size is a hint: pipes have none), never past the limit. */
     size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
-    text = bigmem_alloc(cap);
+    text = bigmem_alloc(cap); /* a huge page from a few hundred KB of text on */
     if (!text)
         goto nomem;
     for (;;) {

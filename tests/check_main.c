@@ -23,6 +23,7 @@ Suite *measures_suite(void);
 Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *bigmem_suite(void);
+Suite *mapfile_suite(void);
 
 int main(void)
 {
@@ -44,6 +45,7 @@ int main(void)
         report_suite,
         utf8_suite,
         bigmem_suite,
+        mapfile_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -172,45 +172,67 @@ static int fail_at(Loader *L, const char *text, size_t len, size_t off, const ch
  * Also counts what parsing will allocate: one cJSON node per value, plus a
  * copy of every string (keys included), so *parse_bytes bounds the memory
  * the parse needs, text included, before it starts. */
+/* Characters of numbers and literals ("-1.5e+3", "true"): a value starts at
+ * the first of a run of them. */
+static const unsigned char WORD_CHAR[256] = {
+    ['+'] = 1, ['-'] = 1, ['.'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+    ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1,
+    ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+    ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+    ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
 static int scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes)
 {
-    int depth = 0, in_string = 0;
-    size_t values = 0, string_bytes = 0, string_start = 0;
-    char prev = ' ';
-    for (size_t i = 0; i < len; prev = text[i], i++) {
-        char ch = text[i];
-        if (ch == '\0')
-            return fail_at(L, text, len, i, "a NUL byte: this is not a JSON text file");
-        if (in_string) {
-            /* cJSON would decode \u0000 into a NUL and cut the string there. */
-            if (ch == '\\' && len - i >= 6 && memcmp(text + i + 1, "u0000", 5) == 0)
-                return fail_at(L, text, len, i, "\\u0000 (a NUL character) in a string");
-            if (ch == '\\' && i + 1 < len) {
+    const unsigned char *t = (const unsigned char *)text;
+    int depth = 0;
+    size_t values = 0, string_bytes = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (WORD_CHAR[t[i]]) { /* a number or literal: one value, its characters at once */
+            values++;
+            while (i + 1 < len && WORD_CHAR[t[i + 1]])
                 i++;
-            } else if (ch == '"') {
-                in_string = 0;
-                string_bytes += (i - string_start + 16) / 16 * 16; /* + NUL, arena-rounded */
-            }
             continue;
         }
-        /* a value starts: a string, a container, or the first character of
-         * a number or literal (not one that continues "-1.5e+3" or "true") */
-        const int word = (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' ||
-                         (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-        const int prev_word = (prev >= '0' && prev <= '9') || prev == '-' || prev == '+' ||
-                              prev == '.' || (prev >= 'a' && prev <= 'z') || (prev >= 'A' && prev <= 'Z');
-        if (ch == '"' || ch == '[' || ch == '{' || (word && !prev_word))
+        switch (t[i]) {
+        case '\0':
+            return fail_at(L, text, len, i, "a NUL byte: this is not a JSON text file");
+        case '"': { /* a string, to its closing quote */
+            const size_t string_start = i;
             values++;
-        if (ch == '"') {
-            in_string = 1;
-            string_start = i;
-        } else if (ch == '[' || ch == '{') {
+            for (i++; i < len; i++) {
+                if (t[i] == '\0')
+                    return fail_at(L, text, len, i, "a NUL byte: this is not a JSON text file");
+                /* cJSON would decode \u0000 into a NUL and cut the string there. */
+                if (t[i] == '\\' && len - i >= 6 && memcmp(text + i + 1, "u0000", 5) == 0)
+                    return fail_at(L, text, len, i, "\\u0000 (a NUL character) in a string");
+                if (t[i] == '\\' && i + 1 < len) {
+                    i++; /* the escaped character */
+                } else if (t[i] == '"') {
+                    string_bytes += (i - string_start + 16) / 16 * 16; /* + NUL, arena-rounded */
+                    break;
+                }
+            }
+            break;
+        }
+        case '[':
+        case '{':
+            values++;
             if (++depth > MAX_NESTING)
                 return fail_at(L, text, len, i,
                                "arrays and objects nested more than %d deep; an mhaviz input needs 4",
                                MAX_NESTING);
-        } else if (ch == ']' || ch == '}') {
+            break;
+        case ']':
+        case '}':
             depth--;
+            break;
+        default:
+            break;
         }
     }
     *parse_bytes = len + values * sizeof(cJSON) + string_bytes;

@@ -178,6 +178,9 @@ static int inside(const char *path, const char *dir)
 /* Render every picture into the output folder: overview.png, one heatmap
  * per head, single_head.png, difference.png and, with --steps, each head's
  * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
+/* The progress line during the render phase. */
+static void render_progress(void *tm, double fraction) { timing_progress(tm, fraction); }
+
 static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
                        const MhaState *single, const MapMeasures *m, const OutDir *out, Timing *tm,
                        char *err, size_t errlen)
@@ -249,17 +252,7 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
         jobs[k].title = titles[k];
     }
 
-    /* With a progress line on screen, a few pictures at a time (one per thread). */
-    int batch = n;
-#ifdef _OPENMP
-    if (tm->progress)
-        batch = omp_get_max_threads();
-#endif
-    rc = MHAVIZ_OK;
-    for (int k = 0; rc == MHAVIZ_OK && k < n; k += batch) {
-        rc = render_jobs(r, jobs + k, n - k < batch ? n - k : batch, T, in->tokens, c->causal, err, errlen);
-        timing_progress(tm, (double)(k + batch) / n);
-    }
+    rc = render_jobs_progress(r, jobs, n, T, in->tokens, c->causal, render_progress, tm, err, errlen);
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");

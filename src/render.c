@@ -25,6 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* The colormap tables, generated once from published data (sources cited in
  * assets/make_colormaps.py): cmap_viridis, cmap_magma, cmap_cividis,
@@ -1536,6 +1539,12 @@ static int render_job(Renderer *r, Workspace *ws, const RenderJob *j, int T, cha
 int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens, int causal,
                 char *err, size_t errlen)
 {
+    return render_jobs_progress(r, jobs, n_jobs, T, tokens, causal, NULL, NULL, err, errlen);
+}
+
+int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens,
+                         int causal, RenderProgress progress, void *ctx, char *err, size_t errlen)
+{
     int *rcs = calloc((size_t)n_jobs + 1, sizeof *rcs);
     char *errs = calloc((size_t)n_jobs + 1, MHAVIZ_ERRLEN);
     if (!rcs || !errs) {
@@ -1546,15 +1555,30 @@ int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *con
     }
     /* Each picture is independent work writing its own file; each thread
      * draws its pictures one after the other in its own workspace. */
+    int done = 0, reported = 0; /* pictures finished; the most the caller has reported */
 #pragma omp parallel if (n_jobs > 1)
     {
         Workspace ws = {NULL, 0, NULL, {NULL, 0, 0, NULL, 0, 0}};
+        int is_caller = 1;
+#ifdef _OPENMP
+        is_caller = omp_get_thread_num() == 0;
+#endif
 #pragma omp for schedule(dynamic, 1)
-        for (int k = 0; k < n_jobs; k++)
+        for (int k = 0; k < n_jobs; k++) {
             rcs[k] = render_job(r, &ws, &jobs[k], T, tokens, causal, errs + (size_t)k * MHAVIZ_ERRLEN,
                                 MHAVIZ_ERRLEN);
+            int now_done;
+#pragma omp atomic capture
+            now_done = ++done;
+            if (progress && is_caller) {
+                progress(ctx, (double)now_done / n_jobs);
+                reported = now_done;
+            }
+        }
         workspace_free(&ws);
     }
+    if (progress && reported < n_jobs) /* another thread finished the last picture */
+        progress(ctx, 1.0);
     int rc = MHAVIZ_OK;
     for (int k = 0; k < n_jobs && rc == MHAVIZ_OK; k++) {
         if (rcs[k] != MHAVIZ_OK) {

@@ -114,4 +114,12 @@ typedef struct {
 int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens,
                 int causal, char *err, size_t errlen);
 
+/* The same, calling progress(ctx, fraction of the jobs done) from the
+ * calling thread each time it has finished a picture, and with 1.0 at the
+ * end (so a progress line moves on while the pictures are drawn in one go,
+ * each thread keeping its memory from picture to picture). */
+typedef void (*RenderProgress)(void *ctx, double fraction);
+int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens,
+                         int causal, RenderProgress progress, void *ctx, char *err, size_t errlen);
+
 #endif

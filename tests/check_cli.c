@@ -154,6 +154,43 @@ START_TEST(good_input_exits_0)
 }
 END_TEST
 
+/* --timing: one line per phase, "forward: 41.2 ms", then the peak memory,
+ * after the "wrote" line; with stderr in a file (not a terminal) never a
+ * progress line (no carriage return, no escape). */
+START_TEST(timing_prints_each_phase)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", "--timing", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    const char *p = strstr(r->err, "wrote small_x_mhaviz/\n");
+    ck_assert_msg(p != NULL, "%s", r->err);
+    p = strchr(p, '\n') + 1;
+    static const char *const phases[] = {"load", "forward", "render", "write"};
+    for (int k = 0; k < 4; k++) {
+        char name[16], unit[8], end;
+        double ms = -1.0;
+        ck_assert_msg(sscanf(p, "%15[a-z]: %lf %7[a-z]%c", name, &ms, unit, &end) == 4, "line %d: %s", k, p);
+        ck_assert_str_eq(name, phases[k]);
+        ck_assert_str_eq(unit, "ms");
+        ck_assert_int_eq(end, '\n');
+        ck_assert_msg(ms >= 0.0 && ms < 60000.0, "%s: %f ms", name, ms);
+        p = strchr(p, '\n') + 1;
+    }
+    double mb = -1.0;
+    char end;
+    ck_assert_msg(sscanf(p, "peak memory: %lf MB%c", &mb, &end) == 2 && end == '\n', "%s", p);
+    ck_assert_msg(mb > 0.0 && mb < 4096.0, "peak memory %f MB", mb);
+    ck_assert_str_eq(strchr(p, '\n') + 1, ""); /* nothing after it */
+    ck_assert_ptr_null(strchr(r->err, '\r'));
+    ck_assert_ptr_null(strchr(r->err, '\033'));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 /* .npy names resolve against the JSON's folder, not the current folder:
  * good/npy_layer.json names "../npy/x.npy" and runs from a scratch folder. */
 START_TEST(npy_resolved_beside_the_json)
@@ -368,6 +405,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, good_input_exits_0);
     tcase_add_test(tc, warning_does_not_fail);
     tcase_add_test(tc, npy_resolved_beside_the_json);
+    tcase_add_test(tc, timing_prints_each_phase);
     tcase_add_loop_test(tc, bad_input_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_test(tc, warning_printed_on_failure);
     tcase_add_test(tc, max_memory_option);

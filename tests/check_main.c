@@ -22,6 +22,7 @@ Suite *png_suite(void);
 Suite *measures_suite(void);
 Suite *report_suite(void);
 Suite *utf8_suite(void);
+Suite *timing_suite(void);
 Suite *bigmem_suite(void);
 Suite *mapfile_suite(void);
 
@@ -44,6 +45,7 @@ int main(void)
         measures_suite,
         report_suite,
         utf8_suite,
+        timing_suite,
         bigmem_suite,
         mapfile_suite,
     };

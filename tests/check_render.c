@@ -791,6 +791,64 @@ START_TEST(a_picture_drawn_after_others_is_the_same_bytes)
 }
 END_TEST
 
+/* Progress while the pictures are drawn: reported from the calling thread
+ * only, never going back, ending at 1. */
+typedef struct {
+    int calls, off_thread;
+    double seen[16];
+} Progress;
+
+static void note_progress(void *ctx, double fraction)
+{
+    Progress *p = ctx;
+#ifdef _OPENMP
+    p->off_thread += omp_get_thread_num() != 0;
+#endif
+    if (p->calls < 16)
+        p->seen[p->calls] = fraction;
+    p->calls++;
+}
+
+START_TEST(progress_comes_from_the_calling_thread_and_ends_at_one)
+{
+    Renderer *r = open_renderer(0, 0);
+    float att[16];
+    map4(att);
+    enum { N = 5 };
+    char *p[N];
+    RenderJob jobs[N];
+    for (int k = 0; k < N; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%d.png", k);
+        p[k] = scratch_png(name);
+        jobs[k] = (RenderJob){RENDER_WEIGHTS, p[k], "w", att, NULL, 0, NULL};
+    }
+    char err[MHAVIZ_ERRLEN];
+    for (int threads = 1; threads <= 3; threads += 2) {
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        Progress pr = {0, 0, {0}};
+        ck_assert_int_eq(render_jobs_progress(r, jobs, N, 4, TOK4, 1, note_progress, &pr, err, sizeof err),
+                         MHAVIZ_OK);
+        ck_assert_int_ge(pr.calls, 1);
+        ck_assert_int_le(pr.calls, N + 1);
+        ck_assert_int_eq(pr.off_thread, 0);
+        for (int k = 0; k < pr.calls; k++) {
+            ck_assert(pr.seen[k] > 0.0 && pr.seen[k] <= 1.0);
+            if (k > 0)
+                ck_assert(pr.seen[k] >= pr.seen[k - 1]);
+        }
+        ck_assert(pr.seen[pr.calls - 1] == 1.0);
+        if (threads == 1)
+            ck_assert_int_eq(pr.calls, N); /* one thread: after every picture, 1/5 .. 5/5 */
+    }
+    for (int k = 0; k < N; k++)
+        free(p[k]);
+    render_close(r);
+}
+END_TEST
+
 START_TEST(bytes_do_not_depend_on_threads)
 {
     Renderer *r = open_renderer(-1, 0);
@@ -1009,6 +1067,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, large_T_is_averaged_in_blocks);
     tcase_add_test(tc, overview_has_the_asked_size);
     tcase_add_test(tc, bytes_do_not_depend_on_threads);
+    tcase_add_test(tc, progress_comes_from_the_calling_thread_and_ends_at_one);
     tcase_add_test(tc, a_picture_drawn_after_others_is_the_same_bytes);
     tcase_add_test(tc, unwritable_png_is_an_io_error);
     tcase_add_test(tc, bad_font_and_cmap_are_refused);

@@ -13,6 +13,7 @@
  * depend on the thread count. */
 #include "render.h"
 #include "bigmem.h"
+#include "mapfile.h"
 #include "png.h"
 #include "status.h"
 #include "utf8.h"
@@ -45,7 +46,7 @@ static const Rgb FRAME = {60, 60, 60};       /* frame around maps and the colour
 
 struct Renderer {
     RenderOptions opt;
-    unsigned char *font_data;        /* the whole font file */
+    MappedFile font_file;            /* the whole font file */
     stbtt_fontinfo font;
     int replacement;                 /* glyph of U+FFFD, 0 when the font lacks it */
     const unsigned char (*cmap)[3];  /* (256, 3) the softmax maps' colours */
@@ -95,7 +96,6 @@ int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen
     *out = NULL;
     const char *path = o->font_path ? o->font_path : DEFAULT_FONT;
     int rc = MHAVIZ_OK;
-    FILE *f = NULL;
     Renderer *r = calloc(1, sizeof *r);
     if (!r)
         goto oom;
@@ -115,32 +115,29 @@ int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen
         goto cleanup;
     }
 
-    /* The font: read the whole file, then let stb_truetype index it. */
-    f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "font %s: cannot open: %s%s", path, strerror(errno),
-                 o->font_path ? "" : " (install fonts-dejavu-core, or choose a font with --font)");
-        rc = MHAVIZ_EIO;
-        goto cleanup;
-    }
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size <= 0 || size > FONT_MAX_BYTES || fseek(f, 0, SEEK_SET) != 0) {
-        snprintf(err, errlen, "font %s: not a readable font file (size %ld bytes)", path, size);
-        rc = MHAVIZ_EIO;
-        goto cleanup;
-    }
-    r->font_data = malloc((size_t)size);
-    if (!r->font_data)
+    /* The font: the whole file mapped (stb_truetype reads only the parts
+     * it needs), then indexed. */
+    const int e = mapfile_open(&r->font_file, path, FONT_MAX_BYTES);
+    if (e == ENOMEM)
         goto oom;
-    if (fread(r->font_data, 1, (size_t)size, f) != (size_t)size) {
-        snprintf(err, errlen, "font %s: read error", path);
+    if (e != 0) {
+        if (e == ENOENT || e == EACCES)
+            snprintf(err, errlen, "font %s: cannot open: %s%s", path, strerror(e),
+                     o->font_path ? "" : " (install fonts-dejavu-core, or choose a font with --font)");
+        else if (e == EISDIR || e == EINVAL)
+            snprintf(err, errlen, "font %s: not a regular file", path);
+        else if (e == EFBIG)
+            snprintf(err, errlen, "font %s: over %ld MB, not a font file", path, FONT_MAX_BYTES >> 20);
+        else if (e == ENODATA)
+            snprintf(err, errlen, "font %s: empty file", path);
+        else
+            snprintf(err, errlen, "font %s: cannot read: %s", path, strerror(e));
         rc = MHAVIZ_EIO;
         goto cleanup;
     }
-    int offset = stbtt_GetFontOffsetForIndex(r->font_data, 0);
-    if (size < 12 || offset < 0 || !stbtt_InitFont(&r->font, r->font_data, offset)) {
+    const unsigned char *font = r->font_file.data;
+    const int offset = stbtt_GetFontOffsetForIndex(font, 0);
+    if (r->font_file.size < 12 || offset < 0 || !stbtt_InitFont(&r->font, font, offset)) {
         snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
         rc = MHAVIZ_EIO;
         goto cleanup;
@@ -152,8 +149,6 @@ oom:
     snprintf(err, errlen, "out of memory loading the renderer");
     rc = MHAVIZ_ENOMEM;
 cleanup:
-    if (f)
-        fclose(f);
     if (rc == MHAVIZ_OK)
         *out = r;
     else
@@ -165,7 +160,7 @@ void render_close(Renderer *r)
 {
     if (!r)
         return;
-    free(r->font_data);
+    mapfile_close(&r->font_file);
     free(r);
 }
 

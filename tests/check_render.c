@@ -917,6 +917,15 @@ START_TEST(bad_font_and_cmap_are_refused)
     o.font_path = notfont;
     ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, notfont) != NULL, "%s", err);
+    /* an empty file, a folder */
+    f = fopen(notfont, "w");
+    fclose(f);
+    ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, notfont) && strstr(err, "empty file"), "%s", err);
+    o.font_path = dir;
+    ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, dir) && strstr(err, "not a regular file"), "%s", err);
+    ck_assert_ptr_null(r);
     free(notfont);
     render_default_options(&o);
     o.cmap = "jet";

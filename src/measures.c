@@ -137,7 +137,10 @@ int measures_layer(const float *att, int n_heads, const float *wide, int T, int 
     if (!ids)
         return MHAVIZ_ENOMEM;
     measures_token_ids(tokens, T, ids);
-#pragma omp parallel for schedule(dynamic)
+    const size_t cells = ((size_t)n_heads + 1) * (size_t)T * (size_t)T;
+    (void)cells; /* read only by the OpenMP pragma */
+    /* threads only for maps worth waking them (not at class size) */
+#pragma omp parallel for schedule(dynamic) if (cells >= ((size_t)1 << 15))
     for (int p = 0; p <= n_heads; p++) /* each map's sums in its own order: any thread count */
         measures_map(p < n_heads ? att + (size_t)p * T * T : wide, T, causal, ids, &m[p]);
     free(ids);

@@ -128,6 +128,19 @@ static size_t slice_bytes(size_t n)
     return (n * sizeof(float) + 63) / 64 * 64;
 }
 
+/* Under AddressSanitizer every buffer is its own allocation, so that an
+ * overrun from one into the next is caught (in one block it would not be). */
+#if defined(__SANITIZE_ADDRESS__)
+#define STATE_ONE_BLOCK 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STATE_ONE_BLOCK 0
+#endif
+#endif
+#ifndef STATE_ONE_BLOCK
+#define STATE_ONE_BLOCK 1
+#endif
+
 int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
 {
     const size_t T = (size_t)c->T, d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
@@ -137,6 +150,14 @@ int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
     /* One block: q, k, v, kt, att, concat, out, then scores when kept. */
     float **slice[8] = {&s->q, &s->k, &s->v, &s->kt, &s->att, &s->concat, &s->out, &s->scores};
     const size_t n[8] = {T * d, T * kv, T * kv, kt, maps, T * d, T * d, keep_scores ? maps : 0};
+    if (!STATE_ONE_BLOCK) {
+        for (int i = 0; i < 8; i++)
+            if (n[i] && !(*slice[i] = bigmem_alloc(n[i] * sizeof(float)))) {
+                mha_state_free(s);
+                return MHAVIZ_ENOMEM;
+            }
+        return MHAVIZ_OK;
+    }
     size_t total = 0;
     for (int i = 0; i < 8; i++)
         total += slice_bytes(n[i]);
@@ -153,7 +174,12 @@ int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
 
 void mha_state_free(MhaState *s)
 {
-    free(s->block);
+    if (s->block) {
+        free(s->block);
+    } else { /* built one buffer at a time (AddressSanitizer) */
+        free(s->q), free(s->k), free(s->v), free(s->kt);
+        free(s->att), free(s->concat), free(s->out), free(s->scores);
+    }
     memset(s, 0, sizeof *s);
 }
 

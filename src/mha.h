@@ -19,7 +19,8 @@ typedef struct {
     float *att;    /* (n_heads, T, T) softmax weights, row = query; masked = exactly 0 */
     float *concat; /* (T, d_model) head outputs side by side */
     float *out;    /* (T, d_model) concat W_o + b_o */
-    void *block;   /* the one allocation every buffer above lies in (freed by mha_state_free) */
+    void *block;   /* the one allocation every buffer above lies in (NULL under AddressSanitizer,
+                    * where each is its own); mha_state_free frees it */
 } MhaState;
 
 /* Allocate the buffers for config c; keep_scores also keeps the pre-softmax

@@ -28,6 +28,10 @@
 
 #define REPORT_WIDTH 100 /* report.txt fits in this many columns */
 
+/* Numbers (cells or floats to print) below which a loop stays on one thread:
+ * waking the threads would cost more than it saves (a class-size layer). */
+#define REPORT_PARALLEL_MIN ((size_t)1 << 15)
+
 /* Everything both files say, computed once. */
 typedef struct {
     const MhaConfig *c;
@@ -74,7 +78,7 @@ static int summarise(const ReportData *d, Summary *s)
         measures_map(s->wide_att, T, c->causal, ids, &s->wide);
     }
     double norm_sum = 0.0;
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= REPORT_PARALLEL_MIN)
     for (int h = 0; h < c->n_heads; h++) {
         const float *att_h = d->multi->att + (size_t)h * map; /* (T, T) */
         if (!known)
@@ -384,7 +388,7 @@ static void json_matrix(FILE *f, const float *m, int rows, int cols, const char 
         const int nb = r0 >= rows ? 0 : rows - r0 < b->rows ? rows - r0 : b->rows;
         char *text = b->text + (size_t)half * b->rows * b->slot;
         size_t *len = b->len + (size_t)half * b->rows;
-#pragma omp parallel if (nb > 0)
+#pragma omp parallel if (nb > 0 && (size_t)nb * cols >= REPORT_PARALLEL_MIN)
         {
 #pragma omp single nowait
             json_write_block(f, b, pending_half, pending_r0, pending_n, rows, indent);

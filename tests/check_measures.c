@@ -144,11 +144,15 @@ static uint32_t xorshift(uint32_t *s)
  * first-half rows (no earlier copy) attend to themselves. */
 /* measures_layer: every map's measures, the wide head's last, the same bits
  * as measures_map on each map, with 1 and with 2 threads. Random causal rows
- * (each normalised to sum 1) over tokens with repeats. */
+ * (each normalised to sum 1) over tokens with repeats; maps large enough
+ * that measures_layer runs them in parallel. */
 START_TEST(layer_measures_every_map_as_measures_map_does)
 {
-    enum { T = 9, H = 3 };
-    char *tokens[T] = {"a", "b", "a", "c", "b", "a", "d", "a", "b"};
+    enum { T = 96, H = 3 }; /* (H + 1) T^2 cells: enough for measures_layer to use threads */
+    static char *const words[] = {"a", "b", "a", "c", "b", "a", "d", "a", "b"};
+    char *tokens[T];
+    for (int t = 0; t < T; t++)
+        tokens[t] = words[(t * 7 + t / 9) % 9];
     uint32_t seed = 88172645u;
     float *att = malloc((size_t)(H + 1) * T * T * sizeof *att); /* (H + 1, T, T); the last is the wide head's */
     ck_assert_ptr_nonnull(att);

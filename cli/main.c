@@ -30,7 +30,7 @@
 typedef struct {
     const char *input;   /* INPUT.json */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
-    int threads;         /* -t; 0 = all cores, fewer when the machine is busy */
+    int threads;         /* -t; 0 = the cores no other program is using (see main) */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
@@ -48,7 +48,7 @@ static void usage(FILE *f)
         "map as a PNG heatmap, the single wide head's map, and a report comparing them.\n"
         "\n"
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\")\n"
-        "  -t, --threads N    threads (default: all cores, fewer when the machine is busy)\n"
+        "  -t, --threads N    threads (default: the cores other programs are not using now)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
         "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
@@ -178,6 +178,23 @@ static int inside(const char *path, const char *dir)
 /* Render every picture into the output folder: overview.png, one heatmap
  * per head, single_head.png, difference.png and, with --steps, each head's
  * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
+#ifdef _OPENMP
+/* Other programs running on the machine at this moment: the running tasks
+ * Linux counts in /proc/loadavg ("0.52 0.58 0.59 3/345 6789": 3 of 345),
+ * less this one; 0 where the file is missing. */
+static int others_running(void)
+{
+    int running = 0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%*f %*f %*f %d/", &running) != 1)
+            running = 0;
+        fclose(f);
+    }
+    return running > 1 ? running - 1 : 0;
+}
+#endif
+
 /* The progress line during the render phase. */
 static void render_progress(void *tm, double fraction) { timing_progress(tm, fraction); }
 
@@ -287,11 +304,16 @@ int main(int argc, char **argv)
         return init_command(argc - 1, argv + 1);
     Options o;
     parse_args(argc, argv, &o);
+    /* Threads (-t, or chosen after the load): every core, less those other
+     * programs keep busy, counted now and again after the load, the smaller
+     * count (a program that only starts or ends is not one that takes a
+     * core). When every core is taken, OpenMP threads that spin while they
+     * wait for each other make a run slower than one thread would. OpenMP's
+     * own omp_set_dynamic goes by the 15-minute load average instead: a
+     * busy quarter of an hour ago gave an idle machine one thread. Results
+     * are the same bits with any thread count. */
 #ifdef _OPENMP
-    if (o.threads > 0)
-        omp_set_num_threads(o.threads);
-    else
-        omp_set_dynamic(1); /* all cores, fewer when others are busy (load average); same results */
+    const int others_before = others_running();
 #endif
 
     char err[MHAVIZ_ERRLEN] = "";
@@ -323,6 +345,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s", in.warnings);
     if (rc != MHAVIZ_OK)
         goto cleanup;
+
+#ifdef _OPENMP
+    {
+        const int others_now = others_running();
+        const int busy = others_before < others_now ? others_before : others_now;
+        const int idle = omp_get_num_procs() - busy;
+        omp_set_num_threads(o.threads > 0 ? o.threads : idle > 1 ? idle : 1);
+    }
+#endif
 
     /* --kv-heads: share keys and values by mean-pooling K/V heads (GQA, MQA). */
     if (o.kv_heads && o.kv_heads != in.cfg.n_kv_heads) {

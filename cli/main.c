@@ -175,9 +175,6 @@ static int inside(const char *path, const char *dir)
     return strncmp(rp, rd, n) == 0 && rp[n] == '/';
 }
 
-/* Render every picture into the output folder: overview.png, one heatmap
- * per head, single_head.png, difference.png and, with --steps, each head's
- * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
 #ifdef _OPENMP
 /* Other programs running on the machine at this moment: the running tasks
  * Linux counts in /proc/loadavg ("0.52 0.58 0.59 3/345 6789": 3 of 345),
@@ -198,6 +195,9 @@ static int others_running(void)
 /* The progress line during the render phase. */
 static void render_progress(void *tm, double fraction) { timing_progress(tm, fraction); }
 
+/* Render every picture into the output folder: overview.png, one heatmap
+ * per head, single_head.png, difference.png and, with --steps, each head's
+ * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
 static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
                        const MhaState *single, const MapMeasures *m, const OutDir *out, Timing *tm,
                        char *err, size_t errlen)
@@ -313,6 +313,8 @@ int main(int argc, char **argv)
      * busy quarter of an hour ago gave an idle machine one thread. Results
      * are the same bits with any thread count. */
 #ifdef _OPENMP
+    if (o.threads > 0)
+        omp_set_num_threads(o.threads);
     const int others_before = others_running();
 #endif
 
@@ -351,7 +353,8 @@ int main(int argc, char **argv)
         const int others_now = others_running();
         const int busy = others_before < others_now ? others_before : others_now;
         const int idle = omp_get_num_procs() - busy;
-        omp_set_num_threads(o.threads > 0 ? o.threads : idle > 1 ? idle : 1);
+        if (o.threads == 0)
+            omp_set_num_threads(idle > 1 ? idle : 1);
     }
 #endif
 

@@ -197,7 +197,7 @@ static void render_progress(void *tm, double fraction) { timing_progress(tm, fra
 
 /* Render every picture into the output folder: overview.png, one heatmap
  * per head, single_head.png, difference.png and, with --steps, each head's
- * pre-softmax scores. The pictures are drawn in parallel by render_jobs. */
+ * pre-softmax scores. The pictures are drawn in parallel by render_jobs_progress. */
 static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
                        const MhaState *single, const MapMeasures *m, const OutDir *out, Timing *tm,
                        char *err, size_t errlen)

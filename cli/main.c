@@ -304,15 +304,19 @@ int main(int argc, char **argv)
         return init_command(argc - 1, argv + 1);
     Options o;
     parse_args(argc, argv, &o);
-    /* Threads (-t, or chosen after the load): every core, less those other
-     * programs keep busy, counted now and again after the load, the smaller
-     * count (a program that only starts or ends is not one that takes a
-     * core). When every core is taken, OpenMP threads that spin while they
-     * wait for each other make a run slower than one thread would. OpenMP's
-     * own omp_set_dynamic goes by the 15-minute load average instead: a
-     * busy quarter of an hour ago gave an idle machine one thread. Results
-     * are the same bits with any thread count. */
+    /* Threads (-t, or chosen after the load): as many as OpenMP would use
+     * (OMP_NUM_THREADS, else every core this process may run on), less the
+     * cores other programs keep busy, counted now and again after the load,
+     * the smaller count (a program that only starts or ends is not one that
+     * takes a core). When every core is taken, OpenMP threads that spin
+     * while they wait for each other make a run slower than one thread
+     * would. OpenMP's own omp_set_dynamic goes by the 15-minute load
+     * average instead: a busy quarter of an hour ago gave an idle machine
+     * one thread. The count covers the whole machine, so it is used only
+     * when this process may run on every core (not under taskset, cpusets,
+     * batch schedulers). Results are the same bits with any thread count. */
 #ifdef _OPENMP
+    const int max_threads = omp_get_max_threads();
     if (o.threads > 0)
         omp_set_num_threads(o.threads);
     const int others_before = others_running();
@@ -349,12 +353,13 @@ int main(int argc, char **argv)
         goto cleanup;
 
 #ifdef _OPENMP
-    {
+    if (o.threads == 0) {
         const int others_now = others_running();
-        const int busy = others_before < others_now ? others_before : others_now;
+        int busy = others_before < others_now ? others_before : others_now;
+        if (omp_get_num_procs() < sysconf(_SC_NPROCESSORS_ONLN))
+            busy = 0; /* some cores are not ours: whose are busy is unknown */
         const int idle = omp_get_num_procs() - busy;
-        if (o.threads == 0)
-            omp_set_num_threads(idle > 1 ? idle : 1);
+        omp_set_num_threads(idle < 1 ? 1 : idle < max_threads ? idle : max_threads);
     }
 #endif
 

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -232,7 +233,7 @@ typedef uint32_t Token;
 #define COPY 0x80000000u
 #define BLOCK_TOKENS 32768
 /* A block writes at most 48 bits per token (15 + 5 + 15 + 13 for a copy)
- * plus its code tables (well under 512 bytes); then the Adler-32. */
+ * plus its code tables (at most about 570 bytes); then the Adler-32. */
 #define ZBUF (BLOCK_TOKENS * 6 + 1024)
 
 /* Write tokens as one deflate block with Huffman codes made for their
@@ -454,7 +455,7 @@ static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t 
     q.pw = pw;
     q.bits = b;
     queue_reset(&q);
-    for (size_t start = 0; start < n; start += row) {
+    for (size_t start = 0; start < n && pw->ok; start += row) { /* after a failed write, no more work */
         const size_t end = start + row;
         if (start > 0 && row <= 32768 && memcmp(s + start, s + start - row, row) == 0) {
             /* row >= 4, and no piece is left shorter than a copy's 3 bytes */
@@ -643,6 +644,10 @@ void png_writer_free(PngWriter *pw) { free(pw); }
 
 int png_write(PngWriter *pw, const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen)
 {
+    if (w < 1 || h < 1 || w > PNG_MAX_SIDE || h > PNG_MAX_SIDE) {
+        snprintf(err, errlen, "%s: a picture of %d x %d pixels (each side 1 to %d)", path, w, h, PNG_MAX_SIDE);
+        return MHAVIZ_EINPUT;
+    }
     const size_t row = (size_t)w * 3 + 1; /* filter byte + pixels */
     const size_t n = row * (size_t)h;
     static const unsigned char signature[8] = {137, 'P', 'N', 'G', '\r', '\n', 26, '\n'};
@@ -673,12 +678,16 @@ int png_write(PngWriter *pw, const char *path, const unsigned char *rows, int w,
     put_chunk(pw, "IEND", NULL, 0);
     int ok = pw->ok && fflush(pw->f) == 0;
     int saved = errno;
+    struct stat st;
+    const int regular = fstat(fileno(pw->f), &st) == 0 && S_ISREG(st.st_mode);
     if (fclose(pw->f) != 0 && ok) {
         ok = 0;
         saved = errno;
     }
     pw->f = NULL;
     if (!ok) {
+        if (regular)
+            remove(path); /* no half-written picture left behind (a device such as /dev/full stays) */
         snprintf(err, errlen, "%s: cannot write the PNG: %s", path, strerror(saved ? saved : EIO));
         return MHAVIZ_EIO;
     }

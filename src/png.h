@@ -17,7 +17,9 @@
  * filter byte 0 followed by w RGB pixels, the layout PNG compresses (so a
  * canvas kept this way is written without a copy). Returns MHAVIZ_OK,
  * MHAVIZ_EIO (cannot create or write the file, full disk included; err names
- * it) or MHAVIZ_ENOMEM. w and h are 1 .. 2^24. */
+ * it; a regular file left half-written is removed), MHAVIZ_ENOMEM, or
+ * MHAVIZ_EINPUT when w or h is outside 1 .. PNG_MAX_SIDE. */
+#define PNG_MAX_SIDE (1 << 24)
 int png_write_rows(const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen);
 
 /* The same with an encoder's memory (about 0.5 MB) kept from one picture to

@@ -166,8 +166,6 @@ void render_close(Renderer *r)
 
 /* ------------------------------------------------------------------ canvas */
 
-/* Each row starts with PNG's filter byte (0), so png_write takes the
- * canvas as it is. */
 /* Glyph bitmaps already rasterised, found again by glyph, size and
  * subpixel offset: every picture of a run draws the same digits and
  * letters, and stb_truetype would otherwise rasterise each one each time.
@@ -181,14 +179,17 @@ typedef struct {
 } CachedGlyph;
 
 typedef struct {
-    CachedGlyph *slot; /* (cap) */
-    size_t cap, n;
-    unsigned char *pool;
+    CachedGlyph *slot;   /* (cap) the table; cap a power of 2, or 0 before the first glyph */
+    size_t cap, n;       /* slots, glyphs kept */
+    unsigned char *pool; /* (pool_cap) the bitmaps one after the other, each (h, w) */
     size_t used, pool_cap;
 } GlyphCache;
 
-#define GLYPH_CACHE_MAX ((size_t)16 << 20) /* bitmap bytes kept at most; beyond, glyphs are drawn uncached */
+/* Bytes a cache keeps at most (bitmaps and table); beyond, glyphs are drawn uncached. */
+#define GLYPH_CACHE_MAX ((size_t)16 << 20)
 
+/* Each row starts with PNG's filter byte (0), so png_write takes the
+ * canvas as it is. */
 typedef struct {
     int w, h;
     size_t stride;     /* bytes per row: 1 + 3 w */
@@ -365,10 +366,6 @@ static int glyph_for(const Renderer *r, int cp)
     return g;
 }
 
-/* Lay out s at line height px, left to right from x = 0. With m, draw the
- * glyphs into m; otherwise only measure. When fit_w > 0, stop before the
- * first code point that would end beyond fit_w and set *fit_bytes to the
- * bytes kept. Returns the advance width. */
 /* The slot of glyph g at (px, fx) in gc: where it is, or the empty slot
  * where it would go. */
 static CachedGlyph *glyph_slot(const GlyphCache *gc, int g, float px, float fx)
@@ -391,8 +388,8 @@ static void glyph_keep(GlyphCache *gc, int g, float px, float fx, int x0, int y0
                        const unsigned char *bitmap)
 {
     const size_t bytes = (size_t)w * (size_t)h;
-    if (gc->used + bytes > GLYPH_CACHE_MAX)
-        return;
+    if (gc->used + bytes + 2 * (gc->n + 1) * 2 * sizeof *gc->slot > GLYPH_CACHE_MAX)
+        return; /* the bitmaps, and a table that may double */
     if (2 * (gc->n + 1) > gc->cap) { /* at most half full: grow and place every glyph again */
         const size_t cap = gc->cap ? 2 * gc->cap : 256;
         CachedGlyph *slot = calloc(cap, sizeof *slot);
@@ -447,6 +444,11 @@ static const unsigned char *glyph_bitmap(const Renderer *r, GlyphCache *gc, int 
     return tmp;
 }
 
+/* Lay out s at line height px, left to right from x = 0. With m, draw the
+ * glyphs into m, taking them from gc when it has them (gc may be NULL);
+ * otherwise only measure. When fit_w > 0, stop before the first code point
+ * that would end beyond fit_w and set *fit_bytes to the bytes kept.
+ * Returns the advance width. */
 static float text_run(const Renderer *r, const char *s, float px, TextMask *m, GlyphCache *gc,
                       float fit_w, size_t *fit_bytes)
 {
@@ -485,11 +487,11 @@ static float text_run(const Renderer *r, const char *s, float px, TextMask *m, G
                     const int my = m->baseline + y0 + yy;
                     if (my < 0 || my >= m->h)
                         continue;
-                    unsigned char *d = m->a + (size_t)my * m->w + left;
+                    unsigned char *d = m->a + (size_t)my * m->w; /* the mask row */
                     const unsigned char *b = bitmap + (size_t)yy * gw;
                     for (int xx = xx0; xx < xx1; xx++)
-                        if (b[xx] > d[xx])
-                            d[xx] = b[xx];
+                        if (b[xx] > d[left + xx])
+                            d[left + xx] = b[xx];
                 }
             } else if (gw > 0 && gh > 0) {
                 g = -1; /* too big to draw: show the placeholder instead */

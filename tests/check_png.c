@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static char path[64];
@@ -234,6 +236,45 @@ START_TEST(one_writer_for_several_pictures)
 }
 END_TEST
 
+/* Sizes png.h does not promise are refused before any file is made. */
+START_TEST(sizes_out_of_range_are_refused)
+{
+    unsigned char rows[4] = {0, 1, 2, 3};
+    char err[MHAVIZ_ERRLEN] = "";
+    unlink(path);
+    static const int sizes[][2] = {{0, 1}, {1, 0}, {-3, 5}, {PNG_MAX_SIDE + 1, 1}, {1, PNG_MAX_SIDE + 1}};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        ck_assert_int_eq(png_write_rows(path, rows, sizes[k][0], sizes[k][1], err, sizeof err), MHAVIZ_EINPUT);
+        ck_assert_msg(strstr(err, path) && strstr(err, "pixels"), "%s", err);
+        ck_assert_int_ne(access(path, F_OK), 0); /* no file made */
+    }
+}
+END_TEST
+
+/* A write that fails half way (here: the file size limit, as a full disk
+ * would) is an I/O error, and the half-written file is removed. */
+START_TEST(half_written_file_is_removed)
+{
+    enum { W = 200, H = 120 };
+    const size_t stride = 1 + (size_t)W * 3;
+    unsigned char *rows = malloc(stride * H);
+    uint32_t seed = 99;
+    for (int y = 0; y < H; y++) {
+        rows[(size_t)y * stride] = 0;
+        for (int x = 0; x < W; x++)
+            noise(rows + (size_t)y * stride + 1 + (size_t)x * 3, x, y, &seed);
+    }
+    signal(SIGXFSZ, SIG_IGN); /* writes past the limit fail with EFBIG instead */
+    const struct rlimit small = {4096, 4096};
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0); /* this test runs in its own process */
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_int_eq(png_write_rows(path, rows, W, H, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, path) != NULL, "%s", err);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    free(rows);
+}
+END_TEST
+
 START_TEST(unwritable_path_is_an_io_error)
 {
     unsigned char rows[4] = {0, 1, 2, 3};
@@ -260,6 +301,8 @@ Suite *png_suite(void)
     tcase_add_test(tc, rows_longer_than_the_window_round_trip);
     tcase_add_test(tc, repeated_rows_round_trip);
     tcase_add_test(tc, one_writer_for_several_pictures);
+    tcase_add_test(tc, sizes_out_of_range_are_refused);
+    tcase_add_test(tc, half_written_file_is_removed);
     tcase_add_test(tc, unwritable_path_is_an_io_error);
     suite_add_tcase(s, tc);
     return s;

@@ -10,14 +10,15 @@
  *
  * Deflate replaces repeated bytes by copies ("length L from D bytes back")
  * and writes what is left with Huffman codes. A general compressor searches
- * hash chains for repeats; a heatmap has them in known places, so at each
- * byte we try a copy from the pixel to the left (runs of one colour), the
- * pixel above (a cell's rows repeat), the two diagonals and eight pixels
- * back (the mask's hatching), take the longest, and only where these give
- * little look up the last place the next 4 bytes were seen (repeated
- * digits and letters). Each block of up to 32768 copies and literals then
- * gets Huffman codes built for its own counts. Flat regions cost about two
- * byte comparisons per byte. */
+ * hash chains for repeats; a heatmap has them in known places: a row equal
+ * to the row above is copied whole, and elsewhere at each byte we try a
+ * copy from the pixel to the left (runs of one colour), the pixel above (a
+ * cell's rows repeat), the pixel above-right and eight pixels back (the
+ * mask's diagonal hatching and its period), take the longest, and only
+ * where these give little look up the last place the next 4 bytes were
+ * seen (repeated digits and letters). Each block of up to 32768 copies and
+ * literals then gets Huffman codes built for its own counts and goes to
+ * the file as it is made. */
 #include "png.h"
 #include "status.h"
 
@@ -35,7 +36,7 @@
 
 /* Deflate packs bits starting from the least significant bit of each byte. */
 typedef struct {
-    unsigned char *p; /* output buffer, large enough (see png_write) */
+    unsigned char *p; /* output buffer: ZBUF bytes, enough for one block */
     size_t n;         /* bytes written */
     uint64_t acc;     /* pending bits, oldest in the low end */
     int bits;         /* how many are pending */

@@ -3,14 +3,15 @@
  * A picture is drawn into an RGB canvas in memory, then written by
  * png_write (png.c). Text comes from a TrueType font through stb_truetype:
  * each line of text is rasterised into its own coverage mask (one glyph at a
- * time, each into a small temporary bitmap, merged with max so neighbouring
- * glyph boxes never clobber each other), then blended onto the canvas, turned
- * 90 degrees for the key labels.
+ * time, each glyph's bitmap kept for the next time it is drawn, merged with
+ * max so neighbouring glyph boxes never clobber each other), then blended
+ * onto the canvas, turned 90 degrees for the key labels.
  *
  * Shapes: a map is (T, T), row i = query i, column j = key j; the canvas is
  * (h, w, 3) bytes, row-major. Everything here is single-threaded per picture;
- * render_jobs draws several pictures at once, so the bytes of each PNG never
- * depend on the thread count. */
+ * render_jobs draws several pictures at once, each thread in its own
+ * workspace (canvas, PNG encoder, glyph bitmaps) kept from picture to
+ * picture, so the bytes of each PNG never depend on the thread count. */
 #include "render.h"
 #include "bigmem.h"
 #include "mapfile.h"

@@ -6,7 +6,8 @@
  *   render_diverging   one signed map (T, T) on a symmetric blue-white-red
  *                      scale (white = 0): differences, pre-softmax scores
  *   render_overview    several softmax maps side by side on one slide
- *   render_jobs        any list of the above, in parallel (OpenMP)
+ *   render_jobs        any list of the above, in parallel (OpenMP); with
+ *                      render_jobs_progress, reporting as pictures finish
  * Every function returns MHAVIZ_OK, MHAVIZ_EIO (cannot load the font or
  * write the PNG; err names the file) or MHAVIZ_ENOMEM. The PNG bytes depend
  * only on the inputs and options, never on the thread count. */

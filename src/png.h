@@ -24,7 +24,9 @@ int png_write_rows(const char *path, const unsigned char *rows, int w, int h, ch
 
 /* The same with an encoder's memory (about 0.5 MB) kept from one picture to
  * the next: a thread writing many pictures makes one PngWriter and passes it
- * to each png_write. png_writer_new returns NULL when out of memory. */
+ * to each png_write. png_writer_new returns a writer the caller owns and
+ * frees with png_writer_free (which takes NULL too), or NULL when out of
+ * memory. */
 typedef struct PngWriter PngWriter;
 PngWriter *png_writer_new(void);
 void png_writer_free(PngWriter *pw);

@@ -87,19 +87,28 @@ static void check_container(const unsigned char *rows, size_t n)
     free(d);
 }
 
-/* Encode rows (h, 1 + 3w) built by fill, decode, compare pixel by pixel. */
-static void roundtrip(int w, int h, void (*fill)(unsigned char *px, int x, int y, uint32_t *seed))
+typedef void (*Fill)(unsigned char *px, int x, int y, uint32_t *seed);
+
+/* Rows (h, 1 + 3w) as png_write takes them: each the filter byte 0, then w
+ * pixels set by fill from the generator seeded with seed. Free them. */
+static unsigned char *make_rows(int w, int h, Fill fill, uint32_t seed)
 {
     const size_t stride = 1 + (size_t)w * 3;
     unsigned char *rows = malloc(stride * h);
-    uint32_t seed = 12345;
+    ck_assert_ptr_nonnull(rows);
     for (int y = 0; y < h; y++) {
         rows[(size_t)y * stride] = 0;
         for (int x = 0; x < w; x++)
             fill(rows + (size_t)y * stride + 1 + (size_t)x * 3, x, y, &seed);
     }
-    char err[MHAVIZ_ERRLEN];
-    ck_assert_int_eq(png_write_rows(path, rows, w, h, err, sizeof err), MHAVIZ_OK);
+    return rows;
+}
+
+/* The file at path decodes to exactly rows (h, 1 + 3w), pixel by pixel,
+ * and its chunks and zlib stream carry the right checksums. */
+static void assert_written(const unsigned char *rows, int w, int h)
+{
+    const size_t stride = 1 + (size_t)w * 3;
     int dw, dh, n;
     unsigned char *d = stbi_load(path, &dw, &dh, &n, 3);
     ck_assert_msg(d != NULL, "%dx%d does not decode: %s", w, h, stbi_failure_reason());
@@ -111,6 +120,15 @@ static void roundtrip(int w, int h, void (*fill)(unsigned char *px, int x, int y
                       "%dx%d: row %d differs", w, h, y);
     stbi_image_free(d);
     check_container(rows, stride * h);
+}
+
+/* Encode rows built by fill, decode, compare pixel by pixel. */
+static void roundtrip(int w, int h, Fill fill)
+{
+    unsigned char *rows = make_rows(w, h, fill, 12345);
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(png_write_rows(path, rows, w, h, err, sizeof err), MHAVIZ_OK);
+    assert_written(rows, w, h);
     free(rows);
 }
 
@@ -211,26 +229,10 @@ START_TEST(one_writer_for_several_pictures)
     static const int sizes[3][2] = {{200, 120}, {7, 5}, {640, 480}};
     for (int k = 0; k < 3; k++) {
         const int w = sizes[k][0], h = sizes[k][1];
-        const size_t stride = 1 + (size_t)w * 3;
-        unsigned char *rows = malloc(stride * h);
-        uint32_t seed = 777u + (uint32_t)k;
-        for (int y = 0; y < h; y++) {
-            rows[(size_t)y * stride] = 0;
-            for (int x = 0; x < w; x++)
-                (k == 0 ? noise : heatmap_like)(rows + (size_t)y * stride + 1 + (size_t)x * 3, x, y, &seed);
-        }
+        unsigned char *rows = make_rows(w, h, k == 0 ? noise : heatmap_like, 777u + (uint32_t)k);
         char err[MHAVIZ_ERRLEN];
         ck_assert_int_eq(png_write(pw, path, rows, w, h, err, sizeof err), MHAVIZ_OK);
-        int dw, dh, n;
-        unsigned char *d = stbi_load(path, &dw, &dh, &n, 3);
-        ck_assert_msg(d != NULL, "picture %d does not decode: %s", k, stbi_failure_reason());
-        ck_assert_int_eq(dw, w);
-        ck_assert_int_eq(dh, h);
-        for (int y = 0; y < h; y++)
-            ck_assert_msg(memcmp(d + (size_t)y * w * 3, rows + (size_t)y * stride + 1, (size_t)w * 3) == 0,
-                          "picture %d: row %d differs", k, y);
-        stbi_image_free(d);
-        check_container(rows, stride * h);
+        assert_written(rows, w, h);
         free(rows);
     }
     png_writer_free(pw);
@@ -257,14 +259,7 @@ END_TEST
 START_TEST(half_written_file_is_removed)
 {
     enum { W = 200, H = 120 };
-    const size_t stride = 1 + (size_t)W * 3;
-    unsigned char *rows = malloc(stride * H);
-    uint32_t seed = 99;
-    for (int y = 0; y < H; y++) {
-        rows[(size_t)y * stride] = 0;
-        for (int x = 0; x < W; x++)
-            noise(rows + (size_t)y * stride + 1 + (size_t)x * 3, x, y, &seed);
-    }
+    unsigned char *rows = make_rows(W, H, noise, 99);
     /* In a child process of its own (the limit must not outlive the write,
      * also when the tests run without forking), which says through a pipe
      * whether png_write_rows answered MHAVIZ_EIO naming the file (not by

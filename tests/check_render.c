@@ -96,10 +96,14 @@ static char *scratch_png(const char *name)
     return p;
 }
 
-static Renderer *open_renderer(int annotate, int cell)
+/* A renderer with the default options but the colormap (NULL: the
+ * default), the annotation setting and the cell size (0: automatic). */
+static Renderer *open_with(const char *cmap, int annotate, int cell)
 {
     RenderOptions o;
     render_default_options(&o);
+    if (cmap)
+        o.cmap = cmap;
     o.annotate = annotate;
     o.cell_px = cell;
     Renderer *r = NULL;
@@ -107,6 +111,8 @@ static Renderer *open_renderer(int annotate, int cell)
     ck_assert_msg(render_open(&r, &o, err, sizeof err) == MHAVIZ_OK, "%s", err);
     return r;
 }
+
+static Renderer *open_renderer(int annotate, int cell) { return open_with(NULL, annotate, cell); }
 
 /* Centre pixel of cell (i, j). */
 static const unsigned char *cell_px(const Image *im, const RenderLayout *l, int i, int j)
@@ -404,17 +410,7 @@ START_TEST(overview_has_the_asked_size)
 }
 END_TEST
 
-static Renderer *open_cmap(const char *cmap, int annotate)
-{
-    RenderOptions o;
-    render_default_options(&o);
-    o.cmap = cmap;
-    o.annotate = annotate;
-    Renderer *r = NULL;
-    char err[MHAVIZ_ERRLEN];
-    ck_assert_msg(render_open(&r, &o, err, sizeof err) == MHAVIZ_OK, "%s", err);
-    return r;
-}
+static Renderer *open_cmap(const char *cmap, int annotate) { return open_with(cmap, annotate, 0); }
 
 /* Dark: what the frame (60, 60, 60) and the text ink are, unlike any page or mask colour. */
 static int dark(const unsigned char *p) { return p[0] + p[1] + p[2] < 3 * 100; }

@@ -433,15 +433,15 @@ static inline void emit_copy(TokenQueue *q, int len, int d)
 
 /* Compress s[0..n), rows of row bytes (filter byte + pixels), into deflate
  * blocks of up to BLOCK_TOKENS tokens.
- * A row equal to the row above (most rows of a heatmap: a cell is many
- * pixels tall) is found by one memcmp and written as copies of it, 258
- * bytes at a time. Any other row goes byte by byte, copies never running
- * past its end; after a literal (antialiased text, mostly) the search
- * waits for the next pixel's first byte. The copy candidates, in order: the pixel to the left, the
- * pixel above, the pixel above-right (the hatching's diagonal), eight pixels
- * to the left (the hatching's period), and, where none of these gives 8
- * bytes, the last place the next 4 bytes were seen (repeated digits and
- * letters). The blocks go to pw's file as they are made; what is left of
+ * A row equal to the row above (in a class-size heatmap about one row in
+ * ten: the hatching moves a pixel every row) is found by one memcmp and
+ * written as copies of it, 258 bytes at a time. Any other row goes byte by
+ * byte, copies never running past its end; after a literal (antialiased
+ * text, mostly) the search waits for the next pixel's first byte. The copy
+ * candidates, in order: the pixel to the left, the pixel above, the pixel
+ * above-right (the hatching's diagonal), eight pixels to the left (the
+ * hatching's period), and, where none of these gives 8 bytes, the last
+ * place the next 4 bytes were seen (repeated digits and letters). The blocks go to pw's file as they are made; what is left of
  * the last one stays in b, padded to a whole byte. */
 static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t n, size_t row)
 {

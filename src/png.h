@@ -12,6 +12,7 @@
 #define MHAVIZ_PNG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Write the picture rows (h, 1 + 3 w) as the PNG file path: each row is the
  * filter byte 0 followed by w RGB pixels, the layout PNG compresses (so a
@@ -31,5 +32,11 @@ typedef struct PngWriter PngWriter;
 PngWriter *png_writer_new(void);
 void png_writer_free(PngWriter *pw);
 int png_write(PngWriter *pw, const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen);
+
+/* The Adler-32 (RFC 1950) of s[0..n), which ends a PNG's zlib stream: with
+ * AVX2 where the processor has it, else portable C. The portable one is
+ * exposed so that tests check it on any machine. */
+uint32_t png_adler32(const unsigned char *s, size_t n);
+uint32_t png_adler32_portable(const unsigned char *s, size_t n);
 
 #endif

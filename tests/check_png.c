@@ -47,6 +47,18 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* Adler-32 by its definition (RFC 1950: a = 1 + sum of bytes, b = sum of
+ * the a's, both mod 65521), one byte at a time. */
+static uint32_t adler_by_definition(const unsigned char *s, size_t n)
+{
+    uint64_t a = 1, b = 0;
+    for (size_t k = 0; k < n; k++) {
+        a = (a + s[k]) % 65521;
+        b = (b + a) % 65521;
+    }
+    return (uint32_t)(b << 16 | a);
+}
+
 /* The container, checked by definition rather than by a decoder: every
  * chunk's CRC-32 (bit by bit, polynomial 0xEDB88320, PNG annex D) and the
  * zlib stream's Adler-32 of the uncompressed rows (RFC 1950: a = 1 + sum of
@@ -78,12 +90,7 @@ static void check_container(const unsigned char *rows, size_t n)
         i += 12 + (long)len;
     }
     ck_assert_int_gt(last_idat_end, 0);
-    uint64_t a = 1, b = 0;
-    for (size_t k = 0; k < n; k++) {
-        a = (a + rows[k]) % 65521;
-        b = (b + a) % 65521;
-    }
-    ck_assert_uint_eq(be32(d + last_idat_end - 4), (uint32_t)(b << 16 | a));
+    ck_assert_uint_eq(be32(d + last_idat_end - 4), adler_by_definition(rows, n));
     free(d);
 }
 
@@ -294,6 +301,31 @@ START_TEST(half_written_file_is_removed)
 }
 END_TEST
 
+/* Both Adler-32 paths (AVX2 where this machine has it, and the portable
+ * one) against the definition: every length 0..600 (whole 32-byte steps
+ * and the bytes after them), lengths around the 5536-byte chunks where the
+ * remainders are taken, and all-255 bytes, the largest sums. */
+START_TEST(adler32_both_paths_match_the_definition)
+{
+    const size_t n_max = 3 * 5536 + 100;
+    unsigned char *s = malloc(n_max);
+    ck_assert_ptr_nonnull(s);
+    uint32_t seed = 7;
+    for (int fill = 0; fill < 2; fill++) {
+        for (size_t k = 0; k < n_max; k++)
+            s[k] = fill == 0 ? (unsigned char)next(&seed) : 255;
+        const size_t lengths[] = {5535, 5536, 5537, 5552, 5553, 2 * 5536 + 31, 3 * 5536 + 33, n_max};
+        for (size_t k = 0; k < 601 + sizeof lengths / sizeof *lengths; k++) {
+            const size_t n = k <= 600 ? k : lengths[k - 601];
+            const uint32_t want = adler_by_definition(s, n);
+            ck_assert_msg(png_adler32(s, n) == want, "png_adler32, %zu bytes", n);
+            ck_assert_msg(png_adler32_portable(s, n) == want, "png_adler32_portable, %zu bytes", n);
+        }
+    }
+    free(s);
+}
+END_TEST
+
 START_TEST(unwritable_path_is_an_io_error)
 {
     unsigned char rows[4] = {0, 1, 2, 3};
@@ -323,6 +355,7 @@ Suite *png_suite(void)
     tcase_add_test(tc, sizes_out_of_range_are_refused);
     tcase_add_test(tc, half_written_file_is_removed);
     tcase_add_test(tc, unwritable_path_is_an_io_error);
+    tcase_add_test(tc, adler32_both_paths_match_the_definition);
     suite_add_tcase(s, tc);
     return s;
 }

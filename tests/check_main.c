@@ -25,6 +25,7 @@ Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *bigmem_suite(void);
 Suite *mapfile_suite(void);
+Suite *jsonfast_suite(void);
 
 int main(void)
 {
@@ -48,6 +49,7 @@ int main(void)
         timing_suite,
         bigmem_suite,
         mapfile_suite,
+        jsonfast_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -20,8 +20,9 @@
  * to 2^53 (any 15 digits) and whose power of ten is within 10^+-22 is one
  * multiplication or division of two doubles held exactly, which IEEE
  * arithmetic rounds correctly (Clinger's fast path), so the result is the
- * double strtod gives; any other number goes to strtod itself. The numbers
- * json.dumps writes for float32 data with "%.9g" all take the fast path. */
+ * double strtod gives; any other number goes to strtod itself. Numbers
+ * printed with the 9 digits a float32 needs ("%.9g") take the fast path
+ * from about 1e-14 to 1e30. */
 #ifndef MHAVIZ_JSONFAST_H
 #define MHAVIZ_JSONFAST_H
 

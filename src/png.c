@@ -331,12 +331,14 @@ static void write_block(Bits *b, const Token *tok, size_t nt, const uint32_t *li
         dist_extra[k] = (uint8_t)DIST_EXTRA[k];
     dist_code[NO_DIST] = 0;
     dist_len[NO_DIST] = 0;
+    Bits w = *b; /* a copy the compiler keeps in registers (stores through b->p might change *b) */
     for (size_t t = 0; t < nt; t++) {
         const uint32_t ls = tok[t] & 511, le = tok[t] >> 9 & 31, ds = tok[t] >> 14 & 31, de = tok[t] >> 19;
         const int lbits = lit_len[ls] + lit_extra[ls];
-        put_bits(b, (lit_code[ls] | (uint64_t)le << lit_len[ls]) | (dist_code[ds] | (uint64_t)de << dist_len[ds]) << lbits,
+        put_bits(&w, (lit_code[ls] | (uint64_t)le << lit_len[ls]) | (dist_code[ds] | (uint64_t)de << dist_len[ds]) << lbits,
                  lbits + dist_len[ds] + dist_extra[ds]);
     }
+    *b = w;
     put_bits(b, lit_code[256], lit_len[256]); /* end of block */
 }
 

@@ -103,8 +103,15 @@ static int summarise(const ReportData *d, Summary *s)
 
 /* ---------------------------------------------------------------- files */
 
-/* Open dir/name for writing; the caller frees *path. */
-static FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t errlen, int *rc)
+/* Bytes of the buffer each report file is written through. */
+#define REPORT_IOBUF ((size_t)1 << 16)
+
+/* Open dir/name for writing through iobuf, REPORT_IOBUF bytes that stay
+ * until the file is closed (without a buffer of its own, glibc ignores
+ * setvbuf's size and writes 4 KiB at a time: thousands of system calls for
+ * the tens of MB of a T = 512 report.json). The caller frees *path. */
+static FILE *open_out(const char *dir, const char *name, char *iobuf, char **path, char *err,
+                      size_t errlen, int *rc)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     *path = malloc(n);
@@ -120,7 +127,7 @@ static FILE *open_out(const char *dir, const char *name, char **path, char *err,
         *rc = MHAVIZ_EIO;
         return NULL;
     }
-    setvbuf(f, NULL, _IOFBF, 1 << 16);
+    setvbuf(f, iobuf, _IOFBF, REPORT_IOBUF);
     return f;
 }
 
@@ -851,13 +858,15 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     char *path = NULL;
     JsonRows rows = {NULL, NULL, 0, 0};
     FILE *f = NULL;
-    int rc = summarise(d, &s);
+    char *iobuf = malloc(REPORT_IOBUF); /* each file's buffer in turn */
+    int rc = iobuf ? summarise(d, &s) : MHAVIZ_ENOMEM;
     if (rc != MHAVIZ_OK) {
+        free(iobuf);
         snprintf(err, errlen, "out of memory");
         return rc;
     }
 
-    f = open_out(dir, "report.txt", &path, err, errlen, &rc);
+    f = open_out(dir, "report.txt", iobuf, &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
     write_txt(f, d, &s);
@@ -872,17 +881,18 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     rows.slot = (size_t)widest * JSON_NUMBER_MAX + 2;
     size_t block = JSON_BLOCK_BYTES / rows.slot;
     rows.rows = block < 1 ? 1 : block > (size_t)c->T ? c->T : (int)block;
-    /* From bigmem, and at least BIGMEM_HUGE_MIN bytes: huge pages, not a
-     * fault for each 4 KiB. */
+    /* From bigmem: huge pages from BIGMEM_HUGE_MIN bytes on, not a fault
+     * for each 4 KiB. A class-size layer needs 26 KB, which malloc mostly
+     * finds in memory the pictures used and gave back. */
     const size_t text_bytes = 2 * rows.slot * (size_t)rows.rows;
-    rows.text = bigmem_alloc(text_bytes > BIGMEM_HUGE_MIN ? text_bytes : BIGMEM_HUGE_MIN);
+    rows.text = bigmem_alloc(text_bytes);
     rows.len = malloc(2 * (size_t)rows.rows * sizeof *rows.len);
     if (!rows.text || !rows.len) {
         snprintf(err, errlen, "out of memory");
         rc = MHAVIZ_ENOMEM;
         goto cleanup;
     }
-    f = open_out(dir, "report.json", &path, err, errlen, &rc);
+    f = open_out(dir, "report.json", iobuf, &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
     write_json(f, d, &s, &rows);
@@ -892,6 +902,7 @@ cleanup:
     free(rows.text);
     free(rows.len);
     free(path);
+    free(iobuf);
     summary_free(&s);
     return rc;
 }

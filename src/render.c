@@ -50,6 +50,7 @@ struct Renderer {
     MappedFile font_file;            /* the whole font file */
     stbtt_fontinfo font;
     int replacement;                 /* glyph of U+FFFD, 0 when the font lacks it */
+    int ascii_glyph[128];            /* glyph_for of each ASCII code point, looked up once */
     const unsigned char (*cmap)[3];  /* (256, 3) the softmax maps' colours */
     Rgb mask_bg, mask_hatch;         /* masked cells: flat colour with diagonal hatching */
 };
@@ -91,6 +92,23 @@ int render_cmap_known(const char *name)
 }
 
 /* --------------------------------------------------------- open and close */
+
+/* The glyph drawn for code point cp: the font's own, else its U+FFFD, else
+ * -1 (a hollow box is drawn). */
+static int glyph_lookup(const Renderer *r, int cp)
+{
+    int g = stbtt_FindGlyphIndex(&r->font, cp);
+    if (g == 0)
+        g = r->replacement ? r->replacement : -1;
+    return g;
+}
+
+/* The same, from the table for ASCII (nearly every character drawn): the
+ * font's character map is searched once per code point, not per use. */
+static int glyph_for(const Renderer *r, int cp)
+{
+    return cp >= 0 && cp < 128 ? r->ascii_glyph[cp] : glyph_lookup(r, cp);
+}
 
 int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen)
 {
@@ -144,6 +162,8 @@ int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen
         goto cleanup;
     }
     r->replacement = stbtt_FindGlyphIndex(&r->font, 0xFFFD);
+    for (int cp = 0; cp < 128; cp++)
+        r->ascii_glyph[cp] = glyph_lookup(r, cp);
     goto cleanup;
 
 oom:
@@ -253,11 +273,9 @@ static inline void put_px(Canvas *c, int x, int y, Rgb col)
     p[2] = col.b;
 }
 
-/* Blend col over pixel (x, y), which lies on the canvas, with coverage a
- * (1..255). */
-static inline void blend_px(Canvas *c, int x, int y, Rgb col, int a)
+/* Blend col over the pixel at p with coverage a (1..255). */
+static inline void blend_px(unsigned char *p, Rgb col, int a)
 {
-    unsigned char *p = pixel(c, x, y);
     if (a == 255) { /* covered: the blend below gives col exactly */
         p[0] = col.r, p[1] = col.g, p[2] = col.b;
         return;
@@ -357,16 +375,6 @@ typedef struct {
 #define PAD 1
 #define GLYPH_MAX 192  /* largest glyph bitmap side drawn; larger ones become placeholders */
 
-/* The glyph drawn for code point cp: the font's own, else its U+FFFD, else
- * -1 (a hollow box is drawn). */
-static int glyph_for(const Renderer *r, int cp)
-{
-    int g = stbtt_FindGlyphIndex(&r->font, cp);
-    if (g == 0)
-        g = r->replacement ? r->replacement : -1;
-    return g;
-}
-
 /* The slot of glyph g at (px, fx) in gc: where it is, or the empty slot
  * where it would go. */
 static CachedGlyph *glyph_slot(const GlyphCache *gc, int g, float px, float fx)
@@ -445,21 +453,28 @@ static const unsigned char *glyph_bitmap(const Renderer *r, GlyphCache *gc, int 
     return tmp;
 }
 
-/* Lay out s at line height px, left to right from x = 0. With m, draw the
- * glyphs into m, taking them from gc when it has them (gc may be NULL);
- * otherwise only measure. When fit_w > 0, stop before the first code point
- * that would end beyond fit_w and set *fit_bytes to the bytes kept.
- * Returns the advance width. */
-static float text_run(const Renderer *r, const char *s, float px, TextMask *m, GlyphCache *gc,
+/* One glyph of a line of text: which (-1: the placeholder box) and the
+ * pen position it starts at. */
+typedef struct {
+    int g;
+    float x;
+} PlacedGlyph;
+
+/* Lay out s at line height px, left to right from x = 0, with kerning.
+ * With placed (room for strlen(s) glyphs), put each glyph and its pen
+ * position there and their count in *n_placed. When fit_w > 0, stop before
+ * the first code point that would end beyond fit_w and set *fit_bytes to
+ * the bytes kept. Returns the advance width. */
+static float text_run(const Renderer *r, const char *s, float px, PlacedGlyph *placed, int *n_placed,
                       float fit_w, size_t *fit_bytes)
 {
     const float scale = stbtt_ScaleForPixelHeight(&r->font, px);
     const char *start = s;
     float x = 0.0f;
-    int prev = 0;
+    int prev = 0, n = 0;
     while (*s) {
         const char *here = s;
-        int g = glyph_for(r, utf8_next(&s));
+        const int g = glyph_for(r, utf8_next(&s));
         if (prev > 0 && g > 0)
             x += scale * (float)stbtt_GetGlyphKernAdvance(&r->font, prev, g);
         float adv;
@@ -474,43 +489,13 @@ static float text_run(const Renderer *r, const char *s, float px, TextMask *m, G
             *fit_bytes = (size_t)(here - start);
             return x;
         }
-        if (m && g > 0) {
-            /* The glyph's bitmap at the subpixel offset, merged in with max. */
-            unsigned char tmp[GLYPH_MAX * GLYPH_MAX];
-            const int ix = (int)floorf(x);
-            const float fx = x - (float)ix;
-            int x0, y0, gw, gh;
-            const unsigned char *bitmap = glyph_bitmap(r, gc, g, px, scale, fx, tmp, &x0, &y0, &gw, &gh);
-            if (bitmap) {
-                const int left = PAD + ix + x0; /* mask column of the bitmap's column 0 */
-                const int xx0 = left < 0 ? -left : 0, xx1 = left + gw > m->w ? m->w - left : gw;
-                for (int yy = 0; yy < gh; yy++) {
-                    const int my = m->baseline + y0 + yy;
-                    if (my < 0 || my >= m->h)
-                        continue;
-                    unsigned char *d = m->a + (size_t)my * m->w; /* the mask row */
-                    const unsigned char *b = bitmap + (size_t)yy * gw;
-                    for (int xx = xx0; xx < xx1; xx++)
-                        if (b[xx] > d[left + xx])
-                            d[left + xx] = b[xx];
-                }
-            } else if (gw > 0 && gh > 0) {
-                g = -1; /* too big to draw: show the placeholder instead */
-            }
-        }
-        if (m && g < 0) {
-            /* Placeholder: a hollow box the height of a capital. */
-            const int bx0 = PAD + (int)floorf(x + 0.1f * px), bx1 = PAD + (int)floorf(x + 0.5f * px);
-            const int by0 = m->baseline - (int)(0.62f * px), by1 = m->baseline;
-            for (int yy = by0; yy <= by1; yy++)
-                for (int xx = bx0; xx <= bx1; xx++)
-                    if ((yy == by0 || yy == by1 || xx == bx0 || xx == bx1) &&
-                        yy >= 0 && yy < m->h && xx >= 0 && xx < m->w)
-                        m->a[(size_t)yy * m->w + xx] = 255;
-        }
+        if (placed)
+            placed[n++] = (PlacedGlyph){g, x};
         x += adv;
         prev = g;
     }
+    if (n_placed)
+        *n_placed = n;
     if (fit_bytes)
         *fit_bytes = (size_t)(s - start);
     return x;
@@ -521,22 +506,68 @@ static float text_width(const Renderer *r, const char *s, float px)
     return text_run(r, s, px, NULL, NULL, 0.0f, NULL);
 }
 
+/* Merge glyph p (set at line height px, scale) into mask m with max, its
+ * bitmap taken from gc when it has it (gc may be NULL); a glyph the font
+ * lacks, or too big to draw, becomes a hollow box the height of a capital. */
+static void mask_glyph(const Renderer *r, GlyphCache *gc, TextMask *m, PlacedGlyph p, float px, float scale)
+{
+    int g = p.g;
+    if (g > 0) {
+        /* The glyph's bitmap at the subpixel offset. */
+        unsigned char tmp[GLYPH_MAX * GLYPH_MAX];
+        const int ix = (int)floorf(p.x);
+        const float fx = p.x - (float)ix;
+        int x0, y0, gw, gh;
+        const unsigned char *bitmap = glyph_bitmap(r, gc, g, px, scale, fx, tmp, &x0, &y0, &gw, &gh);
+        if (bitmap) {
+            const int left = PAD + ix + x0; /* mask column of the bitmap's column 0 */
+            const int xx0 = left < 0 ? -left : 0, xx1 = left + gw > m->w ? m->w - left : gw;
+            for (int yy = 0; yy < gh; yy++) {
+                const int my = m->baseline + y0 + yy;
+                if (my < 0 || my >= m->h)
+                    continue;
+                unsigned char *d = m->a + (size_t)my * m->w; /* the mask row */
+                const unsigned char *b = bitmap + (size_t)yy * gw;
+                for (int xx = xx0; xx < xx1; xx++)
+                    if (b[xx] > d[left + xx])
+                        d[left + xx] = b[xx];
+            }
+            return;
+        }
+        if (gw <= 0 || gh <= 0)
+            return; /* nothing to draw (a space) */
+    }
+    const int bx0 = PAD + (int)floorf(p.x + 0.1f * px), bx1 = PAD + (int)floorf(p.x + 0.5f * px);
+    const int by0 = m->baseline - (int)(0.62f * px), by1 = m->baseline;
+    for (int yy = by0; yy <= by1; yy++)
+        for (int xx = bx0; xx <= bx1; xx++)
+            if ((yy == by0 || yy == by1 || xx == bx0 || xx == bx1) && yy >= 0 && yy < m->h && xx >= 0 &&
+                xx < m->w)
+                m->a[(size_t)yy * m->w + xx] = 255;
+}
+
 /* Rasterise s at line height px into a new mask (free m->a), with glyphs
- * from gc (may be NULL). */
+ * from gc (may be NULL): laid out once, then each glyph merged in. */
 static int text_mask(const Renderer *r, GlyphCache *gc, const char *s, float px, TextMask *m)
 {
     int ascent, descent, gap;
     stbtt_GetFontVMetrics(&r->font, &ascent, &descent, &gap);
     const float scale = stbtt_ScaleForPixelHeight(&r->font, px);
+    PlacedGlyph *placed = malloc((strlen(s) + 1) * sizeof *placed); /* (strlen(s) + 1) a glyph a byte at most */
+    m->a = NULL;
+    if (!placed)
+        return MHAVIZ_ENOMEM;
+    int n;
+    const float w = text_run(r, s, px, placed, &n, 0.0f, NULL);
     m->px = px;
     m->baseline = PAD + (int)ceilf((float)ascent * scale);
     m->h = m->baseline + (int)ceilf((float)-descent * scale) + PAD + 1;
-    m->w = (int)ceilf(text_width(r, s, px)) + 2 * PAD + 1;
+    m->w = (int)ceilf(w) + 2 * PAD + 1;
     m->a = calloc((size_t)m->w * m->h, 1);
-    if (!m->a)
-        return MHAVIZ_ENOMEM;
-    text_run(r, s, px, m, gc, 0.0f, NULL);
-    return MHAVIZ_OK;
+    for (int k = 0; m->a && k < n; k++)
+        mask_glyph(r, gc, m, placed[k], px, scale);
+    free(placed);
+    return m->a ? MHAVIZ_OK : MHAVIZ_ENOMEM;
 }
 
 /* Where a text's anchor lies. Along the text: START, MID or END. Across it:
@@ -556,8 +587,11 @@ static void blit_mask(Canvas *c, const TextMask *m, int x, int y, int along, int
         const unsigned char *a = m->a + (size_t)my * m->w;
         /* Mask row my lands on canvas row y + my - ay (unrotated) or on
          * canvas column x + my - ay (rotated); the mask columns that land
-         * on the canvas, lo..hi-1, are found once per row. */
+         * on the canvas, lo..hi-1, are found once per row, and the canvas
+         * pixel under mask column mx is p + (mx - lo) * step. */
         int lo = 0, hi = m->w;
+        unsigned char *p;
+        ptrdiff_t step;
         if (!rotated) {
             const int cy = y + (my - ay), x0 = x - ax;
             if (cy < 0 || cy >= c->h)
@@ -566,9 +600,10 @@ static void blit_mask(Canvas *c, const TextMask *m, int x, int y, int along, int
                 lo = -x0;
             if (x0 + hi > c->w)
                 hi = c->w - x0;
-            for (int mx = lo; mx < hi; mx++)
-                if (a[mx])
-                    blend_px(c, x0 + mx, cy, col, a[mx]);
+            if (lo >= hi)
+                continue;
+            p = pixel(c, x0 + lo, cy);
+            step = 3;
         } else {
             const int cx = x + (my - ay), y0 = y + ax; /* mask column mx lands on canvas row y0 - mx */
             if (cx < 0 || cx >= c->w)
@@ -577,10 +612,14 @@ static void blit_mask(Canvas *c, const TextMask *m, int x, int y, int along, int
                 hi = y0 + 1;
             if (y0 >= c->h)
                 lo = y0 - c->h + 1;
-            for (int mx = lo; mx < hi; mx++)
-                if (a[mx])
-                    blend_px(c, cx, y0 - mx, col, a[mx]);
+            if (lo >= hi)
+                continue;
+            p = pixel(c, cx, y0 - lo);
+            step = -(ptrdiff_t)c->stride;
         }
+        for (int mx = lo; mx < hi; mx++)
+            if (a[mx])
+                blend_px(p + (mx - lo) * step, col, a[mx]);
     }
 }
 

@@ -370,7 +370,18 @@ typedef struct {
     int w, h, baseline;
     float px;          /* line height the text was set at */
     unsigned char *a;  /* (h, w) coverage 0..255 */
+    int ink_x0, ink_x1, ink_y0, ink_y1; /* every covered cell lies in columns ink_x0..ink_x1-1, rows
+                                           ink_y0..ink_y1-1 (most of a mask is empty: blit_mask skips the rest) */
 } TextMask;
+
+/* Widen m's ink box to hold columns x0..x1-1 and rows y0..y1-1 (within the mask). */
+static void mask_ink(TextMask *m, int x0, int x1, int y0, int y1)
+{
+    m->ink_x0 = x0 < m->ink_x0 ? (x0 < 0 ? 0 : x0) : m->ink_x0;
+    m->ink_x1 = x1 > m->ink_x1 ? (x1 > m->w ? m->w : x1) : m->ink_x1;
+    m->ink_y0 = y0 < m->ink_y0 ? (y0 < 0 ? 0 : y0) : m->ink_y0;
+    m->ink_y1 = y1 > m->ink_y1 ? (y1 > m->h ? m->h : y1) : m->ink_y1;
+}
 
 #define PAD 1
 #define GLYPH_MAX 192  /* largest glyph bitmap side drawn; larger ones become placeholders */
@@ -522,6 +533,7 @@ static void mask_glyph(const Renderer *r, GlyphCache *gc, TextMask *m, PlacedGly
         if (bitmap) {
             const int left = PAD + ix + x0; /* mask column of the bitmap's column 0 */
             const int xx0 = left < 0 ? -left : 0, xx1 = left + gw > m->w ? m->w - left : gw;
+            mask_ink(m, left + xx0, left + xx1, m->baseline + y0, m->baseline + y0 + gh);
             for (int yy = 0; yy < gh; yy++) {
                 const int my = m->baseline + y0 + yy;
                 if (my < 0 || my >= m->h)
@@ -539,6 +551,7 @@ static void mask_glyph(const Renderer *r, GlyphCache *gc, TextMask *m, PlacedGly
     }
     const int bx0 = PAD + (int)floorf(p.x + 0.1f * px), bx1 = PAD + (int)floorf(p.x + 0.5f * px);
     const int by0 = m->baseline - (int)(0.62f * px), by1 = m->baseline;
+    mask_ink(m, bx0, bx1 + 1, by0, by1 + 1);
     for (int yy = by0; yy <= by1; yy++)
         for (int xx = bx0; xx <= bx1; xx++)
             if ((yy == by0 || yy == by1 || xx == bx0 || xx == bx1) && yy >= 0 && yy < m->h && xx >= 0 &&
@@ -564,6 +577,7 @@ static int text_mask(const Renderer *r, GlyphCache *gc, const char *s, float px,
     m->h = m->baseline + (int)ceilf((float)-descent * scale) + PAD + 1;
     m->w = (int)ceilf(w) + 2 * PAD + 1;
     m->a = calloc((size_t)m->w * m->h, 1);
+    m->ink_x0 = m->w, m->ink_x1 = 0, m->ink_y0 = m->h, m->ink_y1 = 0; /* no ink yet */
     for (int k = 0; m->a && k < n; k++)
         mask_glyph(r, gc, m, placed[k], px, scale);
     free(placed);
@@ -583,20 +597,20 @@ static void blit_mask(Canvas *c, const TextMask *m, int x, int y, int along, int
 {
     const int ax = along == START ? PAD : along == MID ? m->w / 2 : m->w - PAD - 1;
     const int ay = across == TOP ? 0 : across == MID ? m->baseline - (int)lroundf(0.32f * m->px) : m->h - 1;
-    for (int my = 0; my < m->h; my++) {
+    for (int my = m->ink_y0; my < m->ink_y1; my++) {
         const unsigned char *a = m->a + (size_t)my * m->w;
         /* Mask row my lands on canvas row y + my - ay (unrotated) or on
-         * canvas column x + my - ay (rotated); the mask columns that land
-         * on the canvas, lo..hi-1, are found once per row, and the canvas
-         * pixel under mask column mx is p + (mx - lo) * step. */
-        int lo = 0, hi = m->w;
+         * canvas column x + my - ay (rotated); the inked mask columns that
+         * land on the canvas, lo..hi-1, are found once per row, and the
+         * canvas pixel under mask column mx is p + (mx - lo) * step. */
+        int lo = m->ink_x0, hi = m->ink_x1;
         unsigned char *p;
         ptrdiff_t step;
         if (!rotated) {
             const int cy = y + (my - ay), x0 = x - ax;
             if (cy < 0 || cy >= c->h)
                 continue;
-            if (x0 < 0)
+            if (x0 + lo < 0)
                 lo = -x0;
             if (x0 + hi > c->w)
                 hi = c->w - x0;
@@ -610,7 +624,7 @@ static void blit_mask(Canvas *c, const TextMask *m, int x, int y, int along, int
                 continue;
             if (y0 - (hi - 1) < 0)
                 hi = y0 + 1;
-            if (y0 >= c->h)
+            if (y0 - lo >= c->h)
                 lo = y0 - c->h + 1;
             if (lo >= hi)
                 continue;

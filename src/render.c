@@ -11,7 +11,9 @@
  * (h, w, 3) bytes, row-major. Everything here is single-threaded per picture;
  * render_jobs draws several pictures at once, each thread in its own
  * workspace (canvas, PNG encoder, glyph bitmaps) kept from picture to
- * picture, so the bytes of each PNG never depend on the thread count. */
+ * picture, so the bytes of each PNG never depend on the thread count; a
+ * glyph one thread rasterised is handed to the others through a shared
+ * cache (the same bitmap whoever made it). */
 #include "render.h"
 #include "bigmem.h"
 #include "mapfile.h"
@@ -199,11 +201,13 @@ typedef struct {
     size_t at;      /* the bitmap in the pool, (h, w) */
 } CachedGlyph;
 
-typedef struct {
+typedef struct GlyphCache {
     CachedGlyph *slot;   /* (cap) the table; cap a power of 2, or 0 before the first glyph */
     size_t cap, n;       /* slots, glyphs kept */
     unsigned char *pool; /* (pool_cap) the bitmaps one after the other, each (h, w) */
     size_t used, pool_cap;
+    struct GlyphCache *shared; /* a thread's cache: the one all threads of render_jobs also keep
+                                  their glyphs in, looked in when this one lacks a glyph (NULL: none) */
 } GlyphCache;
 
 /* Bytes a cache keeps at most (bitmaps and table); beyond, glyphs are drawn uncached. */
@@ -415,7 +419,9 @@ static void glyph_keep(GlyphCache *gc, int g, float px, float fx, int x0, int y0
         CachedGlyph *slot = calloc(cap, sizeof *slot);
         if (!slot)
             return;
-        GlyphCache grown = {slot, cap, gc->n, gc->pool, gc->used, gc->pool_cap};
+        GlyphCache grown = *gc;
+        grown.slot = slot;
+        grown.cap = cap;
         for (size_t k = 0; k < gc->cap; k++)
             if (gc->slot[k].glyph != 0)
                 *glyph_slot(&grown, gc->slot[k].glyph, gc->slot[k].px, gc->slot[k].fx) = gc->slot[k];
@@ -441,8 +447,9 @@ static void glyph_keep(GlyphCache *gc, int g, float px, float fx, int x0, int y0
 
 /* Glyph g's coverage bitmap at line height px (scale) and subpixel offset
  * fx, its box in *x0, *y0, *w, *h: from gc when it was drawn before, else
- * rasterised into tmp (GLYPH_MAX^2) and kept in gc. NULL when the box is
- * empty or larger than GLYPH_MAX (the box is still given). gc may be NULL. */
+ * from gc->shared, else rasterised; either of the last two into tmp
+ * (GLYPH_MAX^2) and kept in gc. NULL when the box is empty or larger than
+ * GLYPH_MAX (the box is still given). gc may be NULL. */
 static const unsigned char *glyph_bitmap(const Renderer *r, GlyphCache *gc, int g, float px, float scale,
                                          float fx, unsigned char *tmp, int *x0, int *y0, int *w, int *h)
 {
@@ -453,12 +460,37 @@ static const unsigned char *glyph_bitmap(const Renderer *r, GlyphCache *gc, int 
             return gc->pool + e->at;
         }
     }
-    int x1, y1;
-    stbtt_GetGlyphBitmapBoxSubpixel(&r->font, g, scale, scale, fx, 0.0f, x0, y0, &x1, &y1);
-    *w = x1 - *x0, *h = y1 - *y0;
-    if (*w <= 0 || *h <= 0 || *w > GLYPH_MAX || *h > GLYPH_MAX)
-        return NULL;
-    stbtt_MakeGlyphBitmapSubpixel(&r->font, tmp, *w, *h, *w, scale, scale, fx, 0.0f, g);
+    GlyphCache *shared = gc ? gc->shared : NULL;
+    int found = 0;
+    if (shared) {
+        /* Drawn by another thread already? Copied into tmp while no
+         * thread adds to the shared cache (which may move its memory). */
+#pragma omp critical(render_shared_glyphs)
+        {
+            const CachedGlyph *e = shared->cap ? glyph_slot(shared, g, px, fx) : NULL;
+            if (e && e->glyph == g) {
+                *x0 = e->x0, *y0 = e->y0, *w = e->w, *h = e->h;
+                memcpy(tmp, shared->pool + e->at, (size_t)e->w * (size_t)e->h);
+                found = 1;
+            }
+        }
+    }
+    if (!found) {
+        int x1, y1;
+        stbtt_GetGlyphBitmapBoxSubpixel(&r->font, g, scale, scale, fx, 0.0f, x0, y0, &x1, &y1);
+        *w = x1 - *x0, *h = y1 - *y0;
+        if (*w <= 0 || *h <= 0 || *w > GLYPH_MAX || *h > GLYPH_MAX)
+            return NULL;
+        stbtt_MakeGlyphBitmapSubpixel(&r->font, tmp, *w, *h, *w, scale, scale, fx, 0.0f, g);
+        if (shared) {
+            /* the other threads may draw it next: kept there too, unless one just did */
+#pragma omp critical(render_shared_glyphs)
+            {
+                if (shared->cap == 0 || glyph_slot(shared, g, px, fx)->glyph != g)
+                    glyph_keep(shared, g, px, fx, *x0, *y0, *w, *h, tmp);
+            }
+        }
+    }
     if (gc)
         glyph_keep(gc, g, px, fx, *x0, *y0, *w, *h, tmp);
     return tmp;
@@ -1607,12 +1639,17 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
     /* Each picture is independent work writing its own file; each thread
      * draws its pictures one after the other in its own workspace. */
     int done = 0, reported = 0; /* pictures finished; the most the caller has reported */
+    /* The glyphs every thread rasterised, so that no glyph is rasterised
+     * by each thread in turn (the pictures share most of their text). */
+    GlyphCache shared = {NULL, 0, 0, NULL, 0, 0, NULL};
 #pragma omp parallel if (n_jobs > 1)
     {
-        Workspace ws = {NULL, 0, NULL, {NULL, 0, 0, NULL, 0, 0}};
+        Workspace ws = {NULL, 0, NULL, {NULL, 0, 0, NULL, 0, 0, NULL}};
         int is_caller = 1;
 #ifdef _OPENMP
         is_caller = omp_get_thread_num() == 0;
+        if (omp_get_num_threads() > 1)
+            ws.glyphs.shared = &shared;
 #endif
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < n_jobs; k++) {
@@ -1628,6 +1665,8 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
         }
         workspace_free(&ws);
     }
+    free(shared.slot);
+    free(shared.pool);
     if (progress && reported < n_jobs) /* another thread finished the last picture */
         progress(ctx, 1.0);
     int rc = MHAVIZ_OK;

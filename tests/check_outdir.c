@@ -167,6 +167,38 @@ START_TEST(refuses_output_folder_with_a_users_file)
 }
 END_TEST
 
+/* A symbolic link to an earlier output folder is refused at the commit, as
+ * it always was (rename(2) cannot put a folder in a link's place), and
+ * everything is left as it was: the folder it points to keeps its files,
+ * nothing else appears beside them. */
+START_TEST(refuses_a_link_to_an_output_folder)
+{
+    char *dir = scratch(), real[600], link[600], err[MHAVIZ_ERRLEN];
+    snprintf(real, sizeof real, "%s/real", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, real, err, sizeof err), MHAVIZ_OK);
+    char *p = outdir_path(&o, "head_00.png");
+    write_file(p, "old");
+    free(p);
+    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(symlink("real", link), 0);
+
+    ck_assert_int_eq(outdir_begin(&o, link, err, sizeof err), MHAVIZ_OK);
+    p = outdir_path(&o, "head_01.png");
+    write_file(p, "new");
+    free(p);
+    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, "cannot move the outputs into place") != NULL, "%s", err);
+    ck_assert_int_eq(count_entries(real), 2); /* the marker and head_00.png */
+    ck_assert_int_eq(count_entries(dir), 2);  /* real and link */
+    struct stat st;
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    free(dir);
+}
+END_TEST
+
 Suite *outdir_suite(void)
 {
     Suite *s = suite_create("outdir");
@@ -178,6 +210,7 @@ Suite *outdir_suite(void)
     tcase_add_test(tc, refuses_output_folder_with_a_users_file);
     tcase_add_test(tc, refuses_a_file_as_target);
     tcase_add_test(tc, messages_name_the_target_not_the_temporary_folder);
+    tcase_add_test(tc, refuses_a_link_to_an_output_folder);
     suite_add_tcase(s, tc);
     return s;
 }

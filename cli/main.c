@@ -12,6 +12,7 @@
 #include "render.h"
 #include "report.h"
 #include "status.h"
+#include "threads.h"
 #include "timing.h"
 
 #include <getopt.h>
@@ -30,7 +31,7 @@
 typedef struct {
     const char *input;   /* INPUT.json */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
-    int threads;         /* -t; 0 = the cores no other program is using (see main) */
+    int threads;         /* -t; 0 = the cores no other program is using (threads.h) */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
@@ -175,23 +176,6 @@ static int inside(const char *path, const char *dir)
     return strncmp(rp, rd, n) == 0 && rp[n] == '/';
 }
 
-#ifdef _OPENMP
-/* Other programs running on the machine at this moment: the running tasks
- * Linux counts in /proc/loadavg ("0.52 0.58 0.59 3/345 6789": 3 of 345),
- * less this one; 0 where the file is missing. */
-static int others_running(void)
-{
-    int running = 0;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%*f %*f %*f %d/", &running) != 1)
-            running = 0;
-        fclose(f);
-    }
-    return running > 1 ? running - 1 : 0;
-}
-#endif
-
 /* The progress line during the render phase. */
 static void render_progress(void *tm, double fraction) { timing_progress(tm, fraction); }
 
@@ -304,22 +288,12 @@ int main(int argc, char **argv)
         return init_command(argc - 1, argv + 1);
     Options o;
     parse_args(argc, argv, &o);
-    /* Threads (-t, or chosen after the load): as many as OpenMP would use
-     * (OMP_NUM_THREADS, else every core this process may run on), less the
-     * cores other programs keep busy, counted now and again after the load,
-     * the smaller count (a program that only starts or ends is not one that
-     * takes a core). When every core is taken, OpenMP threads that spin
-     * while they wait for each other make a run slower than one thread
-     * would. OpenMP's own omp_set_dynamic goes by the 15-minute load
-     * average instead: a busy quarter of an hour ago gave an idle machine
-     * one thread. The count covers the whole machine, so it is used only
-     * when this process may run on every core (not under taskset, cpusets,
-     * batch schedulers). Results are the same bits with any thread count. */
+    /* Threads: -t, or chosen after the load (threads.h). */
 #ifdef _OPENMP
     const int max_threads = omp_get_max_threads();
     if (o.threads > 0)
         omp_set_num_threads(o.threads);
-    const int others_before = others_running();
+    const int others_before = threads_others_now();
 #endif
 
     char err[MHAVIZ_ERRLEN] = "";
@@ -354,12 +328,8 @@ int main(int argc, char **argv)
 
 #ifdef _OPENMP
     if (o.threads == 0) {
-        const int others_now = others_running();
-        int busy = others_before < others_now ? others_before : others_now;
-        if (omp_get_num_procs() < sysconf(_SC_NPROCESSORS_ONLN))
-            busy = 0; /* some cores are not ours: whose are busy is unknown */
-        const int idle = omp_get_num_procs() - busy;
-        omp_set_num_threads(idle < 1 ? 1 : idle < max_threads ? idle : max_threads);
+        omp_set_num_threads(threads_default(max_threads, omp_get_num_procs(), sysconf(_SC_NPROCESSORS_ONLN),
+                                            others_before, threads_others_now()));
     }
 #endif
 

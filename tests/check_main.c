@@ -26,6 +26,7 @@ Suite *timing_suite(void);
 Suite *bigmem_suite(void);
 Suite *mapfile_suite(void);
 Suite *jsonfast_suite(void);
+Suite *threads_suite(void);
 
 int main(void)
 {
@@ -50,6 +51,7 @@ int main(void)
         bigmem_suite,
         mapfile_suite,
         jsonfast_suite,
+        threads_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -980,9 +980,11 @@ static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid 
 /* The text printed in a cell: two decimals (fewer when the scale is wide), never "-0.00". */
 static void cell_text(char txt[32], const char *fmt, float val)
 {
-    snprintf(txt, 32, fmt, val);
-    if (txt[0] == '-' && strspn(txt + 1, "0.") == strlen(txt + 1))
-        memmove(txt, txt + 1, strlen(txt)); /* no "-0.00" */
+    char num[24];
+    snprintf(num, sizeof num, fmt, val);
+    const int negative = num[0] == '-' && strspn(num + 1, "0.") < strlen(num + 1); /* no "-0.00" */
+    /* a minus sign (U+2212), as on the colour bar, not a hyphen */
+    snprintf(txt, 32, "%s%s", negative ? "\xe2\x88\x92" : "", num + (num[0] == '-'));
 }
 
 /* Print each visible cell's value inside it, dark or light for contrast.

@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # name, T, d_model, n_heads, n_kv_heads, causal, runs per round, rounds, CLI runs
 SHAPES = [
-    ("class size", 12, 64, 8, 8, 1, 21, 3, 7),
+    ("class size", 12, 64, 8, 8, 1, 21, 3, 15),
     ("GPT-2 small, T=64", 64, 768, 12, 12, 1, 9, 3, 3),
     ("GPT-2 small, T=512", 512, 768, 12, 12, 1, 3, 3, 3),
 ]

@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1178,7 +1177,6 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
         lim = &dflt;
     }
     char *text = NULL, *dir = NULL;
-    void *map = MAP_FAILED; /* (len) the file's text, when mapped */
     size_t len = 0;
     int rc = MHAVIZ_OK;
     memset(in, 0, sizeof *in);
@@ -1212,69 +1210,47 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
         rc = MHAVIZ_EINPUT;
         goto cleanup;
     }
-    /* A regular file is mapped, not copied: its pages are the ones the
-     * system already caches, and MAP_POPULATE maps them all in one call
-     * (0.2 ms for a 230 KB class-size input, where a copy into fresh memory
-     * took a page fault per 4 KiB: 15 us each on a virtual machine, 1.0 ms).
-     * cJSON wants a NUL after the text: the rest of the mapping's last page
-     * reads as zeros, so there is one unless the file ends exactly on a page
-     * boundary, when parse_text copies the text. (Like any mapped file, one
-     * cut short by another program during the parse stops the run with
-     * SIGBUS.) */
-#ifndef MAP_POPULATE
-#define MAP_POPULATE 0 /* outside Linux: pages are mapped as they are read */
-#endif
-    int nul_after = 1; /* text[len] is a readable NUL */
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (map != MAP_FAILED) {
-            len = (size_t)st.st_size;
-            nul_after = len % (size_t)sysconf(_SC_PAGESIZE) != 0;
-        }
-    }
-    if (map == MAP_FAILED) {
-        /* Read to the end (the size is a hint: pipes have none), never past the limit. */
-        size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
-        text = bigmem_alloc(cap); /* a huge page from a few hundred KB of text on */
-        if (!text)
-            goto nomem;
-        for (;;) {
-            if (len + 1 == cap) { /* full: grow only if there is more to read */
-                char probe;
-                ssize_t n = read(fd, &probe, 1);
-                if (n == 0)
-                    break;
-                if (n < 0 && errno == EINTR)
-                    continue;
-                if (n < 0)
-                    goto read_error;
-                if (cap > lim->max_file_bytes) {
-                    snprintf(err, errlen, "%s: the input is over the limit of %zu MB", path,
-                             lim->max_file_bytes >> 20);
-                    rc = MHAVIZ_EINPUT;
-                    goto cleanup;
-                }
-                char *p = realloc(text, cap * 2);
-                if (!p)
-                    goto nomem;
-                text = p;
-                cap *= 2;
-                text[len++] = probe;
-            }
-            ssize_t n = read(fd, text + len, cap - 1 - len);
+    /* Read to the end (the size is a hint: pipes have none), never past the limit. */
+    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+    text = bigmem_alloc(cap); /* a huge page from a few hundred KB of text on */
+    if (!text)
+        goto nomem;
+    for (;;) {
+        if (len + 1 == cap) { /* full: grow only if there is more to read */
+            char probe;
+            ssize_t n = read(fd, &probe, 1);
+            if (n == 0)
+                break;
             if (n < 0 && errno == EINTR)
                 continue;
             if (n < 0)
                 goto read_error;
-            if (n == 0)
-                break;
-            len += (size_t)n;
+            if (cap > lim->max_file_bytes) {
+                snprintf(err, errlen, "%s: the input is over the limit of %zu MB", path,
+                         lim->max_file_bytes >> 20);
+                rc = MHAVIZ_EINPUT;
+                goto cleanup;
+            }
+            char *p = realloc(text, cap * 2);
+            if (!p)
+                goto nomem;
+            text = p;
+            cap *= 2;
+            text[len++] = probe;
         }
-        text[len] = '\0';
+        ssize_t n = read(fd, text + len, cap - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto read_error;
+        if (n == 0)
+            break;
+        len += (size_t)n;
     }
+    text[len] = '\0';
     if (!(dir = dir_of(path)))
         goto nomem;
-    rc = parse_text(map != MAP_FAILED ? map : text, len, nul_after, path, dir, lim, in, err, errlen);
+    rc = parse_text(text, len, 1, path, dir, lim, in, err, errlen);
     goto cleanup;
 
 read_error:
@@ -1287,8 +1263,6 @@ nomem:
 cleanup:
     if (fd >= 0)
         close(fd);
-    if (map != MAP_FAILED)
-        munmap(map, len);
     free(text);
     free(dir);
     return rc;

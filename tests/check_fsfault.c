@@ -29,10 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,9 +54,27 @@ typedef struct {
     const char *tmpfs;     /* mount a tmpfs here in a private mount namespace */
     const char *tmpfs_opt; /* its options, e.g. "size=16k" */
     int tmpfs_ro;          /* 1: mount it read-only */
+    int refuse_renameat2;  /* > 0: renameat2 fails with this errno (a seccomp filter, as sandboxes set) */
 } Fault;
 
-static const Fault NO_FAULT = {0, 0, 0, NULL, NULL, 0};
+static const Fault NO_FAULT = {0, 0, 0, NULL, NULL, 0, 0};
+
+/* Make the system call nr fail with err in this process and what it runs
+ * (a seccomp filter: container runtimes answer calls they do not know
+ * this way). 0 when in place. */
+static int refuse_syscall(int nr, int err)
+{
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof filter / sizeof filter[0]), filter};
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0
+               ? 0
+               : -1;
+}
 
 typedef struct {
     int status;       /* exit code, or 128 + signal */
@@ -79,6 +101,8 @@ static void apply_fault(const Fault *f)
             prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH_BIT, 0, 0, 0) != 0)
             _exit(SETUP_FAILED);
     }
+    if (f->refuse_renameat2 > 0 && refuse_syscall(SYS_renameat2, f->refuse_renameat2) != 0)
+        _exit(SETUP_FAILED);
     if (f->fsize > 0) {
         struct rlimit rl = {(rlim_t)f->fsize, (rlim_t)f->fsize};
         signal(SIGXFSZ, f->fsize_signal ? SIG_DFL : SIG_IGN); /* stays so across exec */
@@ -513,6 +537,32 @@ START_TEST(disk_full)
 }
 END_TEST
 
+/* A sandbox that refuses renameat2 (seccomp's "fail with EPERM", also
+ * EOPNOTSUPP and ENOSYS): the earlier output is still replaced, by the
+ * two-step way, with nothing left beside it. */
+START_TEST(swap_refused_by_a_sandbox)
+{
+    const int errs[] = {EPERM, EOPNOTSUPP, ENOSYS};
+    for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
+        char *s = scratch(), *ref = reference(s, "ref", INPUT_B), *out = reference(s, "out", INPUT_A);
+        Fault f = NO_FAULT;
+        f.refuse_renameat2 = errs[k];
+        Result r;
+        run_mhaviz(INPUT_B, out, &f, &r);
+        if (r.status == SETUP_FAILED) {
+            skip_note("swap_refused_by_a_sandbox", "no seccomp filter here");
+        } else {
+            ck_assert_msg(r.status == 0, "renameat2 refused with %s: exit %d: %s", strerror(errs[k]), r.status,
+                          r.err);
+            ck_assert_msg(same_folder(out, ref), "the earlier output was not replaced");
+            const char *allowed[] = {"ref", "out", NULL};
+            ck_assert_int_eq(strangers(s, allowed), 0);
+        }
+        free(ref), free(out), remove_scratch(s);
+    }
+}
+END_TEST
+
 /* "-o out/" names the folder out: the outputs land there, with the
  * temporary folder beside it (it used to be looked for inside it). */
 START_TEST(output_name_with_trailing_slash)
@@ -711,6 +761,7 @@ Suite *fsfault_suite(void)
     tcase_add_test(tc, file_size_limit_sweep);
     tcase_add_test(tc, file_size_limit_with_default_signal);
     tcase_add_test(tc, disk_full);
+    tcase_add_test(tc, swap_refused_by_a_sandbox);
     tcase_add_test(tc, output_name_with_trailing_slash);
     tcase_add_test(tc, empty_output_name);
     tcase_add_test(tc, output_folder_mode_follows_umask);

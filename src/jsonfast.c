@@ -124,9 +124,12 @@ static int read_number(Reader *r, double *out)
         if (q == r->end || !is_digit(*q))
             return 0;
         long x = 0;
-        for (; q < r->end && is_digit(*q); q++)
-            if (x < 100000) /* far beyond any double: only decides "not exact" */
+        for (; q < r->end && is_digit(*q); q++) {
+            if (x < 100000) /* far beyond any double */
                 x = x * 10 + (*q - '0');
+            else
+                all_digits = 0; /* not kept whole: strtod decides (a long fraction could cancel it) */
+        }
         e10 += minus ? -x : x;
     }
     if (q == r->end || !(*q == ',' || *q == ']' || *q == '}' || *q == ' ' || *q == '\n' ||

@@ -32,6 +32,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define PNG_X86_AVX2 /* an AVX2 path, taken where the processor has it */
+#endif
 
 /* ------------------------------------------------------------ bit output */
 
@@ -44,8 +48,8 @@ typedef struct {
 } Bits;
 
 /* Append the n (<= 56) low bits of v. The whole bytes among the pending
- * bits go out at once: all eight bytes of acc are stored, and n advances by
- * the whole ones (the buffer keeps 8 bytes to spare), with no branch. */
+ * bits go out at once: all eight bytes of acc are stored, and b->n advances
+ * by the whole ones (the buffer keeps 8 bytes to spare), with no branch. */
 static inline void put_bits(Bits *b, uint64_t v, int n)
 {
     b->acc |= v << b->bits;
@@ -90,10 +94,10 @@ static const int DIST_BASE[30] = {1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 9
 static const int DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10,
                                    11, 11, 12, 12, 13, 13};
 
-/* A length or distance as deflate writes it: a symbol, then extra bits. */
+/* A length or distance as deflate writes it: a symbol, then the value of
+ * its extra bits (how many: LEN_EXTRA, DIST_EXTRA). */
 typedef struct {
-    uint16_t sym;     /* length: 257..285; distance: 0..29 */
-    uint8_t extra_bits;
+    uint16_t sym;   /* length: 257..285; distance: 0..29 */
     uint16_t extra;
 } Code;
 
@@ -106,24 +110,24 @@ typedef struct {
     Code far[256];   /* by (distance - 1) >> 7, distances 257..32768 */
 } CodeTables;
 
-static Code code_for(const int *base, const int *extra, int n_codes, int first_sym, int v)
+static Code code_for(const int *base, int n_codes, int first_sym, int v)
 {
     int k = n_codes - 1;
     while (base[k] > v)
         k--;
-    Code c = {(uint16_t)(first_sym + k), (uint8_t)extra[k], (uint16_t)(v - base[k])};
+    Code c = {(uint16_t)(first_sym + k), (uint16_t)(v - base[k])};
     return c;
 }
 
 static void code_tables(CodeTables *t)
 {
     for (int len = 3; len <= 258; len++)
-        t->len[len] = code_for(LEN_BASE, LEN_EXTRA, 29, 257, len);
+        t->len[len] = code_for(LEN_BASE, 29, 257, len);
     for (int d = 1; d <= 256; d++)
-        t->near[d - 1] = code_for(DIST_BASE, DIST_EXTRA, 30, 0, d);
+        t->near[d - 1] = code_for(DIST_BASE, 30, 0, d);
     for (int k = 2; k < 256; k++) {
         /* every distance with this k has the code of its smallest one */
-        t->far[k] = code_for(DIST_BASE, DIST_EXTRA, 30, 0, k * 128 + 1);
+        t->far[k] = code_for(DIST_BASE, 30, 0, k * 128 + 1);
         t->far[k].extra = 0;
     }
 }
@@ -565,27 +569,24 @@ static void deflate_rows(PngWriter *pw, Bits *b, const unsigned char *s, size_t 
 }
 
 /* Adler-32 (RFC 1950, 8.2) of s[0..n): a = 1 + the sum of the bytes, b = the
- * sum of the successive a's, both mod 65521. Over a step of 32 bytes, b
- * grows by 32 a + sum (32 - j) s[j] and a by sum s[j]: the same numbers as
- * byte by byte, without a chain of dependent additions. Up to 5536 bytes
- * are summed before the remainders are taken (within the 5552 that keep b
- * below 2^32). */
-uint32_t png_adler32_portable(const unsigned char *s, size_t n)
+ * sum of the successive a's, both mod 65521. Over a step of W bytes, b
+ * grows by W a + sum (W - j) s[j] and a by sum s[j]: the same numbers as
+ * byte by byte, without a chain of dependent additions. The remainders are
+ * taken every 5536 bytes (a whole number of steps, within the 5552 that
+ * keep b below 2^32). Each version below adds a chunk's whole steps to a
+ * and b; adler32_by does the rest. */
+typedef void AdlerSteps(const unsigned char *s, size_t steps, uint32_t *a, uint32_t *b);
+
+static uint32_t adler32_by(const unsigned char *s, size_t n, size_t width, AdlerSteps *add_steps)
 {
     uint32_t a = 1, b = 0;
     while (n > 0) {
         size_t chunk = n < 5536 ? n : 5536;
         n -= chunk;
-        for (; chunk >= 32; chunk -= 32, s += 32) {
-            uint32_t sum = 0, weighted = 0;
-            for (int j = 0; j < 32; j++) {
-                sum += s[j];
-                weighted += (uint32_t)(32 - j) * s[j];
-            }
-            b += 32 * a + weighted;
-            a += sum;
-        }
-        for (; chunk > 0; chunk--) {
+        const size_t steps = chunk / width;
+        add_steps(s, steps, &a, &b);
+        s += steps * width;
+        for (chunk -= steps * width; chunk > 0; chunk--) {
             a += *s++;
             b += a;
         }
@@ -595,60 +596,91 @@ uint32_t png_adler32_portable(const unsigned char *s, size_t n)
     return (b << 16) | a;
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-/* The same with AVX2 (x86-64 processors since 2013; checked at run time),
- * a step in a handful of instructions: _mm256_sad_epu8 adds the 32 bytes,
- * _mm256_maddubs_epi16 multiplies them by their weights 32..1 and adds
- * pairs, _mm256_madd_epi16 adds those pairs again. Since a at step k is
- * a0 plus the bytes of the steps before, b grows over K steps by
- * 32 (K a0 + the sum of those partial sums) + the weighted sums. */
-__attribute__((target("avx2"))) static uint32_t adler32_avx2(const unsigned char *s, size_t n)
+/* Portable C, 32 bytes a step. */
+static void adler_steps_c(const unsigned char *s, size_t steps, uint32_t *a, uint32_t *b)
 {
-    uint32_t a = 1, b = 0;
+    for (; steps > 0; steps--, s += 32) {
+        uint32_t sum = 0, weighted = 0;
+        for (int j = 0; j < 32; j++) {
+            sum += s[j];
+            weighted += (uint32_t)(32 - j) * s[j];
+        }
+        *b += 32 * *a + weighted;
+        *a += sum;
+    }
+}
+
+#ifdef __SSE2__
+/* SSE2 (every x86-64), 16 bytes a step: _mm_sad_epu8 adds the bytes,
+ * _mm_madd_epi16 multiplies them by their weights 16..1 and adds pairs.
+ * Since a at step k is a0 plus the bytes of the steps before, b grows over
+ * K steps by 16 (K a0 + the sum of those partial sums) + the weighted sums. */
+static void adler_steps_sse2(const unsigned char *s, size_t steps, uint32_t *a, uint32_t *b)
+{
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i w_lo = _mm_setr_epi16(16, 15, 14, 13, 12, 11, 10, 9);
+    const __m128i w_hi = _mm_setr_epi16(8, 7, 6, 5, 4, 3, 2, 1);
+    __m128i sum = zero;      /* bytes so far, in two 64-bit lanes */
+    __m128i partial = zero;  /* sum over steps of `sum` before the step */
+    __m128i weighted = zero; /* the bytes times their weights, in four 32-bit lanes */
+    for (size_t k = 0; k < steps; k++, s += 16) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)s);
+        partial = _mm_add_epi32(partial, sum);
+        sum = _mm_add_epi32(sum, _mm_sad_epu8(v, zero));
+        weighted = _mm_add_epi32(weighted, _mm_madd_epi16(_mm_unpacklo_epi8(v, zero), w_lo));
+        weighted = _mm_add_epi32(weighted, _mm_madd_epi16(_mm_unpackhi_epi8(v, zero), w_hi));
+    }
+    uint32_t ls[4], lp[4], lw[4];
+    _mm_storeu_si128((__m128i *)ls, sum);
+    _mm_storeu_si128((__m128i *)lp, partial);
+    _mm_storeu_si128((__m128i *)lw, weighted);
+    *b += (uint32_t)(16 * ((uint64_t)steps * *a + lp[0] + lp[2]) + lw[0] + lw[1] + lw[2] + lw[3]);
+    *a += ls[0] + ls[2];
+}
+#endif
+
+#ifdef PNG_X86_AVX2
+/* AVX2 (x86-64 processors since about 2013; checked as the program runs),
+ * 32 bytes a step, the same way: _mm256_maddubs_epi16 multiplies the bytes
+ * by their weights 32..1 and adds pairs, _mm256_madd_epi16 adds those
+ * pairs again. */
+__attribute__((target("avx2"))) static void adler_steps_avx2(const unsigned char *s, size_t steps, uint32_t *a,
+                                                             uint32_t *b)
+{
     const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi16(1);
     const __m256i weights = _mm256_setr_epi8(32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16,
                                              15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1);
-    while (n > 0) {
-        size_t chunk = n < 5536 ? n : 5536;
-        n -= chunk;
-        const size_t steps = chunk / 32;
-        __m256i sum = zero;      /* bytes so far, in four 64-bit lanes */
-        __m256i partial = zero;  /* sum over steps of `sum` before the step */
-        __m256i weighted = zero; /* the bytes times their weights, in eight 32-bit lanes */
-        for (size_t k = 0; k < steps; k++, s += 32) {
-            const __m256i v = _mm256_loadu_si256((const __m256i *)s);
-            partial = _mm256_add_epi32(partial, sum);
-            sum = _mm256_add_epi32(sum, _mm256_sad_epu8(v, zero));
-            weighted = _mm256_add_epi32(weighted, _mm256_madd_epi16(_mm256_maddubs_epi16(v, weights), ones));
-        }
-        uint32_t ls[8], lp[8], lw[8];
-        _mm256_storeu_si256((__m256i *)ls, sum);
-        _mm256_storeu_si256((__m256i *)lp, partial);
-        _mm256_storeu_si256((__m256i *)lw, weighted);
-        uint64_t grow_b = 32 * ((uint64_t)steps * a + lp[0] + lp[2] + lp[4] + lp[6]);
-        for (int k = 0; k < 8; k++)
-            grow_b += lw[k];
-        b = (uint32_t)((b + grow_b) % 65521);
-        a += ls[0] + ls[2] + ls[4] + ls[6];
-        for (chunk -= steps * 32; chunk > 0; chunk--) {
-            a += *s++;
-            b += a;
-        }
-        a %= 65521;
-        b %= 65521;
+    __m256i sum = zero, partial = zero, weighted = zero; /* as in adler_steps_sse2, in 8 lanes */
+    for (size_t k = 0; k < steps; k++, s += 32) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)s);
+        partial = _mm256_add_epi32(partial, sum);
+        sum = _mm256_add_epi32(sum, _mm256_sad_epu8(v, zero));
+        weighted = _mm256_add_epi32(weighted, _mm256_madd_epi16(_mm256_maddubs_epi16(v, weights), ones));
     }
-    return (b << 16) | a;
+    uint32_t ls[8], lp[8], lw[8];
+    _mm256_storeu_si256((__m256i *)ls, sum);
+    _mm256_storeu_si256((__m256i *)lp, partial);
+    _mm256_storeu_si256((__m256i *)lw, weighted);
+    uint64_t grow_b = 32 * ((uint64_t)steps * *a + lp[0] + lp[2] + lp[4] + lp[6]);
+    for (int k = 0; k < 8; k++)
+        grow_b += lw[k];
+    *b += (uint32_t)grow_b;
+    *a += ls[0] + ls[2] + ls[4] + ls[6];
 }
 #endif
 
-uint32_t png_adler32(const unsigned char *s, size_t n)
+uint32_t png_adler32(const unsigned char *s, size_t n, PngSimd at_most)
 {
-#if defined(__GNUC__) && defined(__x86_64__)
-    if (__builtin_cpu_supports("avx2"))
-        return adler32_avx2(s, n);
+#ifdef PNG_X86_AVX2
+    if (at_most >= PNG_SIMD_AVX2 && __builtin_cpu_supports("avx2"))
+        return adler32_by(s, n, 32, adler_steps_avx2);
 #endif
-    return png_adler32_portable(s, n);
+#ifdef __SSE2__
+    if (at_most >= PNG_SIMD_SSE2)
+        return adler32_by(s, n, 16, adler_steps_sse2);
+#endif
+    (void)at_most;
+    return adler32_by(s, n, 32, adler_steps_c);
 }
 
 /* --------------------------------------------------------------- chunks */
@@ -754,7 +786,7 @@ int png_write(PngWriter *pw, const char *path, const unsigned char *rows, int w,
     b.p[b.n++] = 0x78; /* zlib: deflate, 32 KiB window */
     b.p[b.n++] = 0x01; /* no dictionary; 0x7801 is a multiple of 31 */
     deflate_rows(pw, &b, rows, n, row);
-    put_u32(b.p + b.n, png_adler32(rows, n));
+    put_u32(b.p + b.n, png_adler32(rows, n, PNG_SIMD_BEST));
     b.n += 4;
     put_chunk(pw, "IDAT", b.p, b.n);
     put_chunk(pw, "IEND", NULL, 0);

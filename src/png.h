@@ -33,10 +33,12 @@ PngWriter *png_writer_new(void);
 void png_writer_free(PngWriter *pw);
 int png_write(PngWriter *pw, const char *path, const unsigned char *rows, int w, int h, char *err, size_t errlen);
 
-/* The Adler-32 (RFC 1950) of s[0..n), which ends a PNG's zlib stream: with
- * AVX2 where the processor has it, else portable C. The portable one is
- * exposed so that tests check it on any machine. */
-uint32_t png_adler32(const unsigned char *s, size_t n);
-uint32_t png_adler32_portable(const unsigned char *s, size_t n);
+/* The Adler-32 (RFC 1950) of s[0..n), which ends a PNG's zlib stream,
+ * computed with the widest vectors the processor has, up to at_most: the
+ * encoder asks for PNG_SIMD_BEST; the tests ask for each in turn, so that
+ * every version is checked on any machine (one the processor lacks gives
+ * way to the next narrower one). */
+typedef enum { PNG_SIMD_NONE, PNG_SIMD_SSE2, PNG_SIMD_AVX2, PNG_SIMD_BEST = PNG_SIMD_AVX2 } PngSimd;
+uint32_t png_adler32(const unsigned char *s, size_t n, PngSimd at_most);
 
 #endif

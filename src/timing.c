@@ -62,11 +62,33 @@ void timing_end(Timing *t)
     }
 }
 
+/* The most memory this program has held (resident), in KiB; 0 when unknown.
+ * Linux's VmHWM counts this program only; getrusage's ru_maxrss also counts
+ * what the process held before it started mhaviz: a child made by fork or
+ * vfork of a big program (a Python script running mhaviz) reports that
+ * program's size. ru_maxrss is the fallback elsewhere. */
+static double peak_kib(void)
+{
+    FILE *st = fopen("/proc/self/status", "r");
+    if (st) {
+        char line[256];
+        double kib = 0;
+        while (fgets(line, sizeof line, st))
+            if (sscanf(line, "VmHWM: %lf kB", &kib) == 1)
+                break;
+        fclose(st);
+        if (kib > 0)
+            return kib;
+    }
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss : 0; /* KiB on Linux */
+}
+
 void timing_print(const Timing *t, FILE *f)
 {
     for (int p = 0; p < TIMING_N_PHASES; p++)
         fprintf(f, "%s: %.1f ms\n", PHASE_NAMES[p], t->ms[p]);
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0) /* ru_maxrss is in KiB on Linux */
-        fprintf(f, "peak memory: %.1f MB\n", (double)ru.ru_maxrss * 1024.0 / 1e6);
+    const double kib = peak_kib();
+    if (kib > 0)
+        fprintf(f, "peak memory: %.1f MB\n", kib * 1024.0 / 1e6);
 }

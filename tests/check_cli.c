@@ -46,6 +46,10 @@ static void slurp(const char *path, char *buf, size_t n)
 }
 
 /* Run the binary with args (NULL-terminated, without argv[0]) in a new scratch folder. */
+/* Bytes the child holds (allocated and written) before it starts the
+ * binary, as a big program that runs mhaviz would; 0: none. */
+static size_t ballast_bytes;
+
 static void run(Run *r, const char *const *args)
 {
     snprintf(r->dir, sizeof r->dir, "/tmp/mhaviz-cli-XXXXXX");
@@ -70,6 +74,9 @@ static void run(Run *r, const char *const *args)
     if (pid == 0) {
         if (chdir(r->run) != 0 || !freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr))
             _exit(127);
+        volatile char *ballast = ballast_bytes ? malloc(ballast_bytes) : NULL; /* volatile: the writes stay */
+        for (size_t i = 0; ballast && i < ballast_bytes; i += 4096)
+            ballast[i] = 1;
         execv(bin, (char *const *)argv);
         _exit(127);
     }
@@ -186,6 +193,29 @@ START_TEST(timing_prints_each_phase)
     ck_assert_str_eq(strchr(p, '\n') + 1, ""); /* nothing after it */
     ck_assert_ptr_null(strchr(r->err, '\r'));
     ck_assert_ptr_null(strchr(r->err, '\033'));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --timing's peak memory is mhaviz's own, not that of the program that
+ * started it: a child holding 256 MB before it runs mhaviz on a small input
+ * (which peaks near 20 MB) must not report the 256 MB (getrusage's
+ * ru_maxrss did). */
+START_TEST(timing_peak_memory_is_this_program_s)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    ballast_bytes = (size_t)256 << 20;
+    run(r, (const char *[]){"-q", "--timing", in, NULL});
+    ballast_bytes = 0;
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    const char *p = strstr(r->err, "peak memory: ");
+    double mb = -1.0;
+    ck_assert_msg(p && sscanf(p, "peak memory: %lf MB", &mb) == 1, "%s", r->err);
+    ck_assert_msg(mb > 0.0 && mb < 128.0, "peak memory %.1f MB: the parent's 256 MB counted", mb);
     cleanup(r);
     free(r);
 }
@@ -406,6 +436,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, warning_does_not_fail);
     tcase_add_test(tc, npy_resolved_beside_the_json);
     tcase_add_test(tc, timing_prints_each_phase);
+    tcase_add_test(tc, timing_peak_memory_is_this_program_s);
     tcase_add_loop_test(tc, bad_input_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_test(tc, warning_printed_on_failure);
     tcase_add_test(tc, max_memory_option);

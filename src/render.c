@@ -15,6 +15,7 @@
  * glyph one thread rasterised is handed to the others through a shared
  * cache (the same bitmap whoever made it). */
 #include "render.h"
+#include "threads.h"
 #include "bigmem.h"
 #include "mapfile.h"
 #include "png.h"
@@ -1648,10 +1649,12 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
     {
         Workspace ws = {NULL, 0, NULL, {NULL, 0, 0, NULL, 0, 0, NULL}};
         int is_caller = 1;
+        ThreadPin pin = {0};
 #ifdef _OPENMP
         is_caller = omp_get_thread_num() == 0;
         if (omp_get_num_threads() > 1)
             ws.glyphs.shared = &shared;
+        threads_pin(omp_get_thread_num(), omp_get_num_threads(), &pin); /* a core each (threads.h) */
 #endif
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < n_jobs; k++) {
@@ -1666,6 +1669,7 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
             }
         }
         workspace_free(&ws);
+        threads_unpin(&pin);
     }
     free(shared.slot);
     free(shared.pool);

@@ -1,9 +1,13 @@
 /* check_threads.c — the default thread count: what /proc/loadavg's text
  * says about other programs, and the rule that turns it into a count (the
- * expected values follow from threads.h's rule by hand). */
+ * expected values follow from threads.h's rule by hand); and keeping a
+ * thread to one core and giving it its cores back. */
+#define _GNU_SOURCE /* sched_getaffinity, cpu_set_t */
 #include "threads.h"
 
 #include <check.h>
+#include <sched.h>
+#include <stdio.h>
 
 START_TEST(loadavg_text_gives_the_others)
 {
@@ -59,6 +63,38 @@ START_TEST(machine_load_is_ignored_when_some_cores_are_not_ours)
 }
 END_TEST
 
+/* A thread of a team of 2 or more keeps to one core, the k-th it may run
+ * on, and gets its cores back after; a team larger than the cores, or of
+ * one, is left alone. */
+START_TEST(pinning_a_thread_and_giving_its_cores_back)
+{
+    cpu_set_t had, now;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof had, &had), 0);
+    const int cores = CPU_COUNT(&had);
+    ThreadPin pin;
+    ck_assert_int_eq(threads_pin(0, 1, &pin), 0); /* a team of one */
+    ck_assert_int_eq(threads_pin(0, cores + 1, &pin), 0); /* more threads than cores */
+    ck_assert_int_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    ck_assert(CPU_EQUAL(&had, &now));
+    if (cores < 2) {
+        fprintf(stderr, "SKIPPED: threads pinning: this process may run on one core only\n");
+        return;
+    }
+    const int k = cores - 1; /* the last core of the set */
+    ck_assert_int_eq(threads_pin(k, cores, &pin), 1);
+    ck_assert_int_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    ck_assert_int_eq(CPU_COUNT(&now), 1);
+    int last = -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &had))
+            last = c;
+    ck_assert(CPU_ISSET(last, &now));
+    threads_unpin(&pin);
+    ck_assert_int_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    ck_assert(CPU_EQUAL(&had, &now));
+}
+END_TEST
+
 Suite *threads_suite(void)
 {
     Suite *s = suite_create("threads");
@@ -69,6 +105,7 @@ Suite *threads_suite(void)
     tcase_add_test(tc, busy_cores_are_left_alone_and_the_smaller_count_wins);
     tcase_add_test(tc, never_fewer_than_one_nor_more_than_openmp_would_use);
     tcase_add_test(tc, machine_load_is_ignored_when_some_cores_are_not_ours);
+    tcase_add_test(tc, pinning_a_thread_and_giving_its_cores_back);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -43,16 +43,24 @@ static int count_entries(const char *dir)
     return n;
 }
 
+/* Begin an output folder for target (which must succeed) and write one
+ * file, name, holding text into it; the caller commits or aborts. */
+static void begin_with_file(OutDir *o, const char *target, const char *name, const char *text)
+{
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(outdir_begin(o, target, err, sizeof err), MHAVIZ_OK);
+    char *p = outdir_path(o, name);
+    write_file(p, text);
+    free(p);
+}
+
 START_TEST(new_folder_appears_on_commit)
 {
     char *dir = scratch(), target[600], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
-    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
+    begin_with_file(&o, target, "report.txt", "hello");
     ck_assert(!exists(target)); /* nothing at the target until commit */
-    char *p = outdir_path(&o, "report.txt");
-    write_file(p, "hello");
-    free(p);
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
     snprintf(target, sizeof target, "%s/out/report.txt", dir);
     ck_assert(exists(target));
@@ -63,13 +71,10 @@ END_TEST
 
 START_TEST(abort_leaves_nothing)
 {
-    char *dir = scratch(), target[600], err[MHAVIZ_ERRLEN];
+    char *dir = scratch(), target[600];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
-    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
-    char *p = outdir_path(&o, "report.txt");
-    write_file(p, "half");
-    free(p);
+    begin_with_file(&o, target, "report.txt", "half");
     outdir_abort(&o);
     ck_assert_int_eq(count_entries(dir), 0);
     free(dir);
@@ -81,16 +86,10 @@ START_TEST(replaces_earlier_output_whole)
     char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
-    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
-    char *p = outdir_path(&o, "head_01.png");
-    write_file(p, "old");
-    free(p);
+    begin_with_file(&o, target, "head_01.png", "old");
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
 
-    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
-    p = outdir_path(&o, "head_00.png");
-    write_file(p, "new");
-    free(p);
+    begin_with_file(&o, target, "head_00.png", "new");
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
     snprintf(path, sizeof path, "%s/head_00.png", target);
     ck_assert(exists(path));
@@ -150,10 +149,7 @@ START_TEST(refuses_output_folder_with_a_users_file)
     char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
-    ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
-    char *p = outdir_path(&o, "head_00.png");
-    write_file(p, "png");
-    free(p);
+    begin_with_file(&o, target, "head_00.png", "png");
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
     /* a teacher saves notes into the output folder: the next run must not delete them */
     snprintf(path, sizeof path, "%s/notes.txt", target);
@@ -177,17 +173,11 @@ START_TEST(refuses_a_link_to_an_output_folder)
     snprintf(real, sizeof real, "%s/real", dir);
     snprintf(link, sizeof link, "%s/link", dir);
     OutDir o;
-    ck_assert_int_eq(outdir_begin(&o, real, err, sizeof err), MHAVIZ_OK);
-    char *p = outdir_path(&o, "head_00.png");
-    write_file(p, "old");
-    free(p);
+    begin_with_file(&o, real, "head_00.png", "old");
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
     ck_assert_int_eq(symlink("real", link), 0);
 
-    ck_assert_int_eq(outdir_begin(&o, link, err, sizeof err), MHAVIZ_OK);
-    p = outdir_path(&o, "head_01.png");
-    write_file(p, "new");
-    free(p);
+    begin_with_file(&o, link, "head_01.png", "new");
     ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, "cannot move the outputs into place") != NULL, "%s", err);
     ck_assert_int_eq(count_entries(real), 2); /* the marker and head_00.png */

@@ -167,12 +167,6 @@ static int fail_at(Loader *L, const char *text, size_t len, size_t off, const ch
     return MHAVIZ_EINPUT;
 }
 
-/* One pass over the raw text: no NUL bytes (raw or \u0000), nesting at most MAX_NESTING.
- * (cJSON would stop at a NUL inside a string and silently cut it; its own
- * nesting limit is 1000 and its error gives no reason.)
- * Also counts what parsing will allocate: one cJSON node per value, plus a
- * copy of every string (keys included), so *parse_bytes bounds the memory
- * the parse needs, text included, before it starts. */
 /* Characters of numbers and literals ("-1.5e+3", "true"): a value starts at
  * the first of a run of them. */
 static const unsigned char WORD_CHAR[256] = {
@@ -187,6 +181,12 @@ static const unsigned char WORD_CHAR[256] = {
     ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
+/* One pass over the raw text: no NUL bytes (raw or \u0000), nesting at most MAX_NESTING.
+ * (cJSON would stop at a NUL inside a string and silently cut it; its own
+ * nesting limit is 1000 and its error gives no reason.)
+ * Also counts what parsing will allocate: one cJSON node per value, plus a
+ * copy of every string (keys included), so *parse_bytes bounds the memory
+ * the parse needs, text included, before it starts. */
 static int scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes)
 {
     const unsigned char *t = (const unsigned char *)text;

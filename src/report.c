@@ -58,34 +58,33 @@ static int summarise(const ReportData *d, Summary *s)
     const MhaConfig *c = &d->in->cfg;
     const int T = c->T;
     const size_t map = (size_t)T * T;
-    int *ids = malloc((size_t)T * sizeof *ids); /* (T) first index of each token */
     memset(s, 0, sizeof *s);
     s->c = c;
     s->wide_att = d->single->att;
     s->heads = malloc((size_t)c->n_heads * sizeof *s->heads);
     s->cmp = malloc((size_t)c->n_heads * sizeof *s->cmp);
-    if (!ids || !s->heads || !s->cmp) {
-        free(ids);
+    /* Each map's measures: the caller's (computed once for the pictures and
+     * the reports), else computed here the same way. */
+    const MapMeasures *m = d->measures;
+    MapMeasures *computed = NULL; /* (n_heads + 1) when the caller has none */
+    if (s->heads && s->cmp && !m) {
+        computed = malloc(((size_t)c->n_heads + 1) * sizeof *computed);
+        if (computed && measures_layer(d->multi->att, c->n_heads, s->wide_att, T, c->causal, d->in->tokens,
+                                       computed) == MHAVIZ_OK)
+            m = computed;
+    }
+    if (!s->heads || !s->cmp || !m) {
+        free(computed);
         summary_free(s);
         return MHAVIZ_ENOMEM;
     }
-    const int known = d->measures != NULL; /* computed once for the pictures and the reports */
-    if (known) {
-        memcpy(s->heads, d->measures, (size_t)c->n_heads * sizeof *s->heads);
-        s->wide = d->measures[c->n_heads];
-    } else {
-        measures_token_ids(d->in->tokens, T, ids);
-        measures_map(s->wide_att, T, c->causal, ids, &s->wide);
-    }
-    double norm_sum = 0.0;
+    memcpy(s->heads, m, (size_t)c->n_heads * sizeof *s->heads);
+    s->wide = m[c->n_heads];
+    free(computed);
 #pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= REPORT_PARALLEL_MIN)
-    for (int h = 0; h < c->n_heads; h++) {
-        const float *att_h = d->multi->att + (size_t)h * map; /* (T, T) */
-        if (!known)
-            measures_map(att_h, T, c->causal, ids, &s->heads[h]);
-        measures_compare(att_h, s->wide_att, T, c->causal, &s->cmp[h]);
-    }
-    double bits_sum = 0.0;
+    for (int h = 0; h < c->n_heads; h++)
+        measures_compare(d->multi->att + (size_t)h * map, s->wide_att, T, c->causal, &s->cmp[h]);
+    double norm_sum = 0.0, bits_sum = 0.0;
     for (int h = 0; h < c->n_heads; h++) { /* in head order: the same sums for any thread count */
         norm_sum += s->heads[h].entropy_norm;
         bits_sum += s->heads[h].entropy_bits;
@@ -97,7 +96,6 @@ static int summarise(const ReportData *d, Summary *s)
     s->cosine = measures_output_cosine(d->multi->out, d->single->out, T, c->d_model);
     const int wide_bias = d->single_given ? d->in->single.has_bias : d->in->w.has_bias;
     measures_cost(c, d->in->w.has_bias, wide_bias, &s->cost);
-    free(ids);
     return MHAVIZ_OK;
 }
 

@@ -150,6 +150,14 @@ static int build_lesson1(InitModel *m)
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* Set m's title (shown under the overview's title) to a copy of title. */
+static int set_title(InitModel *m, const char *title)
+{
+    free(m->in.title);
+    m->in.title = strdup(title);
+    return m->in.title ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+}
+
 static int write_model(const char *dir, const char *name, const InitModel *m, int digits)
 {
     char path[4096], err[MHAVIZ_ERRLEN];
@@ -167,7 +175,8 @@ static int write_model(const char *dir, const char *name, const InitModel *m, in
     return rc;
 }
 
-/* A random model exactly as `mhaviz init` makes it, written to dir/name. */
+/* A random model exactly as `mhaviz init` makes it (titled "random,
+ * untrained weights, seed N"), written to dir/name. */
 static int write_random(const char *dir, const char *name, const InitOptions *o, int digits)
 {
     InitModel m;
@@ -194,11 +203,13 @@ int main(int argc, char **argv)
 
     /* Lesson 1 (MHA), then the same layer with 2 K/V groups, then 1. */
     int rc = build_lesson1(&m);
-    if (rc == MHAVIZ_OK)
+    if (rc == MHAVIZ_OK && (rc = set_title(&m, "lesson 1: four heads built by hand, one pattern each")) == MHAVIZ_OK)
         rc = write_model(dir, "lesson1.json", &m, 6);
-    if (rc == MHAVIZ_OK && (rc = pool_kv_heads(&m.in.cfg, &m.in.w, 2, err, sizeof err)) == MHAVIZ_OK)
+    if (rc == MHAVIZ_OK && (rc = pool_kv_heads(&m.in.cfg, &m.in.w, 2, err, sizeof err)) == MHAVIZ_OK &&
+        (rc = set_title(&m, "lesson 2: lesson 1's K/V heads mean-pooled into 2, not retrained")) == MHAVIZ_OK)
         rc = write_model(dir, "lesson2_gqa.json", &m, 6);
-    if (rc == MHAVIZ_OK && (rc = pool_kv_heads(&m.in.cfg, &m.in.w, 1, err, sizeof err)) == MHAVIZ_OK)
+    if (rc == MHAVIZ_OK && (rc = pool_kv_heads(&m.in.cfg, &m.in.w, 1, err, sizeof err)) == MHAVIZ_OK &&
+        (rc = set_title(&m, "lesson 3: lesson 1's K/V heads mean-pooled into 1, not retrained")) == MHAVIZ_OK)
         rc = write_model(dir, "lesson3_mqa.json", &m, 6);
     init_model_free(&m);
     if (rc != MHAVIZ_OK)

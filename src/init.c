@@ -172,6 +172,10 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen)
     int rc = init_tokens_split(o->tokens, &m->in.tokens, &m->in.cfg.T, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
+    char title[64];
+    snprintf(title, sizeof title, "random, untrained weights (seed %llu)", (unsigned long long)o->seed);
+    if (!(m->in.title = strdup(title)))
+        goto oom;
 
     MhaConfig *c = &m->in.cfg;
     c->d_model = o->d_model;
@@ -308,7 +312,13 @@ int init_write(FILE *f, const InitModel *m, int digits, char *err, size_t errlen
     if (digits > 9)
         digits = 9;
 
-    fputs("{\n  \"tokens\": [", f);
+    fputs("{\n", f);
+    if (m->in.title) {
+        fputs("  \"title\": ", f);
+        write_string(f, m->in.title);
+        fputs(",\n", f);
+    }
+    fputs("  \"tokens\": [", f);
     for (size_t t = 0; t < T; t++) {
         if (t)
             fputs(", ", f);

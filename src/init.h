@@ -53,7 +53,8 @@ typedef struct {
 int init_tokens_split(const char *text, char ***tokens, int *T, char *err, size_t errlen);
 void init_tokens_free(char **tokens, int T);
 
-/* Build a random starter model from *o into *m. When o->embeddings, x is
+/* Build a random starter model from *o into *m, titled "random, untrained
+ * weights (seed N)" (m->in.title). When o->embeddings, x is
  * embeddings[token] + the sinusoidal position code (so *m runs as loaded).
  * Returns MHAVIZ_OK, MHAVIZ_EINPUT (a bad shape: err names the option) or
  * MHAVIZ_ENOMEM. On success the caller frees *m with init_model_free; on
@@ -62,7 +63,8 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen);
 void init_model_free(InitModel *m);
 
 /* Write m as an mhaviz input (JSON, "x@W" layout) to f, numbers with `digits`
- * significant digits (1..9; 9 round-trips a float). Biases are written when
+ * significant digits (1..9; 9 round-trips a float); m->in.title first, when
+ * set. Biases are written when
  * m->in.w.has_bias; "single_head" weights are not written.
  * Returns MHAVIZ_OK or MHAVIZ_EIO (err says the write failed). */
 int init_write(FILE *f, const InitModel *m, int digits, char *err, size_t errlen);

@@ -282,7 +282,7 @@ static char *utf8_clean(const char *s, int *bad)
 static const char *const top_keys[] = {
     "tokens", "d_model", "n_heads", "n_kv_heads", "causal", "x", "embeddings",
     "positional", "W_q", "W_k", "W_v", "W_o", "weight_layout", "b_q", "b_k",
-    "b_v", "b_o", "single_head", "comment", NULL,
+    "b_v", "b_o", "single_head", "comment", "title", NULL,
 };
 static const char *const single_keys[] = {
     "W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o", "comment", NULL,
@@ -448,6 +448,26 @@ static int copy_tokens(Loader *L, const cJSON *tok, MhaInput *in)
             warn(L, "tokens[%d]: %d byte%s of invalid UTF-8 shown as U+FFFD", t, bad, bad == 1 ? "" : "s");
         t++;
     }
+    return MHAVIZ_OK;
+}
+
+/* The optional "title": a string of at most INPUT_MAX_TITLE_BYTES bytes,
+ * invalid UTF-8 replaced (with a warning) as in the tokens. */
+static int read_title(Loader *L, const cJSON *root, MhaInput *in)
+{
+    const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
+    if (!title)
+        return MHAVIZ_OK;
+    if (!cJSON_IsString(title))
+        return fail(L, "title: expected a string, got %s", type_name(title));
+    const size_t n = strlen(title->valuestring);
+    if (n > INPUT_MAX_TITLE_BYTES)
+        return fail(L, "title: %zu bytes is over the limit of %d", n, INPUT_MAX_TITLE_BYTES);
+    int bad;
+    if (!(in->title = utf8_clean(title->valuestring, &bad)))
+        return fail_nomem(L);
+    if (bad)
+        warn(L, "title: %d byte%s of invalid UTF-8 shown as U+FFFD", bad, bad == 1 ? "" : "s");
     return MHAVIZ_OK;
 }
 
@@ -687,6 +707,7 @@ void input_free(MhaInput *in)
         for (int t = 0; t < in->cfg.T; t++)
             free(in->tokens[t]);
     free(in->tokens);
+    free(in->title);
     free(in->x);
     input_weights_free(&in->w);
     input_weights_free(&in->single);
@@ -923,7 +944,7 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
         return rc;
 
     /* Shapes and flags. */
-    if ((rc = read_tokens(L, root, in, &tokens_json)) != MHAVIZ_OK)
+    if ((rc = read_tokens(L, root, in, &tokens_json)) != MHAVIZ_OK || (rc = read_title(L, root, in)) != MHAVIZ_OK)
         return rc;
     if ((rc = read_int(L, root, "d_model", 1, L->lim->max_d_model, "", -1, &c->d_model)) != MHAVIZ_OK)
         return rc;

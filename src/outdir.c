@@ -54,8 +54,9 @@ static void remove_folder(const char *dir)
 
 /* The names an mhaviz run writes (outdir_begin writes OUTDIR_MARKER). */
 static const char *const OUTPUT_NAMES[] = {
-    OUTDIR_MARKER, "report.txt", "report.json", "overview.png", "difference.png",
-    "single_head.png", "head_[0-9][0-9]*.png", "head_[0-9][0-9]*_scores.png",
+    OUTDIR_MARKER, "report.txt", "report.json", "overview.png", "sharpness.png",
+    "single_head.png", "single_head_scores.png", "head_[0-9][0-9]*.png", "head_[0-9][0-9]*_scores.png",
+    "difference.png", /* written by earlier versions: their folders are replaced too */
 };
 
 static int is_output_name(const char *name)

@@ -4,13 +4,14 @@
  * any length. The bytes after the first two are split at '\n' into up to T
  * tokens (missing ones are empty) and the title; the maps are deterministic
  * values from the bytes. The first two bytes choose T (1..24), the mask and
- * the picture kind (heatmap, diverging map, overview of two maps). Pictures
+ * the picture kind (heatmap, score map, overview of two maps). Pictures
  * go to /dev/null: the harness checks that drawing works and stays within
  * its memory, not the pixels (tests/check_render.c does that).
  * Built by `make fuzz FUZZ_TARGET=render`. */
 #include "render.h"
 #include "status.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         title = p;
 
     /* Two maps: rows that sum to 1 over the visible cells (softmax-like),
-     * and signed differences. */
+     * and the uniform map; a's logarithms serve as scores. */
     float a[MAX_T * MAX_T], b[MAX_T * MAX_T], d[MAX_T * MAX_T];
     uint32_t s = 2463534242u ^ (uint32_t)size ^ ((uint32_t)data[0] << 8);
     for (int i = 0; i < T; i++) {
@@ -89,13 +90,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             b[i * T + j] = j < vis ? 1.0f / (float)vis : 0.0f;
         }
     }
-    render_difference(d, a, 1, b, T);
+    for (int ij = 0; ij < T * T; ij++)
+        d[ij] = a[ij] > 0.0f ? logf(a[ij]) : 0.0f;
 
     int rc;
     if (kind == 0) {
         rc = render_heatmap(renderer, "/dev/null", a, T, tokens, causal, title, err, sizeof err);
     } else if (kind == 1) {
-        rc = render_diverging(renderer, "/dev/null", d, T, tokens, causal, title, err, sizeof err);
+        rc = render_scores(renderer, "/dev/null", d, T, tokens, causal, title, err, sizeof err);
     } else {
         const float *maps[2] = {a, b};
         char *panels[2] = {title, tokens[0]};

@@ -243,13 +243,13 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
     char fmt[64], name[64], title[192];
     for (int p = 0; p <= H; p++) {
         maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
-        if (p < H && G < H)
+        if (p < H && G < H && G > 1) /* GQA: which K/V head (with MQA there is one) */
             snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, p / kv_mul,
                      measures_role_name(m[p].role));
         else if (p < H)
             snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, measures_role_name(m[p].role));
         else
-            snprintf(title, sizeof title, "single wide head \xc2\xb7 %s", measures_role_name(m[p].role));
+            snprintf(title, sizeof title, "wide head \xc2\xb7 %s", measures_role_name(m[p].role));
         if (!(panels[p] = strdup(title)))
             goto cleanup;
     }

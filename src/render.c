@@ -11,9 +11,7 @@
  * (h, w, 3) bytes, row-major. Everything here is single-threaded per picture;
  * render_jobs draws several pictures at once, each thread in its own
  * workspace (canvas, PNG encoder, glyph bitmaps) kept from picture to
- * picture, so the bytes of each PNG never depend on the thread count; a
- * glyph one thread rasterised is handed to the others through a shared
- * cache (the same bitmap whoever made it). */
+ * picture, so the bytes of each PNG never depend on the thread count. */
 #include "render.h"
 #include "threads.h"
 #include "bigmem.h"
@@ -207,8 +205,6 @@ typedef struct GlyphCache {
     size_t cap, n;       /* slots, glyphs kept */
     unsigned char *pool; /* (pool_cap) the bitmaps one after the other, each (h, w) */
     size_t used, pool_cap;
-    struct GlyphCache *shared; /* a thread's cache: the one all threads of render_jobs also keep
-                                  their glyphs in, looked in when this one lacks a glyph (NULL: none) */
 } GlyphCache;
 
 /* Bytes a cache keeps at most (bitmaps and table); beyond, glyphs are drawn uncached. */
@@ -448,9 +444,8 @@ static void glyph_keep(GlyphCache *gc, int g, float px, float fx, int x0, int y0
 
 /* Glyph g's coverage bitmap at line height px (scale) and subpixel offset
  * fx, its box in *x0, *y0, *w, *h: from gc when it was drawn before, else
- * from gc->shared, else rasterised; either of the last two into tmp
- * (GLYPH_MAX^2) and kept in gc. NULL when the box is empty or larger than
- * GLYPH_MAX (the box is still given). gc may be NULL. */
+ * rasterised into tmp (GLYPH_MAX^2) and kept in gc. NULL when the box is
+ * empty or larger than GLYPH_MAX (the box is still given). gc may be NULL. */
 static const unsigned char *glyph_bitmap(const Renderer *r, GlyphCache *gc, int g, float px, float scale,
                                          float fx, unsigned char *tmp, int *x0, int *y0, int *w, int *h)
 {
@@ -461,37 +456,12 @@ static const unsigned char *glyph_bitmap(const Renderer *r, GlyphCache *gc, int 
             return gc->pool + e->at;
         }
     }
-    GlyphCache *shared = gc ? gc->shared : NULL;
-    int found = 0;
-    if (shared) {
-        /* Drawn by another thread already? Copied into tmp while no
-         * thread adds to the shared cache (which may move its memory). */
-#pragma omp critical(render_shared_glyphs)
-        {
-            const CachedGlyph *e = shared->cap ? glyph_slot(shared, g, px, fx) : NULL;
-            if (e && e->glyph == g) {
-                *x0 = e->x0, *y0 = e->y0, *w = e->w, *h = e->h;
-                memcpy(tmp, shared->pool + e->at, (size_t)e->w * (size_t)e->h);
-                found = 1;
-            }
-        }
-    }
-    if (!found) {
-        int x1, y1;
-        stbtt_GetGlyphBitmapBoxSubpixel(&r->font, g, scale, scale, fx, 0.0f, x0, y0, &x1, &y1);
-        *w = x1 - *x0, *h = y1 - *y0;
-        if (*w <= 0 || *h <= 0 || *w > GLYPH_MAX || *h > GLYPH_MAX)
-            return NULL;
-        stbtt_MakeGlyphBitmapSubpixel(&r->font, tmp, *w, *h, *w, scale, scale, fx, 0.0f, g);
-        if (shared) {
-            /* the other threads may draw it next: kept there too, unless one just did */
-#pragma omp critical(render_shared_glyphs)
-            {
-                if (shared->cap == 0 || glyph_slot(shared, g, px, fx)->glyph != g)
-                    glyph_keep(shared, g, px, fx, *x0, *y0, *w, *h, tmp);
-            }
-        }
-    }
+    int x1, y1;
+    stbtt_GetGlyphBitmapBoxSubpixel(&r->font, g, scale, scale, fx, 0.0f, x0, y0, &x1, &y1);
+    *w = x1 - *x0, *h = y1 - *y0;
+    if (*w <= 0 || *h <= 0 || *w > GLYPH_MAX || *h > GLYPH_MAX)
+        return NULL;
+    stbtt_MakeGlyphBitmapSubpixel(&r->font, tmp, *w, *h, *w, scale, scale, fx, 0.0f, g);
     if (gc)
         glyph_keep(gc, g, px, fx, *x0, *y0, *w, *h, tmp);
     return tmp;
@@ -1642,18 +1612,13 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
     /* Each picture is independent work writing its own file; each thread
      * draws its pictures one after the other in its own workspace. */
     int done = 0, reported = 0; /* pictures finished; the most the caller has reported */
-    /* The glyphs every thread rasterised, so that no glyph is rasterised
-     * by each thread in turn (the pictures share most of their text). */
-    GlyphCache shared = {NULL, 0, 0, NULL, 0, 0, NULL};
 #pragma omp parallel if (n_jobs > 1)
     {
-        Workspace ws = {NULL, 0, NULL, {NULL, 0, 0, NULL, 0, 0, NULL}};
+        Workspace ws = {NULL, 0, NULL, {NULL, 0, 0, NULL, 0, 0}};
         int is_caller = 1;
         ThreadPin pin = {0};
 #ifdef _OPENMP
         is_caller = omp_get_thread_num() == 0;
-        if (omp_get_num_threads() > 1)
-            ws.glyphs.shared = &shared;
         threads_pin(omp_get_thread_num(), omp_get_num_threads(), &pin); /* a core each (threads.h) */
 #endif
 #pragma omp for schedule(dynamic, 1)
@@ -1671,8 +1636,6 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
         workspace_free(&ws);
         threads_unpin(&pin);
     }
-    free(shared.slot);
-    free(shared.pool);
     if (progress && reported < n_jobs) /* another thread finished the last picture */
         progress(ctx, 1.0);
     int rc = MHAVIZ_OK;

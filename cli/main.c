@@ -190,7 +190,7 @@ static void join(char *s, size_t len, const char *part)
 }
 
 /* Render every picture into the output folder: overview.png, one heatmap
- * per head, single_head.png and, with --steps, each map's pre-softmax
+ * per head, single_head.png, sharpness.png and, with --steps, each map's pre-softmax
  * scores (head_NN_scores.png, single_head_scores.png). pooled_from: the
  * input's K/V heads when --kv-heads mean-pooled them, else 0. The pictures
  * are drawn in parallel by render_jobs_progress. */
@@ -202,7 +202,7 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
     const int H = c->n_heads, T = c->T, G = c->n_kv_heads;
     const size_t map = (size_t)T * T;
     const int kv_mul = H / G;
-    const int n_jobs = 2 + (H + 1) * (o->steps ? 2 : 1);
+    const int n_jobs = 3 + (H + 1) * (o->steps ? 2 : 1);
     RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
     char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
     char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */
@@ -285,6 +285,13 @@ static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const 
     join(sub, sizeof sub, in->has_single ? NULL : pooled);
     jobs[n] = (RenderJob){.kind = RENDER_WEIGHTS, .values = single->att};
     names[n] = outdir_path(out, "single_head.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
+
+    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and the wide head (bold)",
+             variant, H);
+    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
+    join(sub, sizeof sub, pooled);
+    jobs[n] = (RenderJob){.kind = RENDER_SHARPNESS, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
+    names[n] = outdir_path(out, "sharpness.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
 
     for (int p = 0; o->steps && p <= H; p++) {
         snprintf(fmt, sizeof fmt, "head_%s_scores.png", pad);

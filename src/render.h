@@ -6,6 +6,8 @@
  *   render_scores      one map of pre-softmax scores (T, T), each row less
  *                      its maximum: blue (below) to white (the row's winner)
  *   render_overview    the heads' softmax maps and the wide head's on one slide
+ *   RENDER_SHARPNESS   each query's normalised entropy, head by head and in
+ *                      the wide head, as lines (render_sharpness.c)
  *   render_jobs        any list of the above, in parallel (OpenMP); with
  *                      render_jobs_progress, reporting as pictures finish
  * Every function returns MHAVIZ_OK, MHAVIZ_EIO (cannot load the font or
@@ -13,6 +15,8 @@
  * only on the inputs and options, never on the thread count. */
 #ifndef MHAVIZ_RENDER_H
 #define MHAVIZ_RENDER_H
+
+#include "draw.h"
 
 #include <stddef.h>
 
@@ -111,16 +115,31 @@ typedef struct {
 int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal, const char *subtitle,
                            RenderOverviewLayout *out);
 
+/* Where sharpness.png puts things (the overview's size, --size): token i
+ * at x = plot_x + (i + 0.5) pitch, value v at y = plot_y + (1 - v) plot_h. */
+typedef struct {
+    int plot_x, plot_y, plot_w, plot_h; /* the plot area */
+    float pitch;                        /* pixels per query token */
+    int label_step;                     /* every label_step-th token labelled (and the last) */
+    float head_px, wide_px;             /* line thickness: each head's, the wide head's */
+} RenderSharpnessLayout;
+
+/* For n_maps maps (the last the wide head's) of T tokens, legend[p] naming
+ * map p (NULL: "map p"), and subtitle (NULL: none). Returns MHAVIZ_OK. */
+int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,
+                            const char *subtitle, RenderSharpnessLayout *out);
+
 /* One picture to draw. Nothing here is owned by the job. */
-typedef enum { RENDER_WEIGHTS, RENDER_SCORES, RENDER_OVERVIEW } RenderKind;
+typedef enum { RENDER_WEIGHTS, RENDER_SCORES, RENDER_OVERVIEW, RENDER_SHARPNESS } RenderKind;
 typedef struct {
     RenderKind kind;
     const char *path;               /* the PNG to write */
     const char *title;
     const float *values;            /* WEIGHTS: (T, T) softmax weights; SCORES: (T, T) scores */
-    const float *const *maps;       /* OVERVIEW: (n_maps) pointers to (T, T) maps */
-    int n_maps;                     /* OVERVIEW */
-    char *const *panel_titles;      /* OVERVIEW: (n_maps) */
+    const float *const *maps;       /* OVERVIEW, SHARPNESS: (n_maps) pointers to (T, T) softmax maps,
+                                       the last the single wide head's */
+    int n_maps;                     /* OVERVIEW, SHARPNESS */
+    char *const *panel_titles;      /* OVERVIEW: (n_maps) panel titles; SHARPNESS: the legend's lines */
     const char *subtitle;           /* a line under the title; NULL: none */
 } RenderJob;
 
@@ -136,5 +155,14 @@ int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *con
 typedef void (*RenderProgress)(void *ctx, double fraction);
 int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens,
                          int causal, RenderProgress progress, void *ctx, char *err, size_t errlen);
+
+/* For the pictures' own files (render_sharpness.c): the label shown for
+ * token tok into buf (RENDER_LABEL_BYTES), whitespace made visible (space
+ * as U+2423, newline as \n, tab as \t), the empty token as "", cut with an
+ * ellipsis to max_w pixels at px; and the smallest "nice" label step (1, 2,
+ * 5, 10, 20, ...) with step * pitch >= min_pitch. */
+#define RENDER_LABEL_BYTES 160
+void render_token_label(const DrawFont *font, const char *tok, float px, float max_w, char *buf);
+int render_label_step(float pitch, float min_pitch);
 
 #endif

@@ -295,20 +295,20 @@ END_TEST
 /* Scores less their row's maximum, by hand (causal, T = 4):
  *   row 0 (7)            -> (0)
  *   row 1 (3, 1)         -> (0, -2)
- *   row 2 (2, 5, -1)     -> (-3, 0, -6)
+ *   row 2 (1, 5, -1)     -> (-4, 0, -6)
  *   row 3 (10, 10, 10, 10) -> zeros; masked cells 0.
  * The largest distance is 6, a round number: the scale is [-6, 0] on the
  * blue half of rdbu, entries 0..127: v -> rdbu[round(127 (v + 6) / 6)]:
- * -6 -> 0, -3 -> 64 (63.5 rounds up), -2 -> 85 (84.67), 0 -> 127. */
+ * -6 -> 0, -4 -> 42 (42.33), -2 -> 85 (84.67), 0 -> 127. */
 START_TEST(scores_map_rows_less_their_maximum)
 {
     const float sc[16] = {7, 99, 99, 99,
                           3, 1, 99, 99,
-                          2, 5, -1, 99,
+                          1, 5, -1, 99,
                           10, 10, 10, 10};
     const float want[16] = {0, 0, 0, 0,
                             0, -2, 0, 0,
-                            -3, 0, -6, 0,
+                            -4, 0, -6, 0,
                             0, 0, 0, 0};
     float out[16];
     render_scores_less_row_max(out, sc, 4, 1);
@@ -328,7 +328,7 @@ START_TEST(scores_map_rows_less_their_maximum)
     assert_rgb(cell_px(&im, &l, 0, 0), cmap_rdbu[127], "row 0's winner");
     assert_rgb(cell_px(&im, &l, 1, 0), cmap_rdbu[127], "row 1's winner");
     assert_rgb(cell_px(&im, &l, 1, 1), cmap_rdbu[85], "-2");
-    assert_rgb(cell_px(&im, &l, 2, 0), cmap_rdbu[64], "-3");
+    assert_rgb(cell_px(&im, &l, 2, 0), cmap_rdbu[42], "-4");
     assert_rgb(cell_px(&im, &l, 2, 2), cmap_rdbu[0], "-6");
     assert_rgb(cell_px(&im, &l, 3, 2), cmap_rdbu[127], "a tie: every cell wins");
     ck_assert_int_ge(cmap_rdbu[127][0], 240); /* the winner is (near) white: the lightest cell */
@@ -831,6 +831,85 @@ START_TEST(overview_panels_are_filled_past_one_pixel_per_token)
 }
 END_TEST
 
+/* sharpness.png for two heads and the wide head, T = 4, causal, on the
+ * default 1920 x 1080 slide. Each row's normalised entropy (measures.h):
+ *   head 0, all on one key:          -, 0, 0, 0
+ *   head 1, spread evenly:           -, 1, 1, 1
+ *   wide: (1), (.5 .5), (1 0 0), (.5 .25 .25 0):  -, 1, 0, 0.75
+ * Row 0 sees one key: no value, so nothing is drawn above token 0 (a gap,
+ * not a point at 0). Colours: head 0 Tableau blue (31, 119, 180), head 1
+ * orange (255, 127, 14), the wide head ink (25, 25, 25) and bold. */
+START_TEST(sharpness_lines_per_head)
+{
+    enum { T = 4 };
+    const float one[T * T] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const float even[T * T] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1.0f / 3, 1.0f / 3, 1.0f / 3, 0,
+                               0.25f, 0.25f, 0.25f, 0.25f};
+    const float wide[T * T] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 0.5f, 0.25f, 0.25f, 0};
+    const float *maps[3] = {one, even, wide};
+    char *legend[3] = {"head 0 \xc2\xb7 first-token", "head 1 \xc2\xb7 diffuse", "wide head \xc2\xb7 mixed"};
+    Renderer *r = open_renderer(-1, 0);
+    char *png = scratch_png("sharpness.png"), err[MHAVIZ_ERRLEN];
+    const RenderJob job = {.kind = RENDER_SHARPNESS, .path = png, .title = "sharpness", .maps = maps,
+                           .n_maps = 3, .panel_titles = legend, .subtitle = "lesson"};
+    ck_assert_int_eq(render_jobs(r, &job, 1, T, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    RenderSharpnessLayout l;
+    ck_assert_int_eq(render_sharpness_layout(r, 3, T, TOK4, legend, "lesson", &l), MHAVIZ_OK);
+    Image im = load_png(png);
+    ck_assert_int_eq(im.w, 1920);
+    ck_assert_int_eq(im.h, 1080);
+    static const unsigned char blue[3] = {31, 119, 180}, orange[3] = {255, 127, 14}, ink3[3] = {25, 25, 25};
+    const int bottom = l.plot_y + l.plot_h;
+    int x[T];
+    for (int i = 0; i < T; i++)
+        x[i] = l.plot_x + (int)(((float)i + 0.5f) * l.pitch);
+    /* token 0: a gap in every line, from the top of the plot to just above its axis */
+    for (int y = l.plot_y - 10; y < bottom - 3; y++) {
+        const unsigned char *p = pix(&im, x[0], y);
+        ck_assert_msg(!same(p, blue) && !same(p, orange) && !dark(p), "a point above token 0 at y = %d", y);
+    }
+    /* head 0 at 0, head 1 at 1 (drawn over the wide head's line) */
+    assert_rgb(pix(&im, x[2], bottom - 2), blue, "head 0 at token 2");
+    assert_rgb(pix(&im, x[3], l.plot_y), orange, "head 1 at token 3");
+    /* the wide head at 0.75 for token 3, in ink */
+    assert_rgb(pix(&im, x[3], bottom - (int)lroundf(0.75f * (float)l.plot_h)), ink3, "the wide head at token 3");
+    /* bold: halfway from token 1 (1) to token 2 (0) its line is at 0.5, and
+     * at least wide_px thick there; the heads' lines are thinner */
+    ck_assert_float_gt(l.wide_px, 2.0f * l.head_px);
+    const int xm = (x[1] + x[2]) / 2, ym = bottom - l.plot_h / 2;
+    int run = 0;
+    for (int y = ym - 40; y < ym + 40; y++)
+        run += dark(pix(&im, xm, y));
+    ck_assert_int_ge(run, (int)l.wide_px);
+    ck_assert_int_eq(l.label_step, 1);
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+/* T = 1: no row has a value; the picture says so instead of drawing a line. */
+START_TEST(sharpness_without_values)
+{
+    const float one[1] = {1};
+    const float *maps[2] = {one, one};
+    char *tok[1] = {"alone"};
+    Renderer *r = open_renderer(-1, 0);
+    char *png = scratch_png("sharp1.png"), err[MHAVIZ_ERRLEN];
+    const RenderJob job = {.kind = RENDER_SHARPNESS, .path = png, .title = "t", .maps = maps, .n_maps = 2};
+    ck_assert_int_eq(render_jobs(r, &job, 1, 1, tok, 1, err, sizeof err), MHAVIZ_OK);
+    RenderSharpnessLayout l;
+    render_sharpness_layout(r, 2, 1, tok, NULL, NULL, &l);
+    Image im = load_png(png);
+    /* the sentence in the middle of the plot */
+    ck_assert_int_gt(ink(&im, l.plot_x, l.plot_y + l.plot_h / 2 - 20, l.plot_x + l.plot_w, l.plot_y + l.plot_h / 2 + 20),
+                     200);
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
 static unsigned char *slurp(const char *path, long *n)
 {
     FILE *f = fopen(path, "rb");
@@ -1105,7 +1184,7 @@ START_TEST(cli_writes_all_pictures)
              bin, out);
     int st = system(cmd);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mhaviz failed: %s", cmd);
-    const char *files[] = {"overview.png", "head_00.png", "head_01.png", "single_head.png",
+    const char *files[] = {"overview.png", "head_00.png", "head_01.png", "single_head.png", "sharpness.png",
                            "head_00_scores.png", "head_01_scores.png", "single_head_scores.png"};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         char path[1024];
@@ -1163,6 +1242,8 @@ Suite *render_suite(void)
     tcase_add_test(tc, annotated_cells_show_their_digits);
     tcase_add_test(tc, scores_map_rows_less_their_maximum);
     tcase_add_test(tc, tiny_weights_print_nothing);
+    tcase_add_test(tc, sharpness_lines_per_head);
+    tcase_add_test(tc, sharpness_without_values);
     tcase_add_test(tc, large_T_is_averaged_in_blocks);
     tcase_add_test(tc, overview_has_the_asked_size);
     tcase_add_test(tc, bytes_do_not_depend_on_threads);

@@ -120,7 +120,7 @@ int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, 
 typedef struct {
     int plot_x, plot_y, plot_w, plot_h; /* the plot area */
     float pitch;                        /* pixels per query token */
-    int label_step;                     /* every label_step-th token labelled (and the last) */
+    int label_step;                     /* every label_step-th token labelled, and the last (a step from the one before) */
     float head_px, wide_px;             /* line thickness: each head's, the wide head's */
 } RenderSharpnessLayout;
 

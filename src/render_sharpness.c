@@ -54,6 +54,10 @@ static void legend_text(const Layout *L, char *const *legend, int k, char *buf, 
 
 static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* Token t of T has a label: every step-th, and the last, which keeps a
+ * step's room from the one before it. */
+static int labelled(int t, int T, int step) { return t == T - 1 || (t % step == 0 && T - 1 - t >= step); }
+
 static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *const *tokens, char *const *legend,
                    const char *subtitle, Layout *L)
 {
@@ -93,7 +97,7 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
     P->label_step = render_label_step(P->pitch, 1.1f * L->label_px);
     float widest = 0.0f;
     for (int t = 0; t < T; t++) {
-        if (t % P->label_step != 0 && t != T - 1)
+        if (!labelled(t, T, P->label_step))
             continue;
         char label[RENDER_LABEL_BYTES];
         render_token_label(font, tokens[t], L->label_px, 8.0f * L->label_px, label);
@@ -187,7 +191,7 @@ int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int h, con
         goto oom;
     const int label_top = bottom + (int)(10.0f * s);
     for (int t = 0; t < T; t++) {
-        if (t % P->label_step != 0 && t != T - 1)
+        if (!labelled(t, T, P->label_step))
             continue;
         char label[RENDER_LABEL_BYTES];
         render_token_label(font, tokens[t], L.label_px, 8.0f * L.label_px, label);

@@ -4,7 +4,8 @@
  * any length. The bytes after the first two are split at '\n' into up to T
  * tokens (missing ones are empty) and the title; the maps are deterministic
  * values from the bytes. The first two bytes choose T (1..24), the mask and
- * the picture kind (heatmap, score map, overview of two maps). Pictures
+ * the picture kind (heatmap, score map, overview of two maps, sharpness of
+ * the two). Pictures
  * go to /dev/null: the harness checks that drawing works and stays within
  * its memory, not the pixels (tests/check_render.c does that).
  * Built by `make fuzz FUZZ_TARGET=render`. */
@@ -53,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         atexit(close_renderer);
     }
-    const int T = data[0] % MAX_T + 1, causal = data[1] & 1, kind = (data[1] >> 1) % 3;
+    const int T = data[0] % MAX_T + 1, causal = data[1] & 1, kind = (data[1] >> 1) % 4;
 
     /* Tokens and the title: NUL-terminated copies of the '\n'-separated pieces. */
     char *text = malloc(size - 2 + 1);
@@ -101,8 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         const float *maps[2] = {a, b};
         char *panels[2] = {title, tokens[0]};
-        rc = render_overview(renderer, "/dev/null", maps, 2, T, tokens, causal, title, panels,
-                             err, sizeof err);
+        const RenderJob job = {.kind = kind == 2 ? RENDER_OVERVIEW : RENDER_SHARPNESS, .path = "/dev/null",
+                               .title = title, .maps = maps, .n_maps = 2, .panel_titles = panels,
+                               .subtitle = tokens[0]};
+        rc = render_jobs(renderer, &job, 1, T, tokens, causal, err, sizeof err);
     }
     if (rc != MHAVIZ_OK) {
         fprintf(stderr, "fuzz_render: %s\n", err);

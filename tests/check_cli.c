@@ -153,6 +153,8 @@ START_TEST(good_input_exits_0)
     ck_assert(exists(out, "head_00.png"));
     ck_assert(exists(out, "head_01.png"));
     ck_assert(exists(out, "single_head.png"));
+    ck_assert(exists(out, "sharpness.png"));
+    ck_assert(!exists(out, "difference.png")); /* gone: the mean of sharp heads is itself blurred */
     ck_assert(exists(out, "report.txt"));
     ck_assert_int_eq(left_behind(r), 1); /* the output folder, nothing beside it */
     ck_assert_str_eq(r->out, "");         /* -q */

@@ -1229,6 +1229,49 @@ START_TEST(cli_writes_all_pictures)
 }
 END_TEST
 
+/* The line under the overview's title: the input's "title", and after
+ * --kv-heads the pooling note. Lesson 1 with its title, the same without
+ * it, and that again pooled with --kv-heads 2: the panels sit where the
+ * layout with a one-line subtitle puts them, or without one, and the band
+ * between the title and the panels holds the subtitle's ink. */
+START_TEST(cli_subtitle_says_title_and_pooling)
+{
+    const char *bin = getenv("MHAVIZ_BIN");
+    if (!bin)
+        bin = "./mhaviz";
+    char *tok[11] = {"Mary", "gave", "the", "book", "to", "John", "because", "John", "had", "helped", "Mary"};
+    Renderer *r = open_renderer(-1, 0);
+    RenderOverviewLayout with, without;
+    ck_assert_int_eq(render_overview_layout(r, 5, 11, tok, 1, "a line", &with), MHAVIZ_OK);
+    ck_assert_int_eq(render_overview_layout(r, 5, 11, tok, 1, NULL, &without), MHAVIZ_OK);
+    render_close(r);
+    ck_assert_int_gt(with.map_y, without.map_y);
+    char *untitled = scratch_png("untitled.json"), *o[3] = {scratch_png("t"), scratch_png("u"), scratch_png("p")};
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "grep -v '^  \"title\": ' samples/lesson1.json > %s", untitled);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *runs[3][2] = {{"", "samples/lesson1.json"}, {"", untitled}, {"--kv-heads 2", untitled}};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "%s -q %s -o %s %s 2>/dev/null", bin, runs[k][0], o[k], runs[k][1]);
+        const int st = system(cmd);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mhaviz failed: %s", cmd);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/overview.png", o[k]);
+        Image im = load_png(path);
+        const RenderOverviewLayout *l = k == 1 ? &without : &with;
+        assert_framed(&im, l->map_x, l->map_y, l->side, runs[k][1]);
+        /* the subtitle: under the title (18 + 48 px at 1080), above the panels' title line (dy - dx:
+         * dy = title line + side + gap, dx = side + gap) */
+        if (k != 1)
+            ck_assert_int_gt(ink(&im, 0, 18 + 50, im.w, with.map_y - (with.dy - with.dx)), 200);
+        stbi_image_free(im.px);
+    }
+    for (int k = 0; k < 3; k++)
+        free(o[k]);
+    free(untitled);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
@@ -1244,6 +1287,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, tiny_weights_print_nothing);
     tcase_add_test(tc, sharpness_lines_per_head);
     tcase_add_test(tc, sharpness_without_values);
+    tcase_add_test(tc, cli_subtitle_says_title_and_pooling);
     tcase_add_test(tc, large_T_is_averaged_in_blocks);
     tcase_add_test(tc, overview_has_the_asked_size);
     tcase_add_test(tc, bytes_do_not_depend_on_threads);

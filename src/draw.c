@@ -10,7 +10,6 @@
  * pixels; masks and glyph bitmaps are (h, w) coverage bytes 0..255. */
 #include "draw.h"
 #include "mapfile.h"
-#include "png.h"
 #include "status.h"
 #include "utf8.h"
 
@@ -136,30 +135,24 @@ struct DrawGlyphs {
 /* Bytes a canvas's glyphs keep at most (bitmaps and table); beyond, glyphs are drawn uncached. */
 #define GLYPH_CACHE_MAX ((size_t)16 << 20)
 
-/* The canvas's rows each start with PNG's filter byte (0), so png_write
- * takes them as they are: mem is (h, 1 + 3 w), px = mem + 1. */
 int draw_canvas_reset(DrawCanvas *c, int w, int h)
 {
-    const size_t stride = 1 + (size_t)w * 3, bytes = stride * (size_t)h;
+    const size_t stride = (size_t)w * 3, bytes = stride * (size_t)h;
     if (bytes > c->cap) {
-        free(c->mem);
+        free(c->px);
         c->cap = 0;
         c->w = c->h = 0;
-        c->px = NULL;
         /* kept from picture to picture: a fresh page costs a fault and the
          * kernel's zeroing the first time it is touched, which for
          * megabytes of pixels took longer than drawing them */
-        if (!(c->mem = malloc(bytes)))
+        if (!(c->px = malloc(bytes)))
             return MHAVIZ_ENOMEM;
         c->cap = bytes;
     }
     c->w = w;
     c->h = h;
     c->stride = stride;
-    c->px = c->mem + 1;
-    memset(c->mem, 255, bytes);
-    for (int y = 0; y < h; y++)
-        c->mem[(size_t)y * stride] = 0;
+    memset(c->px, 255, bytes);
     return MHAVIZ_OK;
 }
 
@@ -177,8 +170,7 @@ void draw_canvas_free(DrawCanvas *c)
 {
     if (!c)
         return;
-    free(c->mem);
-    png_writer_free(c->png);
+    free(c->px);
     if (c->glyphs) {
         free(c->glyphs->slot);
         free(c->glyphs->pool);
@@ -282,15 +274,6 @@ void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thic
                 draw_blend(draw_pixel(c, x, y), col, cover >= 1.0f ? 255 : (int)lroundf(cover * 255.0f));
         }
     }
-}
-
-int draw_write_png(DrawCanvas *c, const char *path, char *err, size_t errlen)
-{
-    if (!c->png && !(c->png = png_writer_new())) {
-        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
-        return MHAVIZ_ENOMEM;
-    }
-    return png_write(c->png, path, c->mem, c->w, c->h, err, errlen);
 }
 
 /* -------------------------------------------------------------------- text */

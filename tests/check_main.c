@@ -19,7 +19,6 @@ Suite *fuzzreplay_suite(void);
 Suite *finite_suite(void);
 Suite *render_suite(void);
 Suite *draw_suite(void);
-Suite *png_suite(void);
 Suite *measures_suite(void);
 Suite *report_suite(void);
 Suite *utf8_suite(void);
@@ -45,7 +44,6 @@ int main(void)
         finite_suite,
         render_suite,
         draw_suite,
-        png_suite,
         measures_suite,
         report_suite,
         utf8_suite,

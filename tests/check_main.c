@@ -24,9 +24,7 @@ Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *bigmem_suite(void);
-Suite *mapfile_suite(void);
 Suite *jsonfast_suite(void);
-Suite *threads_suite(void);
 
 int main(void)
 {
@@ -49,9 +47,7 @@ int main(void)
         utf8_suite,
         timing_suite,
         bigmem_suite,
-        mapfile_suite,
         jsonfast_suite,
-        threads_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

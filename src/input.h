@@ -78,10 +78,7 @@ size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes);
  * On success the caller owns *in and frees it with input_free. On failure
  * *in holds only in->warnings (they often explain the error, e.g. an
  * unknown "W_Q" beside a missing "W_q"): free it with input_free too.
- * Uses the default limits.
- * Not thread-safe: while it parses, cJSON's allocation hooks point at the
- * loader's arena (process-wide); load one input at a time, and do not use
- * cJSON on another thread meanwhile. The same holds for input_parse. */
+ * Uses the default limits. */
 int input_load(const char *path, MhaInput *in, char *err, size_t errlen);
 
 /* input_load with explicit limits (NULL: the defaults). */

@@ -25,7 +25,6 @@ Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *bigmem_suite(void);
 Suite *mapfile_suite(void);
-Suite *jsonfast_suite(void);
 Suite *threads_suite(void);
 
 int main(void)
@@ -50,7 +49,6 @@ int main(void)
         timing_suite,
         bigmem_suite,
         mapfile_suite,
-        jsonfast_suite,
         threads_suite,
     };
     SRunner *sr = srunner_create(NULL);

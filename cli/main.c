@@ -15,6 +15,7 @@
 #include "threads.h"
 #include "timing.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -265,17 +266,31 @@ cleanup:
     return rc;
 }
 
-/* Copy the text file at path to f. */
-static void print_file(const char *path, FILE *f)
+/* Copy the text file at path to standard output. Returns MHAVIZ_OK, or
+ * MHAVIZ_EIO with err saying which side failed (a full disk or a closed
+ * pipe on stdout must not pass for a printed report). */
+static int print_file(const char *path, char *err, size_t errlen)
 {
     FILE *in = fopen(path, "r");
-    if (!in)
-        return;
+    if (!in) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
     char buf[4096];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, f);
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0 && fwrite(buf, 1, n, stdout) == n)
+        ;
+    const int read_failed = ferror(in);
     fclose(in);
+    if (read_failed) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        snprintf(err, errlen, "standard output: cannot write the report: %s", strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
 }
 
 int main(int argc, char **argv)
@@ -413,18 +428,21 @@ oom:
 cleanup:
     timing_end(&tm);
     if (committed) {
-        if (!o.quiet) {
+        if (!o.quiet) { /* the report before the line below, also when both go to one pipe */
             size_t n = strlen(out_dir) + sizeof "/report.txt";
             char *report = malloc(n);
             if (report) {
                 snprintf(report, n, "%s/report.txt", out_dir);
-                print_file(report, stdout);
+                rc = print_file(report, err, sizeof err);
                 free(report);
+            } else {
+                snprintf(err, sizeof err, "out of memory");
+                rc = MHAVIZ_ENOMEM;
             }
         }
-        fflush(stdout); /* the report before this line, also when both go to one pipe */
         fprintf(stderr, "mhaviz: wrote %s/\n", out_dir);
-    } else if (rc != MHAVIZ_OK) {
+    }
+    if (rc != MHAVIZ_OK) {
         fprintf(stderr, "mhaviz: %s\n", err);
     }
     if (o.timing)

@@ -37,6 +37,7 @@ typedef struct {
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
     int steps;           /* --steps: also the pre-softmax scores of each head */
+    int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int timing;          /* --timing */
     RenderOptions render;
 } Options;
@@ -56,6 +57,8 @@ static void usage(FILE *f)
         "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
         "                     groups (N divides the input's n_kv_heads; 1 = multi-query)\n"
         "      --timing       print each phase's time and the peak memory to stderr\n"
+        "      --npy          write report.json's matrices as .npy files beside it (default:\n"
+        "                     only past %d M numbers in all)\n"
         "\n"
         "Pictures:\n"
         "      --cmap NAME    viridis (default), magma, cividis or gray\n"
@@ -73,7 +76,7 @@ static void usage(FILE *f)
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",
-        INPUT_MAX_MEMORY_MB);
+        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20));
 }
 
 static _Noreturn void usage_error(const char *fmt, const char *arg)
@@ -89,7 +92,7 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_NPY };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -106,6 +109,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"size", required_argument, NULL, OPT_SIZE},
         {"steps", no_argument, NULL, OPT_STEPS},
         {"timing", no_argument, NULL, OPT_TIMING},
+        {"npy", no_argument, NULL, OPT_NPY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -121,6 +125,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_KV_HEADS: o->kv_heads = parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_TIMING: o->timing = 1; break;
+        case OPT_NPY: o->npy = 1; break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
             if (!render_cmap_known(optarg))
@@ -409,7 +414,7 @@ int main(int argc, char **argv)
     rc = render_maps(renderer, &o, &in, &multi, &single, measures, &out, &tm, err, sizeof err);
     if (rc == MHAVIZ_OK) {
         timing_phase(&tm, TIMING_WRITE);
-        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures};
+        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures, o.npy};
         rc = report_write(out.tmp, &d, err, sizeof err);
     }
     if (rc != MHAVIZ_OK) {

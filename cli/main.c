@@ -424,6 +424,8 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_commit(&out, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
+    if (err[0])
+        fprintf(stderr, "mhaviz: warning: %s\n", err);
     committed = 1;
     goto cleanup;
 

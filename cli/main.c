@@ -182,6 +182,28 @@ static int inside(const char *path, const char *dir)
     return strncmp(rp, rd, n) == 0 && rp[n] == '/';
 }
 
+/* The program itself: code, libraries, thread stacks, the font, the glyph
+ * caches (a class-size run without its arrays and canvases peaks about there). */
+#define PROGRAM_BYTES ((size_t)8 << 20)
+
+/* Bytes of a canvas of w x h pixels: 3 bytes a pixel, 1 filter byte a row. */
+static double canvas_bytes(int w, int h) { return (1.0 + 3.0 * w) * h; }
+
+/* Bytes the pictures hold at once: each drawing thread keeps a canvas as
+ * large as the largest picture it drew, so at worst one holds the overview
+ * (o->render.overview_w x overview_h) and every other one a heatmap of T
+ * tokens. 0 when out of memory. */
+static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n_pictures)
+{
+    RenderLayout heat;
+    RenderOverviewLayout over;
+    if (render_heatmap_layout(r, in->cfg.T, in->tokens, "", &heat) != MHAVIZ_OK ||
+        render_overview_layout(r, in->cfg.n_heads + 1, in->cfg.T, in->tokens, in->cfg.causal, &over) != MHAVIZ_OK)
+        return 0;
+    const int others = (threads < n_pictures ? threads : n_pictures) - 1;
+    return canvas_bytes(over.width, over.height) + others * canvas_bytes(heat.width, heat.height);
+}
+
 /* The progress line during the render phase. */
 static void render_progress(void *tm, double fraction) { timing_progress(tm, fraction); }
 
@@ -352,6 +374,24 @@ int main(int argc, char **argv)
                                             others_before, threads_others_now()));
     }
 #endif
+
+    /* The memory of the whole run: the arrays, the parse (over by now, but
+     * counted as if it lasted), the pictures' canvases and the program. */
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#else
+    const int threads = 1;
+#endif
+    const double pictures = pictures_bytes(renderer, &in, threads, 3 + in.cfg.n_heads * (o.steps ? 2 : 1));
+    tm.estimate_bytes = input_memory_estimate(&in.cfg, 0) + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
+    if (tm.estimate_bytes > lim.max_memory_bytes) {
+        snprintf(err, sizeof err, "%s: this run would need about %zu MB of memory (the pictures %.0f MB of it: "
+                 "overview.png at %dx%d), over the limit of %zu MB; raise it with --max-memory MB",
+                 o.input, (tm.estimate_bytes >> 20) + 1, pictures / (1 << 20), o.render.overview_w,
+                 o.render.overview_h, lim.max_memory_bytes >> 20);
+        rc = MHAVIZ_EINPUT;
+        goto cleanup;
+    }
 
     /* --kv-heads: share keys and values by mean-pooling K/V heads (GQA, MQA). */
     if (o.kv_heads && o.kv_heads != in.cfg.n_kv_heads) {

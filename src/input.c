@@ -1029,6 +1029,7 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
         goto cleanup;
     }
     rc = load_tree(&L, root, parse_bytes, in);
+    in->parse_bytes = parse_bytes;
 
 cleanup:
     cJSON_Delete(root);

@@ -44,6 +44,8 @@ typedef struct {
     int has_single;    /* 1 when "single_head" gave its own weights */
     MhaWeights single; /* (d_model, d_model) each; valid when has_single */
     char *warnings;    /* newline-separated warnings (e.g. unknown keys), or NULL */
+    size_t parse_bytes; /* memory the JSON text and cJSON's tree took while parsed (counted
+                         * before parsing: one 80-byte node per value, each string's copy) */
 } MhaInput;
 
 /* Stated limits, checked before any allocation sized by the input. */
@@ -67,8 +69,10 @@ typedef struct {
 /* Fill *lim with the defaults above. */
 void input_default_limits(InputLimits *lim);
 
-/* Estimated peak bytes of a whole run (parsing json_bytes of typical JSON,
- * the weights, both forward passes, rendering and reports) for config c. */
+/* Estimated bytes of the arrays of a whole run for config c (the input, the
+ * weights, both forward passes, the maps' copies for the pictures and the
+ * reports), plus parsing json_bytes of typical JSON. The pictures' canvases
+ * and the program itself are the caller's to add (cli/main.c). */
 size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes);
 
 /* Read and validate the JSON file at path into *in.

@@ -207,8 +207,10 @@ START_TEST(timing_prints_each_phase)
     }
     ck_assert_msg(sum_ms > 0.0 && sum_ms <= last_run_ms + 0.2, "phases %.1f ms in a run of %.1f ms", sum_ms,
                   last_run_ms);
-    double mb = -1.0;
+    double mb = -1.0, estimate = -1.0;
     char end;
+    ck_assert_msg(sscanf(p, "estimated memory: %lf MB%c", &estimate, &end) == 2 && end == '\n', "%s", p);
+    p = strchr(p, '\n') + 1;
     ck_assert_msg(sscanf(p, "peak memory: %lf MB%c", &mb, &end) == 2 && end == '\n', "%s", p);
     ck_assert_msg(mb > 0.0 && mb < 4096.0, "peak memory %f MB", mb);
     ck_assert_str_eq(strchr(p, '\n') + 1, ""); /* nothing after it */
@@ -237,6 +239,46 @@ START_TEST(timing_peak_memory_is_this_program_s)
     double mb = -1.0;
     ck_assert_msg(p && sscanf(p, "peak memory: %lf MB", &mb) == 1, "%s", r->err);
     ck_assert_msg(mb > 0.0 && mb < 128.0, "peak memory %.1f MB: the parent's 256 MB counted", mb);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* The figure --max-memory is checked against counts everything the run
+ * holds at its peak, canvases included: measured (Linux's VmHWM, --timing)
+ * it is never above the estimate, and the estimate is not far above it.
+ * Three runs: a class-size sample, the same with a 7680x4320 overview (a
+ * 100 MB canvas), and a d_model 512 layer read from 6.9 MB of JSON. */
+START_TEST(memory_estimate_covers_the_measured_peak)
+{
+    setup();
+    char lesson[PATH_MAX], paper[PATH_MAX];
+    ck_assert(realpath("samples/lesson1.json", lesson) != NULL);
+    ck_assert(realpath("samples/base_paper.json", paper) != NULL);
+    const char *const runs[3][5] = {
+        {"-q", "--timing", lesson, NULL},
+        {"-q", "--timing", "--size", "7680x4320", lesson},
+        {"-q", "--timing", paper, NULL},
+    };
+    Run *r = malloc(sizeof *r);
+    for (int k = 0; k < 3; k++) {
+        const char *args[6] = {runs[k][0], runs[k][1], runs[k][2], runs[k][3], runs[k][4], NULL};
+        run(r, args);
+        ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+        const char *e = strstr(r->err, "estimated memory: "), *p = strstr(r->err, "peak memory: ");
+        double estimate = -1.0, peak = -1.0;
+        ck_assert_msg(e && p && sscanf(e, "estimated memory: %lf", &estimate) == 1 &&
+                      sscanf(p, "peak memory: %lf", &peak) == 1, "%s", r->err);
+        ck_assert_msg(peak <= estimate && estimate <= 1.25 * peak + 4.0,
+                      "run %d: estimated %.1f MB, peak %.1f MB", k, estimate, peak);
+        cleanup(r);
+    }
+    /* and the estimate is what --max-memory refuses: the 7680x4320 run under 64 MB */
+    run(r, (const char *[]){"--max-memory", "64", "--size", "7680x4320", lesson, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "(the pictures 95 MB of it: overview.png at 7680x4320), over the limit of 64 MB"),
+                  "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
     cleanup(r);
     free(r);
 }
@@ -494,6 +536,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, folder_as_input_exits_3);
     tcase_add_test(tc, unwritable_output_exits_3);
     tcase_add_test(tc, stdout_full_exits_3);
+    tcase_add_test(tc, memory_estimate_covers_the_measured_peak);
     suite_add_tcase(s, tc);
     return s;
 }

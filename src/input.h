@@ -56,9 +56,10 @@ typedef struct {
 #define INPUT_MAX_MEMORY_MB 2048           /* default bound on the run's estimated memory */
 /* Bytes of memory per byte of JSON text while it is parsed, for numbers
  * printed with about 6 significant digits (the text plus cJSON's tree: one
- * 64-byte node per number of about 11 characters with its ", "). The loader
- * itself counts the exact figure in the text before parsing. */
-#define INPUT_JSON_MEMORY_FACTOR 7
+ * 64-byte node, 80 bytes from malloc, per number of about 11 characters with
+ * its ", ": 1 + 80 / 11 = 8.3). The loader itself counts the exact figure in
+ * the text before parsing. */
+#define INPUT_JSON_MEMORY_FACTOR 9
 
 typedef struct {
     int max_T, max_d_model, max_heads;

@@ -78,10 +78,16 @@ static void remove_folder(const char *dir)
  * all, and anything else in the folder is someone else's. */
 #define MARKER_FIRST_LINE "written by mhaviz; a later run may replace this folder\n"
 
-/* Write one line per entry under root/rel (rel "" for root itself) to f,
- * folders first and with a "/" after them. Returns 0, or -1 when a folder
- * cannot be read or memory runs out. */
-static int list_entries(const char *root, const char *rel, FILE *f)
+/* Called by walk for each entry of the walked folder, with its path inside
+ * that folder as the marker lists it ("kv4/" for a folder). Returns 0 to go
+ * on (into a folder too), 1 to stop the walk, -1 for an error. */
+typedef int (*Visit)(const char *entry, void *ctx);
+
+/* Visit every entry under root/rel (rel "" for root itself, whose marker is
+ * left out), a folder before its contents. Returns 0 when all were
+ * visited, 1 when a visit stopped the walk, -1 when a folder cannot be read,
+ * memory runs out or a visit failed. */
+static int walk(const char *root, const char *rel, Visit visit, void *ctx)
 {
     char *dir = rel[0] ? join(root, rel) : strdup(root);
     DIR *d = dir ? opendir(dir) : NULL;
@@ -95,11 +101,14 @@ static int list_entries(const char *root, const char *rel, FILE *f)
         struct stat st;
         if (!full || lstat(full, &st) != 0) {
             rc = -1;
-        } else if (S_ISDIR(st.st_mode)) {
-            fprintf(f, "%s/\n", sub);
-            rc = list_entries(root, sub, f);
+        } else if (!S_ISDIR(st.st_mode)) {
+            rc = visit(sub, ctx);
         } else {
-            fprintf(f, "%s\n", sub);
+            char *listed = join(sub, ""); /* "kv4/" */
+            rc = listed ? visit(listed, ctx) : -1;
+            if (rc == 0)
+                rc = walk(root, sub, visit, ctx);
+            free(listed);
         }
         free(sub);
         free(full);
@@ -108,6 +117,12 @@ static int list_entries(const char *root, const char *rel, FILE *f)
         closedir(d);
     free(dir);
     return rc;
+}
+
+/* A marker line for entry, into the FILE ctx. */
+static int write_entry(const char *entry, void *ctx)
+{
+    return fprintf((FILE *)ctx, "%s\n", entry) < 0 ? -1 : 0;
 }
 
 /* The marker's text as a list of lines: entries (n) point into *text; the
@@ -177,42 +192,20 @@ static int marker_lists(const MarkerList *m, const char *entry)
     return m->n > 0 && bsearch(&entry, m->entries, m->n, sizeof *m->entries, cmp_str) != NULL;
 }
 
-/* The first entry under root/rel that the marker m does not list, into
- * other (path inside root; "" when none). Returns -1 when a folder cannot
- * be read. */
-static int find_unlisted(const char *root, const char *rel, const MarkerList *m, char *other, size_t other_len)
+/* What replaceable looks for with walk, and what it found. */
+typedef struct {
+    const MarkerList *m;
+    char *other; /* the first entry m does not list; "" while none */
+    size_t other_len;
+} Unlisted;
+
+static int check_entry(const char *entry, void *ctx)
 {
-    char *dir = rel[0] ? join(root, rel) : strdup(root);
-    DIR *d = dir ? opendir(dir) : NULL;
-    int rc = d ? 0 : -1;
-    struct dirent *e;
-    while (d && rc == 0 && !other[0] && (e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (!rel[0] && !strcmp(e->d_name, OUTDIR_MARKER)))
-            continue;
-        char *sub = rel[0] ? join(rel, e->d_name) : strdup(e->d_name);
-        char *full = sub ? join(root, sub) : NULL;
-        struct stat st;
-        if (!full || lstat(full, &st) != 0) {
-            rc = -1;
-        } else if (S_ISDIR(st.st_mode)) {
-            char *as_listed = join(sub, ""); /* "kv4/" */
-            if (!as_listed)
-                rc = -1;
-            else if (!marker_lists(m, as_listed))
-                snprintf(other, other_len, "%s", as_listed);
-            else
-                rc = find_unlisted(root, sub, m, other, other_len);
-            free(as_listed);
-        } else if (!marker_lists(m, sub)) {
-            snprintf(other, other_len, "%s", sub);
-        }
-        free(sub);
-        free(full);
-    }
-    if (d)
-        closedir(d);
-    free(dir);
-    return rc;
+    Unlisted *u = ctx;
+    if (marker_lists(u->m, entry))
+        return 0;
+    snprintf(u->other, u->other_len, "%s", entry);
+    return 1;
 }
 
 /* 1 when dir is empty, or holds the mhaviz marker and nothing it does not
@@ -223,7 +216,8 @@ static int replaceable(const char *dir, int *marked, char *other, size_t other_l
     other[0] = '\0';
     MarkerList m;
     *marked = marker_read(dir, &m) == 0;
-    const int readable = find_unlisted(dir, "", &m, other, other_len) == 0;
+    Unlisted u = {&m, other, other_len};
+    const int readable = walk(dir, "", check_entry, &u) >= 0;
     marker_list_free(&m);
     return readable && !other[0]; /* without a marker, only an empty folder passes */
 }
@@ -342,7 +336,7 @@ static int marker_write(const OutDir *o, char *err, size_t errlen)
 {
     char *path = outdir_path(o, OUTDIR_MARKER);
     FILE *f = path ? fopen(path, "w") : NULL;
-    int ok = f && fputs(MARKER_FIRST_LINE, f) >= 0 && list_entries(o->tmp, "", f) == 0;
+    int ok = f && fputs(MARKER_FIRST_LINE, f) >= 0 && walk(o->tmp, "", write_entry, f) == 0;
     int e = errno;
     if (f && fclose(f) != 0 && ok) {
         ok = 0;

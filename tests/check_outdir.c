@@ -56,6 +56,15 @@ static void begin_with_file(OutDir *o, const char *target, const char *name, con
     free(p);
 }
 
+/* An output folder at target holding one file, name, with text: committed. */
+static void commit_with_file(const char *target, const char *name, const char *text)
+{
+    OutDir o;
+    char err[MHAVIZ_ERRLEN];
+    begin_with_file(&o, target, name, text);
+    ck_assert_msg(outdir_commit(&o, err, sizeof err) == MHAVIZ_OK, "%s", err);
+}
+
 START_TEST(new_folder_appears_on_commit)
 {
     char *dir = scratch(), target[600], err[MHAVIZ_ERRLEN];
@@ -85,14 +94,11 @@ END_TEST
 
 START_TEST(replaces_earlier_output_whole)
 {
-    char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch(), target[600], path[700];
     snprintf(target, sizeof target, "%s/out", dir);
-    OutDir o;
-    begin_with_file(&o, target, "head_01.png", "old");
-    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    commit_with_file(target, "head_01.png", "old");
 
-    begin_with_file(&o, target, "head_00.png", "new");
-    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    commit_with_file(target, "head_00.png", "new");
     snprintf(path, sizeof path, "%s/head_00.png", target);
     ck_assert(exists(path));
     snprintf(path, sizeof path, "%s/head_01.png", target);
@@ -151,8 +157,7 @@ START_TEST(refuses_output_folder_with_a_users_file)
     char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
-    begin_with_file(&o, target, "head_00.png", "png");
-    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    commit_with_file(target, "head_00.png", "png");
     /* a teacher saves notes into the output folder: the next run must not delete them */
     snprintf(path, sizeof path, "%s/notes.txt", target);
     write_file(path, "precious");
@@ -175,8 +180,7 @@ START_TEST(refuses_a_link_to_an_output_folder)
     snprintf(real, sizeof real, "%s/real", dir);
     snprintf(link, sizeof link, "%s/link", dir);
     OutDir o;
-    begin_with_file(&o, real, "head_00.png", "old");
-    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    commit_with_file(real, "head_00.png", "old");
     ck_assert_int_eq(symlink("real", link), 0);
 
     begin_with_file(&o, link, "head_01.png", "new");
@@ -233,15 +237,13 @@ START_TEST(marker_lists_every_file_and_subfolder)
     ck_assert(strstr(marker, "\nkv4/\n") < strstr(marker, "\nkv4/head_00.png\n")); /* folder first */
     free(marker);
 
-    begin_with_file(&o, target, "head_00.png", "new");
-    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    commit_with_file(target, "head_00.png", "new");
     ck_assert_str_eq(err, "");
     ck_assert_int_eq(count_entries(target), 2); /* the marker and head_00.png: the rest went */
     ck_assert_int_eq(count_entries(dir), 1);    /* out, and nothing kept beside it */
 
     /* A user's file inside a sub-folder is as safe as one at the top. */
-    begin_with_file(&o, target, "kv4", "");
-    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    commit_with_file(target, "kv4", "");
     ck_assert_int_eq(unlink(strcat(strcpy(path, target), "/kv4")), 0);
     ck_assert_int_eq(mkdir(path, 0777), 0); /* kv4 now a folder the marker lists as a file */
     ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_EIO);
@@ -277,8 +279,7 @@ START_TEST(file_saved_after_the_check_refuses_the_commit)
     char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
-    begin_with_file(&o, target, "head_00.png", "old");
-    ck_assert_int_eq(outdir_commit(&o, err, sizeof err), MHAVIZ_OK);
+    commit_with_file(target, "head_00.png", "old");
     begin_with_file(&o, target, "head_00.png", "new");
     snprintf(path, sizeof path, "%s/notes.txt", target);
     write_file(path, "precious");

@@ -715,7 +715,6 @@ Suite *report_suite(void)
     TCase *tc = tcase_create("report");
     tcase_add_loop_test(tc, json_has_issue_shapes_and_exact_floats, 0, 2);
     tcase_add_loop_test(tc, json_has_scores_with_steps, 0, 2);
-    tcase_add_test(tc, npy_past_the_stated_size);
     tcase_add_test(tc, npy_file_as_numpy_writes_it);
     tcase_add_test(tc, json_nulls);
     tcase_add_test(tc, json_escapes_tokens);
@@ -726,5 +725,9 @@ Suite *report_suite(void)
     tcase_add_test(tc, json_bytes_do_not_depend_on_the_thread_count);
     tcase_add_loop_test(tc, given_measures_give_the_same_files, 0, 2);
     suite_add_tcase(s, tc);
+    TCase *big = tcase_create("report at the stated size"); /* a million numbers written and read back */
+    tcase_add_test(big, npy_past_the_stated_size);
+    tcase_set_timeout(big, 60);
+    suite_add_tcase(s, big);
     return s;
 }

@@ -191,15 +191,15 @@ static double canvas_bytes(int w, int h) { return (1.0 + 3.0 * w) * h; }
 
 /* Bytes the pictures hold at once: each drawing thread keeps a canvas as
  * large as the largest picture it drew, so at worst one holds the overview
- * (o->render.overview_w x overview_h) and every other one a heatmap of T
- * tokens. 0 when out of memory. */
+ * (at --size) and every other one a heatmap of T tokens. -1 when out of
+ * memory. */
 static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n_pictures)
 {
     RenderLayout heat;
     RenderOverviewLayout over;
     if (render_heatmap_layout(r, in->cfg.T, in->tokens, "", &heat) != MHAVIZ_OK ||
         render_overview_layout(r, in->cfg.n_heads + 1, in->cfg.T, in->tokens, in->cfg.causal, &over) != MHAVIZ_OK)
-        return 0;
+        return -1;
     const int others = (threads < n_pictures ? threads : n_pictures) - 1;
     return canvas_bytes(over.width, over.height) + others * canvas_bytes(heat.width, heat.height);
 }
@@ -383,6 +383,8 @@ int main(int argc, char **argv)
     const int threads = 1;
 #endif
     const double pictures = pictures_bytes(renderer, &in, threads, 3 + in.cfg.n_heads * (o.steps ? 2 : 1));
+    if (pictures < 0)
+        goto oom;
     tm.estimate_bytes = input_memory_estimate(&in.cfg, 0) + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
     if (tm.estimate_bytes > lim.max_memory_bytes) {
         snprintf(err, sizeof err, "%s: this run would need about %zu MB of memory (the pictures %.0f MB of it: "

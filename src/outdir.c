@@ -209,13 +209,14 @@ static int check_entry(const char *entry, void *ctx)
 }
 
 /* 1 when dir is empty, or holds the mhaviz marker and nothing it does not
- * list. *marked says whether the marker is there; other gets the first
+ * list. *marked: 0 no marker; 1 a marker that lists nothing (an mhaviz older
+ * than the list wrote it); 2 a marker with its list. other gets the first
  * entry the marker does not list ("" when none). */
 static int replaceable(const char *dir, int *marked, char *other, size_t other_len)
 {
     other[0] = '\0';
     MarkerList m;
-    *marked = marker_read(dir, &m) == 0;
+    *marked = marker_read(dir, &m) != 0 ? 0 : m.n == 0 ? 1 : 2;
     Unlisted u = {&m, other, other_len};
     const int readable = walk(dir, "", check_entry, &u) >= 0;
     marker_list_free(&m);
@@ -246,7 +247,11 @@ static int check_target(const char *target, char *err, size_t errlen)
             continue; /* it changed under us: look again */
         if (ok)
             return MHAVIZ_OK;
-        if (other[0] && marked)
+        if (other[0] && marked == 1)
+            snprintf(err, errlen,
+                     "%s: folder was written by an older mhaviz, whose marker does not list its files; "
+                     "refusing to replace it (remove the folder, or choose another with -o)", target);
+        else if (other[0] && marked)
             snprintf(err, errlen,
                      "%s: folder exists and holds \"%s\", which mhaviz did not write; "
                      "refusing to replace it (move that file, or choose another folder with -o)",

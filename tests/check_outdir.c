@@ -369,6 +369,25 @@ START_TEST(file_saved_during_the_commit_is_never_lost)
 }
 END_TEST
 
+/* A folder an mhaviz older than the marker's list wrote (its marker is one
+ * line) is not replaced, and the message says why instead of calling its
+ * pictures someone else's. */
+START_TEST(names_an_older_mhavizs_folder)
+{
+    char *dir = scratch(), path[700], err[MHAVIZ_ERRLEN];
+    snprintf(path, sizeof path, "%s/%s", dir, OUTDIR_MARKER);
+    write_file(path, "written by mhaviz; a later run may replace this folder\n");
+    snprintf(path, sizeof path, "%s/head_00.png", dir);
+    write_file(path, "png");
+    OutDir o;
+    ck_assert_int_eq(outdir_begin(&o, dir, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, "folder was written by an older mhaviz, whose marker does not list its files") != NULL,
+                  "%s", err);
+    ck_assert(exists(path));
+    free(dir);
+}
+END_TEST
+
 Suite *outdir_suite(void)
 {
     Suite *s = suite_create("outdir");
@@ -385,6 +404,7 @@ Suite *outdir_suite(void)
     tcase_add_test(tc, refuses_a_users_file_in_a_subfolder);
     tcase_add_test(tc, file_saved_after_the_check_refuses_the_commit);
     tcase_add_test(tc, file_saved_during_the_commit_is_never_lost);
+    tcase_add_test(tc, names_an_older_mhavizs_folder);
     tcase_set_timeout(tc, 30);
     suite_add_tcase(s, tc);
     return s;

@@ -12,7 +12,6 @@
 #include "render.h"
 #include "report.h"
 #include "status.h"
-#include "threads.h"
 #include "timing.h"
 
 #include <errno.h>
@@ -32,7 +31,7 @@
 typedef struct {
     const char *input;   /* INPUT.json */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
-    int threads;         /* -t; 0 = the cores no other program is using (threads.h) */
+    int threads;         /* -t; 0 = OpenMP's default (OMP_NUM_THREADS, else one per core) */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
@@ -51,7 +50,7 @@ static void usage(FILE *f)
         "map as a PNG heatmap, the single wide head's map, and a report comparing them.\n"
         "\n"
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\")\n"
-        "  -t, --threads N    threads (default: the cores other programs are not using now)\n"
+        "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
         "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
@@ -186,8 +185,11 @@ static int inside(const char *path, const char *dir)
  * caches (a class-size run without its arrays and canvases peaks about there). */
 #define PROGRAM_BYTES ((size_t)8 << 20)
 
-/* Bytes of a canvas of w x h pixels: 3 bytes a pixel, 1 filter byte a row. */
-static double canvas_bytes(int w, int h) { return (1.0 + 3.0 * w) * h; }
+/* Bytes a thread holds for a picture of w x h pixels: the canvas (3 bytes
+ * a pixel, 1 filter byte a row), the filtered copy stb_image_write makes of
+ * it to compress, and 1 MB for libdeflate's compressor and the compressed
+ * stream (pictures of flat cells compress to a few percent). */
+static double canvas_bytes(int w, int h) { return 2.0 * (1.0 + 3.0 * w) * h + (1 << 20); }
 
 /* Bytes the pictures hold at once: each drawing thread keeps a canvas as
  * large as the largest picture it drew, so at worst one holds the overview
@@ -330,12 +332,10 @@ int main(int argc, char **argv)
         return init_command(argc - 1, argv + 1);
     Options o;
     parse_args(argc, argv, &o);
-    /* Threads: -t, or chosen after the load (threads.h). */
+    /* Threads: -t, else OpenMP's default (OMP_NUM_THREADS, else one per core). */
 #ifdef _OPENMP
-    const int max_threads = omp_get_max_threads();
     if (o.threads > 0)
         omp_set_num_threads(o.threads);
-    const int others_before = threads_others_now();
 #endif
 
     char err[MHAVIZ_ERRLEN] = "";
@@ -367,13 +367,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s", in.warnings);
     if (rc != MHAVIZ_OK)
         goto cleanup;
-
-#ifdef _OPENMP
-    if (o.threads == 0) {
-        omp_set_num_threads(threads_default(max_threads, omp_get_num_procs(), sysconf(_SC_NPROCESSORS_ONLN),
-                                            others_before, threads_others_now()));
-    }
-#endif
 
     /* The memory of the whole run: the arrays, the parse (over by now, but
      * counted as if it lasted), the pictures' canvases and the program. */

@@ -5,18 +5,16 @@
  *
  * lesson1.json is designed by hand: it is what `mhaviz init --designed`
  * writes for lesson 1's sentence (src/init.c; samples/README.md explains the
- * construction), each head doing one thing the lesson names. lesson2 and lesson3 are lesson1 with its K/V heads
- * mean-pooled into 2 groups, then 1 (src/pool.c, as `--kv-heads` does).
+ * construction), each head doing one thing the lesson names. lesson2 and
+ * lesson3 are lesson1 with its K/V heads mean-pooled into 2 groups, then 1
+ * (src/pool.c, as `--kv-heads` does).
  * base_paper.json and random_init.json are seeded random models, exactly
  * what `mhaviz init` writes for the same options. Same program, same bytes. */
 #include "init.h"
 #include "input.h"
-#include "pool.h"
 #include "status.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -62,12 +60,10 @@ int main(int argc, char **argv)
     char err[MHAVIZ_ERRLEN];
     InitModel m;
 
-    /* Lesson 1 (MHA), then the same layer with 2 K/V groups, then 1. */
-    /* head 1 looks for the earliest name: Mary, or John */
+    /* Lesson 1 (MHA), then the same layer with 2 K/V groups, then 1. Its
+     * subject head looks for the earliest name: Mary, or John. */
     int rc = init_designed("Mary gave the book to John because John had helped Mary", 4, 0,
                            "Mary John", &m, err, sizeof err);
-    if (rc != MHAVIZ_OK)
-        fprintf(stderr, "generate_samples: lesson1.json: %s\n", err);
     if (rc == MHAVIZ_OK)
         rc = write_model(dir, "lesson1.json", &m, 6);
     if (rc == MHAVIZ_OK && (rc = init_model_pool(&m, 2, err, sizeof err)) == MHAVIZ_OK)
@@ -75,8 +71,11 @@ int main(int argc, char **argv)
     if (rc == MHAVIZ_OK && (rc = init_model_pool(&m, 1, err, sizeof err)) == MHAVIZ_OK)
         rc = write_model(dir, "lesson3_mqa.json", &m, 6);
     init_model_free(&m);
-    if (rc != MHAVIZ_OK)
+    if (rc != MHAVIZ_OK) {
+        if (rc != MHAVIZ_EIO) /* write_model said why */
+            fprintf(stderr, "generate_samples: lessons 1-3: %s\n", err);
         return rc;
+    }
 
     /* The original Transformer's base shape: d_model 512, 8 heads of 64,
      * embeddings + sinusoidal positions, as in Vaswani et al. 2017. Two

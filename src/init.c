@@ -269,14 +269,11 @@ enum { JOB_PREVIOUS, JOB_SUBJECT, JOB_DUPLICATE, JOB_SELF, N_JOBS };
 /* What head_dim must hold: the previous-token head's coordinates 0-1, the
  * subject's and self's coordinate 2, the earlier-mention head's codes and
  * its position coordinate (ceil(m / 2) + 1), and the values: one
- * coordinate per repeated word, "another word", and the position. */
+ * coordinate per repeated word, "another word", and the position (m + 2,
+ * which covers the codes). Then d_model = n_heads * head_dim must hold x. */
 static int design_head_dim(const Design *g, int n_heads)
 {
-    int need = 3;
-    if ((g->n_repeated + 1) / 2 + 1 > need)
-        need = (g->n_repeated + 1) / 2 + 1;
-    if (g->n_repeated + 2 > need)
-        need = g->n_repeated + 2;
+    int need = g->n_repeated + 2 > 3 ? g->n_repeated + 2 : 3;
     int x_dims = g->n_words + 3; /* one-hot, 1, t, t^2 */
     if ((x_dims + n_heads - 1) / n_heads > need)
         need = (x_dims + n_heads - 1) / n_heads;
@@ -461,7 +458,7 @@ int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *s
              "Designed by mhaviz init --designed, every weight chosen by hand (samples/README.md "
              "explains the construction): d_model %d = %d heads of %d, the smallest that holds x "
              "(one-hot of %d words, 1, t, t^2) and every head's coordinates. Head h does job h mod 4: "
-             "the previous token, the subject (\"%s\" at %d), an earlier mention of the same word, itself.",
+             "the previous token, the subject (%s, at %d), an earlier mention of the same word, itself.",
              d, H, hd, V, m->in.tokens[g.subject_at], g.subject_at);
 
     /* x_t = word one-hot + (1, t, t^2) */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* 1 when trees a and b hold the same nodes: types, keys, strings, numbers
  * to the bit, valueint, and the same next/prev links (the first child's
@@ -73,6 +74,9 @@ static int compare_folder(const char *dir)
             continue;
         char path[512];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) /* a folder (samples/trained) */
+            continue;
         FILE *f = fopen(path, "rb");
         if (!f)
             continue;

@@ -288,6 +288,15 @@ static void design_free(Design *g)
     free(g->is_subject);
 }
 
+/* The number of the word s among g's words so far, or g->n_words. */
+static int design_find(const Design *g, char *const *tokens, const char *s)
+{
+    int w = 0;
+    while (w < g->n_words && strcmp(tokens[g->first[w]], s) != 0)
+        w++;
+    return w;
+}
+
 /* Number the words of tokens (T) into g; subject names head 1's words,
  * separated by spaces (NULL: the first token's). Returns MHAVIZ_OK,
  * MHAVIZ_EINPUT (a subject word is not a token) or MHAVIZ_ENOMEM. */
@@ -305,9 +314,7 @@ static int design_words(char *const *tokens, int T, const char *subject, Design 
         return MHAVIZ_ENOMEM;
     }
     for (int t = 0; t < T; t++) {
-        int w = 0;
-        while (w < g->n_words && strcmp(tokens[g->first[w]], tokens[t]) != 0)
-            w++;
+        int w = design_find(g, tokens, tokens[t]);
         if (w == g->n_words) {
             g->first[w] = t;
             g->repeat[w] = -1;
@@ -351,9 +358,7 @@ static int design_words(char *const *tokens, int T, const char *subject, Design 
         return rc;
     }
     for (int n = 0; n < n_names; n++) {
-        int w = 0;
-        while (w < g->n_words && strcmp(tokens[g->first[w]], names[n]) != 0)
-            w++;
+        int w = design_find(g, tokens, names[n]);
         if (w == g->n_words) {
             snprintf(err, errlen, "--subject: \"%s\" is not one of the tokens", names[n]);
             init_tokens_free(names, n_names);

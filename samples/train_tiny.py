@@ -3,16 +3,17 @@ attention layers as mhaviz inputs (run by `make samples`).
 
     python3 samples/train_tiny.py OUT_DIR
 
-The model: token + position embeddings (d_model 32), two causal attention
+The model: token + position embeddings (d_model 64), two causal attention
 layers of 4 heads (torch.nn.MultiheadAttention, each adding its output to the
 residual stream), no MLPs, no layer norm before attention, a final layer norm
 and an unembedding. It learns to predict the next word of short stories in
 the lesson's style, in which people come back: "Mary gave the book to John
-because John had helped Mary". In each story every person keeps one verb
-("Mary gave ... Mary gave ..."), so the word after a name that came before
-can be copied from its earlier mention: that is what an induction head
-(a previous-token head in layer 1, a head in layer 2 that finds the token
-after the earlier copy) does.
+because John had helped Mary". In each story every person keeps one verb and
+one object, and in half the stories a surname ("Mary Lee gave the book ...
+Mary Lee gave the book"), so the words after a name that came before can be
+copied from its earlier mention: that is what an induction circuit (a
+previous-token head in layer 1, a head in layer 2 that finds the token after
+the earlier copy) does. docs/trained.md says what the heads became.
 
 Written to OUT_DIR: for the lesson-1 sentence and a longer story,
 <text>_layer1.json and <text>_layer2.json (mhaviz inputs, weights in .npy
@@ -35,9 +36,9 @@ import torch
 import torch.nn as nn
 
 SEED = 15
-D_MODEL, N_HEADS, N_LAYERS = 32, 4, 2
-CONTEXT = 40            # tokens per training sequence
-BATCH, STEPS, LR = 64, 4000, 5e-3
+D_MODEL, N_HEADS, N_LAYERS = 64, 4, 2
+CONTEXT = 48            # tokens per training sequence
+BATCH, STEPS, LR = 32, 4000, 6e-3
 
 LESSON = "Mary gave the book to John because John had helped Mary"
 PASSAGE = ("Anna Lee sent the letter to Tom Park because Tom Park had called Anna Lee . "

@@ -5,6 +5,7 @@
 #include "input.h"
 #include "measures.h"
 #include "mha.h"
+#include "pull.h"
 
 /* What a report is written from; nothing here is owned by the report. */
 typedef struct {
@@ -15,6 +16,8 @@ typedef struct {
     const char *notes;      /* extra lines for the report (e.g. a K/V conversion), or NULL */
     const MapMeasures *measures; /* (n_heads + 1) the maps' measures_layer, the wide head last;
                                   * NULL: report_write computes them */
+    const PullLayer *pulls;      /* how the wide head combines the heads' scores (pull.h);
+                                  * NULL: the reports leave that section out */
 } ReportData;
 
 /* Write report.txt and report.json into folder dir. Returns MHAVIZ_OK,

@@ -55,7 +55,7 @@ static void remove_folder(const char *dir)
 /* The names an mhaviz run writes (outdir_begin writes OUTDIR_MARKER). */
 static const char *const OUTPUT_NAMES[] = {
     OUTDIR_MARKER, "report.txt", "report.json", "overview.png", "difference.png",
-    "single_head.png", "head_[0-9][0-9]*.png", "head_[0-9][0-9]*_scores.png",
+    "single_head.png", "head_[0-9][0-9]*.png", "head_[0-9][0-9]*_scores.png", "query_[0-9][0-9]*.png",
 };
 
 static int is_output_name(const char *name)

@@ -101,9 +101,12 @@ void pull_contributions(const MhaConfig *c, const float *scores, int i, float *c
 {
     const int T = c->T, H = c->n_heads, n = n_keys(c, i);
     const float per_head = (float)(1.0 / sqrt((double)H));
-    for (int h = 0; h < H; h++)
+    for (int h = 0; h < H; h++) {
+        const float *s_hi = scores + ((size_t)h * T + i) * T;
+        const float top = s_hi[top_key(s_hi, n)];
         for (int j = 0; j < n; j++)
-            contrib[(size_t)h * n + j] = scores[((size_t)h * T + i) * T + j] * per_head;
+            contrib[(size_t)h * n + j] = (s_hi[j] - top) * per_head;
+    }
 }
 
 int pull_find_query(const char *arg, char *const *tokens, int T, char *err, size_t errlen)
@@ -146,20 +149,22 @@ static void add(char *buf, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-/* "head 2", "heads 0, 3", "heads 1-3": the heads h < H with top[h] == key
- * (want = 1) or != key (want = 0). */
-static void add_heads(char *buf, size_t n, const int *top, int H, int key, int want)
+/* Keys a caption lists at most: a buffer of a few hundred bytes holds no more. */
+#define PULL_CAPTION_KEYS 64
+
+/* "head 2", "heads 0, 3", "heads 1-3": the heads h < H with top[h] == key. */
+static void add_heads(char *buf, size_t n, const int *top, int H, int key)
 {
     int members = 0;
     for (int h = 0; h < H; h++)
-        members += (top[h] == key) == want;
+        members += top[h] == key;
     add(buf, n, members == 1 ? "head " : "heads ");
     int first = 1;
     for (int h = 0; h < H; h++) {
-        if ((top[h] == key) != want)
+        if (top[h] != key)
             continue;
         int last = h;
-        while (last + 1 < H && (top[last + 1] == key) == want)
+        while (last + 1 < H && top[last + 1] == key)
             last++;
         add(buf, n, "%s%d", first ? "" : ", ", h);
         if (last >= h + 2) { /* a run of three or more: "1-3" */
@@ -170,12 +175,25 @@ static void add_heads(char *buf, size_t n, const int *top, int H, int key, int w
     }
 }
 
+/* "'John'", or "'John' 5" when another of the n_keys visible keys has the same text. */
+static void add_key(char *buf, size_t n, char *const *tokens, int n_keys, int key)
+{
+    int twin = 0;
+    for (int j = 0; j < n_keys; j++)
+        twin |= j != key && strcmp(tokens[j], tokens[key]) == 0;
+    if (twin)
+        add(buf, n, "'%s' %d", tokens[key], key);
+    else
+        add(buf, n, "'%s'", tokens[key]);
+}
+
 void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *tokens,
                   const float *wide_att)
 {
     const int T = p->T, H = p->n_heads;
     const PullRow *r = &p->rows[i];
     const int *top = p->top + (size_t)i * H;
+    const float *att_i = wide_att + (size_t)i * T;
     const char *wide = p->identity ? "the wide head" : "the separately trained wide head";
     buf[0] = '\0';
     switch (r->outcome) {
@@ -183,47 +201,58 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         add(buf, n, "'%s' sees only itself: no choice to make", tokens[i]);
         return;
     case PULL_AGREED:
-        add(buf, n, "every head's top key is '%s', and %s's too (%.2f): nothing lost", tokens[r->wide_top],
-            wide, r->wide_top_att);
-        break;
+        add(buf, n, "every head's top key is ");
+        add_key(buf, n, tokens, r->n_keys, r->wide_top);
+        add(buf, n, ", and %s's too (%.2f): nothing lost", wide, r->wide_top_att);
+        if (r->blurs) /* possible only without the identity */
+            add(buf, n, "; no key gets more than half its attention: the row blurs");
+        return;
     case PULL_FOLLOWED:
         add(buf, n, "%s followed ", wide);
-        add_heads(buf, n, top, H, r->wide_top, 1);
-        add(buf, n, " to '%s' (%.2f); ", tokens[r->wide_top], r->wide_top_att);
+        add_heads(buf, n, top, H, r->wide_top);
+        add(buf, n, " to ");
+        add_key(buf, n, tokens, r->n_keys, r->wide_top);
+        add(buf, n, " (%.2f); it gives ", r->wide_top_att);
         break;
     case PULL_OWN:
-        add(buf, n, "%s's top key '%s' (%.2f) is no head's top key; ", wide, tokens[r->wide_top],
-            r->wide_top_att);
+        add(buf, n, "%s's top key ", wide);
+        add_key(buf, n, tokens, r->n_keys, r->wide_top);
+        add(buf, n, " (%.2f) is no head's top key; it gives ", r->wide_top_att);
         break;
     case PULL_SPLIT:
-        add(buf, n, "the pulls split and the row blurs: ");
+        add(buf, n, "the pulls split and the row blurs: %s gives ", wide);
         break;
     }
     /* The heads' top keys it did not follow (all of them when it split),
-     * each with the heads that chose it and the weight the wide head gives it. */
-    int first = 1;
-    for (int h = 0; h < H && r->outcome != PULL_AGREED; h++) {
-        int key = top[h], seen = key == r->wide_top && r->outcome != PULL_SPLIT;
-        for (int g = 0; g < h && !seen; g++)
-            seen = top[g] == key;
-        if (seen)
+     * the most weighted first (on ties, in the order of the heads), each
+     * with the heads that chose it. keys is at most (H) long. */
+    int keys[PULL_CAPTION_KEYS], m = 0;
+    for (int h = 0; h < H; h++) {
+        int skip = top[h] == r->wide_top && r->outcome != PULL_SPLIT;
+        for (int k = 0; k < m && !skip; k++)
+            skip = keys[k] == top[h];
+        if (skip || m == PULL_CAPTION_KEYS)
             continue;
-        if (first)
-            add(buf, n, "%s gives ", r->outcome == PULL_SPLIT ? wide : "it");
-        else
-            add(buf, n, ", ");
-        add(buf, n, "%.2f to '%s' (", wide_att[(size_t)i * T + key], tokens[key]);
-        add_heads(buf, n, top, H, key, 1);
+        int k = m++;
+        for (; k > 0 && att_i[keys[k - 1]] < att_i[top[h]]; k--) /* insertion: stable */
+            keys[k] = keys[k - 1];
+        keys[k] = top[h];
+    }
+    for (int k = 0; k < m; k++) {
+        add(buf, n, "%s%.2f to ", k ? ", " : "", att_i[keys[k]]);
+        add_key(buf, n, tokens, r->n_keys, keys[k]);
+        add(buf, n, " (");
+        add_heads(buf, n, top, H, keys[k]);
         add(buf, n, ")");
-        first = 0;
     }
     if (r->outcome == PULL_SPLIT) {
         int own = 1;
         for (int h = 0; h < H; h++)
             own &= top[h] != r->wide_top;
-        if (own)
-            add(buf, n, "; its top key '%s' (%.2f) is no head's", tokens[r->wide_top], r->wide_top_att);
-    } else if (r->blurs) { /* the heads agreed, and still no key gets more than half */
-        add(buf, n, "; no key gets more than half its attention: the row blurs");
+        if (own) {
+            add(buf, n, "; its top key ");
+            add_key(buf, n, tokens, r->n_keys, r->wide_top);
+            add(buf, n, " (%.2f) is no head's", r->wide_top_att);
+        }
     }
 }

@@ -78,8 +78,13 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
 /* Free what pull_layer_build allocated and zero *p. Safe on a zeroed layer. */
 void pull_layer_free(PullLayer *p);
 
-/* The heads' contributions to the wide head's scores for query i:
- * contrib (n_heads, n_keys) = score_h(i, j) / sqrt(n_heads), j < n_keys. */
+/* The heads' contributions to the wide head's scores for query i, each
+ * head's scores less its top score (the softmax ignores a constant per row):
+ *   contrib (n_heads, n_keys) = (score_h(i, j) - max_k score_h(i, k)) / sqrt(n_heads)
+ * for j < n_keys. Each is <= 0 (how far key j falls behind the head's
+ * favourite), and their sum over the heads is the wide head's score
+ * wide(i, j) less the constant sum_h max_k score_h(i, k) / sqrt(n_heads):
+ * the wide head's top key is the key that loses the least in total. */
 void pull_contributions(const MhaConfig *c, const float *scores, int i, float *contrib);
 
 /* The query a --query argument names among tokens (T): a whole number is

@@ -173,6 +173,10 @@ START_TEST(lesson1_rows)
     pull_caption(caption, sizeof caption, p, 6, r.in.tokens, r.single.att);
     ck_assert_msg(strncmp(caption, "the wide head followed head 0 to 'John' (0.99); it gives ", 57) == 0,
                   "%s", caption);
+    /* Two Marys in sight: the caption names which by their index. */
+    pull_caption(caption, sizeof caption, p, 10, r.in.tokens, r.single.att);
+    ck_assert_msg(strstr(caption, "the wide head followed head 3 to 'Mary' 10 (1.00); it gives ") == caption &&
+                  strstr(caption, " to 'Mary' 0 (heads 1, 2)"), "%s", caption);
     run_free(&r);
 }
 END_TEST
@@ -287,17 +291,20 @@ START_TEST(outcomes_followed_and_agreed)
 }
 END_TEST
 
-/* The contributions add up to the wide head's scores (table A, row 2:
- * (0, 3, 2.5)/sqrt 2 and (3, 0, 2.5)/sqrt 2). */
+/* The contributions: each head's scores less its top score, over sqrt 2
+ * (table A, row 2: (0, 3, 2.5) - 3 and (3, 0, 2.5) - 3); their sum is the
+ * wide head's score (3, 3, 5)/sqrt 2 less 6/sqrt 2. */
 START_TEST(contributions_add_up)
 {
     const MhaConfig c = {3, 2, 2, 2, 1, 1};
     float contrib[2 * 3];
     pull_contributions(&c, TABLE_A, 2, contrib);
     const double r = 1 / sqrt(2.0);
-    const double want[6] = {0, 3 * r, 2.5 * r, 3 * r, 0, 2.5 * r};
+    const double want[6] = {-3 * r, 0, -0.5 * r, 0, -3 * r, -0.5 * r};
     for (int k = 0; k < 6; k++)
         ck_assert_double_eq_tol(contrib[k], want[k], 1e-6);
+    for (int j = 0; j < 3; j++)
+        ck_assert_double_eq_tol(contrib[j] + contrib[3 + j], (TABLE_A[6 + j] + TABLE_A[15 + j] - 6) * r, 1e-6);
 }
 END_TEST
 

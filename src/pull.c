@@ -208,11 +208,19 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
             add(buf, n, "; no key gets more than half its attention: the row blurs");
         return;
     case PULL_FOLLOWED:
-        add(buf, n, "%s followed ", wide);
-        add_heads(buf, n, top, H, r->wide_top);
-        add(buf, n, " to ");
-        add_key(buf, n, tokens, r->n_keys, r->wide_top);
-        add(buf, n, " (%.2f); it gives ", r->wide_top_att);
+        if (p->identity) {
+            add(buf, n, "%s followed ", wide);
+            add_heads(buf, n, top, H, r->wide_top);
+            add(buf, n, " to ");
+            add_key(buf, n, tokens, r->n_keys, r->wide_top);
+            add(buf, n, " (%.2f); it gives ", r->wide_top_att);
+        } else { /* its own weights: the same key, not a pull it followed */
+            add(buf, n, "%s's top key ", wide);
+            add_key(buf, n, tokens, r->n_keys, r->wide_top);
+            add(buf, n, " (%.2f) is the top key of ", r->wide_top_att);
+            add_heads(buf, n, top, H, r->wide_top);
+            add(buf, n, " too; it gives ");
+        }
         break;
     case PULL_OWN:
         add(buf, n, "%s's top key ", wide);
@@ -220,7 +228,7 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         add(buf, n, " (%.2f) is no head's top key; it gives ", r->wide_top_att);
         break;
     case PULL_SPLIT:
-        add(buf, n, "the pulls split and the row blurs: %s gives ", wide);
+        add(buf, n, "%s: %s gives ", p->identity ? "the pulls split and the row blurs" : "the row blurs", wide);
         break;
     }
     /* The heads' top keys it did not follow (all of them when it split),

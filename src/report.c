@@ -840,15 +840,18 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
     if (agreed_blur > 0)
         snprintf(also, sizeof also, ", though %d of them blur", agreed_blur);
     snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: in %d every head's "
-             "top key is the wide head's (nothing lost%s); in %d the pulls split and the row blurs (no "
-             "key gets more than %.0f%% of the wide head's attention); in %d the wide head followed the "
-             "top key of some heads over the others; in %d it chose a key that is no head's top key.",
-             choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT], 100 * PULL_BLUR_AT_MOST,
-             p->count[PULL_FOLLOWED], p->count[PULL_OWN]);
+             "top key is the wide head's (nothing lost%s); in %d %s (no key gets more than %.0f%% of the "
+             "wide head's attention); in %d %s; in %d it chose a key that is no head's top key.",
+             choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT],
+             p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
+             p->count[PULL_FOLLOWED],
+             p->identity ? "the wide head followed the top key of some heads over the others"
+                         : "the wide head's top key is the top key of some heads, not of the others",
+             p->count[PULL_OWN]);
     txt_wrapped(f, "  ", line);
     txt_pull_rows(f, p, tokens, PULL_AGREED, "nothing lost:");
     txt_pull_rows(f, p, tokens, PULL_SPLIT, "split:");
-    txt_pull_rows(f, p, tokens, PULL_FOLLOWED, "followed:");
+    txt_pull_rows(f, p, tokens, PULL_FOLLOWED, p->identity ? "followed:" : "a head's top key:");
     txt_pull_rows(f, p, tokens, PULL_OWN, "a choice no head made:");
     const int q = p->default_query;
     snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default '%s' (%d), where the "

@@ -389,6 +389,18 @@ START_TEST(query_option)
     ck_assert_msg(r->status == QUERY[_i].status, "case %d: exit %d: %s", _i, r->status, r->err);
     ck_assert_msg(strstr(r->err, QUERY[_i].msg), "case %d: '%s' lacks '%s'", _i, r->err, QUERY[_i].msg);
     ck_assert_int_eq(left_behind(r), QUERY[_i].status == MHAVIZ_OK);
+    if (QUERY[_i].status == MHAVIZ_OK) { /* the reports say how the wide head combines the heads */
+        char path[256], *text = malloc(1 << 16);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz/report.txt", r->run);
+        slurp(path, text, 1 << 16);
+        ck_assert_msg(strstr(text, "How the wide head combines the heads") &&
+                      strstr(text, "Of the 3 tokens with more than one key to choose from: in "), "%s", text);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz/report.json", r->run);
+        slurp(path, text, 1 << 16);
+        ck_assert_msg(strstr(text, "\"pulls\": {\n    \"identity\": true,") &&
+                      strstr(text, "{\"query\": 3, \"outcome\": \""), "report.json lacks the pulls");
+        free(text);
+    }
     cleanup(r);
     free(r);
 }

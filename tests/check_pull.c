@@ -191,7 +191,10 @@ START_TEST(given_single_head_has_no_identity)
     ck_assert(isnan(r.p.identity_max_dev));
     char caption[512];
     pull_caption(caption, sizeof caption, &r.p, r.p.default_query, r.in.tokens, r.single.att);
-    ck_assert_msg(strstr(caption, "the separately trained wide head") || strstr(caption, "sees only itself"),
+    /* Its own weights: it shares a head's top key, it does not follow it. */
+    ck_assert_int_eq(r.p.default_query, 3);
+    ck_assert_msg(strstr(caption, "the separately trained wide head's top key 'down' (") == caption &&
+                  strstr(caption, ") is the top key of head 1 too; it gives ") && !strstr(caption, "followed"),
                   "%s", caption);
     run_free(&r);
 }

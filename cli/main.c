@@ -11,6 +11,7 @@
 #include "pool.h"
 #include "pull.h"
 #include "render.h"
+#include "render_pull.h"
 #include "report.h"
 #include "status.h"
 #include "threads.h"
@@ -271,6 +272,26 @@ cleanup:
     return rc;
 }
 
+/* query_NN.png: the heads' pulls on token query (render_pull.h), NN its
+ * index zero-padded to the digits of the last token's (at least two). */
+static int render_query(const Renderer *r, const MhaInput *in, const MhaState *multi, const MhaState *single,
+                        const PullLayer *pulls, int query, const OutDir *out, char *err, size_t errlen)
+{
+    char name[32];
+    int digits = 2;
+    for (int t = in->cfg.T - 1; t >= 100; t /= 10)
+        digits++;
+    snprintf(name, sizeof name, "query_%0*d.png", digits, query);
+    char *path = outdir_path(out, name);
+    if (!path) {
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    int rc = render_pull(render_font(r), path, &in->cfg, in->tokens, multi, single, pulls, query, err, errlen);
+    free(path);
+    return rc;
+}
+
 /* Copy the text file at path to f. */
 static void print_file(const char *path, FILE *f)
 {
@@ -412,6 +433,8 @@ int main(int argc, char **argv)
         goto cleanup;
     timing_phase(&tm, TIMING_RENDER);
     rc = render_maps(renderer, &o, &in, &multi, &single, measures, &out, &tm, err, sizeof err);
+    if (rc == MHAVIZ_OK)
+        rc = render_query(renderer, &in, &multi, &single, &pulls, query, &out, err, sizeof err);
     if (rc == MHAVIZ_OK) {
         timing_phase(&tm, TIMING_WRITE);
         ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures, &pulls};

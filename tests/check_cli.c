@@ -371,12 +371,13 @@ static const struct {
     const char *value;
     int status;
     const char *msg; /* in stderr */
+    const char *png; /* the slide written */
 } QUERY[] = {
-    {"4", MHAVIZ_EUSAGE, "--query 4: out of range, the sentence has 4 tokens (0 to 3)"},
-    {"-2", MHAVIZ_EUSAGE, "--query -2: out of range"},
-    {"dog", MHAVIZ_EUSAGE, "--query 'dog': no token 'dog' in the sentence"},
-    {"3", MHAVIZ_OK, "wrote small_x_mhaviz/"},
-    {"cat", MHAVIZ_OK, "wrote small_x_mhaviz/"},
+    {"4", MHAVIZ_EUSAGE, "--query 4: out of range, the sentence has 4 tokens (0 to 3)", NULL},
+    {"-2", MHAVIZ_EUSAGE, "--query -2: out of range", NULL},
+    {"dog", MHAVIZ_EUSAGE, "--query 'dog': no token 'dog' in the sentence", NULL},
+    {"3", MHAVIZ_OK, "wrote small_x_mhaviz/", "query_03.png"},
+    {"cat", MHAVIZ_OK, "wrote small_x_mhaviz/", "query_01.png"},
 };
 
 START_TEST(query_option)
@@ -389,8 +390,10 @@ START_TEST(query_option)
     ck_assert_msg(r->status == QUERY[_i].status, "case %d: exit %d: %s", _i, r->status, r->err);
     ck_assert_msg(strstr(r->err, QUERY[_i].msg), "case %d: '%s' lacks '%s'", _i, r->err, QUERY[_i].msg);
     ck_assert_int_eq(left_behind(r), QUERY[_i].status == MHAVIZ_OK);
-    if (QUERY[_i].status == MHAVIZ_OK) { /* the reports say how the wide head combines the heads */
+    if (QUERY[_i].status == MHAVIZ_OK) { /* the slide, and the reports say how the wide head combines the heads */
         char path[256], *text = malloc(1 << 16);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz", r->run);
+        ck_assert_msg(exists(path, QUERY[_i].png), "no %s", QUERY[_i].png);
         snprintf(path, sizeof path, "%s/small_x_mhaviz/report.txt", r->run);
         slurp(path, text, 1 << 16);
         ck_assert_msg(strstr(text, "How the wide head combines the heads") &&

@@ -8,13 +8,16 @@
 #include "input.h"
 #include "mha.h"
 #include "pull.h"
+#include "render_pull.h"
 #include "status.h"
 
 #include <check.h>
 #include <math.h>
+#include <stb_image.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------ the identity, on numpy */
 
@@ -311,6 +314,59 @@ START_TEST(contributions_add_up)
 }
 END_TEST
 
+/* ------------------------------------------------------------ the slide */
+
+/* The wide head's softmax bars are (40, 40, 40): pixels of that colour in
+ * column x between rows y0 and y1 of image px (w wide). */
+static int wide_bar_px(const unsigned char *px, int w, int x, int y0, int y1)
+{
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        const unsigned char *p = px + ((size_t)y * w + x) * 3;
+        n += p[0] == 40 && p[1] == 40 && p[2] == 40;
+    }
+    return n;
+}
+
+/* Lesson 1, "because" (6): a 1920 x 1080 slide whose wide softmax chart
+ * (the lowest row of the right-hand column, x from 1120 to 1884, seven
+ * keys of 109 pixels) has a bar about 0.99 of its height over John (5) and
+ * none over Mary (0), where the wide head puts 0.00. */
+START_TEST(slide_of_because)
+{
+    Run r;
+    run_sample(&r, "samples/lesson1.json");
+    char dir[] = "/tmp/mhaviz-pull-XXXXXX", path[64], err[MHAVIZ_ERRLEN] = "";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/query_06.png", dir);
+    DrawFont *font;
+    ck_assert_int_eq(draw_font_open(&font, NULL, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(render_pull(font, path, &r.in.cfg, r.in.tokens, &r.multi, &r.single, &r.p, 6, err, sizeof err),
+                     MHAVIZ_OK);
+    int w, h, n;
+    unsigned char *px = stbi_load(path, &w, &h, &n, 3);
+    ck_assert_ptr_nonnull(px);
+    ck_assert_int_eq(w, 1920);
+    ck_assert_int_eq(h, 1080);
+    const float slot = (1920 - 36 - 1120) / 7.0f;
+    const int john = wide_bar_px(px, w, 1120 + (int)(5.5f * slot), 640, 1080);
+    const int mary = wide_bar_px(px, w, 1120 + (int)(0.5f * slot), 640, 1080);
+    ck_assert_msg(john > 250 && mary == 0, "John %d px, Mary %d px", john, mary);
+    stbi_image_free(px);
+
+    /* A folder that does not exist: an I/O error that names the file. */
+    snprintf(path, sizeof path, "%s/no/query_06.png", dir);
+    ck_assert_int_eq(render_pull(font, path, &r.in.cfg, r.in.tokens, &r.multi, &r.single, &r.p, 6, err, sizeof err),
+                     MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, path), "%s", err);
+    draw_font_close(font);
+    snprintf(path, sizeof path, "%s/query_06.png", dir);
+    remove(path);
+    rmdir(dir);
+    run_free(&r);
+}
+END_TEST
+
 /* ------------------------------------------------------------- --query */
 
 START_TEST(find_query)
@@ -344,6 +400,7 @@ Suite *pull_suite(void)
     tcase_add_test(t, outcomes_followed_and_agreed);
     tcase_add_test(t, contributions_add_up);
     tcase_add_test(t, find_query);
+    tcase_add_test(t, slide_of_because);
     suite_add_tcase(s, t);
     return s;
 }

@@ -19,6 +19,7 @@
 #define SMALL_PX 18.0f  /* second lines of row labels, axis numbers, weights on the bars */
 #define LABEL_PX 22.0f  /* key labels, at most */
 #define LABEL_MIN_PX 12.0f
+#define LABEL_MAX_LENGTH 200.0f /* pixels a turned key label may take; longer ones are shortened */
 
 #define LABEL_X MARGIN /* the row labels' column */
 #define SCORES_X 300   /* the score charts */
@@ -75,7 +76,13 @@ static void plan_labels(const DrawFont *f, char *const *tokens, int n, Labels *L
     L->rotated = 1;
     L->px = fmaxf(LABEL_MIN_PX, fminf(LABEL_PX, slot * 0.85f));
     L->step = (int)ceilf(draw_line_height(L->px) / slot);
-    L->height = (int)fminf(draw_text_width(f, "MMMMMMMMMM 0000", L->px), 200.0f) + 10;
+    float longest = 0;
+    for (int j = 0; j < n; j++) {
+        char text[160];
+        snprintf(text, sizeof text, "%s %d", tokens[j], j);
+        longest = fmaxf(longest, draw_text_width(f, text, L->px));
+    }
+    L->height = (int)fminf(longest, LABEL_MAX_LENGTH) + 10;
 }
 
 /* The key labels under a chart whose first key's slot starts at x. */
@@ -89,7 +96,7 @@ static int draw_labels(DrawCanvas *cv, const DrawFont *f, char *const *tokens, c
         const int cx = x + (int)((j + 0.5f) * slot);
         if (L->rotated) {
             snprintf(text, sizeof text, "%s %d", tokens[j], j);
-            draw_ellipsize(f, text, sizeof text, L->px, (float)L->height - 10);
+            draw_ellipsize(f, text, sizeof text, L->px, LABEL_MAX_LENGTH);
             if (draw_text(cv, f, text, L->px, cx, y + 6, DRAW_END, DRAW_MID, DRAW_INK, 1) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         } else {

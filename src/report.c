@@ -823,8 +823,9 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
     if (p->identity)
         snprintf(line, sizeof line, "Its score is the heads' scores added up: wide(i, j) = (1/sqrt(%d)) x "
                  "sum over the %d heads of score_h(i, j), since its query and key are theirs side by side. "
-                 "Checked on every visible cell: %s (the scores reach %.3g). So its softmax multiplies "
-                 "the heads' preferences together.", H, H, dev, p->max_abs_score);
+                 "Checked on every visible cell: %s (the scores reach %.3g). So its softmax weight on a "
+                 "key is in proportion to the product over the heads of exp(score_h / sqrt(%d)).", H, H, dev,
+                 p->max_abs_score, H);
     else
         snprintf(line, sizeof line, "The wide head has weights of its own (\"single_head\"), so its scores "
                  "are not the heads' scores added up: that identity holds only for a wide head built "

@@ -149,7 +149,7 @@ static void add(char *buf, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Keys a caption lists at most: a buffer of a few hundred bytes holds no more. */
+/* Keys a caption lists at most (then "…"): a caption of two lines holds no more. */
 #define PULL_CAPTION_KEYS 64
 
 /* "head 2", "heads 0, 3", "heads 1-3": the heads h < H with top[h] == key. */
@@ -234,11 +234,13 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
     /* The heads' top keys it did not follow (all of them when it split),
      * the most weighted first (on ties, in the order of the heads), each
      * with the heads that chose it. keys is at most (H) long. */
-    int keys[PULL_CAPTION_KEYS], m = 0;
+    int keys[PULL_CAPTION_KEYS], m = 0, more = 0;
     for (int h = 0; h < H; h++) {
         int skip = top[h] == r->wide_top && r->outcome != PULL_SPLIT;
         for (int k = 0; k < m && !skip; k++)
             skip = keys[k] == top[h];
+        if (!skip && m == PULL_CAPTION_KEYS)
+            more = 1; /* said with an ellipsis: the list is not all there */
         if (skip || m == PULL_CAPTION_KEYS)
             continue;
         int k = m++;
@@ -253,6 +255,8 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         add_heads(buf, n, top, H, keys[k]);
         add(buf, n, ")");
     }
+    if (more)
+        add(buf, n, ", \xe2\x80\xa6");
     if (r->outcome == PULL_SPLIT) {
         int own = 1;
         for (int h = 0; h < H; h++)

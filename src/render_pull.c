@@ -333,9 +333,9 @@ int render_pull(const DrawFont *font, const char *png_path, const MhaConfig *c, 
     char more[256];
     if (p->identity)
         snprintf(more, sizeof more, "the heads' bars \xc3\xb7 \xe2\x88\x9a%d,\nstacked: its own score\n"
-                 "(less a constant)", H);
+                 "(less a constant);\ndot: its top key, the\nshortest stack", H);
     else
-        snprintf(more, sizeof more, "trained separately:\nits own scores, not\nthe heads' sum");
+        snprintf(more, sizeof more, "trained separately:\nits own scores, not\nthe heads' sum;\ndot: its top key");
     if (draw_row_label(cv, font, y0, y1 - y0, NULL, "wide head", more) != MHAVIZ_OK ||
         draw_score_axis(cv, font, y0, y1, wide_depth) != MHAVIZ_OK ||
         (p->identity && draw_legend(cv, font, H, y - WIDE_GAP + 14) != MHAVIZ_OK))

@@ -204,7 +204,7 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         add(buf, n, "every head's top key is ");
         add_key(buf, n, tokens, r->n_keys, r->wide_top);
         add(buf, n, ", and %s's too (%.2f): nothing lost", wide, r->wide_top_att);
-        if (r->blurs) /* possible only without the identity */
+        if (r->blurs) /* agreed, and still no key gets more than half */
             add(buf, n, "; no key gets more than half its attention: the row blurs");
         return;
     case PULL_FOLLOWED:

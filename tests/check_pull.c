@@ -297,6 +297,28 @@ START_TEST(outcomes_followed_and_agreed)
 }
 END_TEST
 
+/* Heads that agree weakly: both prefer key 0 by 0.1 (three tokens, not
+ * causal, row 0). Wide (0.1414, 0, 0): key 0 gets e^0.1414 / (e^0.1414 + 2)
+ * = 0.366, so the row blurs though nothing is lost. */
+START_TEST(agreed_and_blurred)
+{
+    const MhaConfig c = {3, 2, 2, 2, 1, 0};
+    float scores[2 * 9] = {0};
+    scores[0] = scores[9] = 0.1f;
+    float wide[9], wide_att[9];
+    wide_of_two(&c, scores, wide, wide_att);
+    PullLayer p;
+    ck_assert_int_eq(pull_layer_build(&p, &c, scores, wide, wide_att, 1), MHAVIZ_OK);
+    ck_assert_int_eq(p.rows[0].outcome, PULL_AGREED);
+    ck_assert(p.rows[0].blurs);
+    char caption[512];
+    pull_caption(caption, sizeof caption, &p, 0, ABC, wide_att);
+    ck_assert_str_eq(caption, "every head's top key is 'a', and the wide head's too (0.37): nothing lost; no key "
+                              "gets more than half its attention: the row blurs");
+    pull_layer_free(&p);
+}
+END_TEST
+
 /* The contributions: each head's scores less its top score, over sqrt 2
  * (table A, row 2: (0, 3, 2.5) - 3 and (3, 0, 2.5) - 3); their sum is the
  * wide head's score (3, 3, 5)/sqrt 2 less 6/sqrt 2. */
@@ -398,6 +420,7 @@ Suite *pull_suite(void)
     tcase_add_test(t, given_single_head_has_no_identity);
     tcase_add_test(t, outcomes_split_and_own_choice);
     tcase_add_test(t, outcomes_followed_and_agreed);
+    tcase_add_test(t, agreed_and_blurred);
     tcase_add_test(t, contributions_add_up);
     tcase_add_test(t, find_query);
     tcase_add_test(t, slide_of_because);

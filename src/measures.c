@@ -147,8 +147,7 @@ int measures_layer(const float *att, int n_heads, const float *wide, int T, int 
     return MHAVIZ_OK;
 }
 
-/* Index of the row's largest cell among the first n, lowest index on ties. */
-static int argmax(const float *row, int n)
+int measures_argmax(const float *row, int n)
 {
     int best = 0;
     for (int j = 1; j < n; j++)
@@ -180,7 +179,7 @@ void measures_compare(const float *att, const float *wide, int T, int causal, Ma
         const float *a_i = att + (size_t)i * T, *w_i = wide + (size_t)i * T; /* (T) rows */
         const int n_i = causal ? i + 1 : T;
         js += js_divergence(a_i, w_i, n_i);
-        agree += argmax(a_i, n_i) == argmax(w_i, n_i);
+        agree += measures_argmax(a_i, n_i) == measures_argmax(w_i, n_i);
     }
     c->js_to_single = mean_or_null(js, T);
     c->top1_agreement = mean_or_null((double)agree, T);

@@ -3,6 +3,7 @@
  * Shapes: scores (n_heads, T, T), wide (T, T), row i = query i, column j =
  * key j; query i may see keys 0..n_keys(i)-1 (causal: i + 1, else T). */
 #include "pull.h"
+#include "measures.h"
 #include "status.h"
 
 #include <errno.h>
@@ -13,16 +14,6 @@
 #include <string.h>
 
 static int n_keys(const MhaConfig *c, int i) { return c->causal ? i + 1 : c->T; }
-
-/* The key with the highest value among row[0..n), the lowest on ties. */
-static int top_key(const float *row, int n)
-{
-    int best = 0;
-    for (int j = 1; j < n; j++)
-        if (row[j] > row[best])
-            best = j;
-    return best;
-}
 
 int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *wide_scores,
                      const float *wide_att, int identity)
@@ -58,7 +49,7 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
         /* Each head's top key, and how many different ones there are. */
         r->n_top_keys = 0;
         for (int h = 0; h < H; h++) {
-            top_i[h] = top_key(scores + ((size_t)h * T + i) * T, n);
+            top_i[h] = measures_argmax(scores + ((size_t)h * T + i) * T, n);
             int seen = 0;
             for (int g = 0; g < h; g++)
                 seen |= top_i[g] == top_i[h];
@@ -67,7 +58,7 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
 
         /* What the wide head did with them. */
         r->n_keys = n;
-        r->wide_top = top_key(wide_i, n);
+        r->wide_top = measures_argmax(wide_i, n);
         r->wide_top_att = wide_att[(size_t)i * T + r->wide_top];
         r->blurs = n > 1 && r->wide_top_att <= PULL_BLUR_AT_MOST;
         int followed = 0;
@@ -103,7 +94,7 @@ void pull_contributions(const MhaConfig *c, const float *scores, int i, float *c
     const float per_head = (float)(1.0 / sqrt((double)H));
     for (int h = 0; h < H; h++) {
         const float *s_hi = scores + ((size_t)h * T + i) * T;
-        const float top = s_hi[top_key(s_hi, n)];
+        const float top = s_hi[measures_argmax(s_hi, n)];
         for (int j = 0; j < n; j++)
             contrib[(size_t)h * n + j] = (s_hi[j] - top) * per_head;
     }

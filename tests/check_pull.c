@@ -207,11 +207,14 @@ END_TEST
 
 static char *const ABC[] = {"a", "b", "c"};
 
-/* Fill wide (T, T) = (1/sqrt(2)) (head 0 + head 1) from scores (2, T, T)
- * and wide_att its softmax over each row's visible keys. */
-static void wide_of_two(const MhaConfig *c, const float *scores, float *wide, float *wide_att)
+/* The pulls of two heads' scores (2, T, T) with a wide head built from
+ * them: wide (T, T) = (1/sqrt(2)) (head 0 + head 1), wide_att (T, T) its
+ * softmax over each row's visible keys (in double, then rounded). */
+static void pull_of_two(const MhaConfig *c, const float *scores, float *wide_att, PullLayer *p)
 {
     const int T = c->T;
+    float wide[16]; /* (T, T), T <= 4 */
+    ck_assert_int_le(T, 4);
     for (int i = 0; i < T; i++) {
         const int n = c->causal ? i + 1 : T;
         double sum = 0;
@@ -222,6 +225,7 @@ static void wide_of_two(const MhaConfig *c, const float *scores, float *wide, fl
         for (int j = 0; j < T; j++)
             wide_att[i * T + j] = j < n ? (float)(exp(wide[i * T + j]) / sum) : 0;
     }
+    ck_assert_int_eq(pull_layer_build(p, c, scores, wide, wide_att, 1), MHAVIZ_OK);
 }
 
 /* Two heads, three tokens, causal:
@@ -240,10 +244,9 @@ static const float TABLE_A[2 * 9] = {
 START_TEST(outcomes_split_and_own_choice)
 {
     const MhaConfig c = {3, 2, 2, 2, 1, 1};
-    float wide[9], wide_att[9];
-    wide_of_two(&c, TABLE_A, wide, wide_att);
+    float wide_att[9];
     PullLayer p;
-    ck_assert_int_eq(pull_layer_build(&p, &c, TABLE_A, wide, wide_att, 1), MHAVIZ_OK);
+    pull_of_two(&c, TABLE_A, wide_att, &p);
     ck_assert_int_eq(p.rows[0].outcome, PULL_NO_CHOICE);
     ck_assert_int_eq(p.rows[1].outcome, PULL_SPLIT);
     ck_assert_int_eq(p.rows[2].outcome, PULL_OWN);
@@ -279,10 +282,9 @@ START_TEST(outcomes_followed_and_agreed)
 {
     const MhaConfig c = {2, 2, 2, 2, 1, 0};
     const float scores[2 * 4] = {0, 6, 0, 2, /* head 0 */ 1, 0, 0, 1 /* head 1 */};
-    float wide[4], wide_att[4];
-    wide_of_two(&c, scores, wide, wide_att);
+    float wide_att[4];
     PullLayer p;
-    ck_assert_int_eq(pull_layer_build(&p, &c, scores, wide, wide_att, 1), MHAVIZ_OK);
+    pull_of_two(&c, scores, wide_att, &p);
     ck_assert_int_eq(p.rows[0].outcome, PULL_FOLLOWED);
     ck_assert_int_eq(p.rows[1].outcome, PULL_AGREED);
     ck_assert_int_eq(p.rows[0].n_top_keys, 2);
@@ -305,10 +307,9 @@ START_TEST(agreed_and_blurred)
     const MhaConfig c = {3, 2, 2, 2, 1, 0};
     float scores[2 * 9] = {0};
     scores[0] = scores[9] = 0.1f;
-    float wide[9], wide_att[9];
-    wide_of_two(&c, scores, wide, wide_att);
+    float wide_att[9];
     PullLayer p;
-    ck_assert_int_eq(pull_layer_build(&p, &c, scores, wide, wide_att, 1), MHAVIZ_OK);
+    pull_of_two(&c, scores, wide_att, &p);
     ck_assert_int_eq(p.rows[0].outcome, PULL_AGREED);
     ck_assert(p.rows[0].blurs);
     char caption[512];

@@ -210,6 +210,24 @@ static void check_map_measures(const cJSON *o, const MapMeasures *m)
     check_measure(o, "first_token", m->pattern[MEASURES_FIRST_TOKEN]);
     check_measure(o, "duplicate_token", m->pattern[MEASURES_DUPLICATE_TOKEN]);
     check_measure(o, "induction", m->pattern[MEASURES_INDUCTION]);
+    check_measure(o, "next_token", m->pattern[MEASURES_NEXT_TOKEN]);
+    check_measure(o, "last_token", m->pattern[MEASURES_LAST_TOKEN]);
+    check_measure(o, "fixed_token", m->pattern[MEASURES_FIXED_TOKEN]);
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
+        const cJSON *rows = get(get(o, "pattern_rows"), measures_pattern_field((MeasuresRole)p));
+        ck_assert_int_eq(cJSON_GetArraySize(rows), 2);
+        ck_assert_double_eq(cJSON_GetArrayItem(rows, 0)->valuedouble, m->shown[p]);
+        ck_assert_double_eq(cJSON_GetArrayItem(rows, 1)->valuedouble, m->rows[p]);
+    }
+    if (m->fixed_key >= 0)
+        ck_assert_double_eq(num(o, "fixed_token_key"), m->fixed_key);
+    else
+        ck_assert(cJSON_IsNull(get(o, "fixed_token_key")));
+    if (m->strongest >= 0)
+        ck_assert_str_eq(get(o, "strongest_pattern")->valuestring,
+                         measures_pattern_field((MeasuresRole)m->strongest));
+    else
+        ck_assert(cJSON_IsNull(get(o, "strongest_pattern")));
 }
 
 /* Each line of text has at most width columns (UTF-8 code points). */
@@ -339,8 +357,8 @@ START_TEST(json_has_issue_shapes_and_exact_floats)
 }
 END_TEST
 
-/* T = 1: no row sees two keys or has an earlier copy: entropy_norm, the
- * patterns but self, and blur are null; 4 heads MHA -> no GQA row (null). */
+/* T = 1: no row sees two keys: entropy_norm, every pattern and blur are
+ * null, the role is "none", said plainly; 4 heads MHA -> no GQA row (null). */
 START_TEST(json_nulls)
 {
     char *tokens[] = {"solo"};
@@ -351,18 +369,24 @@ START_TEST(json_nulls)
     cJSON *j = parse_report(f.dir);
     const cJSON *h0 = cJSON_GetArrayItem(get(j, "heads"), 0);
     ck_assert(cJSON_IsNull(get(h0, "entropy_norm")));
-    ck_assert(cJSON_IsNull(get(h0, "previous_token")));
-    ck_assert(cJSON_IsNull(get(h0, "first_token")));
-    ck_assert(cJSON_IsNull(get(h0, "duplicate_token")));
-    ck_assert(cJSON_IsNull(get(h0, "induction")));
-    ck_assert_double_eq(num(h0, "self"), 1.0); /* the only key is itself */
-    ck_assert_str_eq(get(h0, "role")->valuestring, "mixed"); /* one row names no role */
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
+        const char *field = measures_pattern_field((MeasuresRole)p);
+        ck_assert_msg(cJSON_IsNull(get(h0, field)), "%s should be null", field);
+        const cJSON *rows = get(get(h0, "pattern_rows"), field); /* [shown, could show] */
+        ck_assert_int_eq(cJSON_GetArraySize(rows), 2);
+        ck_assert_double_eq(cJSON_GetArrayItem(rows, 1)->valuedouble, 0);
+    }
+    ck_assert(cJSON_IsNull(get(h0, "fixed_token_key")));
+    ck_assert(cJSON_IsNull(get(h0, "strongest_pattern")));
+    ck_assert_str_eq(get(h0, "role")->valuestring, "none"); /* one key: no choice */
     ck_assert(cJSON_IsNull(get(get(j, "comparison"), "blur")));
     ck_assert(cJSON_IsNull(get(get(j, "cost"), "gqa")));
     cJSON_Delete(j);
 
     char *txt = slurp(f.dir, "report.txt", NULL);
     check_contains(txt, "blur: not defined");
+    check_contains(txt, "  with one token (T = 1), head 0 can only look at it: no pattern.\n");
+    ck_assert_ptr_null(strstr(txt, "at most"));
     check_contains(txt, "no GQA row");
     free(txt);
     fixture_free(&f);

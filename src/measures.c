@@ -120,7 +120,7 @@ static int fixed_key(const float *att, int T, int causal)
 void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m)
 {
     double entropy = 0.0, entropy_norm = 0.0, confidence = 0.0, distance = 0.0;
-    double sum[MEASURES_N_PATTERNS] = {0};
+    double sum[MEASURES_N_PATTERNS] = {0}, even[MEASURES_N_PATTERNS] = {0};
     long norm_rows = 0;
     memset(m->rows, 0, sizeof m->rows);
     memset(m->shown, 0, sizeof m->shown);
@@ -149,17 +149,18 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
         /* The patterns: each visible cell's weight to the one pattern that
          * names it; a pattern that names a cell could show in this row. */
         double share[MEASURES_N_PATTERNS] = {0};
-        int named[MEASURES_N_PATTERNS] = {0};
+        int cells[MEASURES_N_PATTERNS] = {0};
         for (int j = 0; j < n_i; j++) {
             const int p = cell_pattern(i, j, T, causal, ids, m->fixed_key);
             if (p >= 0) {
                 share[p] += a_i[j];
-                named[p] = 1;
+                cells[p]++;
             }
         }
         for (int p = 0; p < MEASURES_N_PATTERNS; p++)
-            if (named[p]) {
+            if (cells[p] > 0) {
                 sum[p] += share[p];
+                even[p] += (double)cells[p] / n_i;
                 m->rows[p]++;
                 m->shown[p] += share[p] >= 0.5;
             }
@@ -173,12 +174,16 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
     int best = -1;
     for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
         m->pattern[p] = mean_or_null(sum[p], m->rows[p]);
+        m->even[p] = mean_or_null(even[p], m->rows[p]);
         if (m->rows[p] >= MEASURES_MIN_ROLE_ROWS &&
             (m->strongest < 0 || m->pattern[p] > m->pattern[m->strongest]))
             m->strongest = p;
-        /* support: a habit, not a coincidence of one row or a few */
+        /* support: a habit, not a coincidence of one row or a few, and
+         * well above what spreading evenly would give (one repeated word:
+         * most keys are earlier copies): at least halfway from that to all */
         const int supported = m->shown[p] >= MEASURES_MIN_ROLE_ROWS && 4 * m->shown[p] >= m->rows[p];
-        if (supported && m->pattern[p] >= 0.5 && (best < 0 || m->pattern[p] > m->pattern[best]))
+        if (supported && m->pattern[p] >= 0.5 * (1.0 + m->even[p]) &&
+            (best < 0 || m->pattern[p] > m->pattern[best]))
             best = p;
     }
     if (best >= 0)

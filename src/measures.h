@@ -45,10 +45,11 @@ typedef enum {
  * shows no pattern and counts for none: it had no choice. A pattern "could
  * show" in row i when it names at least one of the row's visible cells.
  *
- * role: the pattern with the largest share among those with support, a
- * share of at least 0.5 and shown in at least MEASURES_MIN_ROLE_ROWS rows
- * and in at least a quarter of the rows that could show it; otherwise
- * diffuse or mixed, or none when no row sees two keys. */
+ * role: the pattern with the largest share among those with support: a
+ * share at least halfway from its even share to 1 (so at least 0.5), shown
+ * in at least MEASURES_MIN_ROLE_ROWS rows and in at least a quarter of the
+ * rows that could show it; otherwise diffuse or mixed, or none when no row
+ * sees two keys. */
 typedef struct {
     double entropy_bits;    /* mean over all rows of H_i = -sum_j A_ij log2 A_ij */
     double entropy_norm;    /* mean over rows with n_i >= 2 of H_i / log2(n_i); 1 = uniform */
@@ -56,6 +57,8 @@ typedef struct {
     double mean_distance;   /* mean over all rows of sum_j A_ij |i - j|, in tokens */
     double pattern[MEASURES_N_PATTERNS]; /* indexed by MeasuresRole: the pattern's share of
                                           * the row, mean over the rows that could show it */
+    double even[MEASURES_N_PATTERNS];    /* the share spreading evenly would give: mean over
+                                          * the same rows of (the pattern's cells) / n_i */
     int rows[MEASURES_N_PATTERNS];       /* rows that could show each pattern */
     int shown[MEASURES_N_PATTERNS];      /* rows that show it (at least half the row) */
     int fixed_key;          /* the key that is the top key, with at least half, of more than

@@ -429,6 +429,12 @@ static void json_measures(FILE *f, const MapMeasures *m, const char *indent)
     for (int r = 0; r < MEASURES_N_PATTERNS; r++)
         fprintf(f, "%s\"%s\": [%d, %d]", r ? ", " : "", measures_pattern_field((MeasuresRole)r), m->shown[r],
                 m->rows[r]);
+    /* for each pattern: the share spreading evenly would give */
+    fprintf(f, "},\n%s\"pattern_even\": {", indent);
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++) {
+        fprintf(f, "%s\"%s\": ", r ? ", " : "", measures_pattern_field((MeasuresRole)r));
+        json_number(f, m->even[r]);
+    }
     fprintf(f, "},\n%s\"fixed_token_key\": ", indent);
     if (m->fixed_key >= 0)
         fprintf(f, "%d", m->fixed_key);
@@ -708,8 +714,9 @@ static void txt_sentence(FILE *f, const char *who, const MapMeasures *m, char *c
 {
     char line[512], place[160], support[96];
     if (m->role < MEASURES_N_PATTERNS) {
-        snprintf(line, sizeof line, "%s looks at %s: %.0f%% of its attention on average, %s.", who,
-                 pattern_place(place, sizeof place, m, m->role, tokens, T), 100.0 * m->pattern[m->role],
+        snprintf(line, sizeof line, "%s looks at %s: %.0f%% of its attention on average (even spreading "
+                 "would give %.0f%%), %s.", who, pattern_place(place, sizeof place, m, m->role, tokens, T),
+                 100.0 * m->pattern[m->role], 100.0 * m->even[m->role],
                  pattern_support(support, sizeof support, m, m->role));
     } else if (m->role == MEASURES_NONE) {
         snprintf(line, sizeof line, "with one token (T = 1), %s can only look at it: no pattern.", who);
@@ -719,9 +726,11 @@ static void txt_sentence(FILE *f, const char *who, const MapMeasures *m, char *c
                                                   "most possible)", who, 100.0 * m->entropy_norm)
                     : snprintf(line, sizeof line, "%s has no clear role", who);
         if (m->strongest >= 0)
-            snprintf(line + n, sizeof line - (size_t)n, "; strongest pattern: %.0f%% on %s, %s.",
+            snprintf(line + n, sizeof line - (size_t)n,
+                     "; strongest pattern: %.0f%% on %s (even spreading would give %.0f%%), %s.",
                      100.0 * m->pattern[m->strongest],
                      pattern_place(place, sizeof place, m, (MeasuresRole)m->strongest, tokens, T),
+                     100.0 * m->even[m->strongest],
                      pattern_support(support, sizeof support, m, (MeasuresRole)m->strongest));
         else
             snprintf(line + n, sizeof line - (size_t)n, "; no pattern could show in more than one row.");

@@ -282,9 +282,12 @@ START_TEST(one_cell_one_pattern)
     ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 1.75 / 3.0, TOL);
     ck_assert(measures_is_null(m.pattern[MEASURES_FIRST_TOKEN]));
     ck_assert_int_eq(m.rows[MEASURES_FIRST_TOKEN], 0);
-    /* previous: shown in rows 1 and 2 (.5 counts) of 3, share 0.58 -> the role */
+    /* previous: shown in rows 1 and 2 (.5 counts) of 3, share .583, but
+     * even spreading gives (1/2 + 1/3 + 1/4)/3 = .361 and a role needs
+     * halfway from there to 1, .681: in so few keys, no role */
     ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], 2);
-    ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN);
+    ck_assert_double_eq_tol(m.even[MEASURES_PREVIOUS_TOKEN], (1.0 / 2 + 1.0 / 3 + 1.0 / 4) / 3, TOL);
+    ck_assert_int_eq(m.role, MEASURES_MIXED);
     free(a);
 }
 END_TEST
@@ -473,13 +476,53 @@ START_TEST(role_needs_support)
 }
 END_TEST
 
-/* Ties go to the order listed: previous-token, self, next-token, ... */
+/* One repeated word: most keys are earlier copies, so even attention puts
+ * most of a row on them. Causal uniform map over "the" x 8: row i has i - 1
+ * copies (key i - 1 is the previous token) of its i + 1 keys: duplicate
+ * share = even share = (i - 1)/(i + 1) in rows 2..7, mean
+ * (1/3 + 2/4 + 3/5 + 4/6 + 5/7 + 6/8)/6 = 0.594; shown (>= .5) in rows 3..7,
+ * 5 of 6 rows; but a role needs halfway from the even share to 1, 0.797:
+ * no role ("diffuse"). A head that looks only at the first copy (row i on
+ * key 0) has the same even share and a share of 1: "duplicate-token". */
+START_TEST(even_share_is_no_role)
+{
+    enum { T = 8 };
+    char *tokens[T] = {"the", "the", "the", "the", "the", "the", "the", "the"};
+    int ids[T];
+    measures_token_ids(tokens, T, ids);
+    float *a = map_new(T);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j <= i; j++)
+            A(a, T, i, j) = 1.0f / (float)(i + 1);
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    const double even = (1.0 / 3 + 2.0 / 4 + 3.0 / 5 + 4.0 / 6 + 5.0 / 7 + 6.0 / 8) / 6;
+    ck_assert_double_eq_tol(m.even[MEASURES_DUPLICATE_TOKEN], even, 1e-12);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], even, 1e-6);
+    ck_assert_int_eq(m.shown[MEASURES_DUPLICATE_TOKEN], 5);
+    ck_assert_int_eq(m.rows[MEASURES_DUPLICATE_TOKEN], 6);
+    ck_assert_str_eq(measures_role_name(m.role), "diffuse");
+
+    memset(a, 0, (size_t)T * T * sizeof *a);
+    for (int i = 0; i < T; i++)
+        A(a, T, i, 0) = 1;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], 1.0, TOL);
+    ck_assert_str_eq(measures_role_name(m.role), "duplicate-token");
+    free(a);
+}
+END_TEST
+
+/* A role's share is over halfway from even to 1, so above 0.5: two
+ * patterns can never tie for the role. The strongest pattern can tie: the
+ * order listed decides (previous-token, self, next-token, ...). */
 START_TEST(role_ties_follow_the_listed_order)
 {
     /* non-causal T = 4, distinct tokens: rows 0 and 1 on themselves, rows
      * 2 and 3 on the previous token. self: rows 0..3 = (1 + 1 + 0 + 0)/4,
-     * previous: rows 1..3 = (0 + 1 + 1)/3; both shown in 2 rows, a quarter
-     * or more: the larger share, previous (.667 against .5), names the role. */
+     * previous: rows 1..3 = (0 + 1 + 1)/3; each shown in 2 rows, a quarter
+     * or more; previous .667 is over halfway from its even share 1/4 (.625):
+     * the role. */
     MapMeasures m;
     int *ids = distinct_ids(4);
     float *a = map_new(4);
@@ -488,12 +531,13 @@ START_TEST(role_ties_follow_the_listed_order)
     measures_map(a, 4, 0, ids, &m);
     ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.5, TOL);
     ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 2.0 / 3.0, TOL);
+    ck_assert_double_eq_tol(m.even[MEASURES_PREVIOUS_TOKEN], 0.25, TOL);
     ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN);
     free(a);
 
     /* causal T = 5, rows 1, 2 on themselves, rows 3, 4 on the previous token:
-     * self (1 + 1 + 0 + 0)/4 = .5, previous (0 + 0 + 1 + 1)/4 = .5, each
-     * shown in 2 of 4 rows: a tie -> "previous-token", listed first. */
+     * self (1 + 1 + 0 + 0)/4 = .5, previous (0 + 0 + 1 + 1)/4 = .5: the
+     * strongest is previous, listed first; neither is a role. */
     a = map_new(5);
     A(a, 5, 0, 0) = A(a, 5, 1, 1) = A(a, 5, 2, 2) = 1;
     A(a, 5, 3, 2) = A(a, 5, 4, 3) = 1;
@@ -502,8 +546,8 @@ START_TEST(role_ties_follow_the_listed_order)
     measures_map(a, 5, 1, ids, &m);
     ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.5, TOL);
     ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 0.5, TOL);
-    ck_assert_str_eq(measures_role_name(m.role), "previous-token");
     ck_assert_int_eq(m.strongest, MEASURES_PREVIOUS_TOKEN);
+    ck_assert_int_eq(m.role, MEASURES_MIXED);
     free(a);
     free(ids);
 }
@@ -731,26 +775,29 @@ START_TEST(cost_large_counts_are_exact)
 }
 END_TEST
 
-/* One repeated word is a coincidence, not a habit: tokens a b c a (T = 4),
- * only row 3 has an earlier copy (p = 0). Row 3 puts all on p + 1 = 1, the
- * other rows on themselves. induction = A_31 = 1 over that one row (its
- * score is reported), but it needs MEASURES_MIN_ROLE_ROWS = 2 rows to name
- * the role, and could show in 1 row only, so it is not even the strongest;
- * self = (1 + 1 + 0) / 3 over rows 1..3 = 2/3, shown in 2 of 3 -> "self". */
+/* One repeated word is a coincidence, not a habit: tokens a b c d e a
+ * (T = 6), only row 5 has an earlier copy (p = 0). Row 5 puts all on
+ * p + 1 = 1, the other rows on themselves. induction = A_51 = 1 over that
+ * one row (its score is reported), but it needs MEASURES_MIN_ROLE_ROWS = 2
+ * rows to name the role, and could show in 1 row only, so it is not even
+ * the strongest; self = 4/5 over rows 1..5, shown in 4, over halfway from
+ * its even share (1/2 + 1/3 + 1/4 + 1/5 + 1/6)/5 = .29 -> "self". */
 START_TEST(one_row_names_no_role)
 {
-    const int T = 4;
-    char *tokens[] = {"a", "b", "c", "a"};
-    int ids[4];
+    const int T = 6;
+    char *tokens[] = {"a", "b", "c", "d", "e", "a"};
+    int ids[6];
     measures_token_ids(tokens, T, ids);
     float *a = map_new(T);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 5; i++)
         A(a, T, i, i) = 1;
-    A(a, T, 3, 1) = 1;
+    A(a, T, 5, 1) = 1;
     MapMeasures m;
     measures_map(a, T, 1, ids, &m);
     ck_assert_double_eq_tol(m.pattern[MEASURES_INDUCTION], 1.0, TOL);
-    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 2.0 / 3.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_INDUCTION], 1);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.8, TOL);
+    ck_assert_double_eq_tol(m.even[MEASURES_SELF], 0.29, TOL);
     ck_assert_int_eq(m.strongest, MEASURES_SELF);
     ck_assert_str_eq(measures_role_name(m.role), "self");
     free(a);
@@ -774,6 +821,7 @@ Suite *measures_suite(void)
     tcase_add_test(tc, noncausal_last_and_next_token);
     tcase_add_test(tc, fixed_token_key);
     tcase_add_test(tc, role_needs_support);
+    tcase_add_test(tc, even_share_is_no_role);
     tcase_add_test(tc, role_ties_follow_the_listed_order);
     tcase_add_test(tc, mixed_when_no_pattern_and_not_even);
     tcase_add_test(tc, nulls_when_no_row_qualifies);

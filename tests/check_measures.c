@@ -513,6 +513,57 @@ START_TEST(even_share_is_no_role)
 }
 END_TEST
 
+/* Heads as a small trained attention-only model has them (soft, with a
+ * sink on a start token), on "<s>" and a random sequence of L = 10 tokens
+ * repeated (T = 21). Layer 1's previous-token head: .7 on the token before,
+ * .3 spread over every visible key. Layer 2's induction head: the first copy
+ * rests on "<s>" (.8, plus .2 spread); the second copy puts .6 on the token
+ * after its earlier copy, .2 on "<s>", .2 spread. Expected: previous-token
+ * (.7 + .3/(i+1) >= .7 in every row); induction (rows 12..20: .6 plus its
+ * spread share, well over halfway from the even share 1/(i+1)), though
+ * "<s>" takes most of the first half's rows: first-token's share is about
+ * (9 x .8 + 10 x .2)/19 = .48 plus the spread, below induction's. */
+START_TEST(trained_like_previous_and_induction_heads)
+{
+    enum { L = 10, T = 2 * L + 1 };
+    static char *const words[L] = {"cat", "ran", "blue", "seven", "over", "lamp", "ice", "tree", "up", "sky"};
+    char *tokens[T];
+    tokens[0] = "<s>";
+    for (int i = 1; i < T; i++)
+        tokens[i] = words[(i - 1) % L];
+    int ids[T];
+    measures_token_ids(tokens, T, ids);
+    float *prev = map_new(T), *ind = map_new(T);
+    for (int i = 0; i < T; i++) {
+        for (int j = 0; j <= i; j++) {
+            A(prev, T, i, j) = 0.3f / (float)(i + 1);
+            A(ind, T, i, j) = 0.2f / (float)(i + 1);
+        }
+        A(prev, T, i, i > 0 ? i - 1 : 0) += 0.7f;
+        if (i <= L) {
+            A(ind, T, i, 0) += 0.8f;
+        } else {
+            A(ind, T, i, i - L + 1) += 0.6f; /* the token after the copy at i - L */
+            A(ind, T, i, 0) += 0.2f;
+        }
+    }
+    MapMeasures m;
+    measures_map(prev, T, 1, ids, &m);
+    ck_assert_str_eq(measures_role_name(m.role), "previous-token");
+    ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], T - 1);
+    measures_map(ind, T, 1, ids, &m);
+    ck_assert_str_eq(measures_role_name(m.role), "induction");
+    /* rows L+1..T-1 could show it; in row L+1 the follower of copy 1 is
+     * key 2, not the token before (L) */
+    ck_assert_int_eq(m.rows[MEASURES_INDUCTION], L);
+    ck_assert_int_eq(m.shown[MEASURES_INDUCTION], L);
+    ck_assert_double_gt(m.pattern[MEASURES_INDUCTION], 0.6);
+    ck_assert_double_lt(m.pattern[MEASURES_FIRST_TOKEN], m.pattern[MEASURES_INDUCTION]);
+    free(prev);
+    free(ind);
+}
+END_TEST
+
 /* A role's share is over halfway from even to 1, so above 0.5: two
  * patterns can never tie for the role. The strongest pattern can tie: the
  * order listed decides (previous-token, self, next-token, ...). */
@@ -822,6 +873,7 @@ Suite *measures_suite(void)
     tcase_add_test(tc, fixed_token_key);
     tcase_add_test(tc, role_needs_support);
     tcase_add_test(tc, even_share_is_no_role);
+    tcase_add_test(tc, trained_like_previous_and_induction_heads);
     tcase_add_test(tc, role_ties_follow_the_listed_order);
     tcase_add_test(tc, mixed_when_no_pattern_and_not_even);
     tcase_add_test(tc, nulls_when_no_row_qualifies);

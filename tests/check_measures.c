@@ -28,6 +28,9 @@ static float *map_new(int T)
 
 #define A(m, T, i, j) ((m)[(size_t)(i) * (T) + (j)])
 
+/* Lesson 1's sentence (samples/README.md), T = 11. */
+static char *const LESSON1[] = {"Mary", "gave", "the", "book", "to", "John", "because", "John", "had", "helped", "Mary"};
+
 /* ids for T distinct tokens: 0, 1, ..., T-1. */
 static int *distinct_ids(int T)
 {
@@ -299,9 +302,8 @@ END_TEST
 START_TEST(previous_token_is_not_induction)
 {
     enum { T = 11 };
-    char *tokens[T] = {"Mary", "gave", "the", "book", "to", "John", "because", "John", "had", "helped", "Mary"};
     int ids[T];
-    measures_token_ids(tokens, T, ids);
+    measures_token_ids(LESSON1, T, ids);
     float *a = map_new(T);
     A(a, T, 0, 0) = 1;
     for (int i = 1; i < T; i++)
@@ -330,9 +332,8 @@ END_TEST
 START_TEST(first_token_shares_with_copies)
 {
     enum { T = 11 };
-    char *tokens[T] = {"Mary", "gave", "the", "book", "to", "John", "because", "John", "had", "helped", "Mary"};
     int ids[T];
-    measures_token_ids(tokens, T, ids);
+    measures_token_ids(LESSON1, T, ids);
     float *a = map_new(T);
     for (int i = 0; i < T; i++)
         A(a, T, i, 0) = 1;

@@ -24,7 +24,6 @@ Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *bigmem_suite(void);
-Suite *jsonfast_suite(void);
 
 int main(void)
 {
@@ -47,7 +46,6 @@ int main(void)
         utf8_suite,
         timing_suite,
         bigmem_suite,
-        jsonfast_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -179,10 +179,10 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
             (m->strongest < 0 || m->pattern[p] > m->pattern[m->strongest]))
             m->strongest = p;
         /* support: a habit, not a coincidence of one row or a few, and
-         * well above what spreading evenly would give (one repeated word:
-         * most keys are earlier copies): at least halfway from that to all */
+         * at least twice what spreading evenly would give (one repeated
+         * word: most keys are earlier copies, even attention's share) */
         const int supported = m->shown[p] >= MEASURES_MIN_ROLE_ROWS && 4 * m->shown[p] >= m->rows[p];
-        if (supported && m->pattern[p] >= 0.5 * (1.0 + m->even[p]) &&
+        if (supported && m->pattern[p] >= 0.5 && m->pattern[p] >= 2.0 * m->even[p] &&
             (best < 0 || m->pattern[p] > m->pattern[best]))
             best = p;
     }

@@ -45,11 +45,11 @@ typedef enum {
  * shows no pattern and counts for none: it had no choice. A pattern "could
  * show" in row i when it names at least one of the row's visible cells.
  *
- * role: the pattern with the largest share among those with support: a
- * share at least halfway from its even share to 1 (so at least 0.5), shown
- * in at least MEASURES_MIN_ROLE_ROWS rows and in at least a quarter of the
- * rows that could show it; otherwise diffuse or mixed, or none when no row
- * sees two keys. */
+ * role: the pattern with the largest share (list order on ties) among
+ * those with support: a share of at least 0.5 and at least twice its even
+ * share, shown in at least MEASURES_MIN_ROLE_ROWS rows and in at least a
+ * quarter of the rows that could show it; otherwise diffuse or mixed, or
+ * none when no row sees two keys. */
 typedef struct {
     double entropy_bits;    /* mean over all rows of H_i = -sum_j A_ij log2 A_ij */
     double entropy_norm;    /* mean over rows with n_i >= 2 of H_i / log2(n_i); 1 = uniform */

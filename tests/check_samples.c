@@ -356,8 +356,8 @@ START_TEST(every_sample_runs)
 END_TEST
 
 /* `mhaviz init`: same seed, same bytes; another seed, other bytes; the file
- * runs through the main command; the shipped random samples are exactly
- * what init writes for the options samples/README.md gives. */
+ * runs through the main command; the shipped random and designed samples
+ * are exactly what init writes for the options samples/README.md gives. */
 START_TEST(init_cli_reproducible_and_runs)
 {
     char *dir = scratch(), err[4096], a[512], b[512], c[512], out[512];
@@ -389,6 +389,15 @@ START_TEST(init_cli_reproducible_and_runs)
                     "--digits", "2", NULL};
     ck_assert_int_eq(run(base, a, err, sizeof err), 0);
     ck_assert_msg(same_file(a, "samples/base_paper.json"), "base_paper.json is not init's output");
+    /* lesson 1 and 2 are designed models (samples/README.md) */
+    char *lesson1[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
+                       "--designed", "--subject", "Mary John", "--digits", "6", NULL};
+    ck_assert_int_eq(run(lesson1, a, err, sizeof err), 0);
+    ck_assert_msg(same_file(a, "samples/lesson1.json"), "lesson1.json is not init --designed's output");
+    char *lesson2[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
+                       "--designed", "--subject", "Mary John", "--kv-heads", "2", "--digits", "6", NULL};
+    ck_assert_int_eq(run(lesson2, a, err, sizeof err), 0);
+    ck_assert_msg(same_file(a, "samples/lesson2_gqa.json"), "lesson2_gqa.json is not init --designed's output");
     remove_tree(dir);
     free(dir);
 }
@@ -400,7 +409,7 @@ START_TEST(init_cli_errors)
     char err[4096];
     char *bin = (char *)env("MHAVIZ_BIN");
     struct {
-        char *argv[10];
+        char *argv[12];
         const char *says;
     } cases[] = {
         {{bin, "init", NULL}, "--tokens"},
@@ -412,6 +421,12 @@ START_TEST(init_cli_errors)
         {{bin, "init", "--tokens", "a b", "--frobnicate", NULL}, "unknown option '--frobnicate'"},
         {{bin, "init", "--tokens", NULL}, "needs an argument"},
         {{bin, "init", "--tokens", "a", "--d-model", "16384", "--heads", "1", NULL}, "too big"},
+        {{bin, "init", "--tokens", "a b", "--designed", "--seed", "3", NULL}, "--seed is for random weights"},
+        {{bin, "init", "--tokens", "a b", "--designed", "--d-model", "8", NULL}, "--d-model is for random"},
+        {{bin, "init", "--tokens", "a b", "--designed", "--embeddings", NULL}, "--embeddings is for random"},
+        {{bin, "init", "--tokens", "a b", "--subject", "a", NULL}, "--subject 'a' needs --designed"},
+        {{bin, "init", "--tokens", "a b", "--designed", "--subject", "c", NULL}, "\"c\" is not one of the tokens"},
+        {{bin, "init", "--tokens", "a b", "--designed", "--kv-heads", "3", NULL}, "--kv-heads 3 must divide --heads 4"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ck_assert_int_eq(run(cases[i].argv, NULL, err, sizeof err), MHAVIZ_EUSAGE);

@@ -20,7 +20,6 @@
  * Each block of up to 32768 copies and literals then gets Huffman codes
  * built for its own counts and goes to the file as it is made. */
 #include "png.h"
-#include "bigmem.h"
 #include "status.h"
 
 #include <errno.h>
@@ -744,9 +743,7 @@ static void put_chunk(PngWriter *pw, const char *type, const unsigned char *data
 
 PngWriter *png_writer_new(void)
 {
-    /* about 0.5 MB, touched at once by the first picture: on huge pages
-     * one page fault instead of some 120 (see bigmem.h) */
-    PngWriter *pw = bigmem_alloc(sizeof *pw);
+    PngWriter *pw = malloc(sizeof *pw);
     if (pw) {
         crc_tables(pw->crc_table);
         code_tables(&pw->ct);

@@ -16,7 +16,6 @@
  * cache (the same bitmap whoever made it). */
 #include "render.h"
 #include "threads.h"
-#include "bigmem.h"
 #include "mapfile.h"
 #include "png.h"
 #include "status.h"
@@ -252,7 +251,7 @@ static int canvas_init(Canvas *c, Workspace *ws, int w, int h)
     if (bytes > ws->cap) {
         free(ws->px);
         ws->cap = 0;
-        ws->px = bigmem_alloc(bytes); /* on huge pages: one fault per 2 MiB */
+        ws->px = malloc(bytes);
         if (!ws->px)
             return MHAVIZ_ENOMEM;
         ws->cap = bytes;

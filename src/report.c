@@ -10,7 +10,6 @@
  * that names the file, never a short report.
  */
 #include "report.h"
-#include "bigmem.h"
 #include "utf8.h"
 #include "measures.h"
 #include "status.h"
@@ -879,11 +878,8 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     rows.slot = (size_t)widest * JSON_NUMBER_MAX + 2;
     size_t block = JSON_BLOCK_BYTES / rows.slot;
     rows.rows = block < 1 ? 1 : block > (size_t)c->T ? c->T : (int)block;
-    /* From bigmem: huge pages from BIGMEM_HUGE_MIN bytes on, not a fault
-     * for each 4 KiB. A class-size layer needs 26 KB, which malloc mostly
-     * finds in memory the pictures used and gave back. */
     const size_t text_bytes = 2 * rows.slot * (size_t)rows.rows;
-    rows.text = bigmem_alloc(text_bytes);
+    rows.text = malloc(text_bytes);
     rows.len = malloc(2 * (size_t)rows.rows * sizeof *rows.len);
     if (!rows.text || !rows.len) {
         snprintf(err, errlen, "out of memory");

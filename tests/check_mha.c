@@ -433,6 +433,30 @@ START_TEST(wide_head_from_the_heads_projections_has_the_same_bits)
 }
 END_TEST
 
+/* Softmax subtracts the row's largest score before exp: scores far beyond
+ * float32's exp range (exp(89) is already infinite) still give a
+ * distribution. Two tokens x_0 = (10, 0), x_1 = (0, 10), W_q = W_k = 3 I,
+ * W_v = W_o = I, no bias, one head of width 2, not causal: q_i = k_i =
+ * 3 x_i, so the score of a token with itself is 900 / sqrt(2) = 636.4 and
+ * with the other 0. Each row's weights are exp(0) / (1 + exp(-636.4)) = 1
+ * on itself and exp(-636.4) = 0 (below the smallest float) on the other,
+ * so out_i = v_i = x_i exactly. */
+START_TEST(softmax_of_huge_scores_is_exact)
+{
+    const MhaConfig c = {.T = 2, .d_model = 2, .n_heads = 1, .n_kv_heads = 1, .head_dim = 2, .causal = 0};
+    float x[4] = {10, 0, 0, 10}, three[4] = {3, 0, 0, 3}, id[4] = {1, 0, 0, 1}, zero[2] = {0, 0};
+    const MhaWeights w = {.W_q = three, .W_k = three, .W_v = id, .W_o = id,
+                          .b_q = zero, .b_k = zero, .b_v = zero, .b_o = zero};
+    MhaState s = run(&c, &w, x, 1);
+    ck_assert_float_eq_tol(s.scores[0], 900.0f / sqrtf(2.0f), 1e-3f);
+    ck_assert_float_eq(s.scores[1], 0.0f);
+    const float want_att[4] = {1, 0, 0, 1};
+    ck_assert_mem_eq(s.att, want_att, sizeof want_att);
+    ck_assert_mem_eq(s.out, x, sizeof x);
+    mha_state_free(&s);
+}
+END_TEST
+
 /* A growing text buffer for writing JSON. */
 typedef struct {
     char *s;
@@ -545,6 +569,7 @@ Suite *mha_suite(void)
     TCase *prop = tcase_create("properties");
     tcase_add_loop_test(prop, rows_sum_to_one_and_future_is_zero, 0, N_CASES);
     tcase_add_test(prop, single_token_attends_to_itself);
+    tcase_add_test(prop, softmax_of_huge_scores_is_exact);
     tcase_add_test(prop, one_head_equals_single_head);
     tcase_add_loop_test(prop, single_head_logits_are_scaled_sum_of_head_logits, 0, 3);
     tcase_add_test(prop, mqa_equals_mha_with_copied_kv_heads);

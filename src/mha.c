@@ -129,14 +129,12 @@ static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
             float *att_hi = s->att + ((size_t)h * T + i) * T;        /* (T) */
             float *out_ih = s->concat + (size_t)i * d_model + h * hd; /* (hd) */
 
-            /* 3. Mask: query i may see keys 0..n_visible-1 (causal: itself and
-             *    the tokens before it). Textbooks set the other scores to
-             *    -infinity so that softmax gives them exp(-inf) = 0; here they
-             *    are simply never computed, and written as exact zeros. */
+            /* 3. Scores: how well query i matches key j, q_ih . k_jg / sqrt(hd),
+             * 4. for the keys the mask lets it see: 0..n_visible-1 (causal:
+             *    itself and the tokens before it). Textbooks set the other
+             *    scores to -infinity so that softmax gives them exp(-inf) = 0;
+             *    here they are never computed, and written as exact zeros. */
             const int n_visible = c->causal ? i + 1 : T;
-
-            /* 4. Scores: how well query i matches each key j it may see,
-             *    q_ih . k_jg / sqrt(hd). */
             for (int j = 0; j < n_visible; j++)
                 att_hi[j] = 0.0f;
             for (int e = 0; e < hd; e++) {

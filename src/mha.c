@@ -52,50 +52,13 @@ static void matmul(float *out, const float *x, const float *W, const float *b, i
     }
 }
 
-/* Steps 2 to 8 of the forward pass, from the projections in s->q, s->k, s->v. */
-static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s);
 
-void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
-{
-    const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
-
-    /* 1. Project every token into a query, a key and a value. */
-    matmul(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
-    matmul(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
-    matmul(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
-
-    attend(c, w, s);
-}
-
-/* Copy K/V head g's columns [g*hd, (g+1)*hd) of src (rows, kv_dim) into
- * query head h's columns of dst (rows, d_model), for every query head h. */
-static void spread_kv_columns(float *dst, const float *src, int rows, const MhaConfig *c)
-{
-    const int hd = c->head_dim, kv_dim = mha_kv_dim(c), d_model = c->d_model;
-    const int kv_mul = c->n_heads / c->n_kv_heads;
-    for (int r = 0; r < rows; r++)
-        for (int h = 0; h < c->n_heads; h++) {
-            int g = h / kv_mul;
-            memcpy(dst + (size_t)r * d_model + h * hd, src + (size_t)r * kv_dim + g * hd,
-                   (size_t)hd * sizeof(float));
-        }
-}
-
-void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s)
-{
-    const MhaConfig wide = mha_single_head_config(c);
-    /* 1. The projections: the heads' q, and their k and v with each K/V
-     *    head's columns repeated for the query heads that read it. */
-    memcpy(s->q, heads->q, (size_t)c->T * c->d_model * sizeof *s->q);
-    spread_kv_columns(s->k, heads->k, c->T, c);
-    spread_kv_columns(s->v, heads->v, c->T, c);
-    attend(&wide, w, s);
-}
-
-/* The attention loops, compiled for three instruction sets (AVX-512, AVX2,
- * SSE2); the processor's best runs. At T = 512, d_model 768 this takes the
- * loops from 740 to 116 million instructions a forward pass (callgrind, AVX2
- * against SSE2). Each number is still the same sum in the same order. */
+/* Steps 2 to 8 of the forward pass, from the projections in s->q, s->k,
+ * s->v (step 1, in mha_forward below). Compiled for three instruction sets,
+ * AVX-512, AVX2 and SSE2, x86-64's minimum; the processor's best runs: at
+ * T = 512, d_model 768 AVX2 takes the loops from 740 to 116 million
+ * instructions a forward pass against SSE2 (callgrind). Each number is
+ * still the same sum in the same order. */
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
 {
@@ -184,6 +147,43 @@ static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
     /* 7. Concatenate: the heads wrote their outputs side by side into concat.
      * 8. Output projection: mix what the heads found. */
     matmul(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
+}
+
+void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
+{
+    const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
+
+    /* 1. Project every token into a query, a key and a value. */
+    matmul(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
+    matmul(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
+    matmul(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
+
+    attend(c, w, s);
+}
+
+/* Copy K/V head g's columns [g*hd, (g+1)*hd) of src (rows, kv_dim) into
+ * query head h's columns of dst (rows, d_model), for every query head h. */
+static void spread_kv_columns(float *dst, const float *src, int rows, const MhaConfig *c)
+{
+    const int hd = c->head_dim, kv_dim = mha_kv_dim(c), d_model = c->d_model;
+    const int kv_mul = c->n_heads / c->n_kv_heads;
+    for (int r = 0; r < rows; r++)
+        for (int h = 0; h < c->n_heads; h++) {
+            int g = h / kv_mul;
+            memcpy(dst + (size_t)r * d_model + h * hd, src + (size_t)r * kv_dim + g * hd,
+                   (size_t)hd * sizeof(float));
+        }
+}
+
+void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s)
+{
+    const MhaConfig wide = mha_single_head_config(c);
+    /* 1. The projections: the heads' q, and their k and v with each K/V
+     *    head's columns repeated for the query heads that read it. */
+    memcpy(s->q, heads->q, (size_t)c->T * c->d_model * sizeof *s->q);
+    spread_kv_columns(s->k, heads->k, c->T, c);
+    spread_kv_columns(s->v, heads->v, c->T, c);
+    attend(&wide, w, s);
 }
 
 int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)

@@ -14,6 +14,7 @@
 #include "status.h"
 #include "timing.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -35,6 +36,7 @@ typedef struct {
     int quiet;           /* -q */
     int kv_heads;        /* --kv-heads; 0 = as the input says */
     int steps;           /* --steps: also the pre-softmax scores of each head */
+    int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int timing;          /* --timing */
     RenderOptions render;
 } Options;
@@ -54,6 +56,8 @@ static void usage(FILE *f)
         "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
         "                     groups (N divides the input's n_kv_heads; 1 = multi-query)\n"
         "      --timing       print each phase's time and the peak memory to stderr\n"
+        "      --npy          write report.json's matrices as .npy files beside it (default:\n"
+        "                     only past %d M numbers in all)\n"
         "\n"
         "Pictures:\n"
         "      --cmap NAME    viridis (default), magma, cividis or gray\n"
@@ -71,7 +75,7 @@ static void usage(FILE *f)
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",
-        INPUT_MAX_MEMORY_MB);
+        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20));
 }
 
 static _Noreturn void usage_error(const char *fmt, const char *arg)
@@ -87,7 +91,7 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_NPY };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -104,6 +108,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"size", required_argument, NULL, OPT_SIZE},
         {"steps", no_argument, NULL, OPT_STEPS},
         {"timing", no_argument, NULL, OPT_TIMING},
+        {"npy", no_argument, NULL, OPT_NPY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -119,6 +124,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_KV_HEADS: o->kv_heads = parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_TIMING: o->timing = 1; break;
+        case OPT_NPY: o->npy = 1; break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
             if (!render_cmap_known(optarg))
@@ -173,6 +179,31 @@ static int inside(const char *path, const char *dir)
         return 0;
     size_t n = strlen(rd);
     return strncmp(rp, rd, n) == 0 && rp[n] == '/';
+}
+
+/* The program itself: code, libraries, thread stacks, the font, the glyph
+ * caches (a class-size run without its arrays and canvases peaks about there). */
+#define PROGRAM_BYTES ((size_t)8 << 20)
+
+/* Bytes a thread holds for a picture of w x h pixels: the canvas (3 bytes
+ * a pixel, 1 filter byte a row), the filtered copy stb_image_write makes of
+ * it to compress, and 1 MB for libdeflate's compressor and the compressed
+ * stream (pictures of flat cells compress to a few percent). */
+static double canvas_bytes(int w, int h) { return 2.0 * (1.0 + 3.0 * w) * h + (1 << 20); }
+
+/* Bytes the pictures hold at once: each drawing thread keeps a canvas as
+ * large as the largest picture it drew, so at worst one holds the overview
+ * (at --size) and every other one a heatmap of T tokens. -1 when out of
+ * memory. */
+static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n_pictures)
+{
+    RenderLayout heat;
+    RenderOverviewLayout over;
+    if (render_heatmap_layout(r, in->cfg.T, in->tokens, "", &heat) != MHAVIZ_OK ||
+        render_overview_layout(r, in->cfg.n_heads + 1, in->cfg.T, in->tokens, in->cfg.causal, &over) != MHAVIZ_OK)
+        return -1;
+    const int others = (threads < n_pictures ? threads : n_pictures) - 1;
+    return canvas_bytes(over.width, over.height) + others * canvas_bytes(heat.width, heat.height);
 }
 
 /* The progress line during the render phase. */
@@ -264,17 +295,31 @@ cleanup:
     return rc;
 }
 
-/* Copy the text file at path to f. */
-static void print_file(const char *path, FILE *f)
+/* Copy the text file at path to standard output. Returns MHAVIZ_OK, or
+ * MHAVIZ_EIO with err saying which side failed (a full disk or a closed
+ * pipe on stdout must not pass for a printed report). */
+static int print_file(const char *path, char *err, size_t errlen)
 {
     FILE *in = fopen(path, "r");
-    if (!in)
-        return;
+    if (!in) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
     char buf[4096];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, f);
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0 && fwrite(buf, 1, n, stdout) == n)
+        ;
+    const int read_failed = ferror(in);
     fclose(in);
+    if (read_failed) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        snprintf(err, errlen, "standard output: cannot write the report: %s", strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
 }
 
 int main(int argc, char **argv)
@@ -321,6 +366,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s", in.warnings);
     if (rc != MHAVIZ_OK)
         goto cleanup;
+
+    /* The memory of the whole run: the arrays, the parse (over by now, but
+     * counted as if it lasted), the pictures' canvases and the program. */
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#else
+    const int threads = 1;
+#endif
+    const double pictures = pictures_bytes(renderer, &in, threads, 3 + in.cfg.n_heads * (o.steps ? 2 : 1));
+    if (pictures < 0)
+        goto oom;
+    tm.estimate_bytes = input_memory_estimate(&in.cfg, 0) + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
+    if (tm.estimate_bytes > lim.max_memory_bytes) {
+        snprintf(err, sizeof err, "%s: this run would need about %zu MB of memory (the pictures %.0f MB of it: "
+                 "overview.png at %dx%d), over the limit of %zu MB; raise it with --max-memory MB",
+                 o.input, (tm.estimate_bytes >> 20) + 1, pictures / (1 << 20), o.render.overview_w,
+                 o.render.overview_h, lim.max_memory_bytes >> 20);
+        rc = MHAVIZ_EINPUT;
+        goto cleanup;
+    }
 
     /* --kv-heads: share keys and values by mean-pooling K/V heads (GQA, MQA). */
     if (o.kv_heads && o.kv_heads != in.cfg.n_kv_heads) {
@@ -378,7 +443,7 @@ int main(int argc, char **argv)
     rc = render_maps(renderer, &o, &in, &multi, &single, measures, &out, &tm, err, sizeof err);
     if (rc == MHAVIZ_OK) {
         timing_phase(&tm, TIMING_WRITE);
-        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures};
+        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures, o.npy};
         rc = report_write(out.tmp, &d, err, sizeof err);
     }
     if (rc != MHAVIZ_OK) {
@@ -388,6 +453,8 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_commit(&out, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
+    if (err[0])
+        fprintf(stderr, "mhaviz: warning: %s\n", err);
     committed = 1;
     goto cleanup;
 
@@ -397,18 +464,21 @@ oom:
 cleanup:
     timing_end(&tm);
     if (committed) {
-        if (!o.quiet) {
+        if (!o.quiet) { /* the report before the line below, also when both go to one pipe */
             size_t n = strlen(out_dir) + sizeof "/report.txt";
             char *report = malloc(n);
             if (report) {
                 snprintf(report, n, "%s/report.txt", out_dir);
-                print_file(report, stdout);
+                rc = print_file(report, err, sizeof err);
                 free(report);
+            } else {
+                snprintf(err, sizeof err, "out of memory");
+                rc = MHAVIZ_ENOMEM;
             }
         }
-        fflush(stdout); /* the report before this line, also when both go to one pipe */
         fprintf(stderr, "mhaviz: wrote %s/\n", out_dir);
-    } else if (rc != MHAVIZ_OK) {
+    }
+    if (rc != MHAVIZ_OK) {
         fprintf(stderr, "mhaviz: %s\n", err);
     }
     if (o.timing)

@@ -22,7 +22,6 @@ Suite *measures_suite(void);
 Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
-Suite *jsonfast_suite(void);
 
 int main(void)
 {
@@ -43,7 +42,6 @@ int main(void)
         report_suite,
         utf8_suite,
         timing_suite,
-        jsonfast_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -108,7 +108,7 @@ static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
             }
             for (int j = 0; j < n_visible; j++)
                 att_hi[j] *= scale;
-            if (s->scores) { /* kept for the --steps pictures; masked cells 0 */
+            if (s->scores) { /* kept for the pulls and --steps; masked cells 0 */
                 float *scores_hi = s->scores + ((size_t)h * T + i) * T;
                 memcpy(scores_hi, att_hi, (size_t)n_visible * sizeof *att_hi);
                 memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);

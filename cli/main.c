@@ -438,7 +438,6 @@ int main(int argc, char **argv)
     MhaInput in = {0};
     MhaState multi = {0}, single = {0};
     MhaConfig wide_cfg;
-    MhaWeights wide = {0};
     OutDir out = {0};
     char *out_dir = NULL;
     int committed = 0;
@@ -519,18 +518,13 @@ int main(int argc, char **argv)
         goto cleanup;
     timing_progress(&tm, 0.5);
 
-    const MhaWeights *wide_w = &in.single; /* the wide head's weights: the input's, or built */
-    if (in.has_single) {
-        wide_cfg = mha_single_head_config(&in.cfg);
-    } else if ((rc = mha_single_head_layer(&in.cfg, &in.w, &wide_cfg, &wide, &wide_w)) != MHAVIZ_OK) {
-        goto oom;
-    }
+    wide_cfg = mha_single_head_config(&in.cfg);
     if ((rc = mha_state_build(&single, &wide_cfg, 1)) != MHAVIZ_OK)
         goto oom;
-    if (wide_w == &in.w) /* the heads' own weights: their q, k, v serve the wide head too */
-        mha_forward_same_projections(&wide_cfg, wide_w, &multi, &single);
-    else
-        mha_forward(&wide_cfg, wide_w, in.x, &single);
+    if (in.has_single) /* the input gave the wide head's own weights */
+        mha_forward(&wide_cfg, &in.single, in.x, &single);
+    else /* built from the heads' weights: their q, k, v serve it too */
+        mha_forward_wide(&in.cfg, &in.w, &multi, &single);
     snprintf(pass, sizeof pass, "%s: the single wide head", o.input);
     if ((rc = mha_check_finite(&wide_cfg, &single, pass, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
@@ -608,7 +602,6 @@ cleanup:
     free(measures);
     pull_layer_free(&pulls);
     render_close(renderer);
-    input_weights_free(&wide);
     mha_state_free(&single);
     mha_state_free(&multi);
     input_free(&in);

@@ -14,7 +14,6 @@
  * Every message names the place: the key, the row and column (counted from
  * 0), or file:line:col for syntax errors. */
 #include "input.h"
-#include "bigmem.h"
 #include "npy.h"
 #include "status.h"
 #include "utf8.h"
@@ -679,7 +678,7 @@ static int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w)
     float **Wd[4] = {&w->W_q, &w->W_k, &w->W_v, &w->W_o};
     float **bd[4] = {&w->b_q, &w->b_k, &w->b_v, &w->b_o};
     for (int i = 0; i < 4; i++) {
-        *Wd[i] = bigmem_alloc((size_t)lj->in[i].n * (size_t)lj->out[i].n * sizeof(float));
+        *Wd[i] = malloc((size_t)lj->in[i].n * (size_t)lj->out[i].n * sizeof(float));
         *bd[i] = calloc((size_t)lj->out[i].n, sizeof(float));
         if (!*Wd[i] || !*bd[i])
             return fail_nomem(L);
@@ -971,7 +970,7 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
     /* Copy everything out. */
     if ((rc = copy_tokens(L, tokens_json, in)) != MHAVIZ_OK)
         return rc;
-    in->x = bigmem_alloc((size_t)c->T * c->d_model * sizeof(float));
+    in->x = malloc((size_t)c->T * c->d_model * sizeof(float));
     if (!in->x)
         return fail_nomem(L);
     if (x) {
@@ -1137,7 +1136,7 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
     }
     /* Read to the end (the size is a hint: pipes have none), never past the limit. */
     size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
-    text = bigmem_alloc(cap); /* a huge page from a few hundred KB of text on */
+    text = malloc(cap);
     if (!text)
         goto nomem;
     for (;;) {

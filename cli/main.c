@@ -1,19 +1,22 @@
 /* main.c — the mhaviz command: parse argv, run, exit with a status.
  *
- *   load input -> forward pass (heads) -> forward pass (single wide head)
- *   -> heatmaps + reports into a temporary folder -> move it into place. */
+ *   load input -> for each K/V layout asked for (--kv-heads): pool, forward
+ *   passes, measures (variant.c) -> its pictures + report into a temporary
+ *   folder (a sub-folder kvN/ each when there are several, with the
+ *   comparison at the top) -> move the folder into place. */
 #include "init_cmd.h"
 #include "args.h"
 #include "input.h"
 #include "measures.h"
 #include "mha.h"
 #include "outdir.h"
-#include "pool.h"
 #include "render.h"
 #include "report.h"
 #include "status.h"
 #include "threads.h"
 #include "timing.h"
+#include "variant.h"
+#include "variants.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -34,7 +37,10 @@ typedef struct {
     int threads;         /* -t; 0 = the cores no other program is using (threads.h) */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
-    int kv_heads;        /* --kv-heads; 0 = as the input says */
+    int kv[VARIANTS_MAX]; /* --kv-heads: the K/V head counts listed */
+    int n_kv;            /* how many; 0 = as the input says */
+    int kv_all;          /* --kv-heads all */
+    int layers;          /* --layers: kv_cache.png counts this many layers */
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int timing;          /* --timing */
     RenderOptions render;
@@ -52,8 +58,11 @@ static void usage(FILE *f)
         "  -t, --threads N    threads (default: the cores other programs are not using now)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
-        "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
-        "                     groups (N divides the input's n_kv_heads; 1 = multi-query)\n"
+        "      --kv-heads LIST  share keys and values: mean-pool the input's K/V heads into N\n"
+        "                     groups (N divides the input's n_kv_heads; 1 = multi-query).\n"
+        "                     Several, such as 4,2,1, or 'all' (every count that divides\n"
+        "                     n_kv_heads): each in a sub-folder kvN/, compared side by side\n"
+        "      --layers N     kv_cache.png counts the K/V cache of N layers (default: 1)\n"
         "      --timing       print each phase's time and the peak memory to stderr\n"
         "\n"
         "Pictures:\n"
@@ -85,10 +94,72 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
     return args_parse_int("mhaviz", s, lo, hi, option);
 }
 
+/* --kv-heads: "all", or a list of counts such as "4,2,1", each from 1 to
+ * INPUT_MAX_HEADS and none twice. Whether the input can be pooled into them
+ * is checked after the load (kv_layouts). */
+static void parse_kv_list(const char *arg, Options *o)
+{
+    o->kv_all = strcmp(arg, "all") == 0;
+    o->n_kv = 0;
+    for (const char *p = arg; !o->kv_all; p++) {
+        char item[16], msg[128];
+        const size_t n = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+        if (n == 0)
+            usage_error("--kv-heads '%s' has an empty count (wanted: counts such as 4,2,1, or all)", arg);
+        if (n >= sizeof item || strspn(item, "0123456789") != n)
+            usage_error("--kv-heads wants K/V head counts such as 4,2,1, or all; '%s' is not a count", item);
+        const long k = strtol(item, NULL, 10);
+        snprintf(msg, sizeof msg, "--kv-heads %%s: a count of K/V heads is from 1 to %d", INPUT_MAX_HEADS);
+        if (k < 1 || k > INPUT_MAX_HEADS)
+            usage_error(msg, item);
+        for (int i = 0; i < o->n_kv; i++)
+            if (o->kv[i] == k)
+                usage_error("--kv-heads lists %s twice", item);
+        snprintf(msg, sizeof msg, "--kv-heads lists more than %d counts: '%%s'", VARIANTS_MAX);
+        if (o->n_kv == VARIANTS_MAX)
+            usage_error(msg, arg);
+        o->kv[o->n_kv++] = (int)k;
+        p += n;
+        if (!*p)
+            break;
+    }
+}
+
+/* The K/V head counts to run for input shape c, most first, into kv;
+ * returns how many, or 0 with err naming a count the input cannot be pooled
+ * into (a usage error). */
+static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, char *err, size_t errlen)
+{
+    int n = 0;
+    if (o->kv_all) {
+        for (int k = c->n_kv_heads; k >= 1; k--)
+            if (c->n_kv_heads % k == 0)
+                kv[n++] = k;
+        return n;
+    }
+    if (o->n_kv == 0) {
+        kv[0] = c->n_kv_heads;
+        return 1;
+    }
+    for (int i = 0; i < o->n_kv; i++) {
+        char why[MHAVIZ_ERRLEN / 2];
+        if (pool_check(c, o->kv[i], why, sizeof why) != MHAVIZ_OK) {
+            snprintf(err, errlen, "--kv-heads %d: %s\nTry 'mhaviz --help'.", o->kv[i], why);
+            return 0;
+        }
+        int at = n++; /* insertion sort: most K/V heads first (MHA, then GQA, then MQA) */
+        for (; at > 0 && kv[at - 1] < o->kv[i]; at--)
+            kv[at] = kv[at - 1];
+        kv[at] = o->kv[i];
+    }
+    return n;
+}
+
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -105,9 +176,11 @@ static void parse_args(int argc, char **argv, Options *o)
         {"size", required_argument, NULL, OPT_SIZE},
         {"steps", no_argument, NULL, OPT_STEPS},
         {"timing", no_argument, NULL, OPT_TIMING},
+        {"layers", required_argument, NULL, OPT_LAYERS},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
+    o->layers = 1;
     render_default_options(&o->render);
     opterr = 0;
     int ch;
@@ -117,7 +190,8 @@ static void parse_args(int argc, char **argv, Options *o)
         case 't': o->threads = parse_int(optarg, 1, 1024, "--threads"); break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(MHAVIZ_OK);
-        case OPT_KV_HEADS: o->kv_heads = parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
+        case OPT_KV_HEADS: parse_kv_list(optarg, o); break;
+        case OPT_LAYERS: o->layers = parse_int(optarg, 1, 100000, "--layers"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_TIMING: o->timing = 1; break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
@@ -176,95 +250,6 @@ static int inside(const char *path, const char *dir)
     return strncmp(rp, rd, n) == 0 && rp[n] == '/';
 }
 
-/* The progress line during the render phase. */
-static void render_progress(void *tm, double fraction) { timing_progress(tm, fraction); }
-
-/* Render every picture into the output folder: overview.png, one heatmap
- * per head, single_head.png, difference.png and, with --steps, each head's
- * pre-softmax scores. The pictures are drawn in parallel by render_jobs_progress. */
-static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
-                       const MhaState *single, const MapMeasures *m, const OutDir *out, Timing *tm,
-                       char *err, size_t errlen)
-{
-    const MhaConfig *c = &in->cfg;
-    const int H = c->n_heads, T = c->T;
-    const size_t map = (size_t)T * T;
-    const int kv_mul = H / c->n_kv_heads;
-    const int n_jobs = 3 + H * (o->steps ? 2 : 1);
-    RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
-    char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
-    char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */
-    char **panels = calloc((size_t)H + 1, sizeof *panels);   /* (H + 1) overview panel titles */
-    const float **maps = calloc((size_t)H + 1, sizeof *maps); /* (H + 1) the softmax maps */
-    float *diff = malloc(map * sizeof *diff);                 /* (T, T) single - mean of heads */
-    int rc = MHAVIZ_ENOMEM;
-    if (!jobs || !names || !titles || !panels || !maps || !diff)
-        goto cleanup;
-
-    /* One line per picture: kind, file, title. The titles carry each map's
-     * role and entropy (issue 4) from m (H + 1). */
-    int n = 0;
-    const char *pad = H >= 100 ? "%03d" : "%02d"; /* head_00 .. head_99, head_000 from 100 heads */
-    char fmt[64], name[64], title[192];
-    for (int p = 0; p <= H; p++) {
-        maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
-        if (p < H && c->n_kv_heads < H)
-            snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, p / kv_mul,
-                     measures_role_name(m[p].role));
-        else if (p < H)
-            snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, measures_role_name(m[p].role));
-        else
-            snprintf(title, sizeof title, "single wide head \xc2\xb7 %s", measures_role_name(m[p].role));
-        if (!(panels[p] = strdup(title)))
-            goto cleanup;
-    }
-    snprintf(title, sizeof title, "%d heads of width %d, and one wide head of width %d", H, c->head_dim,
-             c->d_model);
-    jobs[n] = (RenderJob){RENDER_OVERVIEW, NULL, NULL, NULL, maps, H + 1, panels};
-    names[n] = outdir_path(out, "overview.png"), titles[n++] = strdup(title);
-    for (int h = 0; h < H; h++) {
-        snprintf(fmt, sizeof fmt, "head_%s.png", pad);
-        snprintf(name, sizeof name, fmt, h);
-        snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V group %d \xc2\xb7 %s \xc2\xb7 %.2f bits", h, H,
-                 h / kv_mul, measures_role_name(m[h].role), m[h].entropy_bits);
-        jobs[n] = (RenderJob){RENDER_WEIGHTS, NULL, NULL, maps[h], NULL, 0, NULL};
-        names[n] = outdir_path(out, name), titles[n++] = strdup(title);
-    }
-    snprintf(title, sizeof title, "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits", c->d_model,
-             measures_role_name(m[H].role), m[H].entropy_bits);
-    jobs[n] = (RenderJob){RENDER_WEIGHTS, NULL, NULL, single->att, NULL, 0, NULL};
-    names[n] = outdir_path(out, "single_head.png"), titles[n++] = strdup(title);
-    render_difference(diff, multi->att, H, single->att, T);
-    snprintf(title, sizeof title, "single wide head \xe2\x88\x92 mean of the %d heads", H);
-    jobs[n] = (RenderJob){RENDER_DIVERGING, NULL, NULL, diff, NULL, 0, NULL};
-    names[n] = outdir_path(out, "difference.png"), titles[n++] = strdup(title);
-    for (int h = 0; o->steps && h < H; h++) {
-        snprintf(fmt, sizeof fmt, "head_%s_scores.png", pad);
-        snprintf(name, sizeof name, fmt, h);
-        snprintf(title, sizeof title, "head %d of %d \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d before the softmax",
-                 h, H, c->head_dim);
-        jobs[n] = (RenderJob){RENDER_DIVERGING, NULL, NULL, multi->scores + (size_t)h * map, NULL, 0, NULL};
-        names[n] = outdir_path(out, name), titles[n++] = strdup(title);
-    }
-    for (int k = 0; k < n; k++) {
-        if (!names[k] || !titles[k])
-            goto cleanup;
-        jobs[k].path = names[k];
-        jobs[k].title = titles[k];
-    }
-
-    rc = render_jobs_progress(r, jobs, n, T, in->tokens, c->causal, render_progress, tm, err, errlen);
-cleanup:
-    if (rc == MHAVIZ_ENOMEM && !err[0])
-        snprintf(err, errlen, "out of memory");
-    for (int k = 0; names && titles && k < n_jobs; k++)
-        free(names[k]), free(titles[k]);
-    for (int p = 0; panels && p <= H; p++)
-        free(panels[p]);
-    free(jobs), free(names), free(titles), free(panels), free(maps), free(diff);
-    return rc;
-}
-
 /* Copy the text file at path to f. */
 static void print_file(const char *path, FILE *f)
 {
@@ -298,14 +283,11 @@ int main(int argc, char **argv)
 
     char err[MHAVIZ_ERRLEN] = "";
     MhaInput in = {0};
-    MhaState multi = {0}, single = {0};
-    MhaConfig wide_cfg;
-    MhaWeights wide = {0};
+    Variant *vars = NULL; /* (n_vars) the K/V layouts, most K/V heads first */
+    int kv[VARIANTS_MAX], n_vars = 0;
     OutDir out = {0};
     char *out_dir = NULL;
     int committed = 0;
-    char note[512] = "";
-    MapMeasures *measures = NULL; /* (n_heads + 1) each head's map, then the wide head's */
     Timing tm;
     timing_begin(&tm, isatty(STDERR_FILENO));
     timing_phase(&tm, TIMING_LOAD);
@@ -333,50 +315,16 @@ int main(int argc, char **argv)
     }
 #endif
 
-    /* --kv-heads: share keys and values by mean-pooling K/V heads (GQA, MQA). */
-    if (o.kv_heads && o.kv_heads != in.cfg.n_kv_heads) {
-        const int n_from = in.cfg.n_kv_heads;
-        char why[MHAVIZ_ERRLEN / 2];
-        if ((rc = pool_kv_heads(&in.cfg, &in.w, o.kv_heads, why, sizeof why)) != MHAVIZ_OK) {
-            snprintf(err, sizeof err, "--kv-heads %d: %s", o.kv_heads, why);
+    /* --kv-heads: the K/V layouts to run, each pooled from the input's K/V heads. */
+    if ((n_vars = kv_layouts(&o, &in.cfg, kv, err, sizeof err)) == 0) {
+        rc = MHAVIZ_EUSAGE;
+        goto cleanup;
+    }
+    if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
+        goto oom;
+    for (int i = 0; i < n_vars; i++)
+        if ((rc = variant_run(&vars[i], &in, kv[i], o.steps, o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
             goto cleanup;
-        }
-        pool_note(note, sizeof note, in.cfg.n_heads, n_from, o.kv_heads);
-    }
-
-    /* The forward passes: h heads, then one wide head of the same width. */
-    timing_phase(&tm, TIMING_FORWARD);
-    rc = mha_state_build(&multi, &in.cfg, o.steps);
-    if (rc != MHAVIZ_OK)
-        goto oom;
-    mha_forward(&in.cfg, &in.w, in.x, &multi);
-    char pass[MHAVIZ_ERRLEN / 2]; /* names a pass in overflow messages */
-    snprintf(pass, sizeof pass, "%s: the heads", o.input);
-    if ((rc = mha_check_finite(&in.cfg, &multi, pass, err, sizeof err)) != MHAVIZ_OK)
-        goto cleanup;
-    timing_progress(&tm, 0.5);
-
-    const MhaWeights *wide_w = &in.single; /* the wide head's weights: the input's, or built */
-    if (in.has_single) {
-        wide_cfg = mha_single_head_config(&in.cfg);
-    } else if ((rc = mha_single_head_layer(&in.cfg, &in.w, &wide_cfg, &wide, &wide_w)) != MHAVIZ_OK) {
-        goto oom;
-    }
-    if ((rc = mha_state_build(&single, &wide_cfg, 0)) != MHAVIZ_OK)
-        goto oom;
-    if (wide_w == &in.w) /* the heads' own weights: their q, k, v serve the wide head too */
-        mha_forward_same_projections(&wide_cfg, wide_w, &multi, &single);
-    else
-        mha_forward(&wide_cfg, wide_w, in.x, &single);
-    snprintf(pass, sizeof pass, "%s: the single wide head", o.input);
-    if ((rc = mha_check_finite(&wide_cfg, &single, pass, err, sizeof err)) != MHAVIZ_OK)
-        goto cleanup;
-
-    /* What each map does, for the picture titles and the reports alike. */
-    if (!(measures = malloc(((size_t)in.cfg.n_heads + 1) * sizeof *measures)) ||
-        measures_layer(multi.att, in.cfg.n_heads, single.att, in.cfg.T, in.cfg.causal, in.tokens,
-                       measures) != MHAVIZ_OK)
-        goto oom;
 
     /* The outputs: written aside, then moved into place whole. */
     out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(o.input);
@@ -390,13 +338,7 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
-    timing_phase(&tm, TIMING_RENDER);
-    rc = render_maps(renderer, &o, &in, &multi, &single, measures, &out, &tm, err, sizeof err);
-    if (rc == MHAVIZ_OK) {
-        timing_phase(&tm, TIMING_WRITE);
-        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures};
-        rc = report_write(out.tmp, &d, err, sizeof err);
-    }
+    rc = variants_write(vars, n_vars, renderer, &out, o.steps, o.layers, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);
         outdir_abort(&out);
@@ -430,11 +372,10 @@ cleanup:
     if (o.timing)
         timing_print(&tm, stderr);
     free(out_dir);
-    free(measures);
+    for (int i = 0; vars && i < n_vars; i++)
+        variant_free(&vars[i]);
+    free(vars);
     render_close(renderer);
-    input_weights_free(&wide);
-    mha_state_free(&single);
-    mha_state_free(&multi);
     input_free(&in);
     return rc;
 }

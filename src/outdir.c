@@ -30,7 +30,9 @@ static char *sibling_template(const char *path, const char *what)
     return s;
 }
 
-/* Remove folder dir and the files in it (outputs are flat: no subfolders). */
+/* Remove folder dir and everything in it: files, and the sub-folders of a
+ * run of several variants (kv4/, kv2/, ...). A symbolic link is removed,
+ * never followed. */
 static void remove_folder(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -44,7 +46,11 @@ static void remove_folder(const char *dir)
             if (!p)
                 break;
             snprintf(p, n, "%s/%s", dir, e->d_name);
-            unlink(p);
+            struct stat st;
+            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+                remove_folder(p);
+            else
+                unlink(p);
             free(p);
         }
         closedir(d);
@@ -56,7 +62,11 @@ static void remove_folder(const char *dir)
 static const char *const OUTPUT_NAMES[] = {
     OUTDIR_MARKER, "report.txt", "report.json", "overview.png", "difference.png",
     "single_head.png", "head_[0-9][0-9]*.png", "head_[0-9][0-9]*_scores.png",
+    "architecture.png", "variants.png", "kv_cache.png",
 };
+
+/* The sub-folders a run of several variants writes, one per variant (variants.h). */
+#define OUTPUT_SUBFOLDER "kv[1-9]*"
 
 static int is_output_name(const char *name)
 {
@@ -66,8 +76,38 @@ static int is_output_name(const char *name)
     return 0;
 }
 
+/* 1 when dir/name is a folder (not a link to one) of a variant's outputs:
+ * named as OUTPUT_SUBFOLDER and holding nothing but files an mhaviz run
+ * writes. Else other gets "name/file" of the first entry that is not, or
+ * "name" itself. */
+static int is_output_subfolder(const char *dir, const char *name, char *other, size_t other_len)
+{
+    if (fnmatch(OUTPUT_SUBFOLDER, name, FNM_PATHNAME | FNM_PERIOD) != 0)
+        return 0;
+    char path[PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    DIR *d = lstat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    if (!d)
+        return 0;
+    int ok = 1;
+    struct dirent *e;
+    while (ok && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s/%s", dir, name, e->d_name);
+        if (!is_output_name(e->d_name) || !strcmp(e->d_name, OUTDIR_MARKER) ||
+            lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            snprintf(other, other_len, "%s/%s", name, e->d_name);
+            ok = 0;
+        }
+    }
+    closedir(d);
+    return ok;
+}
+
 /* 1 when dir is empty, or holds the mhaviz marker and nothing but files an
- * mhaviz run writes. *marked says whether the marker is there; other gets
+ * mhaviz run writes (and the sub-folders of a run of several variants). *marked says whether the marker is there; other gets
  * the first entry an mhaviz run does not write ("" when none). */
 static int replaceable(const char *dir, int *marked, char *other, size_t other_len)
 {
@@ -84,8 +124,11 @@ static int replaceable(const char *dir, int *marked, char *other, size_t other_l
         empty = 0;
         if (!strcmp(e->d_name, OUTDIR_MARKER))
             *marked = 1;
-        else if (!is_output_name(e->d_name) && !other[0])
-            snprintf(other, other_len, "%s", e->d_name);
+        else if (!other[0] && !is_output_name(e->d_name)) {
+            char inner[2 * NAME_MAX + 2] = "";
+            if (!is_output_subfolder(dir, e->d_name, inner, sizeof inner))
+                snprintf(other, other_len, "%s", inner[0] ? inner : e->d_name);
+        }
     }
     closedir(d);
     return empty || (*marked && !other[0]);
@@ -108,7 +151,7 @@ static int check_target(const char *target, char *err, size_t errlen)
             snprintf(err, errlen, "%s: exists and is not a folder; choose another with -o", target);
             return MHAVIZ_EIO;
         }
-        char other[NAME_MAX + 1];
+        char other[2 * NAME_MAX + 2]; /* "name" or "kv2/name" */
         int marked;
         const int ok = replaceable(target, &marked, other, sizeof other);
         if (stat(target, &after) != 0 || after.st_ino != before.st_ino || after.st_dev != before.st_dev)

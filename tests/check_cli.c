@@ -8,6 +8,7 @@
 #include "status.h"
 
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -427,6 +428,293 @@ START_TEST(unwritable_output_exits_3)
 }
 END_TEST
 
+/* ---- --kv-heads with a list: several variants in one run (issue 14) ---- */
+
+static char samples[PATH_MAX];
+
+/* setup(), and the absolute path of samples/ (the runs change folder). */
+static void setup_samples(void)
+{
+    setup();
+    ck_assert_msg(realpath("samples", samples) != NULL, "run from the repository root");
+}
+
+/* A list the input cannot take: exit 2, a message naming the value, nothing written. */
+static const struct {
+    const char *sample, *list, *msg;
+} KV_BAD[] = {
+    {"lesson1.json", "0", "--kv-heads 0: a count of K/V heads is from 1 to"},
+    {"lesson1.json", "3", "--kv-heads 3: the new number of K/V heads must divide the input's n_kv_heads = 4"},
+    {"lesson1.json", "4,2,8", "--kv-heads 8: 8 is more K/V heads than the input has (n_kv_heads = 4"},
+    {"lesson2_gqa.json", "4,2,1", "--kv-heads 4: 4 is more K/V heads than the input has (n_kv_heads = 2"},
+    {"lesson1.json", "2,1,2", "--kv-heads lists 2 twice"},
+    {"lesson1.json", "4,x", "'x' is not a count"},
+    {"lesson1.json", "-1", "'-1' is not a count"},
+    {"lesson1.json", "2.0", "'2.0' is not a count"},
+    {"lesson1.json", "4,,1", "--kv-heads '4,,1' has an empty count"},
+    {"lesson1.json", "2,1,", "--kv-heads '2,1,' has an empty count"},
+    {"lesson1.json", "", "--kv-heads '' has an empty count"},
+    {"lesson1.json", "ALL", "'ALL' is not a count"},
+};
+
+START_TEST(kv_list_refused)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/%s", samples, KV_BAD[_i].sample);
+    run(r, (const char *[]){"-q", "--kv-heads", KV_BAD[_i].list, in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "--kv-heads '%s': exit %d: %s", KV_BAD[_i].list, r->status, r->err);
+    ck_assert_msg(strstr(r->err, KV_BAD[_i].msg), "'%s' lacks '%s'", r->err, KV_BAD[_i].msg);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* The files one variant writes (with the head pictures of 4 heads). */
+static const char *const VARIANT_FILES[] = {
+    "report.txt", "report.json", "overview.png", "single_head.png", "difference.png",
+    "head_00.png", "head_01.png", "head_02.png", "head_03.png",
+};
+enum { N_VARIANT_FILES = sizeof VARIANT_FILES / sizeof VARIANT_FILES[0] };
+
+/* Entries of folder dir/name, not counting "." and "..". */
+static int entries(const char *dir, const char *name)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    DIR *d = opendir(p);
+    ck_assert_msg(d != NULL, "%s: not a folder", p);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* 4,2,1 in any order: a sub-folder each (kv4/ kv2/ kv1/) with a variant's
+ * usual files, the comparison at the top, and the folder whole: a second
+ * run replaces it, a file of the user's in a sub-folder stops that. */
+START_TEST(kv_list_writes_a_folder_each)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], out[256], sub[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"--kv-heads", "1,4,2", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/lesson1_mhaviz", r->run);
+    static const char *const top[] = {".mhaviz-output", "report.txt", "report.json", "kv4", "kv2", "kv1"};
+    for (size_t k = 0; k < sizeof top / sizeof top[0]; k++)
+        ck_assert_msg(exists(out, top[k]), "no %s", top[k]);
+    ck_assert_int_eq(entries(out, ""), (int)(sizeof top / sizeof top[0]));
+    for (int kv = 4; kv >= 1; kv /= 2) {
+        snprintf(sub, sizeof sub, "%s/kv%d", out, kv);
+        for (int k = 0; k < N_VARIANT_FILES; k++)
+            ck_assert_msg(exists(sub, VARIANT_FILES[k]), "kv%d/ has no %s", kv, VARIANT_FILES[k]);
+        ck_assert_int_eq(entries(sub, ""), N_VARIANT_FILES);
+    }
+    /* stdout: the top report, the variants in order MHA, GQA-2, MQA */
+    const char *mha = strstr(r->out, "MHA (4 K/V heads, kv4/)"), *gqa = strstr(r->out, "GQA-2 (2 K/V heads, kv2/)"),
+               *mqa = strstr(r->out, "MQA (1 K/V head, kv1/)");
+    ck_assert_msg(mha && gqa && mqa && mha < gqa && gqa < mqa, "%s", r->out);
+    ck_assert_msg(strstr(r->out, "MQA cuts the K/V cache 4x (64 to 16 bytes per token per layer)"), "%s", r->out);
+
+    /* run again into the same folder: replaced whole */
+    Run *r2 = malloc(sizeof *r2);
+    run(r2, (const char *[]){"-q", "--kv-heads", "2,1", "-o", out, in, NULL});
+    ck_assert_msg(r2->status == MHAVIZ_OK, "exit %d: %s", r2->status, r2->err);
+    ck_assert(!exists(out, "kv4"));
+    ck_assert(exists(out, "kv2/report.txt") && exists(out, "kv1/report.txt"));
+    cleanup(r2);
+
+    /* a file of the user's in a sub-folder: refused, named, the folder kept */
+    snprintf(sub, sizeof sub, "%s/kv1/notes.txt", out);
+    FILE *f = fopen(sub, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    run(r2, (const char *[]){"-q", "--kv-heads", "4,1", "-o", out, in, NULL});
+    ck_assert_int_eq(r2->status, MHAVIZ_EIO);
+    ck_assert_msg(strstr(r2->err, "holds \"kv1/notes.txt\", which mhaviz did not write"), "%s", r2->err);
+    ck_assert(exists(out, "kv1/notes.txt") && exists(out, "kv2/report.txt"));
+    cleanup(r2);
+    free(r2);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --kv-heads all: every count the input's K/V heads pool into, most first:
+ * 8, 4, 2, 1 for base_paper (8 heads); 2, 1 for lesson 2 (4 heads, 2 K/V heads). */
+START_TEST(kv_all_is_every_divisor)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], out[256];
+    snprintf(in, sizeof in, "%s/base_paper.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/out", r->run);
+    ck_assert(exists(out, "kv8") && exists(out, "kv4") && exists(out, "kv2") && exists(out, "kv1"));
+    ck_assert(!exists(out, "kv3") && !exists(out, "kv16"));
+    ck_assert(exists(out, "kv8/head_07.png") && exists(out, "kv1/head_07.png"));
+    cleanup(r);
+    snprintf(in, sizeof in, "%s/lesson2_gqa.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/out", r->run);
+    ck_assert(exists(out, "kv2") && exists(out, "kv1") && !exists(out, "kv4"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* 1 when files a and b hold the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    ck_assert_msg(fa && fb, "cannot open %s or %s", a, b);
+    int ca, cb;
+    do {
+        ca = getc(fa);
+        cb = getc(fb);
+    } while (ca == cb && ca != EOF);
+    fclose(fa);
+    fclose(fb);
+    return ca == cb;
+}
+
+/* Each variant of a run of several writes the very bytes a run of that
+ * variant alone writes: every picture (the maps drawn from the same floats)
+ * and both reports (which print every attention weight with the digits
+ * that give back its float32 bits). */
+START_TEST(variant_equals_its_own_run)
+{
+    setup_samples();
+    const int kv = 4 >> _i; /* 4, 2, 1 */
+    char list[8];
+    snprintf(list, sizeof list, "%d", kv);
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], one[300], many[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "4,2,1", "-o", "many", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    Run *r1 = malloc(sizeof *r1);
+    run(r1, (const char *[]){"-q", "--kv-heads", list, "-o", "one", in, NULL});
+    ck_assert_msg(r1->status == MHAVIZ_OK, "exit %d: %s", r1->status, r1->err);
+    char dir_one[200], dir_many[200];
+    snprintf(dir_one, sizeof dir_one, "%s/one", r1->run);
+    snprintf(dir_many, sizeof dir_many, "%s/many/kv%d", r->run, kv);
+    ck_assert_int_eq(entries(dir_one, ""), N_VARIANT_FILES + 1); /* and the marker */
+    for (int k = 0; k < N_VARIANT_FILES; k++) {
+        snprintf(one, sizeof one, "%s/%s", dir_one, VARIANT_FILES[k]);
+        snprintf(many, sizeof many, "%s/%s", dir_many, VARIANT_FILES[k]);
+        ck_assert_msg(same_bytes(one, many), "--kv-heads %d: %s differs from kv%d/%s", kv, VARIANT_FILES[k], kv,
+                      VARIANT_FILES[k]);
+    }
+    cleanup(r1);
+    free(r1);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+static double json_num(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    ck_assert_msg(cJSON_IsNumber(x), "no number \"%s\"", key);
+    return x->valuedouble;
+}
+
+/* The sentences of the variants section hold for its numbers (base_paper,
+ * 8 heads: every count; lesson 1: 4, 2, 1): the K/V cache ratio, the head
+ * said to move most is the one with the largest JS, and the heads said to
+ * barely change are exactly those under both thresholds. */
+START_TEST(variant_sentences_hold)
+{
+    setup_samples();
+    static const char *const sample[] = {"base_paper.json", "lesson1.json"};
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], path[300];
+    snprintf(in, sizeof in, "%s/%s", samples, sample[_i]);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(path, sizeof path, "%s/out/report.json", r->run);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    const char *end;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    ck_assert_ptr_nonnull(j);
+    const cJSON *th = cJSON_GetObjectItemCaseSensitive(j, "barely_changes");
+    const double js_below = json_num(th, "js_below"), top1_min = json_num(th, "top1_at_least");
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(j, "variants"), *v;
+    ck_assert_int_ge(cJSON_GetArraySize(vars), 3);
+    int ref_kv = 0, seen = 0;
+    cJSON_ArrayForEach(v, vars)
+    {
+        const int kv = (int)json_num(v, "n_kv_heads");
+        const cJSON *sentence = cJSON_GetObjectItemCaseSensitive(v, "sentence");
+        if (seen++ == 0) {
+            ref_kv = kv;
+            ck_assert(cJSON_IsNull(sentence));
+            continue;
+        }
+        ck_assert(cJSON_IsString(sentence));
+        const char *s = sentence->valuestring;
+        char want[160];
+        snprintf(want, sizeof want, "cuts the K/V cache %dx", ref_kv / kv);
+        ck_assert_msg(strstr(s, want), "'%s' lacks '%s'", s, want);
+        const cJSON *heads = cJSON_GetObjectItemCaseSensitive(v, "heads"), *h;
+        int most = -1, n_barely = 0, n = 0;
+        double most_js = -1.0;
+        int barely[64] = {0};
+        cJSON_ArrayForEach(h, heads)
+        {
+            const double js = json_num(h, "js_to_reference"), top1 = json_num(h, "top1_agreement");
+            barely[n] = js < js_below && top1 >= top1_min;
+            ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "barely_changes")), barely[n]);
+            n_barely += barely[n];
+            if (js > most_js)
+                most_js = js, most = n;
+            n++;
+        }
+        if (n_barely == n) {
+            ck_assert_msg(strstr(s, "every head barely changes"), "%s", s);
+            continue;
+        }
+        snprintf(want, sizeof want, most_js < 0.005 ? "moves head %d's attention by %.3f bits"
+                                                    : "moves head %d's attention by %.2f bits", most, most_js);
+        ck_assert_msg(strstr(s, want), "'%s' lacks '%s'", s, want);
+        const char *clause = strstr(s, "; ");
+        ck_assert_ptr_nonnull(clause);
+        if (n_barely == 0) {
+            ck_assert_msg(strstr(clause, "no head barely changes"), "%s", s);
+            continue;
+        }
+        /* "; heads 0, 2 and 5 barely change.": the numbers named are the barely-changing heads */
+        const char *stop = strstr(clause, " barely chang");
+        ck_assert_ptr_nonnull(stop);
+        int named = 0;
+        for (const char *p = clause; p < stop; p++)
+            if (p[0] >= '0' && p[0] <= '9' && (p[-1] == ' ')) {
+                const int k = atoi(p);
+                ck_assert_msg(k < n && barely[k], "'%s' names head %d", s, k);
+                named++;
+            }
+        ck_assert_int_eq(named, n_barely);
+    }
+    cJSON_Delete(j);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -446,5 +734,13 @@ Suite *cli_suite(void)
     tcase_add_test(tc, folder_as_input_exits_3);
     tcase_add_test(tc, unwritable_output_exits_3);
     suite_add_tcase(s, tc);
+    TCase *kv = tcase_create("variants");
+    tcase_set_timeout(kv, 60);
+    tcase_add_loop_test(kv, kv_list_refused, 0, (int)(sizeof KV_BAD / sizeof KV_BAD[0]));
+    tcase_add_test(kv, kv_list_writes_a_folder_each);
+    tcase_add_test(kv, kv_all_is_every_divisor);
+    tcase_add_loop_test(kv, variant_equals_its_own_run, 0, 3);
+    tcase_add_loop_test(kv, variant_sentences_hold, 0, 2);
+    suite_add_tcase(s, kv);
     return s;
 }

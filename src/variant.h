@@ -1,0 +1,55 @@
+/* variant.h — one K/V layout of the input's layer (MHA, GQA-n or MQA), run
+ * and written into an output folder.
+ *
+ * A run of mhaviz is one variant or several (--kv-heads 4,2,1); each is
+ * made from the input's K/V heads by mean-pooling (pool.h), then runs the
+ * heads and the single wide head, measures every map, and writes its
+ * pictures (overview, one heatmap per head, the wide head, the difference,
+ * the architecture diagram) and its report. A variant of a run of several
+ * gives the same bits as a run of that variant alone. */
+#ifndef MHAVIZ_VARIANT_H
+#define MHAVIZ_VARIANT_H
+
+#include "input.h"
+#include "measures.h"
+#include "mha.h"
+#include "outdir.h"
+#include "pool.h"
+#include "render.h"
+#include "timing.h"
+
+#include <stddef.h>
+
+typedef struct {
+    MhaInput in;           /* a view of the input with this variant's cfg and weights (owns nothing) */
+    PooledLayer layer;     /* the pooled K/V arrays (pool.h) */
+    MhaState multi;        /* the heads' forward pass (in.cfg) */
+    MhaConfig wide_cfg;    /* one head of width d_model */
+    MhaWeights wide_own;   /* the wide head's weights when built for it (else empty) */
+    MhaState single;       /* the single wide head's forward pass */
+    MapMeasures *measures; /* (n_heads + 1) each head's map, then the wide head's */
+    char note[512];        /* what the pooling did, for the report; "" when nothing was pooled */
+} Variant;
+
+/* Pool the input into n_kv K/V heads (pool_check must have accepted n_kv),
+ * run the heads and the single wide head, and measure every map. steps
+ * keeps the pre-softmax scores; name names the input in messages.
+ * Returns MHAVIZ_OK, MHAVIZ_EINPUT (the numbers overflow; err says where)
+ * or MHAVIZ_ENOMEM. *v borrows in's arrays: free *v (with variant_free,
+ * also after a failure) before in. */
+int variant_run(Variant *v, const MhaInput *in, int n_kv, int steps, const char *name, Timing *tm,
+                char *err, size_t errlen);
+
+/* Write v's pictures and report.txt / report.json into the folder sub of
+ * out ("" = out itself, or a sub-folder such as "kv2", made here). Returns MHAVIZ_OK,
+ * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
+int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, int steps, Timing *tm,
+                  char *err, size_t errlen);
+
+/* Free what variant_run made and zero *v. Safe on a zeroed variant. */
+void variant_free(Variant *v);
+
+/* "MHA", "GQA-2", "MQA": the name of n_kv K/V heads for n_heads query heads. */
+void variant_name(char *buf, size_t len, int n_heads, int n_kv);
+
+#endif

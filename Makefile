@@ -39,7 +39,7 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libcjson-dev libstb-dev check fonts-dejavu-core python3-numpy
 
-.PHONY: all deps demo samples test bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
+.PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 
 all: $(BIN)
 
@@ -63,7 +63,12 @@ $(BUILD)/check_mhaviz: $(TEST_OBJ) $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
 
 ## demo: install what is missing, build, and run every sample (outputs in ./<sample>_mhaviz/)
-demo: deps $(BIN)
+# (deps first, then a second make builds: `make -j demo` never compiles
+# before the libraries' headers are installed)
+demo: deps
+	@$(MAKE) --no-print-directory run-demo
+
+run-demo: $(BIN)
 	@for f in $(DEMO); do echo "== ./$(BIN) $$f"; ./$(BIN) $$f || exit 1; done
 
 ## samples: regenerate samples/*.json from samples/generate.c (the same bytes every time)
@@ -74,7 +79,10 @@ $(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
 ## test: install what is missing, build, and run every test (exit 1 on any failure)
-test: deps $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
+test: deps
+	@$(MAKE) --no-print-directory run-tests
+
+run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
 
@@ -93,7 +101,7 @@ $(BUILD)/bench_forward: $(BUILD)/bench/bench_forward.o $(OBJ)
 debug:
 	CFLAGS="-O0 -g -fsanitize=address,undefined -fno-omit-frame-pointer" $(MAKE) BUILD=build-debug BIN=build-debug/mhaviz build-debug/mhaviz
 
-# --- Hardening: sanitizers, valgrind, fuzzing (README "Limits and errors") ---
+# --- Hardening: sanitizers, valgrind, fuzzing (docs/limits.md) ---
 DEV_DEBS     := valgrind clang
 SAN_FLAGS    := -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_ENV      := CK_TIMEOUT_MULTIPLIER=10 ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -115,9 +123,13 @@ FUZZ_SEEDS_render := tests/fuzz/corpus_render
 asan: deps
 	$(SAN_ENV) CFLAGS='$(SAN_FLAGS)' $(MAKE) BUILD=build-asan BIN=build-asan/mhaviz test
 
-## memcheck: the CLI on every sample and bad-input file, then the unit tests, under valgrind
-memcheck: dev-deps $(BIN)
+## memcheck: the CLI on every sample and bad-input file under valgrind (the unit tests run under ASan: make asan)
+memcheck: dev-deps
+	@$(MAKE) --no-print-directory $(BIN)
 	VALGRIND='$(VALGRIND)' tests/memcheck.sh ./$(BIN) $(MEMCHECK_FILES)
+
+## memcheck-unit: the unit tests under valgrind too (slow; not in CI, where ASan covers them)
+memcheck-unit: dev-deps
 	$(MAKE) test TEST_RUNNER='CK_FORK=no $(VALGRIND)'
 
 ## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy or render: the .npy reader or the renderer

@@ -77,7 +77,7 @@ static void usage(FILE *f)
         "      --version      print the version\n"
         "\n"
         "Exit codes: 0 success, 1 invalid input, 2 usage error, 3 file-system error,\n"
-        "4 out of memory. The input format is described in README.md.\n"
+        "4 out of memory. The input format is described in docs/input.md.\n"
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",

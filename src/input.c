@@ -1,4 +1,4 @@
-/* input.c — load and validate an mhaviz input file (format in README.md).
+/* input.c — load and validate an mhaviz input file (format in docs/input.md).
  *
  * The order of work is the safety argument:
  *   1. read the file (size checked first), refuse NUL bytes and absurd nesting;

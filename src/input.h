@@ -1,6 +1,6 @@
 /* input.h — load and validate an mhaviz input file.
  *
- * The input is a JSON object (format in README.md): tokens, shapes, the
+ * The input is a JSON object (format in docs/input.md): tokens, shapes, the
  * input hidden states (x, or an embedding table plus positions) and the
  * projection weights. After loading, every matrix is in the "x@W" layout
  * (rows are input features) whatever layout the file used. */

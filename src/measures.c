@@ -3,7 +3,7 @@
  * The measures follow the literature the report cites: attention entropy and
  * the Jensen-Shannon divergence between maps (Clark et al. 2019), confidence
  * (Voita et al. 2019), and the previous-token, duplicate-token and induction
- * patterns (Olsson et al. 2022). Definitions are in measures.h and README.md.
+ * patterns (Olsson et al. 2022). Definitions are in measures.h and docs/report.md.
  */
 #include "measures.h"
 #include "status.h"

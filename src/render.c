@@ -1,32 +1,19 @@
 /* render.c — attention maps as PNG heatmaps for slides.
  *
- * A picture is drawn into an RGB canvas in memory, then written by
- * png_write (png.c). Text comes from a TrueType font through stb_truetype:
- * each line of text is rasterised into its own coverage mask (one glyph at a
- * time, each glyph's bitmap kept for the next time it is drawn, merged with
- * max so neighbouring glyph boxes never clobber each other), then blended
- * onto the canvas, turned 90 degrees for the key labels.
+ * Each picture is laid out here and drawn with draw.h's primitives into a
+ * canvas in memory, then written as a PNG.
  *
- * Shapes: a map is (T, T), row i = query i, column j = key j; the canvas is
- * (h, w, 3) bytes, row-major. Everything here is single-threaded per picture;
- * render_jobs draws several pictures at once, each thread in its own
- * workspace (canvas, PNG encoder, glyph bitmaps) kept from picture to
- * picture, so the bytes of each PNG never depend on the thread count; a
- * glyph one thread rasterised is handed to the others through a shared
- * cache (the same bitmap whoever made it). */
+ * Shapes: a map is (T, T), row i = query i, column j = key j. Everything
+ * here is single-threaded per picture; render_jobs draws several pictures
+ * at once, each thread on a canvas of its own kept from picture to picture
+ * (with the glyphs its text used), so the bytes of each PNG never depend
+ * on the thread count. */
 #include "render.h"
-#include "threads.h"
-#include "bigmem.h"
-#include "mapfile.h"
-#include "png.h"
+#include "draw.h"
 #include "status.h"
-#include "utf8.h"
+#include "threads.h"
 
-#include <stb_truetype.h>
-
-#include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,28 +21,11 @@
 #include <omp.h>
 #endif
 
-/* The colormap tables, generated once from published data (sources cited in
- * assets/make_colormaps.py): cmap_viridis, cmap_magma, cmap_cividis,
- * cmap_gray, cmap_rdbu, each (256, 3). */
-#include "../assets/colormaps.inc"
-
-#define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-#define FONT_MAX_BYTES (64L << 20)
-
-typedef struct { unsigned char r, g, b; } Rgb;
-
-static const Rgb WHITE = {255, 255, 255};
-static const Rgb INK = {25, 25, 25};         /* text and tick marks */
-static const Rgb FRAME = {60, 60, 60};       /* frame around maps and the colour bar */
-
 struct Renderer {
     RenderOptions opt;
-    MappedFile font_file;            /* the whole font file */
-    stbtt_fontinfo font;
-    int replacement;                 /* glyph of U+FFFD, 0 when the font lacks it */
-    int ascii_glyph[128];            /* glyph_for of each ASCII code point, looked up once */
-    const unsigned char (*cmap)[3];  /* (256, 3) the softmax maps' colours */
-    Rgb mask_bg, mask_hatch;         /* masked cells: flat colour with diagonal hatching */
+    DrawFont *font;
+    DrawCmap cmap;                   /* (256, 3) the softmax maps' colours */
+    DrawRgb mask_bg, mask_hatch;     /* masked cells: flat colour with diagonal hatching */
 };
 
 /* ------------------------------------------------------------------ options */
@@ -70,21 +40,22 @@ void render_default_options(RenderOptions *o)
     o->overview_h = 1080;
 }
 
+/* The colour maps a user may choose (draw_cmap has them), each with the
+ * colours of its masked cells. */
 static const struct {
     const char *name;
-    const unsigned char (*table)[3];
-    Rgb mask_bg, mask_hatch;
+    DrawRgb mask_bg, mask_hatch;
 } CMAPS[] = {
     /* Light grey with darker hatching: no colour of these maps is a grey this light. */
-    {"viridis", cmap_viridis, {222, 222, 222}, {168, 168, 168}},
-    {"magma", cmap_magma, {222, 222, 222}, {168, 168, 168}},
-    {"cividis", cmap_cividis, {222, 222, 222}, {150, 150, 150}},
+    {"viridis", {222, 222, 222}, {168, 168, 168}},
+    {"magma", {222, 222, 222}, {168, 168, 168}},
+    {"cividis", {222, 222, 222}, {150, 150, 150}},
     /* A grey map needs a mask that is not grey: pale rose with rose hatching. */
-    {"gray", cmap_gray, {250, 218, 214}, {214, 120, 110}},
+    {"gray", {250, 218, 214}, {214, 120, 110}},
 };
 
 /* The diverging map's mask: mid grey, unlike its near-white zero. */
-static const Rgb DIV_MASK_BG = {196, 196, 196}, DIV_MASK_HATCH = {140, 140, 140};
+static const DrawRgb DIV_MASK_BG = {196, 196, 196}, DIV_MASK_HATCH = {140, 140, 140};
 
 int render_cmap_known(const char *name)
 {
@@ -96,37 +67,21 @@ int render_cmap_known(const char *name)
 
 /* --------------------------------------------------------- open and close */
 
-/* The glyph drawn for code point cp: the font's own, else its U+FFFD, else
- * -1 (a hollow box is drawn). */
-static int glyph_lookup(const Renderer *r, int cp)
-{
-    int g = stbtt_FindGlyphIndex(&r->font, cp);
-    if (g == 0)
-        g = r->replacement ? r->replacement : -1;
-    return g;
-}
-
-/* The same, from the table for ASCII (nearly every character drawn): the
- * font's character map is searched once per code point, not per use. */
-static int glyph_for(const Renderer *r, int cp)
-{
-    return cp >= 0 && cp < 128 ? r->ascii_glyph[cp] : glyph_lookup(r, cp);
-}
-
 int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen)
 {
     *out = NULL;
-    const char *path = o->font_path ? o->font_path : DEFAULT_FONT;
     int rc = MHAVIZ_OK;
     Renderer *r = calloc(1, sizeof *r);
-    if (!r)
-        goto oom;
+    if (!r) {
+        snprintf(err, errlen, "out of memory loading the renderer");
+        return MHAVIZ_ENOMEM;
+    }
     r->opt = *o;
 
     const char *cmap = o->cmap ? o->cmap : "viridis";
     for (size_t i = 0; i < sizeof CMAPS / sizeof CMAPS[0]; i++) {
         if (strcmp(cmap, CMAPS[i].name) == 0) {
-            r->cmap = CMAPS[i].table;
+            r->cmap = draw_cmap(cmap);
             r->mask_bg = CMAPS[i].mask_bg;
             r->mask_hatch = CMAPS[i].mask_hatch;
         }
@@ -136,42 +91,8 @@ int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen
         rc = MHAVIZ_EINPUT;
         goto cleanup;
     }
+    rc = draw_font_open(&r->font, o->font_path, err, errlen);
 
-    /* The font: the whole file mapped (stb_truetype reads only the parts
-     * it needs), then indexed. */
-    const int e = mapfile_open(&r->font_file, path, FONT_MAX_BYTES);
-    if (e == ENOMEM)
-        goto oom;
-    if (e != 0) {
-        if (e == ENOENT || e == EACCES)
-            snprintf(err, errlen, "font %s: cannot open: %s%s", path, strerror(e),
-                     o->font_path ? "" : " (install fonts-dejavu-core, or choose a font with --font)");
-        else if (e == EISDIR || e == EINVAL)
-            snprintf(err, errlen, "font %s: not a regular file", path);
-        else if (e == EFBIG)
-            snprintf(err, errlen, "font %s: over %ld MB, not a font file", path, FONT_MAX_BYTES >> 20);
-        else if (e == ENODATA)
-            snprintf(err, errlen, "font %s: empty file", path);
-        else
-            snprintf(err, errlen, "font %s: cannot read: %s", path, strerror(e));
-        rc = MHAVIZ_EIO;
-        goto cleanup;
-    }
-    const unsigned char *font = r->font_file.data;
-    const int offset = stbtt_GetFontOffsetForIndex(font, 0);
-    if (r->font_file.size < 12 || offset < 0 || !stbtt_InitFont(&r->font, font, offset)) {
-        snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
-        rc = MHAVIZ_EIO;
-        goto cleanup;
-    }
-    r->replacement = stbtt_FindGlyphIndex(&r->font, 0xFFFD);
-    for (int cp = 0; cp < 128; cp++)
-        r->ascii_glyph[cp] = glyph_lookup(r, cp);
-    goto cleanup;
-
-oom:
-    snprintf(err, errlen, "out of memory loading the renderer");
-    rc = MHAVIZ_ENOMEM;
 cleanup:
     if (rc == MHAVIZ_OK)
         *out = r;
@@ -184,136 +105,8 @@ void render_close(Renderer *r)
 {
     if (!r)
         return;
-    mapfile_close(&r->font_file);
+    draw_font_close(r->font);
     free(r);
-}
-
-/* ------------------------------------------------------------------ canvas */
-
-/* Glyph bitmaps already rasterised, found again by glyph, size and
- * subpixel offset: every picture of a run draws the same digits and
- * letters, and stb_truetype would otherwise rasterise each one each time.
- * An open-addressing hash table (linear probing, at most half full) over a
- * pool of bitmaps. */
-typedef struct {
-    int glyph;      /* 0: empty slot */
-    float px, fx;   /* line height, subpixel offset */
-    int x0, y0, w, h; /* the bitmap's box relative to the pen */
-    size_t at;      /* the bitmap in the pool, (h, w) */
-} CachedGlyph;
-
-typedef struct GlyphCache {
-    CachedGlyph *slot;   /* (cap) the table; cap a power of 2, or 0 before the first glyph */
-    size_t cap, n;       /* slots, glyphs kept */
-    unsigned char *pool; /* (pool_cap) the bitmaps one after the other, each (h, w) */
-    size_t used, pool_cap;
-    struct GlyphCache *shared; /* a thread's cache: the one all threads of render_jobs also keep
-                                  their glyphs in, looked in when this one lacks a glyph (NULL: none) */
-} GlyphCache;
-
-/* Bytes a cache keeps at most (bitmaps and table); beyond, glyphs are drawn uncached. */
-#define GLYPH_CACHE_MAX ((size_t)16 << 20)
-
-/* Each row starts with PNG's filter byte (0), so png_write takes the
- * canvas as it is. */
-typedef struct {
-    int w, h;
-    size_t stride;     /* bytes per row: 1 + 3 w */
-    unsigned char *px; /* (h, stride): filter byte, then w RGB pixels; the workspace's memory */
-    GlyphCache *glyphs; /* the workspace's */
-} Canvas;
-
-/* The memory one thread draws and compresses its pictures in, kept from
- * picture to picture: a fresh page costs a fault and the kernel's zeroing
- * the first time it is touched, which for megabytes of pixels took longer
- * than drawing them. */
-typedef struct {
-    unsigned char *px; /* canvas memory, cap bytes */
-    size_t cap;
-    PngWriter *png;
-    GlyphCache glyphs;
-} Workspace;
-
-static void workspace_free(Workspace *ws)
-{
-    free(ws->px);
-    png_writer_free(ws->png);
-    free(ws->glyphs.slot);
-    free(ws->glyphs.pool);
-}
-
-/* A white w x h canvas in ws's memory, grown when too small. */
-static int canvas_init(Canvas *c, Workspace *ws, int w, int h)
-{
-    c->w = w;
-    c->h = h;
-    c->stride = 1 + (size_t)w * 3;
-    const size_t bytes = c->stride * h;
-    if (bytes > ws->cap) {
-        free(ws->px);
-        ws->cap = 0;
-        ws->px = bigmem_alloc(bytes); /* on huge pages: one fault per 2 MiB */
-        if (!ws->px)
-            return MHAVIZ_ENOMEM;
-        ws->cap = bytes;
-    }
-    c->px = ws->px;
-    c->glyphs = &ws->glyphs;
-    memset(c->px, 255, bytes);
-    for (int y = 0; y < h; y++)
-        c->px[(size_t)y * c->stride] = 0;
-    return MHAVIZ_OK;
-}
-
-static inline unsigned char *pixel(Canvas *c, int x, int y)
-{
-    return c->px + (size_t)y * c->stride + 1 + (size_t)x * 3;
-}
-
-static inline void put_px(Canvas *c, int x, int y, Rgb col)
-{
-    unsigned char *p = pixel(c, x, y);
-    p[0] = col.r;
-    p[1] = col.g;
-    p[2] = col.b;
-}
-
-/* Blend col over the pixel at p with coverage a (1..255). */
-static inline void blend_px(unsigned char *p, Rgb col, int a)
-{
-    if (a == 255) { /* covered: the blend below gives col exactly */
-        p[0] = col.r, p[1] = col.g, p[2] = col.b;
-        return;
-    }
-    const int b = 255 - a;
-    p[0] = (unsigned char)((p[0] * b + col.r * a + 127) / 255);
-    p[1] = (unsigned char)((p[1] * b + col.g * a + 127) / 255);
-    p[2] = (unsigned char)((p[2] * b + col.b * a + 127) / 255);
-}
-
-static void fill_rect(Canvas *c, int x, int y, int w, int h, Rgb col)
-{
-    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
-    int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
-    for (int yy = y0; yy < y1; yy++)
-        for (int xx = x0; xx < x1; xx++)
-            put_px(c, xx, yy, col);
-}
-
-static void stroke_rect(Canvas *c, int x, int y, int w, int h, Rgb col)
-{
-    fill_rect(c, x, y, w, 1, col);
-    fill_rect(c, x, y + h - 1, w, 1, col);
-    fill_rect(c, x, y, 1, h, col);
-    fill_rect(c, x + w - 1, y, 1, h, col);
-}
-
-/* A frame of px pixels just outside the w x h region at (x, y): the map's
- * edge stays visible where its cells are as light as the page. */
-static void frame_region(Canvas *c, int x, int y, int w, int h, int px)
-{
-    for (int k = 1; k <= px; k++)
-        stroke_rect(c, x - k, y - k, w + 2 * k, h + 2 * k, FRAME);
 }
 
 /* Frame thickness for a map side: 1 px up to ~900 px, then 2, 3. */
@@ -323,382 +116,7 @@ static int frame_px(int side)
     return px < 1 ? 1 : px > 3 ? 3 : px;
 }
 
-/* Masked area: flat mask colour with diagonal hatching, 2 px lines every 8 px
- * measured from (ox, oy), so the hatching runs on across neighbouring cells. */
-/* n pixels at p of the hatching: pixel i is hatch when (phase + i) mod 8 < 2.
- * The pattern repeats every 8 pixels, so 8 are set and the rest copied. */
-static void hatch_row(unsigned char *p, int n, int phase, Rgb bg, Rgb hatch)
-{
-    const int first = n < 8 ? n : 8;
-    for (int i = 0; i < first; i++) {
-        const Rgb col = ((phase + i) & 7) < 2 ? hatch : bg;
-        p[3 * i] = col.r, p[3 * i + 1] = col.g, p[3 * i + 2] = col.b;
-    }
-    for (int done = first; done < n;) {
-        const int k = done < n - done ? done : n - done; /* done is a multiple of 8 here */
-        memcpy(p + 3 * (size_t)done, p, 3 * (size_t)k);
-        done += k;
-    }
-}
-
-static void fill_masked(Canvas *c, int x, int y, int w, int h, int ox, int oy, Rgb bg, Rgb hatch)
-{
-    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
-    int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
-    for (int yy = y0; yy < y1; yy++)
-        if (x1 > x0)
-            hatch_row(pixel(c, x0, yy), x1 - x0, ((x0 - ox) + (yy - oy)) & 7, bg, hatch);
-}
-
-static int write_png(const Canvas *c, Workspace *ws, const char *path, char *err, size_t errlen)
-{
-    if (!ws->png && !(ws->png = png_writer_new())) {
-        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
-        return MHAVIZ_ENOMEM;
-    }
-    return png_write(ws->png, path, c->px, c->w, c->h, err, errlen);
-}
-
 /* -------------------------------------------------------------------- text */
-
-/* Next code point of UTF-8 text *s; malformed bytes give U+FFFD, one byte each. */
-static int utf8_next(const char **s)
-{
-    unsigned cp;
-    int len = utf8_decode((const unsigned char *)*s, SIZE_MAX, &cp);
-    *s += len ? len : 1;
-    return len ? (int)cp : 0xFFFD;
-}
-
-/* A line of text as a coverage mask; text starts at x = PAD, baseline at row `baseline`. */
-typedef struct {
-    int w, h, baseline;
-    float px;          /* line height the text was set at */
-    unsigned char *a;  /* (h, w) coverage 0..255 */
-    int ink_x0, ink_x1, ink_y0, ink_y1; /* every covered cell lies in columns ink_x0..ink_x1-1, rows
-                                           ink_y0..ink_y1-1 (most of a mask is empty: blit_mask skips the rest) */
-} TextMask;
-
-/* Widen m's ink box to hold columns x0..x1-1 and rows y0..y1-1 (within the mask). */
-static void mask_ink(TextMask *m, int x0, int x1, int y0, int y1)
-{
-    m->ink_x0 = x0 < m->ink_x0 ? (x0 < 0 ? 0 : x0) : m->ink_x0;
-    m->ink_x1 = x1 > m->ink_x1 ? (x1 > m->w ? m->w : x1) : m->ink_x1;
-    m->ink_y0 = y0 < m->ink_y0 ? (y0 < 0 ? 0 : y0) : m->ink_y0;
-    m->ink_y1 = y1 > m->ink_y1 ? (y1 > m->h ? m->h : y1) : m->ink_y1;
-}
-
-#define PAD 1
-#define GLYPH_MAX 192  /* largest glyph bitmap side drawn; larger ones become placeholders */
-
-/* The slot of glyph g at (px, fx) in gc: where it is, or the empty slot
- * where it would go. */
-static CachedGlyph *glyph_slot(const GlyphCache *gc, int g, float px, float fx)
-{
-    uint32_t bits_px, bits_fx;
-    memcpy(&bits_px, &px, 4);
-    memcpy(&bits_fx, &fx, 4);
-    uint32_t h = (uint32_t)g * 2654435761u ^ bits_px * 2246822519u ^ bits_fx * 3266489917u;
-    h ^= h >> 15;
-    for (size_t k = h & (gc->cap - 1);; k = (k + 1) & (gc->cap - 1)) {
-        CachedGlyph *e = &gc->slot[k];
-        if (e->glyph == 0 || (e->glyph == g && e->px == px && e->fx == fx))
-            return e;
-    }
-}
-
-/* Keep bitmap (h, w) of glyph g at (px, fx) in gc; nothing happens when
- * there is no memory for it (the glyph is simply drawn again next time). */
-static void glyph_keep(GlyphCache *gc, int g, float px, float fx, int x0, int y0, int w, int h,
-                       const unsigned char *bitmap)
-{
-    const size_t bytes = (size_t)w * (size_t)h;
-    if (gc->used + bytes + 2 * (gc->n + 1) * 2 * sizeof *gc->slot > GLYPH_CACHE_MAX)
-        return; /* the bitmaps, and a table that may double */
-    if (2 * (gc->n + 1) > gc->cap) { /* at most half full: grow and place every glyph again */
-        const size_t cap = gc->cap ? 2 * gc->cap : 256;
-        CachedGlyph *slot = calloc(cap, sizeof *slot);
-        if (!slot)
-            return;
-        GlyphCache grown = *gc;
-        grown.slot = slot;
-        grown.cap = cap;
-        for (size_t k = 0; k < gc->cap; k++)
-            if (gc->slot[k].glyph != 0)
-                *glyph_slot(&grown, gc->slot[k].glyph, gc->slot[k].px, gc->slot[k].fx) = gc->slot[k];
-        free(gc->slot);
-        *gc = grown;
-    }
-    if (gc->used + bytes > gc->pool_cap) {
-        size_t cap = gc->pool_cap ? 2 * gc->pool_cap : (size_t)64 << 10;
-        while (cap < gc->used + bytes)
-            cap *= 2;
-        unsigned char *pool = realloc(gc->pool, cap);
-        if (!pool)
-            return;
-        gc->pool = pool;
-        gc->pool_cap = cap;
-    }
-    memcpy(gc->pool + gc->used, bitmap, bytes);
-    CachedGlyph e = {g, px, fx, x0, y0, w, h, gc->used};
-    *glyph_slot(gc, g, px, fx) = e;
-    gc->used += bytes;
-    gc->n++;
-}
-
-/* Glyph g's coverage bitmap at line height px (scale) and subpixel offset
- * fx, its box in *x0, *y0, *w, *h: from gc when it was drawn before, else
- * from gc->shared, else rasterised; either of the last two into tmp
- * (GLYPH_MAX^2) and kept in gc. NULL when the box is empty or larger than
- * GLYPH_MAX (the box is still given). gc may be NULL. */
-static const unsigned char *glyph_bitmap(const Renderer *r, GlyphCache *gc, int g, float px, float scale,
-                                         float fx, unsigned char *tmp, int *x0, int *y0, int *w, int *h)
-{
-    if (gc && gc->cap) {
-        const CachedGlyph *e = glyph_slot(gc, g, px, fx);
-        if (e->glyph == g) {
-            *x0 = e->x0, *y0 = e->y0, *w = e->w, *h = e->h;
-            return gc->pool + e->at;
-        }
-    }
-    GlyphCache *shared = gc ? gc->shared : NULL;
-    int found = 0;
-    if (shared) {
-        /* Drawn by another thread already? Copied into tmp while no
-         * thread adds to the shared cache (which may move its memory). */
-#pragma omp critical(render_shared_glyphs)
-        {
-            const CachedGlyph *e = shared->cap ? glyph_slot(shared, g, px, fx) : NULL;
-            if (e && e->glyph == g) {
-                *x0 = e->x0, *y0 = e->y0, *w = e->w, *h = e->h;
-                memcpy(tmp, shared->pool + e->at, (size_t)e->w * (size_t)e->h);
-                found = 1;
-            }
-        }
-    }
-    if (!found) {
-        int x1, y1;
-        stbtt_GetGlyphBitmapBoxSubpixel(&r->font, g, scale, scale, fx, 0.0f, x0, y0, &x1, &y1);
-        *w = x1 - *x0, *h = y1 - *y0;
-        if (*w <= 0 || *h <= 0 || *w > GLYPH_MAX || *h > GLYPH_MAX)
-            return NULL;
-        stbtt_MakeGlyphBitmapSubpixel(&r->font, tmp, *w, *h, *w, scale, scale, fx, 0.0f, g);
-        if (shared) {
-            /* the other threads may draw it next: kept there too, unless one just did */
-#pragma omp critical(render_shared_glyphs)
-            {
-                if (shared->cap == 0 || glyph_slot(shared, g, px, fx)->glyph != g)
-                    glyph_keep(shared, g, px, fx, *x0, *y0, *w, *h, tmp);
-            }
-        }
-    }
-    if (gc)
-        glyph_keep(gc, g, px, fx, *x0, *y0, *w, *h, tmp);
-    return tmp;
-}
-
-/* One glyph of a line of text: which (-1: the placeholder box) and the
- * pen position it starts at. */
-typedef struct {
-    int g;
-    float x;
-} PlacedGlyph;
-
-/* Lay out s at line height px, left to right from x = 0, with kerning.
- * With placed (room for strlen(s) glyphs), put each glyph and its pen
- * position there and their count in *n_placed. When fit_w > 0, stop before
- * the first code point that would end beyond fit_w and set *fit_bytes to
- * the bytes kept. Returns the advance width. */
-static float text_run(const Renderer *r, const char *s, float px, PlacedGlyph *placed, int *n_placed,
-                      float fit_w, size_t *fit_bytes)
-{
-    const float scale = stbtt_ScaleForPixelHeight(&r->font, px);
-    const char *start = s;
-    float x = 0.0f;
-    int prev = 0, n = 0;
-    while (*s) {
-        const char *here = s;
-        const int g = glyph_for(r, utf8_next(&s));
-        if (prev > 0 && g > 0)
-            x += scale * (float)stbtt_GetGlyphKernAdvance(&r->font, prev, g);
-        float adv;
-        if (g > 0) {
-            int a, lsb;
-            stbtt_GetGlyphHMetrics(&r->font, g, &a, &lsb);
-            adv = (float)a * scale;
-        } else {
-            adv = 0.6f * px;
-        }
-        if (fit_w > 0.0f && x + adv > fit_w) {
-            *fit_bytes = (size_t)(here - start);
-            return x;
-        }
-        if (placed)
-            placed[n++] = (PlacedGlyph){g, x};
-        x += adv;
-        prev = g;
-    }
-    if (n_placed)
-        *n_placed = n;
-    if (fit_bytes)
-        *fit_bytes = (size_t)(s - start);
-    return x;
-}
-
-static float text_width(const Renderer *r, const char *s, float px)
-{
-    return text_run(r, s, px, NULL, NULL, 0.0f, NULL);
-}
-
-/* Merge glyph p (set at line height px, scale) into mask m with max, its
- * bitmap taken from gc when it has it (gc may be NULL); a glyph the font
- * lacks, or too big to draw, becomes a hollow box the height of a capital. */
-static void mask_glyph(const Renderer *r, GlyphCache *gc, TextMask *m, PlacedGlyph p, float px, float scale)
-{
-    int g = p.g;
-    if (g > 0) {
-        /* The glyph's bitmap at the subpixel offset. */
-        unsigned char tmp[GLYPH_MAX * GLYPH_MAX];
-        const int ix = (int)floorf(p.x);
-        const float fx = p.x - (float)ix;
-        int x0, y0, gw, gh;
-        const unsigned char *bitmap = glyph_bitmap(r, gc, g, px, scale, fx, tmp, &x0, &y0, &gw, &gh);
-        if (bitmap) {
-            const int left = PAD + ix + x0; /* mask column of the bitmap's column 0 */
-            const int xx0 = left < 0 ? -left : 0, xx1 = left + gw > m->w ? m->w - left : gw;
-            mask_ink(m, left + xx0, left + xx1, m->baseline + y0, m->baseline + y0 + gh);
-            for (int yy = 0; yy < gh; yy++) {
-                const int my = m->baseline + y0 + yy;
-                if (my < 0 || my >= m->h)
-                    continue;
-                unsigned char *d = m->a + (size_t)my * m->w; /* the mask row */
-                const unsigned char *b = bitmap + (size_t)yy * gw;
-                for (int xx = xx0; xx < xx1; xx++)
-                    if (b[xx] > d[left + xx])
-                        d[left + xx] = b[xx];
-            }
-            return;
-        }
-        if (gw <= 0 || gh <= 0)
-            return; /* nothing to draw (a space) */
-    }
-    const int bx0 = PAD + (int)floorf(p.x + 0.1f * px), bx1 = PAD + (int)floorf(p.x + 0.5f * px);
-    const int by0 = m->baseline - (int)(0.62f * px), by1 = m->baseline;
-    mask_ink(m, bx0, bx1 + 1, by0, by1 + 1);
-    for (int yy = by0; yy <= by1; yy++)
-        for (int xx = bx0; xx <= bx1; xx++)
-            if ((yy == by0 || yy == by1 || xx == bx0 || xx == bx1) && yy >= 0 && yy < m->h && xx >= 0 &&
-                xx < m->w)
-                m->a[(size_t)yy * m->w + xx] = 255;
-}
-
-/* Rasterise s at line height px into a new mask (free m->a), with glyphs
- * from gc (may be NULL): laid out once, then each glyph merged in. */
-static int text_mask(const Renderer *r, GlyphCache *gc, const char *s, float px, TextMask *m)
-{
-    int ascent, descent, gap;
-    stbtt_GetFontVMetrics(&r->font, &ascent, &descent, &gap);
-    const float scale = stbtt_ScaleForPixelHeight(&r->font, px);
-    PlacedGlyph *placed = malloc((strlen(s) + 1) * sizeof *placed); /* (strlen(s) + 1) a glyph a byte at most */
-    m->a = NULL;
-    if (!placed)
-        return MHAVIZ_ENOMEM;
-    int n;
-    const float w = text_run(r, s, px, placed, &n, 0.0f, NULL);
-    m->px = px;
-    m->baseline = PAD + (int)ceilf((float)ascent * scale);
-    m->h = m->baseline + (int)ceilf((float)-descent * scale) + PAD + 1;
-    m->w = (int)ceilf(w) + 2 * PAD + 1;
-    m->a = calloc((size_t)m->w * m->h, 1);
-    m->ink_x0 = m->w, m->ink_x1 = 0, m->ink_y0 = m->h, m->ink_y1 = 0; /* no ink yet */
-    for (int k = 0; m->a && k < n; k++)
-        mask_glyph(r, gc, m, placed[k], px, scale);
-    free(placed);
-    return m->a ? MHAVIZ_OK : MHAVIZ_ENOMEM;
-}
-
-/* Where a text's anchor lies. Along the text: START, MID or END. Across it:
- * TOP of the line, the visual MID of its capitals, or BOTTOM. */
-enum { START = 0, MID = 1, END = 2 };
-#define TOP START
-#define BOTTOM END
-
-/* Blend mask m (text set at line height m->px) in colour col so that its
- * anchor (along, across) lands on canvas point (x, y). rotated: turned 90
- * degrees counter-clockwise (read bottom to top). */
-static void blit_mask(Canvas *c, const TextMask *m, int x, int y, int along, int across, Rgb col, int rotated)
-{
-    const int ax = along == START ? PAD : along == MID ? m->w / 2 : m->w - PAD - 1;
-    const int ay = across == TOP ? 0 : across == MID ? m->baseline - (int)lroundf(0.32f * m->px) : m->h - 1;
-    for (int my = m->ink_y0; my < m->ink_y1; my++) {
-        const unsigned char *a = m->a + (size_t)my * m->w;
-        /* Mask row my lands on canvas row y + my - ay (unrotated) or on
-         * canvas column x + my - ay (rotated); the inked mask columns that
-         * land on the canvas, lo..hi-1, are found once per row, and the
-         * canvas pixel under mask column mx is p + (mx - lo) * step. */
-        int lo = m->ink_x0, hi = m->ink_x1;
-        unsigned char *p;
-        ptrdiff_t step;
-        if (!rotated) {
-            const int cy = y + (my - ay), x0 = x - ax;
-            if (cy < 0 || cy >= c->h)
-                continue;
-            if (x0 + lo < 0)
-                lo = -x0;
-            if (x0 + hi > c->w)
-                hi = c->w - x0;
-            if (lo >= hi)
-                continue;
-            p = pixel(c, x0 + lo, cy);
-            step = 3;
-        } else {
-            const int cx = x + (my - ay), y0 = y + ax; /* mask column mx lands on canvas row y0 - mx */
-            if (cx < 0 || cx >= c->w)
-                continue;
-            if (y0 - (hi - 1) < 0)
-                hi = y0 + 1;
-            if (y0 - lo >= c->h)
-                lo = y0 - c->h + 1;
-            if (lo >= hi)
-                continue;
-            p = pixel(c, cx, y0 - lo);
-            step = -(ptrdiff_t)c->stride;
-        }
-        for (int mx = lo; mx < hi; mx++)
-            if (a[mx])
-                blend_px(p + (mx - lo) * step, col, a[mx]);
-    }
-}
-
-/* Draw s at line height px, anchored as blit_mask says. Returns MHAVIZ_OK
- * or MHAVIZ_ENOMEM. */
-static int draw_text(Canvas *c, const Renderer *r, const char *s, float px, int x, int y,
-                     int along, int across, Rgb col, int rotated)
-{
-    if (!*s)
-        return MHAVIZ_OK;
-    TextMask m;
-    if (text_mask(r, c->glyphs, s, px, &m) != MHAVIZ_OK)
-        return MHAVIZ_ENOMEM;
-    blit_mask(c, &m, x, y, along, across, col, rotated);
-    free(m.a);
-    return MHAVIZ_OK;
-}
-
-/* Shorten s in place with an ellipsis so it is at most max_w wide at px. */
-static void ellipsize(const Renderer *r, char *s, size_t cap, float px, float max_w)
-{
-    if (text_width(r, s, px) <= max_w)
-        return;
-    static const char ell[] = "\xe2\x80\xa6"; /* U+2026 … */
-    const float ell_w = text_width(r, ell, px);
-    size_t keep = 0;
-    if (max_w - ell_w > 0.0f)
-        text_run(r, s, px, NULL, NULL, max_w - ell_w, &keep);
-    if (keep + sizeof ell > cap)
-        keep = cap - sizeof ell;
-    memcpy(s + keep, ell, sizeof ell);
-}
 
 #define LABEL_BYTES 160
 #define LABEL_MIN_PX 23.0f /* token labels on a single heatmap: line height, capitals ~0.63 of it */
@@ -744,27 +162,22 @@ static void token_label(const Renderer *r, const char *tok, float px, float max_
             buf[n] = '\0';
         }
     }
-    ellipsize(r, buf, LABEL_BYTES, px, max_w);
+    draw_ellipsize(r->font, buf, LABEL_BYTES, px, max_w);
 }
 
 /* ------------------------------------------------------------------ scales */
 
 /* How values become colours. */
 typedef struct {
-    const unsigned char (*table)[3]; /* (256, 3) */
+    DrawCmap table;                  /* (256, 3) */
     float lo, hi;                    /* values at entries 0 and 255 */
-    Rgb mask_bg, mask_hatch;
+    DrawRgb mask_bg, mask_hatch;
     int diverging;                   /* ticks at -m, -m/2, 0, m/2, m */
 } Scale;
 
-static Rgb scale_color(const Scale *s, float v)
+static DrawRgb scale_color(const Scale *s, float v)
 {
-    float t = (v - s->lo) / (s->hi - s->lo);
-    int i = t >= 0.0f ? (int)(t * 255.0f + 0.5f) : 0; /* NaN goes to 0 too */
-    if (i > 255)
-        i = 255;
-    Rgb c = {s->table[i][0], s->table[i][1], s->table[i][2]};
-    return c;
+    return draw_cmap_at(s->table, (v - s->lo) / (s->hi - s->lo));
 }
 
 static Scale weights_scale(const Renderer *r)
@@ -792,7 +205,7 @@ static Scale diverging_scale(const float *v, int T, int causal)
             break;
         }
     }
-    Scale s = {cmap_rdbu, -m, m, DIV_MASK_BG, DIV_MASK_HATCH, 1};
+    Scale s = {draw_cmap("rdbu"), -m, m, DIV_MASK_BG, DIV_MASK_HATCH, 1};
     return s;
 }
 
@@ -814,9 +227,6 @@ static void scale_ticks(const Scale *s, float tv[5], char tl[5][24])
         }
     }
 }
-
-/* Relative brightness of a colour, 0..255, for choosing text colour on it. */
-static int luma(Rgb c) { return (2126 * c.r + 7152 * c.g + 722 * c.b) / 10000; }
 
 /* -------------------------------------------------------------- the cells */
 
@@ -922,7 +332,7 @@ static inline float block_value(const float *v, int T, int causal, const Grid *g
     return n ? (float)(sum / n) : 0.0f;
 }
 
-static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
+static void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
                        const Scale *s)
 {
     const int side = g->B * g->cell;
@@ -934,9 +344,9 @@ static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid 
                 const float val = block_value(v, T, causal, g, bi, bj, &visible);
                 const int x = x0 + bj * g->cell, y = y0 + bi * g->cell;
                 if (visible)
-                    fill_rect(c, x, y, g->cell, g->cell, scale_color(s, val));
+                    draw_fill_rect(c, x, y, g->cell, g->cell, scale_color(s, val));
                 else
-                    fill_masked(c, x, y, g->cell, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
+                    draw_fill_hatched(c, x, y, g->cell, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
             }
         }
         return;
@@ -947,7 +357,7 @@ static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid 
      * (the hatching moves one pixel per row). */
     for (int bi = 0; bi < g->B; bi++) {
         const int y = y0 + bi * g->cell;
-        unsigned char *row0 = pixel(c, x0, y);
+        unsigned char *row0 = draw_pixel(c, x0, y);
         int start = 0, start_visible = 0;
         for (int bj = 0; bj <= g->B; bj++) {
             int visible = 0;
@@ -959,9 +369,9 @@ static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid 
                 const int x = x0 + start * g->cell, w = (bj - start) * g->cell;
                 if (start_visible)
                     for (int yy = 1; yy < g->cell; yy++)
-                        memcpy(pixel(c, x, y + yy), pixel(c, x, y), 3 * (size_t)w);
+                        memcpy(draw_pixel(c, x, y + yy), draw_pixel(c, x, y), 3 * (size_t)w);
                 else
-                    fill_masked(c, x, y, w, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
+                    draw_fill_hatched(c, x, y, w, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
                 start = bj;
             }
             if (bj == 0)
@@ -969,7 +379,7 @@ static void draw_cells(Canvas *c, const float *v, int T, int causal, const Grid 
             else if (bj < g->B && start == bj)
                 start_visible = visible;
             if (bj < g->B && visible) {
-                const Rgb col = scale_color(s, val);
+                const DrawRgb col = scale_color(s, val);
                 unsigned char *p = row0 + 3 * (size_t)bj * g->cell;
                 for (int i = 0; i < g->cell; i++)
                     p[3 * i] = col.r, p[3 * i + 1] = col.g, p[3 * i + 2] = col.b;
@@ -993,7 +403,7 @@ static void cell_text(char txt[32], const char *fmt, float val)
  * allows in 84 % of the cell width, and its digits at most 40 % of the cell
  * height (DejaVu's digits are 0.63 of the line height). Only for unaveraged
  * maps with cells big enough to read. */
-static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, int causal,
+static int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
                           const Grid *g, int x0, int y0, const Scale *s)
 {
     /* One number format per map: two decimals, fewer when the scale is wide. */
@@ -1004,7 +414,7 @@ static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, i
         for (int j = 0; j < (causal ? i + 1 : T); j++) {
             char txt[32];
             cell_text(txt, fmt, v[(size_t)i * T + j]);
-            widest = fmaxf(widest, text_width(r, txt, 100.0f));
+            widest = fmaxf(widest, draw_text_width(r->font, txt, 100.0f));
         }
     }
     if (!(widest > 0.0f))
@@ -1018,9 +428,9 @@ static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, i
             const float val = v[(size_t)i * T + j];
             char txt[32];
             cell_text(txt, fmt, val);
-            const Rgb ink = luma(scale_color(s, val)) > 140 ? INK : WHITE;
-            if (draw_text(c, r, txt, px, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
-                          MID, MID, ink, 0) != MHAVIZ_OK)
+            const DrawRgb ink = draw_luma(scale_color(s, val)) > 140 ? DRAW_INK : DRAW_WHITE;
+            if (draw_text(c, r->font, txt, px, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
+                          DRAW_MID, DRAW_MID, ink, 0) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         }
     }
@@ -1030,28 +440,28 @@ static int annotate_cells(Canvas *c, const Renderer *r, const float *v, int T, i
 /* Vertical colour bar at (x, y), w x h, top = s->hi; ticks and their labels
  * to the right at tick_px; when causal a "masked" swatch below. Returns
  * MHAVIZ_OK or MHAVIZ_ENOMEM. */
-static int draw_colour_bar(Canvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
+static int colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
                            float tick_px, int causal)
 {
     for (int yy = 0; yy < h; yy++) {
         const float v = s->hi - (s->hi - s->lo) * ((float)yy + 0.5f) / (float)h;
-        fill_rect(c, x, y + yy, w, 1, scale_color(s, v));
+        draw_fill_rect(c, x, y + yy, w, 1, scale_color(s, v));
     }
-    stroke_rect(c, x - 1, y - 1, w + 2, h + 2, FRAME);
+    draw_stroke_rect(c, x - 1, y - 1, w + 2, h + 2, DRAW_FRAME);
     float tv[5];
     char tl[5][24];
     scale_ticks(s, tv, tl);
     for (int k = 0; k < 5; k++) {
         const int ty = y + (int)lroundf((s->hi - tv[k]) / (s->hi - s->lo) * (float)(h - 1));
-        fill_rect(c, x + w, ty, 7, 2, INK);
-        if (draw_text(c, r, tl[k], tick_px, x + w + 11, ty + 1, START, MID, INK, 0) != MHAVIZ_OK)
+        draw_fill_rect(c, x + w, ty, 7, 2, DRAW_INK);
+        if (draw_text(c, r->font, tl[k], tick_px, x + w + 11, ty + 1, DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
             return MHAVIZ_ENOMEM;
     }
     if (causal) {
         const int sy = y + h + (int)(0.8f * tick_px);
-        fill_masked(c, x, sy, w, w, x, sy, s->mask_bg, s->mask_hatch);
-        stroke_rect(c, x - 1, sy - 1, w + 2, w + 2, FRAME);
-        if (draw_text(c, r, "masked", tick_px, x + w + 11, sy + w / 2, START, MID, INK, 0) != MHAVIZ_OK)
+        draw_fill_hatched(c, x, sy, w, w, x, sy, s->mask_bg, s->mask_hatch);
+        draw_stroke_rect(c, x - 1, sy - 1, w + 2, w + 2, DRAW_FRAME);
+        if (draw_text(c, r->font, "masked", tick_px, x + w + 11, sy + w / 2, DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
             return MHAVIZ_ENOMEM;
     }
     return MHAVIZ_OK;
@@ -1126,7 +536,7 @@ static float make_labels(const Renderer *r, char *const *tokens, int T, LabelPic
             continue;
         char *l = labels + (size_t)t * LABEL_BYTES;
         token_label(r, tokens[t], px, max_w, l);
-        const float w = text_width(r, l, px);
+        const float w = draw_text_width(r->font, l, px);
         if (w > widest)
             widest = w;
     }
@@ -1137,7 +547,7 @@ static float make_labels(const Renderer *r, char *const *tokens, int T, LabelPic
  * under the columns (turned, ending at y_top), for the labelled tokens;
  * either side is skipped when its flag is 0. When thinned, a label is
  * never centred closer than half its line to the map's ends. */
-static int draw_token_labels(Canvas *c, const Renderer *r, const char *labels, int T, LabelPick lp,
+static int token_labels(DrawCanvas *c, const Renderer *r, const char *labels, int T, LabelPick lp,
                              float pitch, float px, int map_x, int map_y, int x_right, int y_top,
                              int query, int key)
 {
@@ -1151,14 +561,12 @@ static int draw_token_labels(Canvas *c, const Renderer *r, const char *labels, i
             /* thinned: the end labels stay within the map's edges, clear of the next panel's */
             centre = centre < half ? half : centre > side - half ? side - half : centre;
         }
-        if ((query && draw_text(c, r, l, px, x_right, map_y + centre, END, MID, INK, 0) != MHAVIZ_OK) ||
-            (key && draw_text(c, r, l, px, map_x + centre, y_top, END, MID, INK, 1) != MHAVIZ_OK))
+        if ((query && draw_text(c, r->font, l, px, x_right, map_y + centre, DRAW_END, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK) ||
+            (key && draw_text(c, r->font, l, px, map_x + centre, y_top, DRAW_END, DRAW_MID, DRAW_INK, 1) != MHAVIZ_OK))
             return MHAVIZ_ENOMEM;
     }
     return MHAVIZ_OK;
 }
-
-static float line_h(float px) { return ceilf(px * 1.15f); }
 
 /* ------------------------------------------------------ one map, one figure */
 
@@ -1209,18 +617,18 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
         snprintf(L->note, sizeof L->note, "every %d%s token labelled, and the last", step, ordinal(step));
 
     const int m = L->m, map = L->map;
-    L->cap_h = (int)line_h(L->cap_px);
+    L->cap_h = (int)draw_line_height(L->cap_px);
     L->pub.map_x = m + L->cap_h + 10 + (int)ceilf(L->lw) + 10 + L->frame;
-    L->pub.map_y = m + (int)line_h(L->title_px) + (L->note[0] ? (int)line_h(L->cap_px) : 0) + 18;
+    L->pub.map_y = m + (int)draw_line_height(L->title_px) + (L->note[0] ? (int)draw_line_height(L->cap_px) : 0) + 18;
     L->bar_w = (int)clampf((float)map / 24.0f, 24.0f, 40.0f);
     L->bar_x = L->pub.map_x + map + 36;
-    const float tick_w = fmaxf(text_width(r, "\xe2\x88\x92" "0.888", L->cap_px), text_width(r, "masked", L->cap_px));
+    const float tick_w = fmaxf(draw_text_width(r->font, "\xe2\x88\x92" "0.888", L->cap_px), draw_text_width(r->font, "masked", L->cap_px));
     int W = L->bar_x + L->bar_w + 11 + (int)ceilf(tick_w) + m;
     L->key_top = L->pub.map_y + map + 8 + L->frame;
     int H = L->key_top + (int)ceilf(L->lw) + 10 + L->cap_h + m;
     if (H < L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m)
         H = L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m;
-    L->title_w = text_width(r, title ? title : "", L->title_px);
+    L->title_w = draw_text_width(r->font, title ? title : "", L->title_px);
     if (W < (int)ceilf(L->title_w) + 2 * m)
         W = (int)ceilf(L->title_w) + 2 * m;
     L->pub.width = W;
@@ -1243,12 +651,11 @@ int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *t
     return MHAVIZ_OK;
 }
 
-static int render_map(Renderer *r, Workspace *ws, const char *png_path, const float *v, int T,
+static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const float *v, int T,
                       char *const *tokens, int causal, const char *title, const Scale *s, char *err,
                       size_t errlen)
 {
     int rc = MHAVIZ_OK;
-    Canvas c = {0, 0, 0, NULL, NULL};
     Layout L;
     char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     if (!labels)
@@ -1258,7 +665,7 @@ static int render_map(Renderer *r, Workspace *ws, const char *png_path, const fl
     map_layout(r, T, tokens, title, &L, labels);
     const int m = L.m, map = L.map, map_x = L.pub.map_x, map_y = L.pub.map_y;
     const int W = L.pub.width;
-    if (canvas_init(&c, ws, W, L.pub.height) != MHAVIZ_OK)
+    if (draw_canvas_reset(c, W, L.pub.height) != MHAVIZ_OK)
         goto oom;
 
     /* Title, centred over the map where it fits, and the note under it. */
@@ -1267,30 +674,30 @@ static int render_map(Renderer *r, Workspace *ws, const char *png_path, const fl
         tx = m + (int)(L.title_w / 2);
     if (tx + (int)(L.title_w / 2) > W - m)
         tx = W - m - (int)(L.title_w / 2);
-    if (draw_text(&c, r, title, L.title_px, tx, m, MID, TOP, INK, 0) != MHAVIZ_OK ||
-        (L.note[0] && draw_text(&c, r, L.note, L.cap_px, map_x + map / 2, m + (int)line_h(L.title_px), MID,
-                                TOP, INK, 0) != MHAVIZ_OK))
+    if (draw_text(c, r->font, title, L.title_px, tx, m, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
+        (L.note[0] && draw_text(c, r->font, L.note, L.cap_px, map_x + map / 2, m + (int)draw_line_height(L.title_px), DRAW_MID,
+                                DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK))
         goto oom;
 
-    draw_cells(&c, v, T, causal, &L.g, map_x, map_y, s);
-    frame_region(&c, map_x, map_y, map, map, L.frame);
+    paint_cells(c, v, T, causal, &L.g, map_x, map_y, s);
+    draw_frame(c, map_x, map_y, map, map, L.frame, DRAW_FRAME);
     const int annotate = r->opt.annotate == 1 || (r->opt.annotate == -1 && T <= 16);
     if (annotate && L.g.k == 1 && L.g.cell >= 18 &&
-        annotate_cells(&c, r, v, T, causal, &L.g, map_x, map_y, s) != MHAVIZ_OK)
+        annotate_cells(c, r, v, T, causal, &L.g, map_x, map_y, s) != MHAVIZ_OK)
         goto oom;
 
     /* Labels and the axis captions. */
-    if (draw_token_labels(&c, r, labels, T, L.lp, L.pitch, L.label_px, map_x, map_y, map_x - 10 - L.frame,
+    if (token_labels(c, r, labels, T, L.lp, L.pitch, L.label_px, map_x, map_y, map_x - 10 - L.frame,
                           L.key_top, 1, 1) != MHAVIZ_OK ||
-        draw_text(&c, r, "query", L.cap_px, m, map_y + map / 2, MID, TOP, INK, 1) != MHAVIZ_OK ||
-        draw_text(&c, r, "key", L.cap_px, map_x + map / 2, L.key_top + (int)ceilf(L.lw) + 10, MID, TOP, INK, 0) !=
+        draw_text(c, r->font, "query", L.cap_px, m, map_y + map / 2, DRAW_MID, DRAW_TOP, DRAW_INK, 1) != MHAVIZ_OK ||
+        draw_text(c, r->font, "key", L.cap_px, map_x + map / 2, L.key_top + (int)ceilf(L.lw) + 10, DRAW_MID, DRAW_TOP, DRAW_INK, 0) !=
             MHAVIZ_OK)
         goto oom;
 
-    if (draw_colour_bar(&c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal) != MHAVIZ_OK)
+    if (colour_bar(c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal) != MHAVIZ_OK)
         goto oom;
 
-    rc = write_png(&c, ws, png_path, err, errlen);
+    rc = draw_write_png(c, png_path, err, errlen);
     goto cleanup;
 
 oom:
@@ -1352,7 +759,7 @@ typedef struct {
  * the key caption (*below). */
 static void ov_margins(const Renderer *r, const OvLayout *L, float lw, int *left, int *below)
 {
-    const float capw = fmaxf(text_width(r, OV_QUERY, L->cap_px), text_width(r, OV_KEY, L->cap_px));
+    const float capw = fmaxf(draw_text_width(r->font, OV_QUERY, L->cap_px), draw_text_width(r->font, OV_KEY, L->cap_px));
     *left = L->pub.frame + 6 + (int)ceilf(fmaxf(lw, capw)) + 6;
     *below = L->pub.frame + 6 + (int)ceilf(fmaxf(lw, (float)L->cap_h)) + 4;
 }
@@ -1397,12 +804,12 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
     L->title_px = clampf((float)H / 26.0f, 14.0f, 56.0f);
     L->pt_px = clampf((float)H / 34.0f, 11.0f, 40.0f); /* panel titles, ticks */
     L->note_px = L->cap_px = 0.9f * L->pt_px;
-    L->cap_h = (int)line_h(L->cap_px);
-    L->pth = (int)line_h(L->pt_px) + 4;
+    L->cap_h = (int)draw_line_height(L->cap_px);
+    L->pth = (int)draw_line_height(L->pt_px) + 4;
     L->bar_w = (int)clampf((float)W / 64.0f, 12.0f, 40.0f);
     L->pub.frame = frame_px(H / 3);
     const float lp_max = clampf((float)H / 32.0f, 10.0f, 40.0f), lp_min = clampf((float)H / 50.0f, 9.0f, 30.0f);
-    const int tick_w = (int)ceilf(fmaxf(text_width(r, "masked", L->pt_px), text_width(r, "0.75", L->pt_px)));
+    const int tick_w = (int)ceilf(fmaxf(draw_text_width(r->font, "masked", L->pt_px), draw_text_width(r->font, "0.75", L->pt_px)));
     const int bar_block = L->gap + L->bar_w + 11 + tick_w;
 
     /* Labels are measured once at 100 px; widths scale with the size. */
@@ -1412,7 +819,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
     /* The note line (blocks averaged, labels thinned) is known only at the
      * end; its room is kept whenever T is large enough to need it. */
     for (int pass = 0; pass < 2; pass++) {
-        L->title_h = (int)line_h(L->title_px) + (pass == 1 ? (int)line_h(L->note_px) : 0);
+        L->title_h = (int)draw_line_height(L->title_px) + (pass == 1 ? (int)draw_line_height(L->note_px) : 0);
         const int ay = L->m + L->title_h + L->m / 2, aw = W - 2 * L->m, ah = H - L->m - ay;
         int best = 0, best_cols = 1, best_slot = 0;
         float best_lp = 0.0f;
@@ -1534,12 +941,11 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
     return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
 }
 
-static int draw_overview(Renderer *r, Workspace *ws, const char *png_path, const float *const *maps,
+static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, const float *const *maps,
                          int n_maps, int T, char *const *tokens, int causal, const char *title,
                          char *const *panel_titles, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
-    Canvas c = {0, 0, 0, NULL, NULL};
     char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     const Scale s = weights_scale(r);
     OvLayout L;
@@ -1547,15 +953,15 @@ static int draw_overview(Renderer *r, Workspace *ws, const char *png_path, const
         goto oom;
     overview_layout(r, n_maps, T, tokens, causal, &L, labels);
     const int W = L.pub.width, H = L.pub.height, m = L.m, mp = L.pub.side, cols = L.pub.cols;
-    if (canvas_init(&c, ws, W, H) != MHAVIZ_OK)
+    if (draw_canvas_reset(c, W, H) != MHAVIZ_OK)
         goto oom;
 
     char head[LABEL_BYTES * 2];
     snprintf(head, sizeof head, "%s", title ? title : "");
-    ellipsize(r, head, sizeof head, L.title_px, (float)(W - 2 * m));
-    if (draw_text(&c, r, head, L.title_px, W / 2, m, MID, TOP, INK, 0) != MHAVIZ_OK ||
+    draw_ellipsize(r->font, head, sizeof head, L.title_px, (float)(W - 2 * m));
+    if (draw_text(c, r->font, head, L.title_px, W / 2, m, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
         (L.note[0] &&
-         draw_text(&c, r, L.note, L.note_px, W / 2, m + (int)line_h(L.title_px), MID, TOP, INK, 0) != MHAVIZ_OK))
+         draw_text(c, r->font, L.note, L.note_px, W / 2, m + (int)draw_line_height(L.title_px), DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK))
         goto oom;
 
     const float pitch = (float)mp / (float)T;
@@ -1567,31 +973,31 @@ static int draw_overview(Renderer *r, Workspace *ws, const char *png_path, const
         /* A long title first gets a smaller font (down to 80 %), then an ellipsis. */
         const float avail = (float)mp; /* wider would reach the "query" caption or the next title */
         float tpx = L.pt_px;
-        while (tpx > 0.8f * L.pt_px && text_width(r, pt, tpx) > avail)
+        while (tpx > 0.8f * L.pt_px && draw_text_width(r->font, pt, tpx) > avail)
             tpx -= 1.0f;
-        ellipsize(r, pt, sizeof pt, tpx, avail);
-        if (draw_text(&c, r, pt, tpx, x + mp / 2, y - 4 - L.pub.frame, MID, BOTTOM, INK, 0) != MHAVIZ_OK)
+        draw_ellipsize(r->font, pt, sizeof pt, tpx, avail);
+        if (draw_text(c, r->font, pt, tpx, x + mp / 2, y - 4 - L.pub.frame, DRAW_MID, DRAW_BOTTOM, DRAW_INK, 0) != MHAVIZ_OK)
             goto oom;
-        draw_cells(&c, maps[p], T, causal, &L.g, x, y, &s);
-        frame_region(&c, x, y, mp, mp, L.pub.frame);
+        paint_cells(c, maps[p], T, causal, &L.g, x, y, &s);
+        draw_frame(c, x, y, mp, mp, L.pub.frame, DRAW_FRAME);
         const int first_col = col == 0, bottom = p + cols >= n_maps;
         if (L.lp_px > 0.0f &&
-            draw_token_labels(&c, r, labels, T, L.lp, pitch, L.lp_px, x, y, x - 6 - L.pub.frame,
+            token_labels(c, r, labels, T, L.lp, pitch, L.lp_px, x, y, x - 6 - L.pub.frame,
                               y + mp + 6 + L.pub.frame, first_col, bottom) != MHAVIZ_OK)
             goto oom;
         /* Axis captions in the free corners: "query ↓" on each row's title
          * line, "key →" beside the bottom row's key labels. */
         const int cx = x - 6 - L.pub.frame;
-        if ((first_col && draw_text(&c, r, OV_QUERY, L.cap_px, cx, y - 4 - L.pub.frame, END, BOTTOM, INK, 0) !=
+        if ((first_col && draw_text(c, r->font, OV_QUERY, L.cap_px, cx, y - 4 - L.pub.frame, DRAW_END, DRAW_BOTTOM, DRAW_INK, 0) !=
                               MHAVIZ_OK) ||
             (first_col && row == L.pub.rows - 1 &&
-             draw_text(&c, r, OV_KEY, L.cap_px, cx, y + mp + 6 + L.pub.frame, END, TOP, INK, 0) != MHAVIZ_OK))
+             draw_text(c, r->font, OV_KEY, L.cap_px, cx, y + mp + 6 + L.pub.frame, DRAW_END, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK))
             goto oom;
     }
 
-    if (draw_colour_bar(&c, r, &s, L.bar_x, L.bar_y, L.bar_w, L.bar_h, L.pt_px, causal) != MHAVIZ_OK)
+    if (colour_bar(c, r, &s, L.bar_x, L.bar_y, L.bar_w, L.bar_h, L.pt_px, causal) != MHAVIZ_OK)
         goto oom;
-    rc = write_png(&c, ws, png_path, err, errlen);
+    rc = draw_write_png(c, png_path, err, errlen);
     goto cleanup;
 
 oom:
@@ -1604,19 +1010,19 @@ cleanup:
 
 /* --------------------------------------------------------------- the jobs */
 
-static int render_job(Renderer *r, Workspace *ws, const RenderJob *j, int T, char *const *tokens, int causal,
+static int render_job(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
                       char *err, size_t errlen)
 {
     Scale s;
     switch (j->kind) {
     case RENDER_WEIGHTS:
         s = weights_scale(r);
-        return render_map(r, ws, j->path, j->values, T, tokens, causal, j->title, &s, err, errlen);
+        return render_map(r, c, j->path, j->values, T, tokens, causal, j->title, &s, err, errlen);
     case RENDER_DIVERGING:
         s = diverging_scale(j->values, T, causal);
-        return render_map(r, ws, j->path, j->values, T, tokens, causal, j->title, &s, err, errlen);
+        return render_map(r, c, j->path, j->values, T, tokens, causal, j->title, &s, err, errlen);
     case RENDER_OVERVIEW:
-        return draw_overview(r, ws, j->path, j->maps, j->n_maps, T, tokens, causal, j->title, j->panel_titles,
+        return overview_picture(r, c, j->path, j->maps, j->n_maps, T, tokens, causal, j->title, j->panel_titles,
                              err, errlen);
     }
     return MHAVIZ_OK;
@@ -1640,26 +1046,26 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
         return MHAVIZ_ENOMEM;
     }
     /* Each picture is independent work writing its own file; each thread
-     * draws its pictures one after the other in its own workspace. */
+     * draws its pictures one after the other on a canvas of its own. */
     int done = 0, reported = 0; /* pictures finished; the most the caller has reported */
-    /* The glyphs every thread rasterised, so that no glyph is rasterised
-     * by each thread in turn (the pictures share most of their text). */
-    GlyphCache shared = {NULL, 0, 0, NULL, 0, 0, NULL};
 #pragma omp parallel if (n_jobs > 1)
     {
-        Workspace ws = {NULL, 0, NULL, {NULL, 0, 0, NULL, 0, 0, NULL}};
+        DrawCanvas *c = draw_canvas_new(1, 1);
         int is_caller = 1;
         ThreadPin pin = {0};
 #ifdef _OPENMP
         is_caller = omp_get_thread_num() == 0;
-        if (omp_get_num_threads() > 1)
-            ws.glyphs.shared = &shared;
         threads_pin(omp_get_thread_num(), omp_get_num_threads(), &pin); /* a core each (threads.h) */
 #endif
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < n_jobs; k++) {
-            rcs[k] = render_job(r, &ws, &jobs[k], T, tokens, causal, errs + (size_t)k * MHAVIZ_ERRLEN,
-                                MHAVIZ_ERRLEN);
+            char *err_k = errs + (size_t)k * MHAVIZ_ERRLEN;
+            if (c) {
+                rcs[k] = render_job(r, c, &jobs[k], T, tokens, causal, err_k, MHAVIZ_ERRLEN);
+            } else {
+                snprintf(err_k, MHAVIZ_ERRLEN, "%s: out of memory drawing the picture", jobs[k].path);
+                rcs[k] = MHAVIZ_ENOMEM;
+            }
             int now_done;
 #pragma omp atomic capture
             now_done = ++done;
@@ -1668,11 +1074,9 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
                 reported = now_done;
             }
         }
-        workspace_free(&ws);
+        draw_canvas_free(c);
         threads_unpin(&pin);
     }
-    free(shared.slot);
-    free(shared.pool);
     if (progress && reported < n_jobs) /* another thread finished the last picture */
         progress(ctx, 1.0);
     int rc = MHAVIZ_OK;

@@ -18,6 +18,7 @@ Suite *fsfault_suite(void);
 Suite *fuzzreplay_suite(void);
 Suite *finite_suite(void);
 Suite *render_suite(void);
+Suite *draw_suite(void);
 Suite *png_suite(void);
 Suite *measures_suite(void);
 Suite *report_suite(void);
@@ -43,6 +44,7 @@ int main(void)
         fuzzreplay_suite,
         finite_suite,
         render_suite,
+        draw_suite,
         png_suite,
         measures_suite,
         report_suite,

@@ -1,0 +1,148 @@
+/* draw.h — the drawing primitives every picture of mhaviz is made of.
+ *
+ * A DrawCanvas is an RGB picture in memory, white when made. On it: filled
+ * and outlined rectangles, hatched areas, lines of any thickness, and text
+ * in a TrueType font (DrawFont), horizontal or turned to read bottom to
+ * top. The colour maps are looked up by name. draw_write_png writes the
+ * canvas as a PNG file. render.c draws the heatmaps with these; a new kind
+ * of picture (a chart, a diagram) lives in a file of its own and uses them
+ * too.
+ *
+ * Coordinates are pixels, x to the right, y down, (0, 0) the top-left
+ * pixel; whatever falls outside the canvas is clipped. Drawing is
+ * single-threaded per canvas; several threads may draw on canvases of
+ * their own with one DrawFont. The same calls give the same pixels, and
+ * the same PNG bytes, whatever thread makes them. */
+#ifndef MHAVIZ_DRAW_H
+#define MHAVIZ_DRAW_H
+
+#include <stddef.h>
+
+typedef struct {
+    unsigned char r, g, b;
+} DrawRgb;
+
+#define DRAW_WHITE ((DrawRgb){255, 255, 255})
+#define DRAW_INK ((DrawRgb){25, 25, 25})   /* text, ticks, lines */
+#define DRAW_FRAME ((DrawRgb){60, 60, 60}) /* frames around maps and colour bars */
+
+/* ------------------------------------------------------------------ canvas */
+
+typedef struct DrawGlyphs DrawGlyphs;
+
+/* w x h pixels at px: pixel (x, y) is the 3 bytes R, G, B at
+ * px + y stride + 3 x (draw_pixel). The other fields are the canvas's own. */
+typedef struct {
+    int w, h;
+    size_t stride;      /* bytes from one row to the next */
+    unsigned char *px;  /* pixel (0, 0) */
+    unsigned char *mem; /* (cap) bytes the rows live in */
+    size_t cap;
+    DrawGlyphs *glyphs; /* glyph bitmaps this canvas's text used, kept for the next text */
+    struct PngWriter *png; /* the PNG encoder's memory, kept for the next picture */
+} DrawCanvas;
+
+/* A white w x h canvas (w, h >= 1), or NULL when out of memory. The caller
+ * owns it and frees it with draw_canvas_free. */
+DrawCanvas *draw_canvas_new(int w, int h);
+
+/* Make c a white w x h canvas again, keeping its memory (grown when too
+ * small) and its glyphs: a thread drawing many pictures makes one canvas
+ * and resets it for each. Returns MHAVIZ_OK or MHAVIZ_ENOMEM (c is then
+ * still a canvas to free). */
+int draw_canvas_reset(DrawCanvas *c, int w, int h);
+
+/* Free c and all it holds; NULL is fine. */
+void draw_canvas_free(DrawCanvas *c);
+
+static inline unsigned char *draw_pixel(const DrawCanvas *c, int x, int y)
+{
+    return c->px + (size_t)y * c->stride + (size_t)x * 3;
+}
+
+/* Blend col over the pixel at p with coverage a (0 = none .. 255 = col). */
+void draw_blend(unsigned char *p, DrawRgb col, int a);
+
+/* Fill the w x h rectangle with top-left pixel (x, y). */
+void draw_fill_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col);
+
+/* Outline the w x h rectangle at (x, y) with a line 1 pixel wide inside it. */
+void draw_stroke_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col);
+
+/* A frame px pixels thick just outside the w x h rectangle at (x, y). */
+void draw_frame(DrawCanvas *c, int x, int y, int w, int h, int px, DrawRgb col);
+
+/* Fill the w x h rectangle at (x, y) with bg crossed by diagonal hatching
+ * in hatch: lines 2 pixels wide every 8, measured from (ox, oy), so that
+ * neighbouring rectangles hatched from the same origin join up. */
+void draw_fill_hatched(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch);
+
+/* A straight line thickness pixels wide from point (x0, y0) to (x1, y1),
+ * with round ends and smoothed edges. Points are in pixel units: pixel
+ * (x, y) covers [x, x + 1) x [y, y + 1), so (x + 0.5, y + 0.5) is its
+ * centre. */
+void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thickness, DrawRgb col);
+
+/* Write c as the PNG file path (8-bit RGB). Returns MHAVIZ_OK, MHAVIZ_EIO
+ * (cannot create or write the file, full disk included; err names it; a
+ * file left half-written is removed), MHAVIZ_ENOMEM, or MHAVIZ_EINPUT when
+ * the canvas is too big for a PNG. */
+int draw_write_png(DrawCanvas *c, const char *path, char *err, size_t errlen);
+
+/* -------------------------------------------------------------------- text */
+
+typedef struct DrawFont DrawFont;
+
+/* Load the TrueType/OpenType font file at path (NULL: DejaVu Sans at its
+ * Debian path). Returns MHAVIZ_OK, MHAVIZ_EIO (cannot read the file, or not
+ * a font; err names the file) or MHAVIZ_ENOMEM. On success *out is owned by
+ * the caller and freed with draw_font_close. stb_truetype trusts the font
+ * it reads: load only the font the tool chooses or the user names. */
+int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen);
+
+/* Free f; NULL is fine. */
+void draw_font_close(DrawFont *f);
+
+/* Where a text's anchor point lies. Along the text: DRAW_START, DRAW_MID
+ * or DRAW_END. Across it: DRAW_TOP of the line, the visual DRAW_MID of its
+ * capitals, or DRAW_BOTTOM. */
+enum { DRAW_START = 0, DRAW_MID = 1, DRAW_END = 2 };
+#define DRAW_TOP DRAW_START
+#define DRAW_BOTTOM DRAW_END
+
+/* The advance width in pixels of UTF-8 text s set at line height px. */
+float draw_text_width(const DrawFont *f, const char *s, float px);
+
+/* The height of a line of text set at px, spacing included. */
+float draw_line_height(float px);
+
+/* Draw UTF-8 text s at line height px in col so that its anchor (along,
+ * across) lands on pixel (x, y); rotated = 1 turns it 90 degrees
+ * counter-clockwise (read bottom to top: "along" then runs upwards).
+ * A character the font lacks is drawn as its U+FFFD, else a hollow box.
+ * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int draw_text(DrawCanvas *c, const DrawFont *f, const char *s, float px, int x, int y, int along, int across,
+              DrawRgb col, int rotated);
+
+/* Shorten s (a buffer of cap bytes) in place, ending it with an ellipsis,
+ * so that it is at most max_w pixels wide at px; s is left alone when it
+ * fits. */
+void draw_ellipsize(const DrawFont *f, char *s, size_t cap, float px, float max_w);
+
+/* -------------------------------------------------------------- colour maps */
+
+/* The colour map called name, (256, 3) entries from low to high, or NULL
+ * when there is none: "viridis", "magma", "cividis", "gray" (sequential)
+ * and "rdbu" (diverging, blue-white-red). The tables are static. */
+typedef const unsigned char (*DrawCmap)[3];
+DrawCmap draw_cmap(const char *name);
+
+/* The colour of map at t in [0, 1]: entry round(255 t); below 0 (and NaN)
+ * entry 0, above 1 entry 255. */
+DrawRgb draw_cmap_at(DrawCmap map, float t);
+
+/* Relative brightness of col, 0..255 (Rec. 709 weights): text on a colour
+ * of luma above about 140 reads best in DRAW_INK, below it in white. */
+int draw_luma(DrawRgb col);
+
+#endif

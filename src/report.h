@@ -25,7 +25,7 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 /* Thresholds of "barely changes" in the variants section: a head whose
  * map's mean JS divergence from the reference is below REPORT_BARELY_JS bits
  * and whose top key stays in at least REPORT_BARELY_TOP1 of the rows. */
-#define REPORT_BARELY_JS 0.05
+#define REPORT_BARELY_JS 0.02
 #define REPORT_BARELY_TOP1 0.9
 
 /* The variants section: report.txt and report.json in folder dir comparing
@@ -34,6 +34,10 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
  * its reference self and top-1 agreement, and one sentence per variant.
  * Returns as report_write does. */
 int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen);
+
+/* v with thousands separators into buf (at least 32 bytes): 16384 -> "16,384".
+ * Returns buf. */
+const char *report_grouped(char *buf, int64_t v);
 
 /* Write x into buf exactly as printf("%.9g", (double)x) would (9 significant
  * digits: enough for every float32 to read back to the same bits), but several

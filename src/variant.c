@@ -3,6 +3,7 @@
  *   pool K/V heads -> forward pass (heads) -> forward pass (single wide head)
  *   -> measures -> pictures + report into the variant's folder. */
 #include "variant.h"
+#include "architecture.h"
 #include "report.h"
 #include "status.h"
 
@@ -199,7 +200,16 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
     ReportData d = {&v->in, &v->multi, &v->single, v->in.has_single, v->note[0] ? v->note : NULL, v->measures};
-    rc = report_write(dir, &d, err, errlen);
+    if ((rc = report_write(dir, &d, err, errlen)) != MHAVIZ_OK)
+        goto cleanup;
+    free(dir);
+    if (!(dir = sub_path(out, sub, "architecture.png"))) {
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    CostTable cost; /* the parameter count, as the report's cost table has it */
+    measures_cost(&v->in.cfg, v->in.w.has_bias, v->in.w.has_bias, &cost);
+    rc = architecture_draw(render_font(r), dir, &v->in.cfg, cost.input.params, v->in.w.has_bias, err, errlen);
 cleanup:
     free(dir);
     return rc;

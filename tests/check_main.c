@@ -28,6 +28,7 @@ Suite *bigmem_suite(void);
 Suite *mapfile_suite(void);
 Suite *jsonfast_suite(void);
 Suite *threads_suite(void);
+Suite *head_columns_suite(void);
 
 int main(void)
 {
@@ -54,6 +55,7 @@ int main(void)
         mapfile_suite,
         jsonfast_suite,
         threads_suite,
+        head_columns_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

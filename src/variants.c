@@ -1,14 +1,41 @@
 /* variants.c — several K/V layouts of one input: a sub-folder each, the
  * comparison at the top. */
 #include "variants.h"
+#include "kv_cache_chart.h"
+#include "measures.h"
 #include "report.h"
+#include "variants_slide.h"
 #include "status.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 void variants_folder(char *buf, size_t len, int n_kv)
 {
     snprintf(buf, len, "kv%d", n_kv);
+}
+
+/* kv_cache.png: one line per variant at this input's shapes. */
+static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const OutDir *out, int layers, char *err,
+                            size_t errlen)
+{
+    KvCacheLine lines[VARIANTS_MAX];
+    char names[VARIANTS_MAX][16];
+    for (int i = 0; i < n; i++) {
+        const MhaConfig *c = &v[i].in.cfg;
+        CostTable t;
+        measures_cost(c, v[i].in.w.has_bias, v[i].in.w.has_bias, &t);
+        variant_name(names[i], sizeof names[i], c->n_heads, c->n_kv_heads);
+        lines[i] = (KvCacheLine){names[i], t.input.kv_cache_bytes};
+    }
+    char *path = outdir_path(out, "kv_cache.png");
+    if (!path) {
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    int rc = kv_cache_chart_draw(f, path, lines, n, v[0].in.cfg.T, layers, err, errlen);
+    free(path);
+    return rc;
 }
 
 int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, int steps, int layers, Timing *tm,
@@ -22,8 +49,17 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, int 
         variants_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
         rc = variant_write(&v[i], r, out, sub, steps, tm, err, errlen);
     }
-    (void)layers;
     if (rc == MHAVIZ_OK)
         rc = report_write_variants(out->tmp, v, n, err, errlen);
+    if (rc == MHAVIZ_OK)
+        rc = kv_cache_picture(v, n, render_font(r), out, layers, err, errlen);
+    char *path = rc == MHAVIZ_OK ? outdir_path(out, "variants.png") : NULL;
+    if (rc == MHAVIZ_OK && !path) {
+        snprintf(err, errlen, "out of memory");
+        rc = MHAVIZ_ENOMEM;
+    }
+    if (rc == MHAVIZ_OK)
+        rc = variants_slide_draw(r, path, v, n, err, errlen);
+    free(path);
     return rc;
 }

@@ -349,6 +349,7 @@ static const struct {
     {{"x.json", "-o"}, "option '-o' needs an argument"},
     {{"--threads", "many", "x.json"}, "--threads wants a whole number"},
     {{"--max-memory", "0", "x.json"}, "--max-memory wants a whole number"},
+    {{"--layers", "0", "x.json"}, "--layers wants a whole number from 1"},
     {{NULL}, "no input file given"},
     {{"a.json", "b.json"}, "extra argument 'b.json'"},
 };
@@ -474,7 +475,7 @@ END_TEST
 
 /* The files one variant writes (with the head pictures of 4 heads). */
 static const char *const VARIANT_FILES[] = {
-    "report.txt", "report.json", "overview.png", "single_head.png", "difference.png",
+    "report.txt", "report.json", "overview.png", "single_head.png", "difference.png", "architecture.png",
     "head_00.png", "head_01.png", "head_02.png", "head_03.png",
 };
 enum { N_VARIANT_FILES = sizeof VARIANT_FILES / sizeof VARIANT_FILES[0] };
@@ -494,6 +495,34 @@ static int entries(const char *dir, const char *name)
     return n;
 }
 
+/* 1 when files a and b hold the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    ck_assert_msg(fa && fb, "cannot open %s or %s", a, b);
+    int ca, cb;
+    do {
+        ca = getc(fa);
+        cb = getc(fb);
+    } while (ca == cb && ca != EOF);
+    fclose(fa);
+    fclose(fb);
+    return ca == cb;
+}
+
+/* The width and height of the PNG at dir/name, from its IHDR chunk. */
+static void png_size(const char *dir, const char *name, int *w, int *h)
+{
+    char p[PATH_MAX];
+    unsigned char b[24];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "rb");
+    ck_assert_msg(f && fread(b, 1, 24, f) == 24 && memcmp(b, "\x89PNG", 4) == 0, "%s: not a PNG", p);
+    fclose(f);
+    *w = b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+    *h = b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+}
+
 /* 4,2,1 in any order: a sub-folder each (kv4/ kv2/ kv1/) with a variant's
  * usual files, the comparison at the top, and the folder whole: a second
  * run replaces it, a file of the user's in a sub-folder stops that. */
@@ -506,7 +535,8 @@ START_TEST(kv_list_writes_a_folder_each)
     run(r, (const char *[]){"--kv-heads", "1,4,2", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     snprintf(out, sizeof out, "%s/lesson1_mhaviz", r->run);
-    static const char *const top[] = {".mhaviz-output", "report.txt", "report.json", "kv4", "kv2", "kv1"};
+    static const char *const top[] = {".mhaviz-output", "report.txt", "report.json", "variants.png",
+                                      "kv_cache.png", "kv4", "kv2", "kv1"};
     for (size_t k = 0; k < sizeof top / sizeof top[0]; k++)
         ck_assert_msg(exists(out, top[k]), "no %s", top[k]);
     ck_assert_int_eq(entries(out, ""), (int)(sizeof top / sizeof top[0]));
@@ -516,6 +546,17 @@ START_TEST(kv_list_writes_a_folder_each)
             ck_assert_msg(exists(sub, VARIANT_FILES[k]), "kv%d/ has no %s", kv, VARIANT_FILES[k]);
         ck_assert_int_eq(entries(sub, ""), N_VARIANT_FILES);
     }
+    /* the slides are 1920 x 1080; each variant's diagram is its own */
+    static const char *const slides[] = {"variants.png", "kv_cache.png", "kv4/architecture.png", "kv1/architecture.png"};
+    for (size_t k = 0; k < sizeof slides / sizeof slides[0]; k++) {
+        int w, h;
+        png_size(out, slides[k], &w, &h);
+        ck_assert_msg(w == 1920 && h == 1080, "%s is %d x %d", slides[k], w, h);
+    }
+    char a4[PATH_MAX], a1[PATH_MAX];
+    snprintf(a4, sizeof a4, "%s/kv4/architecture.png", out);
+    snprintf(a1, sizeof a1, "%s/kv1/architecture.png", out);
+    ck_assert(!same_bytes(a4, a1));
     /* stdout: the top report, the variants in order MHA, GQA-2, MQA */
     const char *mha = strstr(r->out, "MHA (4 K/V heads, kv4/)"), *gqa = strstr(r->out, "GQA-2 (2 K/V heads, kv2/)"),
                *mqa = strstr(r->out, "MQA (1 K/V head, kv1/)");
@@ -546,6 +587,29 @@ START_TEST(kv_list_writes_a_folder_each)
 }
 END_TEST
 
+/* --layers N counts N layers in kv_cache.png and nowhere else. */
+START_TEST(layers_scale_the_cache_chart)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r), *r32 = malloc(sizeof *r32);
+    char in[PATH_MAX + 32], a[300], b[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "4,1", "-o", "out", in, NULL});
+    run(r32, (const char *[]){"-q", "--kv-heads", "4,1", "--layers", "32", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK && r32->status == MHAVIZ_OK, "%s %s", r->err, r32->err);
+    static const char *const files[] = {"kv_cache.png", "variants.png", "report.json", "kv1/architecture.png"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(a, sizeof a, "%s/out/%s", r->run, files[k]);
+        snprintf(b, sizeof b, "%s/out/%s", r32->run, files[k]);
+        ck_assert_msg(same_bytes(a, b) == (k > 0), "%s", files[k]);
+    }
+    cleanup(r);
+    cleanup(r32);
+    free(r);
+    free(r32);
+}
+END_TEST
+
 /* --kv-heads all: every count the input's K/V heads pool into, most first:
  * 8, 4, 2, 1 for base_paper (8 heads); 2, 1 for lesson 2 (4 heads, 2 K/V heads). */
 START_TEST(kv_all_is_every_divisor)
@@ -570,21 +634,6 @@ START_TEST(kv_all_is_every_divisor)
     free(r);
 }
 END_TEST
-
-/* 1 when files a and b hold the same bytes. */
-static int same_bytes(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    ck_assert_msg(fa && fb, "cannot open %s or %s", a, b);
-    int ca, cb;
-    do {
-        ca = getc(fa);
-        cb = getc(fb);
-    } while (ca == cb && ca != EOF);
-    fclose(fa);
-    fclose(fb);
-    return ca == cb;
-}
 
 /* Each variant of a run of several writes the very bytes a run of that
  * variant alone writes: every picture (the maps drawn from the same floats)
@@ -739,6 +788,7 @@ Suite *cli_suite(void)
     tcase_add_loop_test(kv, kv_list_refused, 0, (int)(sizeof KV_BAD / sizeof KV_BAD[0]));
     tcase_add_test(kv, kv_list_writes_a_folder_each);
     tcase_add_test(kv, kv_all_is_every_divisor);
+    tcase_add_test(kv, layers_scale_the_cache_chart);
     tcase_add_loop_test(kv, variant_equals_its_own_run, 0, 3);
     tcase_add_loop_test(kv, variant_sentences_hold, 0, 2);
     suite_add_tcase(s, kv);

@@ -318,6 +318,21 @@ int main(int argc, char **argv)
         rc = MHAVIZ_EUSAGE;
         goto cleanup;
     }
+    /* Several variants are held at once, each with its own forward passes. */
+    size_t need = 0;
+    for (int i = 0; i < n_vars; i++) {
+        MhaConfig vc = in.cfg;
+        vc.n_kv_heads = kv[i];
+        need += input_memory_estimate(&vc, 0);
+    }
+    if (n_vars > 1 && need > lim.max_memory_bytes) {
+        snprintf(err, sizeof err,
+                 "%s: its %d variants (--kv-heads) would need about %zu MB of memory together, over the limit "
+                 "of %zu MB; raise it with --max-memory MB, or list fewer",
+                 o.input, n_vars, (need >> 20) + 1, lim.max_memory_bytes >> 20);
+        rc = MHAVIZ_EINPUT;
+        goto cleanup;
+    }
     if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
         goto oom;
     for (int i = 0; i < n_vars; i++)

@@ -610,6 +610,40 @@ START_TEST(layers_scale_the_cache_chart)
 }
 END_TEST
 
+/* --max-memory counts every variant: the run holds them all at once. A
+ * 400-token layer (mhaviz init) that one run fits in 16 MB (estimated at
+ * 12 MB, mostly the 4 heads' 400 x 400 maps) needs about three times that
+ * for MHA, GQA-2 and MQA: exit 1, the message says so, nothing written;
+ * with 40 MB it runs. */
+START_TEST(max_memory_counts_every_variant)
+{
+    setup();
+    Run *gen = malloc(sizeof *gen), *r = malloc(sizeof *r);
+    static char tokens[400 * 5];
+    int n = 0;
+    for (int t = 0; t < 400; t++)
+        n += snprintf(tokens + n, sizeof tokens - (size_t)n, t ? " w%d" : "w%d", t);
+    run(gen, (const char *[]){"init", "--tokens", tokens, "--digits", "2", NULL});
+    ck_assert_msg(gen->status == MHAVIZ_OK, "init: exit %d: %s", gen->status, gen->err);
+    char in[200];
+    snprintf(in, sizeof in, "%s/stdout", gen->dir);
+    run(r, (const char *[]){"-q", "--max-memory", "16", "-o", "one", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "one variant: exit %d: %s", r->status, r->err);
+    cleanup(r);
+    run(r, (const char *[]){"-q", "--max-memory", "16", "--kv-heads", "all", "-o", "all", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "its 3 variants (--kv-heads) would need about ") &&
+                      strstr(r->err, "over the limit of 16 MB"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    run(r, (const char *[]){"-q", "--max-memory", "40", "--kv-heads", "all", "-o", "all", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cleanup(r);
+    cleanup(gen);
+    free(gen), free(r);
+}
+END_TEST
+
 /* --kv-heads all: every count the input's K/V heads pool into, most first:
  * 8, 4, 2, 1 for base_paper (8 heads); 2, 1 for lesson 2 (4 heads, 2 K/V heads). */
 START_TEST(kv_all_is_every_divisor)
@@ -789,6 +823,7 @@ Suite *cli_suite(void)
     tcase_add_test(kv, kv_list_writes_a_folder_each);
     tcase_add_test(kv, kv_all_is_every_divisor);
     tcase_add_test(kv, layers_scale_the_cache_chart);
+    tcase_add_test(kv, max_memory_counts_every_variant);
     tcase_add_loop_test(kv, variant_equals_its_own_run, 0, 3);
     tcase_add_loop_test(kv, variant_sentences_hold, 0, 2);
     suite_add_tcase(s, kv);

@@ -186,9 +186,11 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
 {
     int rc = MHAVIZ_OK;
     char *dir = sub[0] ? outdir_path(out, sub) : strdup(out->tmp);
-    if (!dir) {
+    char *diagram = sub_path(out, sub, "architecture.png");
+    if (!dir || !diagram) {
         snprintf(err, errlen, "out of memory");
-        return MHAVIZ_ENOMEM;
+        rc = MHAVIZ_ENOMEM;
+        goto cleanup;
     }
     if (sub[0] && mkdir(dir, 0777) != 0) {
         snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
@@ -198,19 +200,16 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
     timing_phase(tm, TIMING_RENDER);
     if ((rc = render_maps(r, v, out, sub, steps, tm, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
-    timing_phase(tm, TIMING_WRITE);
-    ReportData d = {&v->in, &v->multi, &v->single, v->in.has_single, v->note[0] ? v->note : NULL, v->measures};
-    if ((rc = report_write(dir, &d, err, errlen)) != MHAVIZ_OK)
-        goto cleanup;
-    free(dir);
-    if (!(dir = sub_path(out, sub, "architecture.png"))) {
-        snprintf(err, errlen, "out of memory");
-        return MHAVIZ_ENOMEM;
-    }
     CostTable cost; /* the parameter count, as the report's cost table has it */
     measures_cost(&v->in.cfg, v->in.w.has_bias, v->in.w.has_bias, &cost);
-    rc = architecture_draw(render_font(r), dir, &v->in.cfg, cost.input.params, v->in.w.has_bias, err, errlen);
+    if ((rc = architecture_draw(render_font(r), diagram, &v->in.cfg, cost.input.params, v->in.w.has_bias, err,
+                                errlen)) != MHAVIZ_OK)
+        goto cleanup;
+    timing_phase(tm, TIMING_WRITE);
+    ReportData d = {&v->in, &v->multi, &v->single, v->in.has_single, v->note[0] ? v->note : NULL, v->measures};
+    rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);
+    free(diagram);
     return rc;
 }

@@ -10,13 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void variants_folder(char *buf, size_t len, int n_kv)
+/* The sub-folder of the variant with n_kv K/V heads: "kv2". */
+static void variants_folder(char *buf, size_t len, int n_kv)
 {
     snprintf(buf, len, "kv%d", n_kv);
 }
 
-/* kv_cache.png: one line per variant at this input's shapes. */
-static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const OutDir *out, int layers, char *err,
+/* kv_cache.png at path: one line per variant at this input's shapes. */
+static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const char *path, int layers, char *err,
                             size_t errlen)
 {
     KvCacheLine lines[VARIANTS_MAX];
@@ -28,14 +29,7 @@ static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const Ou
         variant_name(names[i], sizeof names[i], c->n_heads, c->n_kv_heads);
         lines[i] = (KvCacheLine){names[i], t.input.kv_cache_bytes};
     }
-    char *path = outdir_path(out, "kv_cache.png");
-    if (!path) {
-        snprintf(err, errlen, "out of memory");
-        return MHAVIZ_ENOMEM;
-    }
-    int rc = kv_cache_chart_draw(f, path, lines, n, v[0].in.cfg.T, layers, err, errlen);
-    free(path);
-    return rc;
+    return kv_cache_chart_draw(f, path, lines, n, v[0].in.cfg.T, layers, err, errlen);
 }
 
 int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, int steps, int layers, Timing *tm,
@@ -49,17 +43,21 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, int 
         variants_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
         rc = variant_write(&v[i], r, out, sub, steps, tm, err, errlen);
     }
-    if (rc == MHAVIZ_OK)
-        rc = report_write_variants(out->tmp, v, n, err, errlen);
-    if (rc == MHAVIZ_OK)
-        rc = kv_cache_picture(v, n, render_font(r), out, layers, err, errlen);
-    char *path = rc == MHAVIZ_OK ? outdir_path(out, "variants.png") : NULL;
-    if (rc == MHAVIZ_OK && !path) {
+    if (rc != MHAVIZ_OK)
+        return rc;
+
+    /* The comparison at the top: the two pictures, then the report. */
+    timing_phase(tm, TIMING_RENDER);
+    char *slide = outdir_path(out, "variants.png"), *chart = outdir_path(out, "kv_cache.png");
+    if (!slide || !chart) {
         snprintf(err, errlen, "out of memory");
         rc = MHAVIZ_ENOMEM;
+    } else if ((rc = variants_slide_draw(r, slide, v, n, err, errlen)) == MHAVIZ_OK &&
+               (rc = kv_cache_picture(v, n, render_font(r), chart, layers, err, errlen)) == MHAVIZ_OK) {
+        timing_phase(tm, TIMING_WRITE);
+        rc = report_write_variants(out->tmp, v, n, err, errlen);
     }
-    if (rc == MHAVIZ_OK)
-        rc = variants_slide_draw(r, path, v, n, err, errlen);
-    free(path);
+    free(slide);
+    free(chart);
     return rc;
 }

@@ -19,9 +19,6 @@
 /* At most this many variants in one run (more than any n_heads <= 512 has divisors). */
 #define VARIANTS_MAX 32
 
-/* The sub-folder of the variant with n_kv K/V heads: "kv2". */
-void variants_folder(char *buf, size_t len, int n_kv);
-
 /* Write the n variants v (most K/V heads first) into out as described
  * above; steps as variant_write, layers = how many layers kv_cache.png
  * counts. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file) or

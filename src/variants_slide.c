@@ -50,10 +50,17 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
     const int x0 = NAMES_W + (W - NAMES_W - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
     const int wide_x = x0 + n_cols * pitch + WIDE_GAP;
     const int y0 = TOP + (H - TOP - BOTTOM - n * row_pitch) / 2;
-    char a[160], b[64];
+    char a[192], b[64];
 
     /* Title and the column names. */
-    snprintf(a, sizeof a, "The same %d query heads, keys and values shared: each head's map", nh);
+    /* Title: "Each head's map under MHA, GQA-2 and MQA", or without the names when too long. */
+    int used = snprintf(a, sizeof a, "Each of the %d heads' maps under ", nh);
+    for (int k = 0; k < n && used < (int)sizeof a; k++) {
+        variant_name(b, sizeof b, nh, v[k].in.cfg.n_kv_heads);
+        used += snprintf(a + used, sizeof a - (size_t)used, "%s%s", k == 0 ? "" : k + 1 < n ? ", " : " and ", b);
+    }
+    if (used >= (int)sizeof a || draw_text_width(s.f, a, TITLE_PX) > W - 80)
+        snprintf(a, sizeof a, "Each of the %d heads' maps as their keys and values are shared", nh);
     figure_text(&s, a, TITLE_PX, W / 2, 24, DRAW_MID, DRAW_TOP, DRAW_INK);
     for (int i = 0; i < n_cols; i++) {
         if (col_head[i] == HEAD_COLUMNS_ELIDED)

@@ -127,6 +127,11 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
              "each map: rows = queries, columns = keys, T = %d, one colour scale for all; wide head: one head of "
              "width %d; B/token: K/V cache per token per layer at fp16", T, c0->d_model);
     figure_text(&s, a, TEXT_PX * 0.9f, W / 2, H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
+    if (side < T) { /* render_paint_map shares the tokens out over the pixels */
+        const int k = (T + side - 1) / side;
+        snprintf(a, sizeof a, "each pixel of a map is the mean of a block of up to %d \xc3\x97 %d tokens", k, k);
+        figure_text(&s, a, TEXT_PX * 0.9f, W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
+    }
 
     return figure_write(&s, path, err, errlen);
 }

@@ -12,11 +12,11 @@ CFLAGS   += -std=c11 -Wall -Wextra -pedantic
 CFLAGS   += -ffp-contract=off
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc
 # Deferred (=), so that `make deps` can install the libraries first.
-PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb)
+PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate)
 # stb statically: only the font rasteriser's object comes in, and a start
 # skips loading and relocating the 460 KB shared library (at 20 ms a run,
 # 0.15 ms: 220 000 instructions and 6 page faults fewer).
-PKG_LIBS   = $(shell pkg-config --libs libcjson) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
+PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
 ifdef NO_OMP
@@ -37,7 +37,7 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
             samples/base_paper.json samples/random_init.json
 
 # Debian packages the build, the tests and the demo need.
-DEBS := gcc make pkg-config libcjson-dev libstb-dev check fonts-dejavu-core python3-numpy
+DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev check fonts-dejavu-core python3-numpy
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 
@@ -163,7 +163,7 @@ deps:
 # Objects need the libraries' headers; say so plainly when they are missing.
 .PHONY: deps-quiet
 deps-quiet:
-	@pkg-config --exists libcjson stb check || { echo "missing libraries: run 'make deps'"; exit 1; }
+	@pkg-config --exists libcjson stb libdeflate check || { echo "missing libraries: run 'make deps'"; exit 1; }
 
 clean:
 	rm -rf build build-noomp build-debug build-asan build-fuzz mhaviz

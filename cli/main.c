@@ -11,7 +11,6 @@
 #include "pool.h"
 #include "render.h"
 #include "status.h"
-#include "threads.h"
 #include "timing.h"
 #include "variant.h"
 #include "variants.h"
@@ -32,7 +31,7 @@
 typedef struct {
     const char *input;   /* INPUT.json */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
-    int threads;         /* -t; 0 = the cores no other program is using (threads.h) */
+    int threads;         /* -t; 0 = OpenMP's default (OMP_NUM_THREADS, else one per core) */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
     int kv[VARIANTS_MAX]; /* --kv-heads: the K/V head counts listed */
@@ -53,7 +52,7 @@ static void usage(FILE *f)
         "map as a PNG heatmap, the single wide head's map, and a report comparing them.\n"
         "\n"
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\")\n"
-        "  -t, --threads N    threads (default: the cores other programs are not using now)\n"
+        "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
         "      --kv-heads LIST  share keys and values: mean-pool the input's K/V heads into N\n"
@@ -271,12 +270,10 @@ int main(int argc, char **argv)
         return init_command(argc - 1, argv + 1);
     Options o;
     parse_args(argc, argv, &o);
-    /* Threads: -t, or chosen after the load (threads.h). */
+    /* Threads: -t, else OpenMP's default (OMP_NUM_THREADS, else one per core). */
 #ifdef _OPENMP
-    const int max_threads = omp_get_max_threads();
     if (o.threads > 0)
         omp_set_num_threads(o.threads);
-    const int others_before = threads_others_now();
 #endif
 
     char err[MHAVIZ_ERRLEN] = "";
@@ -305,13 +302,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s", in.warnings);
     if (rc != MHAVIZ_OK)
         goto cleanup;
-
-#ifdef _OPENMP
-    if (o.threads == 0) {
-        omp_set_num_threads(threads_default(max_threads, omp_get_num_procs(), sysconf(_SC_NPROCESSORS_ONLN),
-                                            others_before, threads_others_now()));
-    }
-#endif
 
     /* --kv-heads: the K/V layouts to run, each pooled from the input's K/V heads. */
     if ((n_vars = kv_layouts(&o, &in.cfg, kv, err, sizeof err)) == 0) {

@@ -9,19 +9,20 @@
  * Shapes: the canvas is (h, stride) bytes, row-major, each row w RGB
  * pixels; masks and glyph bitmaps are (h, w) coverage bytes 0..255. */
 #include "draw.h"
-#include "mapfile.h"
-#include "png.h"
 #include "status.h"
 #include "utf8.h"
 
 #include <stb_truetype.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The colormap tables, generated once from published data (sources cited in
  * assets/make_colormaps.py): cmap_viridis, cmap_magma, cmap_cividis,
@@ -32,7 +33,8 @@
 #define FONT_MAX_BYTES (64L << 20)
 
 struct DrawFont {
-    MappedFile file;      /* the whole font file */
+    unsigned char *data;  /* (size) the whole font file */
+    size_t size;
     stbtt_fontinfo info;
     int replacement;      /* glyph of U+FFFD, 0 when the font lacks it */
     int ascii_glyph[128]; /* glyph_for of each ASCII code point, looked up once */
@@ -57,6 +59,70 @@ static int glyph_for(const DrawFont *f, int cp)
     return cp >= 0 && cp < 128 ? f->ascii_glyph[cp] : glyph_lookup(f, cp);
 }
 
+/* The whole regular file at path into f->data and f->size. Returns 0, or
+ * an errno value: the one open, fstat or read gave, EISDIR or EINVAL (not
+ * a regular file), EFBIG (over FONT_MAX_BYTES), ENODATA (empty), ENOMEM. A
+ * file that shrinks while it is read gives the bytes it still had. */
+static int read_font_file(DrawFont *f, const char *path)
+{
+    /* O_NONBLOCK: a FIFO would otherwise wait for a writer; it is refused below. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    int e = 0;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        e = EINVAL;
+    else if (st.st_size > FONT_MAX_BYTES)
+        e = EFBIG;
+    else if (st.st_size == 0)
+        e = ENODATA;
+    else if (!(f->data = malloc((size_t)st.st_size)))
+        e = ENOMEM;
+    while (!e && f->size < (size_t)st.st_size) {
+        const ssize_t n = read(fd, f->data + f->size, (size_t)st.st_size - f->size);
+        if (n < 0 && errno != EINTR)
+            e = errno;
+        else if (n == 0)
+            break; /* shorter than fstat said */
+        else if (n > 0)
+            f->size += (size_t)n;
+    }
+    close(fd);
+    return e;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* stb_truetype reads a font's tables without checking that they lie within
+ * the file: a font cut short would be read past its end. The table
+ * directory at offset (the OpenType "sfnt" header: the table count at
+ * bytes 4-5, then a 16-byte record per table, its offset and length at
+ * bytes 8 and 12) is checked against the file's n bytes first. Returns
+ * NULL when every table fits, else the record of the first one that does
+ * not (or of the directory itself: the record's place in the file). */
+static const unsigned char *table_past_end(const unsigned char *d, size_t n, size_t offset, uint64_t *end)
+{
+    const size_t count = offset + 6 <= n ? (size_t)(d[offset + 4] << 8 | d[offset + 5]) : 0;
+    *end = offset + 12 + 16 * (uint64_t)count;
+    if (*end > n)
+        return d + offset;
+    for (size_t k = 0; k < count; k++) {
+        const unsigned char *rec = d + offset + 12 + 16 * k;
+        *end = (uint64_t)be32(rec + 8) + be32(rec + 12);
+        if (*end > n)
+            return rec;
+    }
+    return NULL;
+}
+
 int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen)
 {
     *out = NULL;
@@ -68,10 +134,12 @@ int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "font %s: out of memory", path);
         return MHAVIZ_ENOMEM;
     }
-    /* The whole file mapped (stb_truetype reads only the parts it needs),
-     * then indexed. */
-    const int e = mapfile_open(&f->file, path, FONT_MAX_BYTES);
+    /* The whole file read (about 740 KB for DejaVu Sans), then indexed. */
+    const int e = read_font_file(f, path);
     int rc = MHAVIZ_EIO;
+    int offset = -1;
+    const unsigned char *bad;
+    uint64_t end;
     if (e == ENOMEM) {
         snprintf(err, errlen, "font %s: out of memory", path);
         rc = MHAVIZ_ENOMEM;
@@ -86,12 +154,20 @@ int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "font %s: empty file", path);
     } else if (e != 0) {
         snprintf(err, errlen, "font %s: cannot read: %s", path, strerror(e));
-    } else {
-        const int offset = stbtt_GetFontOffsetForIndex(f->file.data, 0);
-        if (f->file.size < 12 || offset < 0 || !stbtt_InitFont(&f->info, f->file.data, offset))
-            snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
+    } else if (f->size < 16 || (offset = stbtt_GetFontOffsetForIndex(f->data, 0)) < 0 ||
+               (size_t)offset + 12 > f->size) {
+        snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
+    } else if ((bad = table_past_end(f->data, f->size, (size_t)offset, &end)) != NULL) {
+        if (bad == f->data + offset)
+            snprintf(err, errlen, "font %s: cut short: its table directory ends at byte %llu, past the file's %zu bytes",
+                     path, (unsigned long long)end, f->size);
         else
-            rc = MHAVIZ_OK;
+            snprintf(err, errlen, "font %s: cut short: its table '%.4s' ends at byte %llu, past the file's %zu bytes",
+                     path, (const char *)bad, (unsigned long long)end, f->size);
+    } else if (!stbtt_InitFont(&f->info, f->data, offset)) {
+        snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
+    } else {
+        rc = MHAVIZ_OK;
     }
     if (rc != MHAVIZ_OK) {
         draw_font_close(f);
@@ -108,7 +184,7 @@ void draw_font_close(DrawFont *f)
 {
     if (!f)
         return;
-    mapfile_close(&f->file);
+    free(f->data);
     free(f);
 }
 
@@ -136,30 +212,24 @@ struct DrawGlyphs {
 /* Bytes a canvas's glyphs keep at most (bitmaps and table); beyond, glyphs are drawn uncached. */
 #define GLYPH_CACHE_MAX ((size_t)16 << 20)
 
-/* The canvas's rows each start with PNG's filter byte (0), so png_write
- * takes them as they are: mem is (h, 1 + 3 w), px = mem + 1. */
 int draw_canvas_reset(DrawCanvas *c, int w, int h)
 {
-    const size_t stride = 1 + (size_t)w * 3, bytes = stride * (size_t)h;
+    const size_t stride = (size_t)w * 3, bytes = stride * (size_t)h;
     if (bytes > c->cap) {
-        free(c->mem);
+        free(c->px);
         c->cap = 0;
         c->w = c->h = 0;
-        c->px = NULL;
         /* kept from picture to picture: a fresh page costs a fault and the
          * kernel's zeroing the first time it is touched, which for
          * megabytes of pixels took longer than drawing them */
-        if (!(c->mem = malloc(bytes)))
+        if (!(c->px = malloc(bytes)))
             return MHAVIZ_ENOMEM;
         c->cap = bytes;
     }
     c->w = w;
     c->h = h;
     c->stride = stride;
-    c->px = c->mem + 1;
-    memset(c->mem, 255, bytes);
-    for (int y = 0; y < h; y++)
-        c->mem[(size_t)y * stride] = 0;
+    memset(c->px, 255, bytes);
     return MHAVIZ_OK;
 }
 
@@ -177,8 +247,7 @@ void draw_canvas_free(DrawCanvas *c)
 {
     if (!c)
         return;
-    free(c->mem);
-    png_writer_free(c->png);
+    free(c->px);
     if (c->glyphs) {
         free(c->glyphs->slot);
         free(c->glyphs->pool);
@@ -282,15 +351,6 @@ void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thic
                 draw_blend(draw_pixel(c, x, y), col, cover >= 1.0f ? 255 : (int)lroundf(cover * 255.0f));
         }
     }
-}
-
-int draw_write_png(DrawCanvas *c, const char *path, char *err, size_t errlen)
-{
-    if (!c->png && !(c->png = png_writer_new())) {
-        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
-        return MHAVIZ_ENOMEM;
-    }
-    return png_write(c->png, path, c->mem, c->w, c->h, err, errlen);
 }
 
 /* -------------------------------------------------------------------- text */

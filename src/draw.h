@@ -34,12 +34,10 @@ typedef struct DrawGlyphs DrawGlyphs;
  * px + y stride + 3 x (draw_pixel). The other fields are the canvas's own. */
 typedef struct {
     int w, h;
-    size_t stride;      /* bytes from one row to the next */
-    unsigned char *px;  /* pixel (0, 0) */
-    unsigned char *mem; /* (cap) bytes the rows live in */
-    size_t cap;
+    size_t stride;      /* bytes from one row to the next: 3 w */
+    unsigned char *px;  /* (h, w, 3) */
+    size_t cap;         /* bytes px has room for */
     DrawGlyphs *glyphs; /* glyph bitmaps this canvas's text used, kept for the next text */
-    struct PngWriter *png; /* the PNG encoder's memory, kept for the next picture */
 } DrawCanvas;
 
 /* A white w x h canvas (w, h >= 1), or NULL when out of memory. The caller
@@ -83,11 +81,13 @@ void draw_fill_hatched(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy
  * centre. */
 void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thickness, DrawRgb col);
 
-/* Write c as the PNG file path (8-bit RGB). Returns MHAVIZ_OK, MHAVIZ_EIO
+/* Write c as the PNG file path (8-bit RGB), through stb_image_write with
+ * libdeflate as its compressor (draw_png.c). The bytes depend only on the
+ * pixels (and on libdeflate's version). Returns MHAVIZ_OK, MHAVIZ_EIO
  * (cannot create or write the file, full disk included; err names it; a
- * file left half-written is removed), MHAVIZ_ENOMEM, or MHAVIZ_EINPUT when
- * the canvas is too big for a PNG. */
-int draw_write_png(DrawCanvas *c, const char *path, char *err, size_t errlen);
+ * regular file left half-written is removed), MHAVIZ_ENOMEM, or
+ * MHAVIZ_EINPUT when the canvas is too big for the encoder (over 2 GB). */
+int draw_write_png(const DrawCanvas *c, const char *path, char *err, size_t errlen);
 
 /* -------------------------------------------------------------------- text */
 

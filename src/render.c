@@ -11,7 +11,6 @@
 #include "render.h"
 #include "draw.h"
 #include "status.h"
-#include "threads.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1072,10 +1071,8 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
     {
         DrawCanvas *c = draw_canvas_new(1, 1);
         int is_caller = 1;
-        ThreadPin pin = {0};
 #ifdef _OPENMP
         is_caller = omp_get_thread_num() == 0;
-        threads_pin(omp_get_thread_num(), omp_get_num_threads(), &pin); /* a core each (threads.h) */
 #endif
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < n_jobs; k++) {
@@ -1095,7 +1092,6 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
             }
         }
         draw_canvas_free(c);
-        threads_unpin(&pin);
     }
     if (progress && reported < n_jobs) /* another thread finished the last picture */
         progress(ctx, 1.0);

@@ -1,16 +1,26 @@
-/* check_draw.c — the drawing primitives, checked pixel by pixel.
+/* check_draw.c — the drawing primitives, checked pixel by pixel, and
+ * draw_write_png's files decoded back.
  *
  * Expected pixels follow from draw.h's definitions (derivations in the
  * comments); colour map entries come from the committed tables in
- * assets/colormaps.inc. */
+ * assets/colormaps.inc. The PNG decoder is stb_image (libstb), a reader
+ * independent of the writer: every picture written is decoded and
+ * compared pixel by pixel. */
 #include "draw.h"
 #include "status.h"
 
 #include <check.h>
+#include <stb_image.h>
 
 #include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../assets/colormaps.inc"
 
@@ -170,6 +180,209 @@ START_TEST(colour_maps_by_name_and_position)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- PNG files */
+
+static char path[64];
+
+static void make_path(void)
+{
+    snprintf(path, sizeof path, "/tmp/mhaviz-png-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+}
+
+static void remove_path(void)
+{
+    if (path[0])
+        unlink(path);
+}
+
+/* xorshift32: a seeded generator of our own (never rand()). */
+static uint32_t next(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+typedef void (*Fill)(unsigned char *px, int x, int y, uint32_t *seed);
+
+static void noise(unsigned char *px, int x, int y, uint32_t *seed)
+{
+    (void)x, (void)y;
+    uint32_t r = next(seed);
+    px[0] = (unsigned char)r, px[1] = (unsigned char)(r >> 8), px[2] = (unsigned char)(r >> 16);
+}
+
+/* What heatmaps hold: flat cells, repeated rows, diagonal hatching, a bit of noise. */
+static void heatmap_like(unsigned char *px, int x, int y, uint32_t *seed)
+{
+    uint32_t r = next(seed);
+    if (((x + y) & 7) < 2 && x > y)
+        px[0] = px[1] = px[2] = 168;
+    else if (x > y)
+        px[0] = px[1] = px[2] = 222;
+    else
+        px[0] = (unsigned char)(x / 13 * 40), px[1] = (unsigned char)(y / 13 * 30), px[2] = 90;
+    if (r % 97 == 0)
+        px[1] = (unsigned char)r;
+}
+
+static void flat(unsigned char *px, int x, int y, uint32_t *seed)
+{
+    (void)x, (void)y, (void)seed;
+    px[0] = 68, px[1] = 1, px[2] = 84;
+}
+
+/* c made a w x h canvas with pixels set by fill from the generator seeded with seed. */
+static void paint(DrawCanvas *c, int w, int h, Fill fill, uint32_t seed)
+{
+    ck_assert_int_eq(draw_canvas_reset(c, w, h), MHAVIZ_OK);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            fill(draw_pixel(c, x, y), x, y, &seed);
+}
+
+/* Write c to path, decode the file, compare every pixel. */
+static void assert_round_trip(const DrawCanvas *c)
+{
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(draw_write_png(c, path, err, sizeof err), MHAVIZ_OK);
+    int dw, dh, n;
+    unsigned char *d = stbi_load(path, &dw, &dh, &n, 3);
+    ck_assert_msg(d != NULL, "%dx%d does not decode: %s", c->w, c->h, stbi_failure_reason());
+    ck_assert_int_eq(dw, c->w);
+    ck_assert_int_eq(dh, c->h);
+    ck_assert_int_eq(n, 3);
+    for (int y = 0; y < c->h; y++)
+        ck_assert_msg(memcmp(d + (size_t)y * c->w * 3, draw_pixel(c, 0, y), (size_t)c->w * 3) == 0,
+                      "%dx%d: row %d differs", c->w, c->h, y);
+    stbi_image_free(d);
+}
+
+/* Pictures of every kind and size, one canvas reused for all of them:
+ * nothing of one picture leaks into the next. */
+START_TEST(pictures_decode_to_their_pixels)
+{
+    static const struct {
+        int w, h;
+        Fill fill;
+    } pics[] = {
+        {97, 61, noise},   {200, 120, noise}, {640, 480, heatmap_like}, {7, 5, heatmap_like},
+        {1, 1, flat},      {2, 1, flat},      {1, 300, flat},           {1000, 3, flat},
+        {11000, 3, heatmap_like}, /* rows longer than deflate's 32 KiB window */
+    };
+    DrawCanvas *c = draw_canvas_new(1, 1);
+    for (size_t k = 0; k < sizeof pics / sizeof pics[0]; k++) {
+        paint(c, pics[k].w, pics[k].h, pics[k].fill, 12345u + (uint32_t)k);
+        assert_round_trip(c);
+    }
+    draw_canvas_free(c);
+}
+END_TEST
+
+/* The same pixels give the same bytes: each run, and from a canvas of the
+ * same picture made afresh. */
+START_TEST(same_pixels_same_bytes)
+{
+    DrawCanvas *a = draw_canvas_new(1, 1), *b = draw_canvas_new(2000, 2000);
+    paint(a, 300, 200, heatmap_like, 5);
+    paint(b, 300, 200, heatmap_like, 5);
+    char err[MHAVIZ_ERRLEN], other[] = "/tmp/mhaviz-png-b-XXXXXX";
+    const int fd = mkstemp(other);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(draw_write_png(a, path, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(draw_write_png(b, other, err, sizeof err), MHAVIZ_OK);
+    FILE *fa = fopen(path, "rb"), *fb = fopen(other, "rb");
+    int ca, cb;
+    long n = 0;
+    do {
+        ca = fgetc(fa), cb = fgetc(fb), n++;
+        ck_assert_msg(ca == cb, "byte %ld differs", n);
+    } while (ca != EOF);
+    ck_assert_int_gt(n, 100);
+    fclose(fa);
+    fclose(fb);
+    unlink(other);
+    draw_canvas_free(a);
+    draw_canvas_free(b);
+}
+END_TEST
+
+/* A write that fails half way (here: the file size limit, as a full disk
+ * would) is an I/O error naming the file, and the half-written file is
+ * removed. */
+START_TEST(half_written_file_is_removed)
+{
+    DrawCanvas *c = draw_canvas_new(1, 1);
+    paint(c, 200, 120, noise, 99); /* noise: the file is about 72 KB, past the 4 KB limit */
+    /* In a child process of its own (the limit must not outlive the write,
+     * also when the tests run without forking), which says through a pipe
+     * whether draw_write_png answered MHAVIZ_EIO naming the file (not by
+     * its exit status, which valgrind may replace). */
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        signal(SIGXFSZ, SIG_IGN); /* writes past the limit fail with EFBIG instead */
+        const struct rlimit small = {4096, 4096};
+        char err[MHAVIZ_ERRLEN] = "";
+        const int ok = setrlimit(RLIMIT_FSIZE, &small) == 0 &&
+                       draw_write_png(c, path, err, sizeof err) == MHAVIZ_EIO && strstr(err, path);
+        const char verdict = ok ? 'y' : 'n';
+        if (write(fds[1], &verdict, 1) != 1)
+            _exit(2);
+        draw_canvas_free(c);
+        _exit(0);
+    }
+    close(fds[1]);
+    char verdict = '?';
+    const ssize_t got = read(fds[0], &verdict, 1);
+    close(fds[0]);
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(got == 1 && verdict == 'y', "the write past the limit was not an I/O error naming %s", path);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    draw_canvas_free(c);
+}
+END_TEST
+
+START_TEST(unwritable_path_is_an_io_error)
+{
+    DrawCanvas *c = draw_canvas_new(1, 1);
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_int_eq(draw_write_png(c, "/nonexistent-dir/x.png", err, sizeof err), MHAVIZ_EIO);
+    ck_assert_msg(strstr(err, "/nonexistent-dir/x.png") != NULL, "%s", err);
+    /* a full disk: /dev/full accepts the open and fails the writes */
+    if (access("/dev/full", W_OK) == 0) {
+        ck_assert_int_eq(draw_write_png(c, "/dev/full", err, sizeof err), MHAVIZ_EIO);
+        ck_assert_msg(strstr(err, "/dev/full") != NULL, "%s", err);
+    }
+    draw_canvas_free(c);
+}
+END_TEST
+
+/* A canvas past what the encoder counts ((3 w + 1) h bytes in an int) is
+ * refused before any pixel is read or any file made: here one that claims
+ * 40000 x 20000 pixels over a single pixel's memory. */
+START_TEST(too_big_for_the_encoder_is_refused)
+{
+    unsigned char one[3] = {0, 0, 0};
+    const DrawCanvas c = {40000, 20000, 3 * 40000, one, sizeof one, NULL};
+    char err[MHAVIZ_ERRLEN] = "";
+    unlink(path);
+    ck_assert_int_eq(draw_write_png(&c, path, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, path) && strstr(err, "40000 x 20000"), "%s", err);
+    ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
 Suite *draw_suite(void)
 {
     Suite *s = suite_create("draw");
@@ -180,6 +393,14 @@ Suite *draw_suite(void)
     tcase_add_test(tc, lines_off_the_canvas_are_clipped);
     tcase_add_test(tc, text_is_measured_and_drawn_where_anchored);
     tcase_add_test(tc, colour_maps_by_name_and_position);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("png");
+    tcase_add_checked_fixture(tc, make_path, remove_path);
+    tcase_add_test(tc, pictures_decode_to_their_pixels);
+    tcase_add_test(tc, same_pixels_same_bytes);
+    tcase_add_test(tc, half_written_file_is_removed);
+    tcase_add_test(tc, unwritable_path_is_an_io_error);
+    tcase_add_test(tc, too_big_for_the_encoder_is_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -19,15 +19,12 @@ Suite *fuzzreplay_suite(void);
 Suite *finite_suite(void);
 Suite *render_suite(void);
 Suite *draw_suite(void);
-Suite *png_suite(void);
 Suite *measures_suite(void);
 Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *bigmem_suite(void);
-Suite *mapfile_suite(void);
 Suite *jsonfast_suite(void);
-Suite *threads_suite(void);
 Suite *head_columns_suite(void);
 
 int main(void)
@@ -46,15 +43,12 @@ int main(void)
         finite_suite,
         render_suite,
         draw_suite,
-        png_suite,
         measures_suite,
         report_suite,
         utf8_suite,
         timing_suite,
         bigmem_suite,
-        mapfile_suite,
         jsonfast_suite,
-        threads_suite,
         head_columns_suite,
     };
     SRunner *sr = srunner_create(NULL);

@@ -1056,6 +1056,51 @@ START_TEST(cli_writes_all_pictures)
 }
 END_TEST
 
+/* A font file cut short (a copy that stopped half way) is refused with a
+ * message naming it, before stb_truetype would read past its end: by the
+ * library, and by the CLI with exit code 3 (never a crash). Cut in the
+ * table directory (100 bytes), in the middle, and 4 KB before the end
+ * (inside the last table). */
+START_TEST(a_font_cut_short_is_refused_naming_it)
+{
+    FILE *in = fopen("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "rb");
+    ck_assert_ptr_nonnull(in);
+    static unsigned char font[1 << 20];
+    const size_t size = fread(font, 1, sizeof font, in);
+    fclose(in);
+    ck_assert_uint_gt(size, 100000);
+    char *cut = scratch_png("cut.ttf");
+    const size_t cuts[] = {100, size / 2, size - 4096};
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        FILE *f = fopen(cut, "wb");
+        ck_assert_uint_eq(fwrite(font, 1, cuts[k], f), cuts[k]);
+        fclose(f);
+        RenderOptions o;
+        render_default_options(&o);
+        o.font_path = cut;
+        Renderer *r = NULL;
+        char err[MHAVIZ_ERRLEN] = "";
+        ck_assert_int_eq(render_open(&r, &o, err, sizeof err), MHAVIZ_EIO);
+        ck_assert_ptr_null(r);
+        ck_assert_msg(strstr(err, cut) && strstr(err, "cut short"), "%zu bytes: %s", cuts[k], err);
+    }
+    const char *bin = getenv("MHAVIZ_BIN");
+    if (bin) {
+        char cmd[2048], msg[MHAVIZ_ERRLEN] = "";
+        snprintf(cmd, sizeof cmd, "%s -q --font %s -o %s.out tests/data/render_small.json 2>&1 >/dev/null", bin, cut,
+                 cut);
+        FILE *p = popen(cmd, "r");
+        ck_assert_ptr_nonnull(p);
+        const size_t n = fread(msg, 1, sizeof msg - 1, p);
+        msg[n] = '\0';
+        const int st = pclose(p);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == MHAVIZ_EIO, "status %d: %s", st, msg);
+        ck_assert_msg(strstr(msg, cut) && strstr(msg, "cut short"), "%s", msg);
+    }
+    free(cut);
+}
+END_TEST
+
 Suite *render_suite(void)
 {
     Suite *s = suite_create("render");
@@ -1076,6 +1121,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, a_picture_drawn_after_others_is_the_same_bytes);
     tcase_add_test(tc, unwritable_png_is_an_io_error);
     tcase_add_test(tc, bad_font_and_cmap_are_refused);
+    tcase_add_test(tc, a_font_cut_short_is_refused_naming_it);
     tcase_add_test(tc, odd_tokens_render_visibly);
     tcase_add_test(tc, random_byte_tokens_render);
     tcase_add_test(tc, cli_writes_all_pictures);

@@ -10,11 +10,13 @@
 #include "outdir.h"
 #include "pool.h"
 #include "render.h"
+#include "report.h"
 #include "status.h"
 #include "timing.h"
 #include "variant.h"
 #include "variants.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -39,6 +41,7 @@ typedef struct {
     int kv_all;          /* --kv-heads all */
     int layers;          /* --layers: kv_cache.png counts this many layers */
     int steps;           /* --steps: also the pre-softmax scores of each head */
+    int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int timing;          /* --timing */
     RenderOptions render;
 } Options;
@@ -61,6 +64,8 @@ static void usage(FILE *f)
         "                     n_kv_heads): each in a sub-folder kvN/, compared side by side\n"
         "      --layers N     kv_cache.png counts the K/V cache of N layers (default: 1)\n"
         "      --timing       print each phase's time and the peak memory to stderr\n"
+        "      --npy          write report.json's matrices as .npy files beside it (default:\n"
+        "                     only past %d M numbers in all)\n"
         "\n"
         "Pictures:\n"
         "      --cmap NAME    viridis (default), magma, cividis or gray\n"
@@ -78,7 +83,7 @@ static void usage(FILE *f)
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",
-        INPUT_MAX_MEMORY_MB);
+        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20));
 }
 
 static _Noreturn void usage_error(const char *fmt, const char *arg)
@@ -156,7 +161,7 @@ static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, char *err, 
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -174,6 +179,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"steps", no_argument, NULL, OPT_STEPS},
         {"timing", no_argument, NULL, OPT_TIMING},
         {"layers", required_argument, NULL, OPT_LAYERS},
+        {"npy", no_argument, NULL, OPT_NPY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -191,6 +197,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_LAYERS: o->layers = parse_int(optarg, 1, 100000, "--layers"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_TIMING: o->timing = 1; break;
+        case OPT_NPY: o->npy = 1; break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
             if (!render_cmap_known(optarg))
@@ -247,17 +254,56 @@ static int inside(const char *path, const char *dir)
     return strncmp(rp, rd, n) == 0 && rp[n] == '/';
 }
 
-/* Copy the text file at path to f. */
-static void print_file(const char *path, FILE *f)
+/* The program itself: code, libraries, thread stacks, the font, the glyph
+ * caches (a class-size run without its arrays and canvases peaks about there). */
+#define PROGRAM_BYTES ((size_t)8 << 20)
+
+/* Bytes a thread holds for a picture of w x h pixels: the canvas (3 bytes
+ * a pixel, 1 filter byte a row), the filtered copy stb_image_write makes of
+ * it to compress, and 1 MB for libdeflate's compressor and the compressed
+ * stream (pictures of flat cells compress to a few percent). */
+static double canvas_bytes(int w, int h) { return 2.0 * (1.0 + 3.0 * w) * h + (1 << 20); }
+
+/* Bytes the pictures hold at once: each drawing thread keeps a canvas as
+ * large as the largest picture it drew, so at worst one holds the overview
+ * (at --size) and every other one a heatmap of T tokens. -1 when out of
+ * memory. */
+static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n_pictures)
+{
+    RenderLayout heat;
+    RenderOverviewLayout over;
+    if (render_heatmap_layout(r, in->cfg.T, in->tokens, "", &heat) != MHAVIZ_OK ||
+        render_overview_layout(r, in->cfg.n_heads + 1, in->cfg.T, in->tokens, in->cfg.causal, &over) != MHAVIZ_OK)
+        return -1;
+    const int others = (threads < n_pictures ? threads : n_pictures) - 1;
+    return canvas_bytes(over.width, over.height) + others * canvas_bytes(heat.width, heat.height);
+}
+
+/* Copy the text file at path to standard output. Returns MHAVIZ_OK, or
+ * MHAVIZ_EIO with err saying which side failed (a full disk or a closed
+ * pipe on stdout must not pass for a printed report). */
+static int print_file(const char *path, char *err, size_t errlen)
 {
     FILE *in = fopen(path, "r");
-    if (!in)
-        return;
+    if (!in) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
     char buf[4096];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, f);
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0 && fwrite(buf, 1, n, stdout) == n)
+        ;
+    const int read_failed = ferror(in);
     fclose(in);
+    if (read_failed) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        snprintf(err, errlen, "standard output: cannot write the report: %s", strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
 }
 
 int main(int argc, char **argv)
@@ -308,21 +354,41 @@ int main(int argc, char **argv)
         rc = MHAVIZ_EUSAGE;
         goto cleanup;
     }
-    /* Several variants are held at once, each with its own forward passes. */
-    size_t need = 0;
+    /* The memory of the whole run: the arrays of every variant, the parse
+     * (over by now, but counted as if it lasted), the pictures' canvases
+     * and the program. */
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#else
+    const int threads = 1;
+#endif
+    const double pictures = pictures_bytes(renderer, &in, threads, 3 + in.cfg.n_heads * (o.steps ? 2 : 1));
+    if (pictures < 0)
+        goto oom;
+    size_t arrays = 0; /* every variant's: a run of several holds them all at once */
     for (int i = 0; i < n_vars; i++) {
         MhaConfig vc = in.cfg;
         vc.n_kv_heads = kv[i];
-        need += input_memory_estimate(&vc, 0);
+        arrays += input_memory_estimate(&vc, 0);
     }
-    if (n_vars > 1 && need > lim.max_memory_bytes) {
+    tm.estimate_bytes = arrays + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
+    if (n_vars > 1 && tm.estimate_bytes > lim.max_memory_bytes) {
         snprintf(err, sizeof err,
                  "%s: its %d variants (--kv-heads) would need about %zu MB of memory together, over the limit "
                  "of %zu MB; raise it with --max-memory MB, or list fewer",
-                 o.input, n_vars, (need >> 20) + 1, lim.max_memory_bytes >> 20);
+                 o.input, n_vars, (tm.estimate_bytes >> 20) + 1, lim.max_memory_bytes >> 20);
         rc = MHAVIZ_EINPUT;
         goto cleanup;
     }
+    if (tm.estimate_bytes > lim.max_memory_bytes) {
+        snprintf(err, sizeof err, "%s: this run would need about %zu MB of memory (the pictures %.0f MB of it: "
+                 "overview.png at %dx%d), over the limit of %zu MB; raise it with --max-memory MB",
+                 o.input, (tm.estimate_bytes >> 20) + 1, pictures / (1 << 20), o.render.overview_w,
+                 o.render.overview_h, lim.max_memory_bytes >> 20);
+        rc = MHAVIZ_EINPUT;
+        goto cleanup;
+    }
+
     if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
         goto oom;
     for (int i = 0; i < n_vars; i++)
@@ -341,7 +407,8 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
-    rc = variants_write(vars, n_vars, renderer, &out, o.steps, o.layers, &tm, err, sizeof err);
+    const VariantOptions run_opt = {o.steps, o.npy, o.layers};
+    rc = variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);
         outdir_abort(&out);
@@ -349,6 +416,8 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_commit(&out, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
+    if (err[0])
+        fprintf(stderr, "mhaviz: warning: %s\n", err);
     committed = 1;
     goto cleanup;
 
@@ -358,18 +427,21 @@ oom:
 cleanup:
     timing_end(&tm);
     if (committed) {
-        if (!o.quiet) {
+        if (!o.quiet) { /* the report before the line below, also when both go to one pipe */
             size_t n = strlen(out_dir) + sizeof "/report.txt";
             char *report = malloc(n);
             if (report) {
                 snprintf(report, n, "%s/report.txt", out_dir);
-                print_file(report, stdout);
+                rc = print_file(report, err, sizeof err);
                 free(report);
+            } else {
+                snprintf(err, sizeof err, "out of memory");
+                rc = MHAVIZ_ENOMEM;
             }
         }
-        fflush(stdout); /* the report before this line, also when both go to one pipe */
         fprintf(stderr, "mhaviz: wrote %s/\n", out_dir);
-    } else if (rc != MHAVIZ_OK) {
+    }
+    if (rc != MHAVIZ_OK) {
         fprintf(stderr, "mhaviz: %s\n", err);
     }
     if (o.timing)

@@ -15,7 +15,6 @@
  * 0), or file:line:col for syntax errors. */
 #include "input.h"
 #include "bigmem.h"
-#include "jsonfast.h"
 #include "npy.h"
 #include "status.h"
 #include "utf8.h"
@@ -181,6 +180,10 @@ static const unsigned char WORD_CHAR[256] = {
     ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
+/* What malloc(n) takes from memory: glibc adds an 8-byte header and rounds
+ * to 16 bytes, 32 at the least. */
+#define MALLOC_BYTES(n) ((n) + 8 <= 32 ? (size_t)32 : ((size_t)(n) + 8 + 15) / 16 * 16)
+
 /* One pass over the raw text: no NUL bytes (raw or \u0000), nesting at most MAX_NESTING.
  * (cJSON would stop at a NUL inside a string and silently cut it; its own
  * nesting limit is 1000 and its error gives no reason.)
@@ -214,7 +217,7 @@ static int scan_text(Loader *L, const char *text, size_t len, size_t *parse_byte
                 if (t[i] == '\\' && i + 1 < len) {
                     i++; /* the escaped character */
                 } else if (t[i] == '"') {
-                    string_bytes += (i - string_start + 16) / 16 * 16; /* + NUL, arena-rounded */
+                    string_bytes += MALLOC_BYTES(i - string_start); /* its copy and a NUL */
                     break;
                 }
             }
@@ -236,7 +239,7 @@ static int scan_text(Loader *L, const char *text, size_t len, size_t *parse_byte
             break;
         }
     }
-    *parse_bytes = len + values * sizeof(cJSON) + string_bytes;
+    *parse_bytes = len + values * MALLOC_BYTES(sizeof(cJSON)) + string_bytes;
     return MHAVIZ_OK;
 }
 
@@ -829,86 +832,6 @@ size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes)
 }
 
 /* ------------------------------------------------------------------------ */
-/* cJSON's tree in one arena                                                */
-
-/* A GPT-2 layer in JSON is 2.4 million numbers, so 2.4 million cJSON nodes.
- * With malloc each node costs a call plus bookkeeping, and cJSON_Delete walks
- * them all again; from an arena a node is a pointer bump and the whole tree
- * goes in one free per block. cJSON's allocation hooks are process-wide (they
- * take no context), so they point at the arena only for the duration of the
- * parse: the tree allocates nothing afterwards, and mhaviz loads its input
- * on one thread before anything else uses cJSON. */
-#define ARENA_BLOCK (((size_t)16 << 20) - 64) /* with its header, a whole number of 2 MB pages */
-#define ARENA_ALIGN ((size_t)2 << 20)
-
-/* Under AddressSanitizer the nodes come from malloc one by one, so that the
- * sanitizer (and the fuzzer) can see an overrun or a use after free between
- * them; an arena would hide both. */
-#if defined(__SANITIZE_ADDRESS__)
-#define USE_ARENA 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define USE_ARENA 0
-#endif
-#endif
-#ifndef USE_ARENA
-#define USE_ARENA 1
-#endif
-
-typedef struct ArenaBlock {
-    struct ArenaBlock *next;
-    size_t used, size;
-    max_align_t data[]; /* size bytes */
-} ArenaBlock;
-
-static ArenaBlock *arena;   /* newest block first */
-static void *arena_last;    /* the newest allocation, which a free can take back */
-static int arena_failed;    /* an allocation failed during the parse */
-
-static void *arena_alloc(size_t n)
-{
-    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-    if (!arena || arena->size - arena->used < n) {
-        size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-        const size_t bytes = (sizeof(ArenaBlock) + size + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-        ArenaBlock *b = bigmem_alloc(bytes);
-        if (!b) {
-            arena_failed = 1;
-            return NULL;
-        }
-        b->next = arena;
-        b->used = 0;
-        b->size = bytes - sizeof(ArenaBlock);
-        arena = b;
-    }
-    void *p = (char *)arena->data + arena->used;
-    arena->used += n;
-    arena_last = p;
-    return p;
-}
-
-/* cJSON copies each number's text into a temporary string and frees it
- * straight away: that is always the newest allocation, so take it back.
- * Anything else waits for arena_release. */
-static void arena_free_one(void *p)
-{
-    if (p && p == arena_last) {
-        arena->used = (size_t)((char *)p - (char *)arena->data);
-        arena_last = NULL;
-    }
-}
-
-static void arena_release(void)
-{
-    while (arena) {
-        ArenaBlock *next = arena->next;
-        free(arena);
-        arena = next;
-    }
-    arena_last = NULL;
-}
-
-/* ------------------------------------------------------------------------ */
 /* The whole input                                                          */
 
 static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput *in)
@@ -1097,38 +1020,19 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
         text = buf;
     }
     /* The length includes the terminating NUL: cJSON checks that the value is
-     * followed by nothing but whitespace up to it (no trailing junk). */
+     * followed by nothing but whitespace up to it (no trailing junk), and end
+     * says where it stopped when it refuses the text. */
     const char *end = NULL;
-    cJSON_Hooks hooks = {arena_alloc, arena_free_one};
-    arena_failed = 0;
-    if (USE_ARENA)
-        cJSON_InitHooks(&hooks);
-    /* The quick reader first: for plain JSON it builds the tree cJSON
-     * would, reading the numbers several times faster (jsonfast.h). What it
-     * declines, cJSON reads, and cJSON finds and places every error. */
-    const JsonFastStatus fast = jsonfast_parse(text, len, &root);
-    if (fast == JSONFAST_DECLINED) {
-        if (USE_ARENA)
-            arena_release(); /* what the quick reader built before it declined */
-        root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
-    }
-    if (USE_ARENA)
-        cJSON_InitHooks(NULL); /* back to malloc and free for everyone else */
-    if (arena_failed || fast == JSONFAST_NOMEM) {
-        rc = fail_nomem(&L);
-        goto cleanup;
-    }
+    root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (!root) {
         rc = fail_syntax(&L, text, len, end ? (size_t)(end - text) : 0);
         goto cleanup;
     }
     rc = load_tree(&L, root, parse_bytes, in);
+    in->parse_bytes = parse_bytes;
 
 cleanup:
-    if (USE_ARENA)
-        arena_release(); /* the whole tree at once (cJSON_Delete would free node by node) */
-    else
-        cJSON_Delete(root);
+    cJSON_Delete(root);
     free(buf);
     free(L.emb_of);
     if (rc == MHAVIZ_OK && L.nomem)

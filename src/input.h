@@ -44,6 +44,8 @@ typedef struct {
     int has_single;    /* 1 when "single_head" gave its own weights */
     MhaWeights single; /* (d_model, d_model) each; valid when has_single */
     char *warnings;    /* newline-separated warnings (e.g. unknown keys), or NULL */
+    size_t parse_bytes; /* memory the JSON text and cJSON's tree took while parsed (counted
+                         * before parsing: one 80-byte node per value, each string's copy) */
 } MhaInput;
 
 /* Stated limits, checked before any allocation sized by the input. */
@@ -54,9 +56,10 @@ typedef struct {
 #define INPUT_MAX_MEMORY_MB 2048           /* default bound on the run's estimated memory */
 /* Bytes of memory per byte of JSON text while it is parsed, for numbers
  * printed with about 6 significant digits (the text plus cJSON's tree: one
- * 64-byte node per number of about 11 characters with its ", "). The loader
- * itself counts the exact figure in the text before parsing. */
-#define INPUT_JSON_MEMORY_FACTOR 7
+ * 64-byte node, 80 bytes from malloc, per number of about 11 characters with
+ * its ", ": 1 + 80 / 11 = 8.3). The loader itself counts the exact figure in
+ * the text before parsing. */
+#define INPUT_JSON_MEMORY_FACTOR 9
 
 typedef struct {
     int max_T, max_d_model, max_heads;
@@ -67,8 +70,10 @@ typedef struct {
 /* Fill *lim with the defaults above. */
 void input_default_limits(InputLimits *lim);
 
-/* Estimated peak bytes of a whole run (parsing json_bytes of typical JSON,
- * the weights, both forward passes, rendering and reports) for config c. */
+/* Estimated bytes of the arrays of a whole run for config c (the input, the
+ * weights, both forward passes, the maps' copies for the pictures and the
+ * reports), plus parsing json_bytes of typical JSON. The pictures' canvases
+ * and the program itself are the caller's to add (cli/main.c). */
 size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes);
 
 /* Read and validate the JSON file at path into *in.
@@ -78,10 +83,7 @@ size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes);
  * On success the caller owns *in and frees it with input_free. On failure
  * *in holds only in->warnings (they often explain the error, e.g. an
  * unknown "W_Q" beside a missing "W_q"): free it with input_free too.
- * Uses the default limits.
- * Not thread-safe: while it parses, cJSON's allocation hooks point at the
- * loader's arena (process-wide); load one input at a time, and do not use
- * cJSON on another thread meanwhile. The same holds for input_parse. */
+ * Uses the default limits. */
 int input_load(const char *path, MhaInput *in, char *err, size_t errlen);
 
 /* input_load with explicit limits (NULL: the defaults). */

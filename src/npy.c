@@ -1,4 +1,4 @@
-/* npy.c — read a matrix or vector from a NumPy .npy file.
+/* npy.c — read a matrix or vector from a NumPy .npy file, and write one.
  *
  * File layout (numpy.lib.format):
  *   "\x93NUMPY" major minor            8 bytes
@@ -301,4 +301,45 @@ cleanup:
     free(header);
     free(path);
     return rc;
+}
+
+int npy_write_floats(const char *path, int rows, int cols, const float *data, char *msg, size_t msglen)
+{
+    const unsigned one = 1;
+    const char *descr = *(const unsigned char *)&one == 1 ? "<f4" : ">f4";
+    char shape[64];
+    if (rows < 0)
+        snprintf(shape, sizeof shape, "(%d,)", cols);
+    else
+        snprintf(shape, sizeof shape, "(%d, %d)", rows, cols);
+    /* The magic, the version, the header's length, then the header padded
+     * with spaces and ended by a newline so that the data starts at a
+     * multiple of 64 bytes, as numpy writes it. */
+    char header[128];
+    int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
+    const int total = (10 + n + 1 + 63) / 64 * 64;
+    memset(header + n, ' ', (size_t)(total - 10 - n - 1));
+    header[total - 10 - 1] = '\n';
+    const unsigned header_len = (unsigned)(total - 10);
+    const unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(header_len & 0xff),
+                                        (unsigned char)(header_len >> 8)};
+    const size_t count = (size_t)(rows < 0 ? 1 : rows) * (size_t)cols;
+
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        snprintf(msg, msglen, "%s: cannot create: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    int ok = fwrite(preamble, 1, sizeof preamble, f) == sizeof preamble &&
+             fwrite(header, 1, header_len, f) == header_len && fwrite(data, sizeof *data, count, f) == count;
+    int e = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        snprintf(msg, msglen, "%s: cannot write: %s", path, strerror(e ? e : EIO));
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
 }

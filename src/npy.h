@@ -1,4 +1,4 @@
-/* npy.h — read a matrix or vector from a NumPy .npy file.
+/* npy.h — read a matrix or vector from a NumPy .npy file, and write one.
  *
  * Supported: format versions 1.0, 2.0 and 3.0; dtype float32 ('<f4') or
  * float64 ('<f8'), little-endian, C order ('fortran_order': False). This is
@@ -18,5 +18,12 @@
  * msg says why) or MHAVIZ_ENOMEM. */
 int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
                     float *dst, char *msg, size_t msglen);
+
+/* Write the (rows, cols) floats at data (a vector of cols when rows < 0)
+ * to a new file at path, as numpy.save would write a float32 array: format
+ * 1.0, C order, the machine's byte order ('<f4' on x86 and ARM).
+ * Returns MHAVIZ_OK or MHAVIZ_EIO (msg names path and why: a full disk
+ * shows up here, never as a short file passed for whole). */
+int npy_write_floats(const char *path, int rows, int cols, const float *data, char *msg, size_t msglen);
 
 #endif

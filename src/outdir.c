@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +29,18 @@ static char *sibling_template(const char *path, const char *what)
     return s;
 }
 
-/* Remove folder dir and everything in it: files, and the sub-folders of a
- * run of several variants (kv4/, kv2/, ...). A symbolic link is removed,
- * never followed. */
+/* dir + "/" + rel, newly allocated; NULL when out of memory. */
+static char *join(const char *dir, const char *rel)
+{
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, rel);
+    return p;
+}
+
+/* Remove folder dir and everything in it (only for the temporary folder,
+ * which holds nothing but this run's outputs). */
 static void remove_folder(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -41,11 +49,9 @@ static void remove_folder(const char *dir)
         while ((e = readdir(d)) != NULL) {
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
                 continue;
-            size_t n = strlen(dir) + strlen(e->d_name) + 2;
-            char *p = malloc(n);
+            char *p = join(dir, e->d_name);
             if (!p)
                 break;
-            snprintf(p, n, "%s/%s", dir, e->d_name);
             struct stat st;
             if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
                 remove_folder(p);
@@ -58,80 +64,163 @@ static void remove_folder(const char *dir)
     rmdir(dir);
 }
 
-/* The names an mhaviz run writes (outdir_begin writes OUTDIR_MARKER). */
-static const char *const OUTPUT_NAMES[] = {
-    OUTDIR_MARKER, "report.txt", "report.json", "overview.png", "difference.png",
-    "single_head.png", "head_[0-9][0-9]*.png", "head_[0-9][0-9]*_scores.png",
-    "architecture.png", "variants.png", "kv_cache.png",
-};
+/* ------------------------------------------------------------------------ */
+/* The marker: what a run wrote                                             */
 
-/* The sub-folders a run of several variants writes, one per variant (variants.h). */
-#define OUTPUT_SUBFOLDER "kv[1-9]*"
+/* Every mhaviz output folder holds OUTDIR_MARKER: a first line for people,
+ * then one line per entry the run wrote, its path inside the folder, a
+ * folder's with a "/" after it, parents before their contents:
+ *     written by mhaviz; a later run may replace this folder
+ *     report.txt
+ *     kv4/
+ *     kv4/head_00.png
+ * So whatever files and sub-folders a run writes, the next run knows them
+ * all, and anything else in the folder is someone else's. */
+#define MARKER_FIRST_LINE "written by mhaviz; a later run may replace this folder\n"
 
-static int is_output_name(const char *name)
+/* Called by walk for each entry of the walked folder, with its path inside
+ * that folder as the marker lists it ("kv4/" for a folder). Returns 0 to go
+ * on (into a folder too), 1 to stop the walk, -1 for an error. */
+typedef int (*Visit)(const char *entry, void *ctx);
+
+/* Visit every entry under root/rel (rel "" for root itself, whose marker is
+ * left out), a folder before its contents. Returns 0 when all were
+ * visited, 1 when a visit stopped the walk, -1 when a folder cannot be read,
+ * memory runs out or a visit failed. */
+static int walk(const char *root, const char *rel, Visit visit, void *ctx)
 {
-    for (size_t i = 0; i < sizeof OUTPUT_NAMES / sizeof OUTPUT_NAMES[0]; i++)
-        if (fnmatch(OUTPUT_NAMES[i], name, FNM_PATHNAME | FNM_PERIOD) == 0)
-            return 1;
+    char *dir = rel[0] ? join(root, rel) : strdup(root);
+    DIR *d = dir ? opendir(dir) : NULL;
+    int rc = d ? 0 : -1;
+    struct dirent *e;
+    while (d && rc == 0 && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (!rel[0] && !strcmp(e->d_name, OUTDIR_MARKER)))
+            continue;
+        char *sub = rel[0] ? join(rel, e->d_name) : strdup(e->d_name);
+        char *full = sub ? join(root, sub) : NULL;
+        struct stat st;
+        if (!full || lstat(full, &st) != 0) {
+            rc = -1;
+        } else if (!S_ISDIR(st.st_mode)) {
+            rc = visit(sub, ctx);
+        } else {
+            char *listed = join(sub, ""); /* "kv4/" */
+            rc = listed ? visit(listed, ctx) : -1;
+            if (rc == 0)
+                rc = walk(root, sub, visit, ctx);
+            free(listed);
+        }
+        free(sub);
+        free(full);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    return rc;
+}
+
+/* A marker line for entry, into the FILE ctx. */
+static int write_entry(const char *entry, void *ctx)
+{
+    return fprintf((FILE *)ctx, "%s\n", entry) < 0 ? -1 : 0;
+}
+
+/* The marker's text as a list of lines: entries (n) point into *text; the
+ * caller frees both. 0, or -1 when there is no marker or no memory. */
+typedef struct {
+    char *text;     /* the marker's bytes, newlines replaced by NULs */
+    char **entries; /* (n) sorted, the first line left out */
+    size_t n;
+} MarkerList;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void marker_list_free(MarkerList *m)
+{
+    free(m->text);
+    free(m->entries);
+    m->text = NULL, m->entries = NULL, m->n = 0;
+}
+
+static int marker_read(const char *dir, MarkerList *m)
+{
+    m->text = NULL, m->entries = NULL, m->n = 0;
+    char *path = join(dir, OUTDIR_MARKER);
+    FILE *f = path ? fopen(path, "r") : NULL;
+    free(path);
+    if (!f)
+        return -1;
+    size_t len = 0, cap = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) {
+        if (len + 1 >= cap) {
+            char *p = realloc(m->text, cap = cap ? 2 * cap : 4096);
+            if (!p) {
+                fclose(f);
+                marker_list_free(m);
+                return -1;
+            }
+            m->text = p;
+        }
+        m->text[len++] = c == '\n' ? '\0' : (char)c;
+    }
+    fclose(f);
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += m->text[i] == '\0';
+    m->entries = malloc((lines + 1) * sizeof *m->entries);
+    if (!m->entries) {
+        marker_list_free(m);
+        return -1;
+    }
+    for (size_t i = 0, start = 0, line = 0; i < len; i++) {
+        if (m->text[i] != '\0')
+            continue;
+        if (line++ > 0 && i > start) /* the first line is for people */
+            m->entries[m->n++] = m->text + start;
+        start = i + 1;
+    }
+    qsort(m->entries, m->n, sizeof *m->entries, cmp_str);
     return 0;
 }
 
-/* 1 when dir/name is a folder (not a link to one) of a variant's outputs:
- * named as OUTPUT_SUBFOLDER and holding nothing but files an mhaviz run
- * writes. Else other gets "name/file" of the first entry that is not, or
- * "name" itself. */
-static int is_output_subfolder(const char *dir, const char *name, char *other, size_t other_len)
+static int marker_lists(const MarkerList *m, const char *entry)
 {
-    if (fnmatch(OUTPUT_SUBFOLDER, name, FNM_PATHNAME | FNM_PERIOD) != 0)
-        return 0;
-    char path[PATH_MAX];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    DIR *d = lstat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
-    if (!d)
-        return 0;
-    int ok = 1;
-    struct dirent *e;
-    while (ok && (e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof path, "%s/%s/%s", dir, name, e->d_name);
-        if (!is_output_name(e->d_name) || !strcmp(e->d_name, OUTDIR_MARKER) ||
-            lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            snprintf(other, other_len, "%s/%s", name, e->d_name);
-            ok = 0;
-        }
-    }
-    closedir(d);
-    return ok;
+    return m->n > 0 && bsearch(&entry, m->entries, m->n, sizeof *m->entries, cmp_str) != NULL;
 }
 
-/* 1 when dir is empty, or holds the mhaviz marker and nothing but files an
- * mhaviz run writes (and the sub-folders of a run of several variants). *marked says whether the marker is there; other gets
- * the first entry an mhaviz run does not write ("" when none). */
+/* What replaceable looks for with walk, and what it found. */
+typedef struct {
+    const MarkerList *m;
+    char *other; /* the first entry m does not list; "" while none */
+    size_t other_len;
+} Unlisted;
+
+static int check_entry(const char *entry, void *ctx)
+{
+    Unlisted *u = ctx;
+    if (marker_lists(u->m, entry))
+        return 0;
+    snprintf(u->other, u->other_len, "%s", entry);
+    return 1;
+}
+
+/* 1 when dir is empty, or holds the mhaviz marker and nothing it does not
+ * list. *marked: 0 no marker; 1 a marker that lists nothing (an mhaviz older
+ * than the list wrote it); 2 a marker with its list. other gets the first
+ * entry the marker does not list ("" when none). */
 static int replaceable(const char *dir, int *marked, char *other, size_t other_len)
 {
     other[0] = '\0';
-    *marked = 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int empty = 1;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        empty = 0;
-        if (!strcmp(e->d_name, OUTDIR_MARKER))
-            *marked = 1;
-        else if (!other[0] && !is_output_name(e->d_name)) {
-            char inner[2 * NAME_MAX + 2] = "";
-            if (!is_output_subfolder(dir, e->d_name, inner, sizeof inner))
-                snprintf(other, other_len, "%s", inner[0] ? inner : e->d_name);
-        }
-    }
-    closedir(d);
-    return empty || (*marked && !other[0]);
+    MarkerList m;
+    *marked = marker_read(dir, &m) != 0 ? 0 : m.n == 0 ? 1 : 2;
+    Unlisted u = {&m, other, other_len};
+    const int readable = walk(dir, "", check_entry, &u) >= 0;
+    marker_list_free(&m);
+    return readable && !other[0]; /* without a marker, only an empty folder passes */
 }
 
 /* MHAVIZ_OK when target is absent or may be replaced; else err says why.
@@ -151,14 +240,18 @@ static int check_target(const char *target, char *err, size_t errlen)
             snprintf(err, errlen, "%s: exists and is not a folder; choose another with -o", target);
             return MHAVIZ_EIO;
         }
-        char other[2 * NAME_MAX + 2]; /* "name" or "kv2/name" */
+        char other[NAME_MAX + 1];
         int marked;
         const int ok = replaceable(target, &marked, other, sizeof other);
         if (stat(target, &after) != 0 || after.st_ino != before.st_ino || after.st_dev != before.st_dev)
             continue; /* it changed under us: look again */
         if (ok)
             return MHAVIZ_OK;
-        if (other[0] && marked)
+        if (other[0] && marked == 1)
+            snprintf(err, errlen,
+                     "%s: folder was written by an older mhaviz, whose marker does not list its files; "
+                     "refusing to replace it (remove the folder, or choose another with -o)", target);
+        else if (other[0] && marked)
             snprintf(err, errlen,
                      "%s: folder exists and holds \"%s\", which mhaviz did not write; "
                      "refusing to replace it (move that file, or choose another folder with -o)",
@@ -221,7 +314,7 @@ int outdir_begin(OutDir *o, const char *target, char *err, size_t errlen)
     chmod(o->tmp, 0777 & ~mask);
     char *marker = outdir_path(o, OUTDIR_MARKER);
     FILE *f = marker ? fopen(marker, "w") : NULL;
-    int ok = f && fputs("written by mhaviz; a later run may replace this folder\n", f) >= 0;
+    int ok = f && fputs(MARKER_FIRST_LINE, f) >= 0; /* the list follows at the commit */
     if (f && fclose(f) != 0)
         ok = 0;
     free(marker);
@@ -242,9 +335,80 @@ char *outdir_path(const OutDir *o, const char *name)
     return p;
 }
 
+/* Complete the marker of the temporary folder: its first line, then every
+ * entry the run wrote. Returns MHAVIZ_OK or MHAVIZ_EIO (err says why). */
+static int marker_write(const OutDir *o, char *err, size_t errlen)
+{
+    char *path = outdir_path(o, OUTDIR_MARKER);
+    FILE *f = path ? fopen(path, "w") : NULL;
+    int ok = f && fputs(MARKER_FIRST_LINE, f) >= 0 && walk(o->tmp, "", write_entry, f) == 0;
+    int e = errno;
+    if (f && fclose(f) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok)
+        snprintf(err, errlen, "%s: cannot write in the output folder: %s", o->target, strerror(e ? e : EIO));
+    free(path);
+    return ok ? MHAVIZ_OK : MHAVIZ_EIO;
+}
+
+/* 1 when a marker's entry stays inside its folder: no "..", not absolute. */
+static int entry_inside(const char *entry)
+{
+    if (entry[0] == '/')
+        return 0;
+    for (const char *p = entry; *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : p + strlen(p))
+        if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+            return 0;
+    return 1;
+}
+
+/* Remove the earlier output folder old (moved out of the target's place):
+ * only what its marker lists, the marker, then the folder. Anything else in
+ * it was saved there by someone after the check: the folder is then kept
+ * beside the target as "<target>.kept-XXXXXX" and kept says where (its
+ * caller frees it); nothing in it is lost. */
+static void discard_old(const char *old, const char *target, char **kept)
+{
+    *kept = NULL;
+    MarkerList m;
+    if (marker_read(old, &m) == 0) {
+        for (size_t i = m.n; i-- > 0;) { /* sorted: "kv4/x.png" before "kv4/" in this order */
+            const char *entry = m.entries[i];
+            char *p = entry_inside(entry) ? join(old, entry) : NULL;
+            if (p && entry[strlen(entry) - 1] == '/')
+                rmdir(p); /* fails, as it should, when it still holds something */
+            else if (p)
+                unlink(p);
+            free(p);
+        }
+        marker_list_free(&m);
+        char *marker = join(old, OUTDIR_MARKER);
+        if (marker)
+            unlink(marker);
+        free(marker);
+    }
+    if (rmdir(old) == 0 || errno == ENOENT)
+        return;
+    size_t n = strlen(target) + sizeof ".kept-XXXXXX";
+    char *aside = malloc(n);
+    if (aside) {
+        snprintf(aside, n, "%s.kept-XXXXXX", target);
+        if (mkdtemp(aside) && rename(old, aside) == 0) {
+            *kept = aside;
+            return;
+        }
+        rmdir(aside);
+        free(aside);
+    }
+    /* It cannot even be moved: leave it where it is, under its hidden name. */
+    *kept = strdup(old);
+}
+
 /* One attempt to swap the finished folder into place. Returns 0 on
  * success, else errno of the failing step. */
-static int swap_into_place(OutDir *o, char *err, size_t errlen)
+static int swap_into_place(OutDir *o, char **kept, char *err, size_t errlen)
 {
     int rc = check_target(o->target, err, errlen);
     if (rc != MHAVIZ_OK)
@@ -263,7 +427,7 @@ static int swap_into_place(OutDir *o, char *err, size_t errlen)
     struct stat st;
     if (lstat(o->target, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->target, RENAME_EXCHANGE) == 0) {
-            remove_folder(o->tmp);
+            discard_old(o->tmp, o->target, kept);
             return 0;
         }
     }
@@ -282,7 +446,10 @@ static int swap_into_place(OutDir *o, char *err, size_t errlen)
         if (moved_old)
             rename(trash, o->target); /* put the earlier output back */
     }
-    remove_folder(trash);
+    if (e == 0 && moved_old)
+        discard_old(trash, o->target, kept);
+    else
+        rmdir(trash); /* empty: the earlier output went back, or there was none */
     free(trash);
     return e;
 }
@@ -290,9 +457,14 @@ static int swap_into_place(OutDir *o, char *err, size_t errlen)
 int outdir_commit(OutDir *o, char *err, size_t errlen)
 {
     int e = 0;
+    char *kept = NULL;
     err[0] = '\0';
+    if (marker_write(o, err, errlen) != MHAVIZ_OK) {
+        outdir_abort(o);
+        return MHAVIZ_EIO;
+    }
     for (int attempt = 0; attempt < COMMIT_TRIES; attempt++) {
-        e = swap_into_place(o, err, errlen);
+        e = swap_into_place(o, &kept, err, errlen);
         /* ENOTEMPTY/EEXIST after a clean check: another run placed its
          * folder between our steps; its outputs are whole, try again. */
         if (e == 0 || err[0] || (e != ENOTEMPTY && e != EEXIST))
@@ -305,6 +477,10 @@ int outdir_commit(OutDir *o, char *err, size_t errlen)
         outdir_abort(o);
         return MHAVIZ_EIO;
     }
+    if (kept)
+        snprintf(err, errlen, "%s: files saved into the earlier output while mhaviz ran are kept in %s",
+                 o->target, kept);
+    free(kept);
     outdir_clear(o);
     return MHAVIZ_OK;
 }

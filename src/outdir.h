@@ -1,15 +1,19 @@
 /* outdir.h — an output folder that appears whole or not at all.
  *
  * Outputs are written into a temporary folder beside the target and renamed
- * into place by outdir_commit. An existing target is replaced only when it
- * is empty, or holds the marker file and nothing but the files an mhaviz
- * run writes: a file of the user's saved there is never deleted. */
+ * into place by outdir_commit. The folder's marker file lists every file and
+ * sub-folder the run wrote, whatever they are, so outdir keeps no list of
+ * output names. An existing target is replaced only when it is empty, or
+ * holds a marker and nothing the marker does not list; of the earlier
+ * output only what its marker lists is deleted: a file of the user's saved
+ * there, before the check or after it, is never deleted. */
 #ifndef MHAVIZ_OUTDIR_H
 #define MHAVIZ_OUTDIR_H
 
 #include <stddef.h>
 
-/* The file every mhaviz output folder holds, so a later run knows it may replace it. */
+/* The file every mhaviz output folder holds, listing what the run wrote, so
+ * a later run knows what it may replace. */
 #define OUTDIR_MARKER ".mhaviz-output"
 
 typedef struct {
@@ -26,9 +30,13 @@ int outdir_begin(OutDir *o, const char *target, char *err, size_t errlen);
  * NULL when out of memory. */
 char *outdir_path(const OutDir *o, const char *name);
 
-/* Move the temporary folder into place, replacing an earlier mhaviz output
- * folder. Returns MHAVIZ_OK or MHAVIZ_EIO; on failure the temporary folder is
- * removed and the earlier output is left as it was. Frees *o either way. */
+/* List what the temporary folder holds in its marker and move it into
+ * place, replacing an earlier mhaviz output folder (checked again first).
+ * Returns MHAVIZ_OK or MHAVIZ_EIO; on failure the temporary folder is
+ * removed and the earlier output is left as it was. Frees *o either way.
+ * On success err is "" or, when files appeared in the earlier output after
+ * the check, a note saying where they are kept (beside the target, as
+ * "<target>.kept-XXXXXX"): print it as a warning. */
 int outdir_commit(OutDir *o, char *err, size_t errlen);
 
 /* Rewrite a message that names a file in the temporary folder so that it

@@ -1,18 +1,18 @@
 /* report.c — report.txt (for a class) and report.json (for anyone who wants
  * the numbers), comparing each head with the single wide head.
  *
- * Both files are streamed: report.json holds every attention map and both
- * outputs, millions of numbers for a real model's layer, so it is written
- * row by row from the forward pass's own arrays and never held as a tree.
- * Every float is printed as "%.9g" prints it (by report_format_float, which
- * writes the same bytes faster), enough digits for a float32 to read back to
- * the same bits. Every write is checked: a full disk is an error
- * that names the file, never a short report.
- */
+ * report.json holds every attention map and both outputs. While they are
+ * small (REPORT_INLINE_MAX_NUMBERS numbers in all) they are written inline,
+ * row by row from the forward pass's own arrays, every float as "%.9g":
+ * enough digits for a float32 to read back to the same bits. Past that, or
+ * with --npy, each matrix is a .npy file beside report.json, which holds
+ * the file's name where the array would be (as an input names its .npy
+ * files). Every write is checked: a full disk is an error that names the
+ * file, never a short report. */
 #include "report.h"
-#include "bigmem.h"
 #include "utf8.h"
 #include "measures.h"
+#include "npy.h"
 #include "status.h"
 
 #include <errno.h>
@@ -110,15 +110,8 @@ static int summarise(const ReportData *d, Summary *s)
 
 /* ---------------------------------------------------------------- files */
 
-/* Bytes of the buffer each report file is written through. */
-#define REPORT_IOBUF ((size_t)1 << 16)
-
-/* Open dir/name for writing through iobuf, REPORT_IOBUF bytes that stay
- * until the file is closed (without a buffer of its own, glibc ignores
- * setvbuf's size and writes 4 KiB at a time: thousands of system calls for
- * the tens of MB of a T = 512 report.json). The caller frees *path. */
-static FILE *open_out(const char *dir, const char *name, char *iobuf, char **path, char *err,
-                      size_t errlen, int *rc)
+/* Open dir/name for writing. The caller frees *path. */
+static FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t errlen, int *rc)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     *path = malloc(n);
@@ -134,7 +127,6 @@ static FILE *open_out(const char *dir, const char *name, char *iobuf, char **pat
         *rc = MHAVIZ_EIO;
         return NULL;
     }
-    setvbuf(f, iobuf, _IOFBF, REPORT_IOBUF);
     return f;
 }
 
@@ -195,224 +187,48 @@ static void json_number(FILE *f, double x)
         fputs("null", f);
 }
 
-/* Bytes a formatted row of n floats may take: at most 16 per number
- * ("-1.17549435e-38" and its comma) plus the brackets. */
-#define JSON_NUMBER_MAX 17
-#define JSON_BLOCK_BYTES ((size_t)1 << 20) /* rows formatted at once (in parallel): about 1 MB */
-
-/* Room to format blocks of matrix rows before writing them: two blocks, so
- * that one is written while the next is formatted. */
+/* Where report.json's matrices go: inline, or each in a .npy file of its
+ * own in the output folder, report.json holding the file's name. */
 typedef struct {
-    char *text;      /* (2, rows, slot) formatted rows, one per slot */
-    size_t *len;     /* (2, rows) bytes used in each slot */
-    int rows;        /* rows per block */
-    size_t slot;     /* bytes per slot */
-} JsonRows;
+    const char *dir; /* the output folder */
+    int npy;         /* 1: .npy files */
+    int rc;          /* MHAVIZ_OK, or the first .npy file's failure (err says which) */
+    char *err;
+    size_t errlen;
+} Matrices;
 
-/* 9 significant digits of v = m 2^e2 (m < 2^24), exactly as printf rounds
- * them: *n = round(v 10^(8-E)) with ties to even, 10^8 <= *n < 10^9, and
- * *E the decimal exponent of the rounded value. Exact integer arithmetic:
- * v 10^k = m 5^k 2^(e2+k), and m 5^k fits 64 bits for k <= 16. Returns 0
- * when v is too small for that (k > 16, v below about 1e-8). */
-static int nine_digits(uint32_t m, int e2, int E, uint32_t *n, int *E_out)
+/* A (rows, cols) matrix, as an array of rows (one row per line, every
+ * float as "%.9g": enough digits to read back to the same bits), or as the
+ * name of the .npy file `name` written beside report.json. */
+static void json_matrix(FILE *f, Matrices *mx, const float *m, int rows, int cols, const char *name,
+                        const char *indent)
 {
-    static const uint64_t pow5[17] = {1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL,
-                                      390625ULL, 1953125ULL, 9765625ULL, 48828125ULL, 244140625ULL,
-                                      1220703125ULL, 6103515625ULL, 30517578125ULL, 152587890625ULL};
-    for (;;) { /* at most twice: E is off by at most one */
-        const int k = 8 - E;
-        if (k < 0 || k > 16)
-            return 0;
-        const uint64_t P = (uint64_t)m * pow5[k]; /* v 10^k = P 2^s */
-        const int s = e2 + k;
-        uint64_t q, rem = 0, half = 0; /* q = floor(v 10^k); rem / 2^-s the fraction */
-        if (s >= 0) {
-            if (s > 40)
-                return 0;
-            q = P << s;
-        } else if (s > -64) {
-            q = P >> -s;
-            rem = P & ((UINT64_C(1) << -s) - 1);
-            half = UINT64_C(1) << (-s - 1);
-        } else {
-            q = 0;
+    if (mx->npy) {
+        if (mx->rc == MHAVIZ_OK) { /* after a failure, only report.json's text goes on (and is discarded) */
+            size_t n = strlen(mx->dir) + strlen(name) + 2;
+            char *path = malloc(n);
+            if (path) {
+                snprintf(path, n, "%s/%s", mx->dir, name);
+                mx->rc = npy_write_floats(path, rows, cols, m, mx->err, mx->errlen);
+            } else {
+                snprintf(mx->err, mx->errlen, "out of memory");
+                mx->rc = MHAVIZ_ENOMEM;
+            }
+            free(path);
         }
-        if (q >= 1000000000u) { /* E too small */
-            E++;
-            continue;
-        }
-        if (q < 100000000u) { /* E too large */
-            E--;
-            continue;
-        }
-        if (rem > half || (rem == half && half && (q & 1))) /* ties to even */
-            q++;
-        if (q == 1000000000u) { /* 999999999.5 rounded up: one more digit */
-            q = 100000000u;
-            E++;
-        }
-        *n = (uint32_t)q;
-        *E_out = E;
-        return 1;
+        json_string(f, name);
+        return;
     }
-}
-
-int report_format_float(char *buf, float x)
-{
-    /* 10^k, exact in double for k <= 22 */
-    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const double v = fabs((double)x); /* exact: a float is a double */
-    if (!(v >= 1e-13 && v < 1e9))     /* outside the fast path's range, zero, NaN, inf */
-        return sprintf(buf, "%.9g", (double)x);
-
-    /* The float's own bits: v = m 2^e2 (normal floats only: v >= 1e-13). */
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    const int bexp = (int)((bits >> 23) & 0xff) - 126; /* v = f 2^bexp, f in [0.5, 1) */
-    const uint32_t m = (bits & 0x7fffffu) | 0x800000u;
-    const int e2 = bexp - 24;
-
-    /* 9 significant digits: n = round(v * 10^k) with 10^8 <= n < 10^9, E = 8 - k
-     * the decimal exponent. Estimate E from the binary exponent, then correct. */
-    const int t = (bexp - 1) * 1233; /* log10(2) is about 1233 / 4096 */
-    int E = t >= 0 ? t / 4096 : -((-t + 4095) / 4096); /* floor(t / 4096); off by one at most */
-    uint32_t n32;
-    double n;
-    if (nine_digits(m, e2, E, &n32, &E)) {
-        n = n32;
-    } else { /* below about 1e-8: the same in double, with the product's rounding error */
-        double p = v * pow10[8 - E];
-        if (p >= 1e9)
-            p = v * pow10[8 - ++E];
-        else if (p < 1e8)
-            p = v * pow10[8 - --E];
-        /* v 10^k = p + r exactly (fma gives the rounding error of the product), so
-         * rounding to an integer is decided exactly, ties to even as printf does:
-         * |r| <= half an ulp of p < 2^-23, while p - n - 1/2 is 0 or at least 2^-22. */
-        const double r = fma(v, pow10[8 - E], -p);
-        n = floor(p);
-        const double d = p - n - 0.5;
-        if (d > 0 || (d == 0 && (r > 0 || (r == 0 && fmod(n, 2.0) == 1.0))))
-            n += 1;
-        if (n >= 1e9) { /* 999999999.5 rounded up: one more digit */
-            n = 1e8;
-            E++;
-        }
-    }
-
-    /* The 9 digits of n, two at a time: short chains of multiplies. */
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                   "8081828384858687888990919293949596979899";
-    char digits[16] = "000000000000000"; /* 9 digits, then room for fixed-size copies */
-    const uint32_t u = (uint32_t)n, hi = u / 10000u, lo = u % 10000u; /* 5 + 4 digits */
-    digits[0] = (char)('0' + hi / 10000u);
-    memcpy(digits + 1, pairs + 2 * (hi / 100u % 100u), 2);
-    memcpy(digits + 3, pairs + 2 * (hi % 100u), 2);
-    memcpy(digits + 5, pairs + 2 * (lo / 100u), 2);
-    memcpy(digits + 7, pairs + 2 * (lo % 100u), 2);
-    int nd = 9; /* significant digits left after dropping trailing zeros */
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-
-    /* Built in a local buffer with copies of fixed size (no loops over the
-     * digits), then 16 bytes go to buf, which holds that many. */
-    char text[32] = ""; /* zeros: every byte copied out is defined */
-    char *o = text;
-    if (x < 0)
-        *o++ = '-';
-    int len;
-    if (E < -4 || E >= 9) { /* %g's scientific form: d.ddde-XX */
-        o[0] = digits[0];
-        int k = 1;
-        if (nd > 1) {
-            o[1] = '.';
-            memcpy(o + 2, digits + 1, 8);
-            k = nd + 1;
-        }
-        const int e = E < 0 ? -E : E; /* below 100 in this range */
-        o[k] = 'e';
-        o[k + 1] = E < 0 ? '-' : '+';
-        o[k + 2] = (char)('0' + e / 10);
-        o[k + 3] = (char)('0' + e % 10);
-        len = k + 4;
-    } else if (E >= 0) { /* ddd.ddd: E + 1 digits before the point */
-        memcpy(o, digits, 9);
-        len = E + 1;
-        if (nd > E + 1) {
-            o[E + 1] = '.';
-            memcpy(o + E + 2, digits + E + 1, 8);
-            len = nd + 1;
-        }
-    } else { /* 0.000ddd: -E - 1 zeros after the point */
-        memcpy(o, "0.0000", 6);
-        memcpy(o + 1 - E, digits, 9);
-        len = 1 - E + nd;
-    }
-    len += (int)(o - text);
-    memcpy(buf, text, 16);
-    buf[len] = '\0';
-    return len;
-}
-
-/* One row of floats as a JSON array into buf; returns its length. Exact
- * zeros (every masked cell) print as "0". */
-static size_t json_float_row(char *buf, const float *v, int n)
-{
-    char *p = buf;
-    *p++ = '[';
-    for (int j = 0; j < n; j++) {
-        if (j > 0)
-            *p++ = ',';
-        if (v[j] == 0.0f)
-            *p++ = '0';
-        else if (isfinite(v[j]))
-            p += report_format_float(p, v[j]);
-        else
-            p += sprintf(p, "null");
-    }
-    *p++ = ']';
-    return (size_t)(p - buf);
-}
-
-/* Write the n formatted rows of block half `half` of b, the first being row
- * r0 of a matrix of `rows` rows, each on its own line. */
-static void json_write_block(FILE *f, const JsonRows *b, int half, int r0, int n, int rows, const char *indent)
-{
-    const char *text = b->text + (size_t)half * b->rows * b->slot;
-    const size_t *len = b->len + (size_t)half * b->rows;
-    for (int k = 0; k < n; k++) {
-        fputs(indent, f);
-        fwrite(text + (size_t)k * b->slot, 1, len[k], f);
-        fputs(r0 + k + 1 < rows ? ",\n" : "\n", f);
-    }
-}
-
-/* A (rows, cols) matrix as an array of rows, one row per line. Formatting
- * the numbers and writing the text are most of the time a report takes, so
- * blocks of rows are formatted in parallel into their own slots while one
- * thread writes the block before, in order: the bytes do not depend on the
- * thread count (with one thread it writes, then formats). */
-static void json_matrix(FILE *f, const float *m, int rows, int cols, const char *indent, JsonRows *b)
-{
     fputs("[\n", f);
-    int pending_r0 = 0, pending_n = 0, pending_half = 0; /* the block formatted, not yet written */
-    for (int r0 = 0, half = 0;; r0 += b->rows, half ^= 1) {
-        const int nb = r0 >= rows ? 0 : rows - r0 < b->rows ? rows - r0 : b->rows;
-        char *text = b->text + (size_t)half * b->rows * b->slot;
-        size_t *len = b->len + (size_t)half * b->rows;
-#pragma omp parallel if (nb > 0 && (size_t)nb * cols >= REPORT_PARALLEL_MIN)
-        {
-#pragma omp single nowait
-            json_write_block(f, b, pending_half, pending_r0, pending_n, rows, indent);
-#pragma omp for schedule(dynamic, 8)
-            for (int k = 0; k < nb; k++)
-                len[k] = json_float_row(text + (size_t)k * b->slot, m + (size_t)(r0 + k) * cols, cols);
+    for (int i = 0; i < rows; i++) {
+        const float *m_i = m + (size_t)i * cols; // (cols) row i
+        fprintf(f, "%s[", indent);
+        for (int j = 0; j < cols; j++) {
+            if (j > 0)
+                fputc(',', f);
+            json_number(f, m_i[j]);
         }
-        if (nb == 0)
-            break;
-        pending_r0 = r0, pending_n = nb, pending_half = half;
+        fputs(i + 1 < rows ? "],\n" : "]\n", f);
     }
     fprintf(f, "%.*s]", (int)strlen(indent) - 2, indent);
 }
@@ -452,13 +268,13 @@ static void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid,
     fputs(last ? "\n" : ",\n", f);
 }
 
-static void write_json(FILE *f, const ReportData *d, const Summary *s, JsonRows *buf)
+static void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
 {
     const MhaConfig *c = s->c;
     const int T = c->T;
     const size_t map = (size_t)T * T;
 
-    fputs("{\n  \"format\": \"mhaviz-report\",\n  \"version\": 1,\n  \"tokens\": [", f);
+    fputs("{\n  \"format\": \"mhaviz-report\",\n  \"version\": 2,\n  \"tokens\": [", f);
     for (int t = 0; t < T; t++) {
         if (t > 0)
             fputs(", ", f);
@@ -475,6 +291,8 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, JsonRows 
 
     /* Each head: where it sits, what it does, how it differs, its map. */
     const int kv_mul = c->n_heads / c->n_kv_heads;
+    const char *pad = c->n_heads >= 100 ? "%03d" : "%02d"; /* head_00 .. as the pictures are named */
+    char fmt[64], name[64];
     fputs("  \"heads\": [\n", f);
     for (int h = 0; h < c->n_heads; h++) {
         fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, h / kv_mul);
@@ -484,7 +302,15 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, JsonRows 
         fputs(",\n      \"top1_agreement\": ", f);
         json_number(f, s->cmp[h].top1_agreement);
         fputs(",\n      \"attention\": ", f);
-        json_matrix(f, d->multi->att + (size_t)h * map, T, T, "        ", buf);
+        snprintf(fmt, sizeof fmt, "head_%s_attention.npy", pad);
+        snprintf(name, sizeof name, fmt, h);
+        json_matrix(f, mx, d->multi->att + (size_t)h * map, T, T, name, "        ");
+        if (d->multi->scores) {
+            fputs(",\n      \"scores\": ", f);
+            snprintf(fmt, sizeof fmt, "head_%s_scores.npy", pad);
+            snprintf(name, sizeof name, fmt, h);
+            json_matrix(f, mx, d->multi->scores + (size_t)h * map, T, T, name, "        ");
+        }
         fputs(h + 1 < c->n_heads ? "\n    },\n" : "\n    }\n", f);
     }
     fputs("  ],\n", f);
@@ -493,7 +319,7 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, JsonRows 
             d->single_given ? "input" : "same projections");
     json_measures(f, &s->wide, "      ");
     fputs("      \"attention\": ", f);
-    json_matrix(f, s->wide_att, T, T, "        ", buf);
+    json_matrix(f, mx, s->wide_att, T, T, "single_head_attention.npy", "        ");
     fputs("\n  },\n", f);
 
     fputs("  \"comparison\": {\n    \"blur\": ", f);
@@ -520,9 +346,9 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, JsonRows 
     fputs("  },\n", f);
 
     fputs("  \"output\": {\n    \"multi_head\": ", f);
-    json_matrix(f, d->multi->out, T, c->d_model, "      ", buf);
+    json_matrix(f, mx, d->multi->out, T, c->d_model, "output_multi_head.npy", "      ");
     fputs(",\n    \"single_head\": ", f);
-    json_matrix(f, d->single->out, T, c->d_model, "      ", buf);
+    json_matrix(f, mx, d->single->out, T, c->d_model, "output_single_head.npy", "      ");
     fputs("\n  }\n}\n", f);
 }
 
@@ -857,22 +683,24 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     txt_cost(f, d, s);
 }
 
+size_t report_matrix_numbers(const MhaConfig *c, int with_scores)
+{
+    const size_t T = (size_t)c->T, map = T * T;
+    return (size_t)c->n_heads * map * (with_scores ? 2 : 1) + map + 2 * T * (size_t)c->d_model;
+}
+
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 {
-    const MhaConfig *c = &d->in->cfg;
     Summary s;
     char *path = NULL;
-    JsonRows rows = {NULL, NULL, 0, 0};
     FILE *f = NULL;
-    char *iobuf = malloc(REPORT_IOBUF); /* each file's buffer in turn */
-    int rc = iobuf ? summarise(d, &s) : MHAVIZ_ENOMEM;
+    int rc = summarise(d, &s);
     if (rc != MHAVIZ_OK) {
-        free(iobuf);
         snprintf(err, errlen, "out of memory");
         return rc;
     }
 
-    f = open_out(dir, "report.txt", iobuf, &path, err, errlen, &rc);
+    f = open_out(dir, "report.txt", &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
     write_txt(f, d, &s);
@@ -882,33 +710,21 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     free(path);
     path = NULL;
 
-    /* Two blocks of rows of the widest matrix (every matrix has T rows), formatted. */
-    const int widest = c->T > c->d_model ? c->T : c->d_model;
-    rows.slot = (size_t)widest * JSON_NUMBER_MAX + 2;
-    size_t block = JSON_BLOCK_BYTES / rows.slot;
-    rows.rows = block < 1 ? 1 : block > (size_t)c->T ? c->T : (int)block;
-    /* From bigmem: huge pages from BIGMEM_HUGE_MIN bytes on, not a fault
-     * for each 4 KiB. A class-size layer needs 26 KB, which malloc mostly
-     * finds in memory the pictures used and gave back. */
-    const size_t text_bytes = 2 * rows.slot * (size_t)rows.rows;
-    rows.text = bigmem_alloc(text_bytes);
-    rows.len = malloc(2 * (size_t)rows.rows * sizeof *rows.len);
-    if (!rows.text || !rows.len) {
-        snprintf(err, errlen, "out of memory");
-        rc = MHAVIZ_ENOMEM;
-        goto cleanup;
-    }
-    f = open_out(dir, "report.json", iobuf, &path, err, errlen, &rc);
+    Matrices mx = {dir, 0, MHAVIZ_OK, err, errlen};
+    mx.npy = d->npy || report_matrix_numbers(&d->in->cfg, d->multi->scores != NULL) > REPORT_INLINE_MAX_NUMBERS;
+    f = open_out(dir, "report.json", &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
-    write_json(f, d, &s, &rows);
+    write_json(f, d, &s, &mx);
+    if (mx.rc != MHAVIZ_OK) { /* a .npy file's failure, named in err */
+        fclose(f);
+        rc = mx.rc;
+        goto cleanup;
+    }
     rc = close_out(f, path, err, errlen);
 
 cleanup:
-    free(rows.text);
-    free(rows.len);
     free(path);
-    free(iobuf);
     summary_free(&s);
     return rc;
 }
@@ -1117,10 +933,9 @@ int report_write_variants(const char *dir, const Variant *v, int n, char *err, s
     int rc = MHAVIZ_ENOMEM;
     char *path = NULL;
     FILE *f = NULL;
-    char *iobuf = malloc(REPORT_IOBUF);
     int *pick = malloc((size_t)H * sizeof *pick); /* (n_heads) scratch of the sentences */
     VariantSummary *s = calloc((size_t)n, sizeof *s);
-    if (!iobuf || !pick || !s)
+    if (!pick || !s)
         goto cleanup;
     for (int i = 0; i < n; i++) {
         const Variant *x = &v[i];
@@ -1136,14 +951,14 @@ int report_write_variants(const char *dir, const Variant *v, int n, char *err, s
                              &s[i].cmp[h]);
     }
 
-    if (!(f = open_out(dir, "report.txt", iobuf, &path, err, errlen, &rc)))
+    if (!(f = open_out(dir, "report.txt", &path, err, errlen, &rc)))
         goto cleanup;
     write_variants_txt(f, v, n, s, pick);
     if ((rc = close_out(f, path, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     free(path);
     path = NULL;
-    if (!(f = open_out(dir, "report.json", iobuf, &path, err, errlen, &rc)))
+    if (!(f = open_out(dir, "report.json", &path, err, errlen, &rc)))
         goto cleanup;
     write_variants_json(f, v, n, s, pick);
     rc = close_out(f, path, err, errlen);
@@ -1152,6 +967,6 @@ cleanup:
         snprintf(err, errlen, "out of memory");
     for (int i = 0; s && i < n; i++)
         free(s[i].cmp);
-    free(s), free(pick), free(path), free(iobuf);
+    free(s), free(pick), free(path);
     return rc;
 }

@@ -16,10 +16,25 @@ typedef struct {
     const char *notes;      /* extra lines for the report (e.g. a K/V conversion), or NULL */
     const MapMeasures *measures; /* (n_heads + 1) the maps' measures_layer, the wide head last;
                                   * NULL: report_write computes them */
+    int npy;                /* 1: every matrix of report.json in a .npy file (--npy), whatever its size */
 } ReportData;
 
-/* Write report.txt and report.json into folder dir. Returns MHAVIZ_OK,
- * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
+/* report.json holds its matrices inline up to this many numbers in all (the
+ * attention maps, the scores with --steps, both outputs: about 12 MB of
+ * text, which a text editor or a browser still opens); past it each matrix
+ * is a .npy file in the output folder and report.json names the file. A
+ * GPT-2-shaped layer (d_model 768, 12 heads) stays inline up to T = 231
+ * (1.05 M numbers); at T = 512 it is 3.4 M. */
+#define REPORT_INLINE_MAX_NUMBERS ((size_t)1 << 20)
+
+/* The numbers in report.json's matrices for config c: n_heads maps of
+ * (T, T) (twice that with the scores), the wide head's map and the two
+ * (T, d_model) outputs. */
+size_t report_matrix_numbers(const MhaConfig *c, int with_scores);
+
+/* Write report.txt and report.json (and report.json's .npy files, named in
+ * it) into folder dir. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file) or
+ * MHAVIZ_ENOMEM. */
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
 
 /* Thresholds of "barely changes" in the variants section: a head whose
@@ -38,11 +53,5 @@ int report_write_variants(const char *dir, const Variant *v, int n, char *err, s
 /* v with thousands separators into buf (at least 32 bytes): 16384 -> "16,384".
  * Returns buf. */
 const char *report_grouped(char *buf, int64_t v);
-
-/* Write x into buf exactly as printf("%.9g", (double)x) would (9 significant
- * digits: enough for every float32 to read back to the same bits), but several
- * times faster for the values reports are made of. buf holds at least 16
- * bytes. Returns the length written (without the NUL). */
-int report_format_float(char *buf, float x);
 
 #endif

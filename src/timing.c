@@ -88,6 +88,8 @@ void timing_print(const Timing *t, FILE *f)
 {
     for (int p = 0; p < TIMING_N_PHASES; p++)
         fprintf(f, "%s: %.1f ms\n", PHASE_NAMES[p], t->ms[p]);
+    if (t->estimate_bytes > 0)
+        fprintf(f, "estimated memory: %.1f MB\n", (double)t->estimate_bytes / 1e6);
     const double kib = peak_kib();
     if (kib > 0)
         fprintf(f, "peak memory: %.1f MB\n", kib * 1024.0 / 1e6);

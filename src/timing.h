@@ -19,6 +19,7 @@ typedef struct {
     double ms[TIMING_N_PHASES];   /* time spent in each phase so far */
     int progress;                 /* 1: progress lines allowed (stderr is a terminal) */
     int progress_shown;           /* 1: a progress line is on the screen */
+    size_t estimate_bytes;        /* the run's memory as estimated beforehand (0: none) */
 } Timing;
 
 /* Start the clock; progress = 1 allows the progress line (pass 1 only when
@@ -36,7 +37,9 @@ void timing_progress(Timing *t, double fraction);
 void timing_end(Timing *t);
 
 /* Write "load: 12.3 ms" ... one line per phase (0.0 for a phase the run did
- * not reach), then the peak memory of the process ("peak memory: 45.6 MB"). */
+ * not reach), then the estimate of the run's memory when there is one
+ * ("estimated memory: 50.1 MB", --max-memory's figure) and the peak memory
+ * of the process ("peak memory: 45.6 MB"). */
 void timing_print(const Timing *t, FILE *f);
 
 #endif

@@ -181,8 +181,8 @@ cleanup:
     return rc;
 }
 
-int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, int steps, Timing *tm,
-                  char *err, size_t errlen)
+int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
+                  Timing *tm, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
     char *dir = sub[0] ? outdir_path(out, sub) : strdup(out->tmp);
@@ -198,7 +198,7 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     }
     timing_phase(tm, TIMING_RENDER);
-    if ((rc = render_maps(r, v, out, sub, steps, tm, err, errlen)) != MHAVIZ_OK)
+    if ((rc = render_maps(r, v, out, sub, o->steps, tm, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     CostTable cost; /* the parameter count, as the report's cost table has it */
     measures_cost(&v->in.cfg, v->in.w.has_bias, v->in.w.has_bias, &cost);
@@ -206,7 +206,8 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
                                 errlen)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
-    ReportData d = {&v->in, &v->multi, &v->single, v->in.has_single, v->note[0] ? v->note : NULL, v->measures};
+    ReportData d = {&v->in, &v->multi, &v->single, v->in.has_single, v->note[0] ? v->note : NULL, v->measures,
+                    o->npy};
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);

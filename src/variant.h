@@ -20,6 +20,13 @@
 
 #include <stddef.h>
 
+/* What the command line asks of every variant's outputs. */
+typedef struct {
+    int steps;  /* --steps: also each head's pre-softmax scores (head_NN_scores.png) */
+    int npy;    /* --npy: report.json's matrices as .npy files */
+    int layers; /* --layers: kv_cache.png counts this many layers (variants.h) */
+} VariantOptions;
+
 typedef struct {
     MhaInput in;           /* a view of the input with this variant's cfg and weights (owns nothing) */
     PooledLayer layer;     /* the pooled K/V arrays (pool.h) */
@@ -41,10 +48,11 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, int steps, const char 
                 char *err, size_t errlen);
 
 /* Write v's pictures and report.txt / report.json into the folder sub of
- * out ("" = out itself, or a sub-folder such as "kv2", made here). Returns MHAVIZ_OK,
+ * out ("" = out itself, or a sub-folder such as "kv2", made here), as o
+ * asks (o->steps must be what variant_run was given). Returns MHAVIZ_OK,
  * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
-int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, int steps, Timing *tm,
-                  char *err, size_t errlen);
+int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
+                  Timing *tm, char *err, size_t errlen);
 
 /* Free what variant_run made and zero *v. Safe on a zeroed variant. */
 void variant_free(Variant *v);

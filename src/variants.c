@@ -32,16 +32,16 @@ static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const ch
     return kv_cache_chart_draw(f, path, lines, n, v[0].in.cfg.T, layers, err, errlen);
 }
 
-int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, int steps, int layers, Timing *tm,
+int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm,
                    char *err, size_t errlen)
 {
     if (n == 1)
-        return variant_write(&v[0], r, out, "", steps, tm, err, errlen);
+        return variant_write(&v[0], r, out, "", o, tm, err, errlen);
     int rc = MHAVIZ_OK;
     for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
         char sub[16];
         variants_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
-        rc = variant_write(&v[i], r, out, sub, steps, tm, err, errlen);
+        rc = variant_write(&v[i], r, out, sub, o, tm, err, errlen);
     }
     if (rc != MHAVIZ_OK)
         return rc;
@@ -53,7 +53,7 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, int 
         snprintf(err, errlen, "out of memory");
         rc = MHAVIZ_ENOMEM;
     } else if ((rc = variants_slide_draw(r, slide, v, n, err, errlen)) == MHAVIZ_OK &&
-               (rc = kv_cache_picture(v, n, render_font(r), chart, layers, err, errlen)) == MHAVIZ_OK) {
+               (rc = kv_cache_picture(v, n, render_font(r), chart, o->layers, err, errlen)) == MHAVIZ_OK) {
         timing_phase(tm, TIMING_WRITE);
         rc = report_write_variants(out->tmp, v, n, err, errlen);
     }

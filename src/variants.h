@@ -20,10 +20,9 @@
 #define VARIANTS_MAX 32
 
 /* Write the n variants v (most K/V heads first) into out as described
- * above; steps as variant_write, layers = how many layers kv_cache.png
- * counts. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file) or
- * MHAVIZ_ENOMEM. */
-int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, int steps, int layers, Timing *tm,
+ * above, as o asks (variant.h). Returns MHAVIZ_OK, MHAVIZ_EIO (err names
+ * the file) or MHAVIZ_ENOMEM. */
+int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm,
                    char *err, size_t errlen);
 
 #endif

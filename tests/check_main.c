@@ -24,7 +24,6 @@ Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *bigmem_suite(void);
-Suite *jsonfast_suite(void);
 Suite *head_columns_suite(void);
 
 int main(void)
@@ -48,7 +47,6 @@ int main(void)
         utf8_suite,
         timing_suite,
         bigmem_suite,
-        jsonfast_suite,
         head_columns_suite,
     };
     SRunner *sr = srunner_create(NULL);

@@ -9,6 +9,7 @@
  * report does not care what the maps say, only that it says it faithfully. */
 #include "measures.h"
 #include "mha.h"
+#include "npy.h"
 #include "report.h"
 #include "status.h"
 
@@ -75,9 +76,12 @@ typedef struct {
     MhaInput in;
     MhaState multi, single;
     char dir[64];
+    int npy; /* ReportData.npy: --npy */
 } Fixture;
 
-static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, int n_kv, int causal)
+/* scores: keep the heads' pre-softmax scores (--steps). */
+static void fixture_build_scores(Fixture *f, char **tokens, int T, int d, int n_heads, int n_kv, int causal,
+                                 int scores)
 {
     uint32_t seed = 2463534242u;
     memset(f, 0, sizeof *f);
@@ -89,7 +93,7 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
     random_weights(&seed, &f->in.w, d, mha_kv_dim(c), 0);
     random_weights(&seed, &f->in.single, d, d, 0);
     f->in.has_single = 1;
-    ck_assert_int_eq(mha_state_build(&f->multi, c, 0), MHAVIZ_OK);
+    ck_assert_int_eq(mha_state_build(&f->multi, c, scores), MHAVIZ_OK);
     mha_forward(c, &f->in.w, f->in.x, &f->multi);
     MhaConfig wide = mha_single_head_config(c);
     ck_assert_int_eq(mha_state_build(&f->single, &wide, 0), MHAVIZ_OK);
@@ -98,9 +102,14 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
     ck_assert_ptr_nonnull(mkdtemp(f->dir));
 }
 
+static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, int n_kv, int causal)
+{
+    fixture_build_scores(f, tokens, T, d, n_heads, n_kv, causal, 0);
+}
+
 static int fixture_write(Fixture *f, const char *notes, char *err)
 {
-    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL};
+    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy};
     return report_write(f->dir, &d, err, MHAVIZ_ERRLEN);
 }
 
@@ -161,28 +170,49 @@ static double num(const cJSON *o, const char *key)
     return v->valuedouble;
 }
 
-/* The JSON matrix m has rows x cols numbers that read back to exactly want. */
-static void check_matrix(const cJSON *m, const float *want, int rows, int cols, const char *what)
+/* The matrix m of report.json reads back to exactly want (rows, cols): an
+ * array of rows of numbers, or the name `file` of a .npy file in dir. */
+static void check_matrix(const char *dir, const cJSON *m, const float *want, int rows, int cols,
+                         const char *file, const char *what)
 {
+    /* One assertion per matrix, not per number (each is a message to Check's
+     * parent): count the numbers that differ, name the first. */
+    long wrong = 0;
+    char first[160] = "";
+    if (cJSON_IsString(m)) {
+        ck_assert_str_eq(m->valuestring, file);
+        float *got = malloc((size_t)rows * cols * sizeof *got);
+        char msg[256];
+        ck_assert_ptr_nonnull(got);
+        ck_assert_msg(npy_read_floats(dir, file, rows, cols, 0, got, msg, sizeof msg) == MHAVIZ_OK, "%s", msg);
+        for (size_t k = 0; k < (size_t)rows * cols; k++)
+            if (memcmp(&got[k], &want[k], sizeof *got) != 0 && wrong++ == 0)
+                snprintf(first, sizeof first, "%s[%zu] read back %.9g, wrote %.9g", file, k, (double)got[k],
+                         (double)want[k]);
+        free(got);
+        ck_assert_msg(wrong == 0, "%s: %ld numbers differ; the first: %s", what, wrong, first);
+        return;
+    }
     ck_assert_msg(cJSON_IsArray(m), "%s is not an array", what);
     ck_assert_int_eq(cJSON_GetArraySize(m), rows);
     int r = 0;
     const cJSON *row;
     cJSON_ArrayForEach(row, m)
     {
-        ck_assert_int_eq(cJSON_GetArraySize(row), cols);
         int c = 0;
         const cJSON *x;
         cJSON_ArrayForEach(x, row)
         {
-            ck_assert(cJSON_IsNumber(x));
-            const float got = (float)x->valuedouble, w = want[(size_t)r * cols + c];
-            ck_assert_msg(memcmp(&got, &w, sizeof got) == 0, "%s[%d][%d]: read back %.9g, wrote %.9g",
-                          what, r, c, (double)got, (double)w);
+            const float got = (float)x->valuedouble, w = c < cols ? want[(size_t)r * cols + c] : NAN;
+            if ((!cJSON_IsNumber(x) || c >= cols || memcmp(&got, &w, sizeof got) != 0) && wrong++ == 0)
+                snprintf(first, sizeof first, "[%d][%d] read back %.9g, wrote %.9g", r, c, (double)got, (double)w);
             c++;
         }
+        if (c != cols && wrong++ == 0)
+            snprintf(first, sizeof first, "row %d has %d numbers, expected %d", r, c, cols);
         r++;
     }
+    ck_assert_msg(wrong == 0, "%s: %ld numbers differ; the first: %s", what, wrong, first);
 }
 
 /* A JSON measure equals the double the module computes (null for NAN).
@@ -234,13 +264,15 @@ static void check_contains(const char *text, const char *want)
 
 /* --------------------------------------------------------------- tests */
 
-/* GQA (4 heads, 2 K/V heads), causal, tokens with a repeat. */
+/* GQA (4 heads, 2 K/V heads), causal, tokens with a repeat. _i = 0: the
+ * matrices inline; _i = 1: with --npy, each in its .npy file. */
 START_TEST(json_has_issue_shapes_and_exact_floats)
 {
     char *tokens[] = {"the", "cat", "sat", "on", "the", "mat", "and", "the", "cat"};
     const int T = 9, d = 16, H = 4;
     Fixture f;
     fixture_build(&f, tokens, T, d, H, 2, 1);
+    f.npy = _i;
     /* float32 extremes in the output must survive too */
     f.multi.out[0] = FLT_MIN;
     f.multi.out[1] = FLT_MAX;
@@ -251,7 +283,7 @@ START_TEST(json_has_issue_shapes_and_exact_floats)
     cJSON *j = parse_report(f.dir);
 
     ck_assert_str_eq(get(j, "format")->valuestring, "mhaviz-report");
-    ck_assert_double_eq(num(j, "version"), 1);
+    ck_assert_double_eq(num(j, "version"), 2);
     ck_assert_double_eq(num(j, "d_model"), d);
     ck_assert_double_eq(num(j, "n_heads"), H);
     ck_assert_double_eq(num(j, "n_kv_heads"), 2);
@@ -276,7 +308,10 @@ START_TEST(json_has_issue_shapes_and_exact_floats)
         const float *att_h = f.multi.att + (size_t)h * T * T;
         ck_assert_double_eq(num(head, "index"), h);
         ck_assert_double_eq(num(head, "kv_head"), h / 2); /* g = h / (4 / 2) */
-        check_matrix(get(head, "attention"), att_h, T, T, "heads[].attention");
+        char file[64];
+        snprintf(file, sizeof file, "head_%02d_attention.npy", h);
+        check_matrix(f.dir, get(head, "attention"), att_h, T, T, file, "heads[].attention");
+        ck_assert(cJSON_IsString(get(head, "attention")) == (_i == 1));
         for (int i = 0; i < T; i++) /* masked cells are exactly 0 */
             for (int k = i + 1; k < T; k++)
                 ck_assert(att_h[i * T + k] == 0.0f);
@@ -291,15 +326,17 @@ START_TEST(json_has_issue_shapes_and_exact_floats)
     }
 
     const cJSON *single = get(j, "single_head");
-    check_matrix(get(single, "attention"), f.single.att, T, T, "single_head.attention");
+    check_matrix(f.dir, get(single, "attention"), f.single.att, T, T, "single_head_attention.npy",
+                 "single_head.attention");
     MapMeasures wide;
     measures_map(f.single.att, T, 1, ids, &wide);
     check_map_measures(single, &wide);
     ck_assert_str_eq(get(single, "source")->valuestring, "input");
 
     const cJSON *out = get(j, "output");
-    check_matrix(get(out, "multi_head"), f.multi.out, T, d, "output.multi_head");
-    check_matrix(get(out, "single_head"), f.single.out, T, d, "output.single_head");
+    check_matrix(f.dir, get(out, "multi_head"), f.multi.out, T, d, "output_multi_head.npy", "output.multi_head");
+    check_matrix(f.dir, get(out, "single_head"), f.single.out, T, d, "output_single_head.npy",
+                 "output.single_head");
 
     const cJSON *cmp = get(j, "comparison");
     check_measure(cmp, "output_rel_diff", measures_output_rel_diff(f.multi.out, f.single.out, T, d));
@@ -503,7 +540,7 @@ START_TEST(missing_folder_is_an_error_naming_the_file)
     char *tokens[] = {"a", "b"};
     Fixture f;
     fixture_build(&f, tokens, 2, 4, 1, 1, 1);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0};
     char err[MHAVIZ_ERRLEN] = "", missing[96];
     snprintf(missing, sizeof missing, "%s/nope", f.dir);
     ck_assert_int_eq(report_write(missing, &d, err, sizeof err), MHAVIZ_EIO);
@@ -530,7 +567,7 @@ START_TEST(given_measures_give_the_same_files)
     MapMeasures m[5]; /* n_heads + 1 */
     ck_assert_int_eq(measures_layer(f.multi.att, c->n_heads, f.single.att, c->T, c->causal, tokens, m),
                      MHAVIZ_OK);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0};
     ck_assert_int_eq(report_write(f.dir, &d, err, sizeof err), MHAVIZ_OK);
     size_t n_txt2, n_json2;
     char *txt2 = slurp(f.dir, "report.txt", &n_txt2), *json2 = slurp(f.dir, "report.json", &n_json2);
@@ -581,73 +618,94 @@ START_TEST(json_bytes_do_not_depend_on_the_thread_count)
 }
 END_TEST
 
-/* report_format_float writes what printf("%.9g") writes, faster. The
- * reference is glibc's printf itself, on a sweep of float bit patterns and on
- * a run of consecutive floats where 9-digit ties are dense (floats in
- * [2^20, 2^21) step by 1/8, so 10-digit values ending in 5 occur). */
-START_TEST(fast_float_format_matches_printf)
+/* With --steps the heads' scores are in report.json too, beside each map. */
+START_TEST(json_has_scores_with_steps)
 {
-    char mine[64], ref[64];
-    /* hand-checked cases: ties go to even, like printf */
-    const struct { float x; const char *want; } cases[] = {
-        {1234567.125f, "1234567.12"}, /* 1234567.12|5: tie, 2 is even -> stays */
-        {1234567.375f, "1234567.38"}, /* 1234567.37|5: tie, 7 is odd -> up */
-        {0.1f, "0.100000001"},        /* the float nearest 0.1 is 0.100000001490116... */
-        {1.0f, "1"},
-        {-0.5f, "-0.5"},
-        {1e-5f, "9.99999975e-06"},    /* below 1e-4: %g's scientific form */
-        {123456792.0f, "123456792"},  /* the float nearest 123456789 */
-        {1e9f, "1e+09"},
-    };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        report_format_float(mine, cases[k].x);
-        ck_assert_str_eq(mine, cases[k].want);
+    char *tokens[] = {"a", "b", "c", "d", "e"};
+    const int T = 5;
+    Fixture f;
+    fixture_build_scores(&f, tokens, T, 8, 2, 2, 1, 1);
+    f.npy = _i;
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(fixture_write(&f, NULL, err) == MHAVIZ_OK, "%s", err);
+    cJSON *j = parse_report(f.dir);
+    const cJSON *head;
+    int h = 0;
+    cJSON_ArrayForEach(head, get(j, "heads"))
+    {
+        char file[64];
+        snprintf(file, sizeof file, "head_%02d_scores.npy", h);
+        check_matrix(f.dir, get(head, "scores"), f.multi.scores + (size_t)h * T * T, T, T, file, "heads[].scores");
+        h++;
     }
-    /* Compare without an assertion per value (each one is a message to
-     * Check's parent process); report the first difference, if any. */
-    long checked = 0, wrong = 0;
-    char first[160] = "";
-    for (uint64_t u = 0; u < (UINT64_C(1) << 32); u += 65521) { /* every 65521st bit pattern */
-        const uint32_t bits = (uint32_t)u;
-        float x;
-        memcpy(&x, &bits, sizeof x);
-        if (!isfinite(x))
-            continue;
-        int n = report_format_float(mine, x);
-        snprintf(ref, sizeof ref, "%.9g", (double)x);
-        if ((strcmp(mine, ref) != 0 || n != (int)strlen(ref)) && wrong++ == 0)
-            snprintf(first, sizeof first, "bits %08x: wrote %s (%d chars), printf writes %s",
-                     (unsigned)bits, mine, n, ref);
-        checked++;
+    ck_assert_int_eq(h, 2);
+    cJSON_Delete(j);
+    fixture_free(&f);
+}
+END_TEST
+
+/* The stated size: report_matrix_numbers counts n_heads maps (twice with
+ * the scores), the wide head's map and two (T, d_model) outputs; past
+ * REPORT_INLINE_MAX_NUMBERS (2^20 = 1 048 576) the matrices go to .npy
+ * files without --npy. T = 450, d 16, 4 heads: 5 x 450^2 + 2 x 450 x 16 =
+ * 1 026 900, inline; T = 460: 5 x 460^2 + 2 x 460 x 16 = 1 072 720, .npy. */
+START_TEST(npy_past_the_stated_size)
+{
+    const MhaConfig gpt2 = {.T = 512, .d_model = 768, .n_heads = 12, .n_kv_heads = 12, .head_dim = 64};
+    ck_assert_uint_eq(report_matrix_numbers(&gpt2, 0), 13 * 512 * 512 + 2 * 512 * 768);
+    ck_assert_uint_eq(report_matrix_numbers(&gpt2, 1), 25 * 512 * 512 + 2 * 512 * 768);
+    const int Ts[2] = {450, 460};
+    for (int k = 0; k < 2; k++) {
+        const int T = Ts[k];
+        char **tokens = malloc((size_t)T * sizeof *tokens);
+        for (int t = 0; t < T; t++)
+            tokens[t] = "w";
+        Fixture f;
+        fixture_build(&f, tokens, T, 16, 4, 4, 1);
+        ck_assert_uint_eq(report_matrix_numbers(&f.in.cfg, 0), k == 0 ? 1026900 : 1072720);
+        char err[MHAVIZ_ERRLEN] = "";
+        ck_assert_msg(fixture_write(&f, NULL, err) == MHAVIZ_OK, "%s", err);
+        cJSON *j = parse_report(f.dir);
+        const cJSON *out = get(get(j, "output"), "multi_head");
+        ck_assert_msg(k == 0 ? cJSON_IsArray(out) : cJSON_IsString(out), "T = %d", T);
+        check_matrix(f.dir, out, f.multi.out, T, 16, "output_multi_head.npy", "output.multi_head");
+        const cJSON *att0 = get(cJSON_GetArrayItem(get(j, "heads"), 0), "attention");
+        check_matrix(f.dir, att0, f.multi.att, T, T, "head_00_attention.npy", "heads[0].attention");
+        cJSON_Delete(j);
+        fixture_free(&f);
+        free(tokens);
     }
-    float x = 1234000.0f;
-    for (int k = 0; k < 200000; k++, x = nextafterf(x, INFINITY)) {
-        report_format_float(mine, x);
-        snprintf(ref, sizeof ref, "%.9g", (double)x);
-        if (strcmp(mine, ref) != 0 && wrong++ == 0)
-            snprintf(first, sizeof first, "%.17g: wrote %s, printf writes %s", (double)x, mine, ref);
-    }
-    /* Runs of consecutive floats (both signs) where the digits or the method
-     * change: each decade edge of %g's forms, and near 1e-8, where 9 digits
-     * need 10^17 and the exact integer product gives way to the double one. */
-    const float edges[] = {1e-13f, 1e-9f, 1e-8f, 1.5e-8f, 1e-4f, 1e-1f, 1.0f, 10.0f, 1e8f, 99999999.0f, 999999936.0f};
-    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
-        float y = edges[e];
-        for (int k = 0; k < 4000; k++)
-            y = nextafterf(y, 0.0f);
-        for (int k = 0; k < 8000 && y < 1e9f; k++, y = nextafterf(y, INFINITY)) {
-            for (int sign = 0; sign < 2; sign++) {
-                const float z = sign ? -y : y;
-                int n = report_format_float(mine, z);
-                snprintf(ref, sizeof ref, "%.9g", (double)z);
-                if ((strcmp(mine, ref) != 0 || n != (int)strlen(ref)) && wrong++ == 0)
-                    snprintf(first, sizeof first, "%.17g: wrote %s, printf writes %s", (double)z, mine, ref);
-                checked++;
-            }
-        }
-    }
-    ck_assert_msg(wrong == 0, "%ld values differ from printf; the first: %s", wrong, first);
-    ck_assert_int_gt(checked, 60000);
+}
+END_TEST
+
+/* A .npy file as numpy.save writes it (numpy.lib.format, version 1.0): the
+ * magic, the header's length, a header padded with spaces to a multiple of
+ * 64 bytes and ended by a newline, then the little-endian floats. The 128
+ * header bytes are those numpy 1.24's np.save writes for a (2, 3) float32
+ * array (its header length 118 = 0x76). */
+START_TEST(npy_file_as_numpy_writes_it)
+{
+    char dir[] = "/tmp/mhaviz-npy-XXXXXX", path[64], msg[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/m.npy", dir);
+    const float m[6] = {1.0f, -2.5f, 0.0f, FLT_MAX, 1e-45f, 0.1f};
+    ck_assert_int_eq(npy_write_floats(path, 2, 3, m, msg, sizeof msg), MHAVIZ_OK);
+    size_t n;
+    char *b = slurp(dir, "m.npy", &n);
+    const char header[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+    ck_assert_uint_eq(n, 128 + sizeof m);
+    ck_assert_int_eq(memcmp(b, "\x93NUMPY\x01\x00\x76\x00", 10), 0);
+    ck_assert_int_eq(memcmp(b + 10, header, sizeof header - 1), 0);
+    for (size_t k = 10 + sizeof header - 1; k < 127; k++)
+        ck_assert_int_eq(b[k], ' ');
+    ck_assert_int_eq(b[127], '\n');
+    ck_assert_int_eq(memcmp(b + 128, m, sizeof m), 0);
+    free(b);
+    /* a full disk is an error naming the file */
+    ck_assert_int_eq(npy_write_floats("/dev/full", 2, 3, m, msg, sizeof msg), MHAVIZ_EIO);
+    ck_assert_str_eq(msg, "/dev/full: cannot write: No space left on device");
+    unlink(path);
+    rmdir(dir);
 }
 END_TEST
 
@@ -655,16 +713,21 @@ Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
     TCase *tc = tcase_create("report");
-    tcase_add_test(tc, json_has_issue_shapes_and_exact_floats);
+    tcase_add_loop_test(tc, json_has_issue_shapes_and_exact_floats, 0, 2);
+    tcase_add_loop_test(tc, json_has_scores_with_steps, 0, 2);
+    tcase_add_test(tc, npy_file_as_numpy_writes_it);
     tcase_add_test(tc, json_nulls);
     tcase_add_test(tc, json_escapes_tokens);
     tcase_add_test(tc, txt_says_what_a_class_needs);
     tcase_add_test(tc, notes_appear_in_both_files);
     tcase_add_test(tc, full_disk_is_an_error_naming_the_file);
     tcase_add_test(tc, missing_folder_is_an_error_naming_the_file);
-    tcase_add_test(tc, fast_float_format_matches_printf);
     tcase_add_test(tc, json_bytes_do_not_depend_on_the_thread_count);
     tcase_add_loop_test(tc, given_measures_give_the_same_files, 0, 2);
     suite_add_tcase(s, tc);
+    TCase *big = tcase_create("report at the stated size"); /* a million numbers written and read back */
+    tcase_add_test(big, npy_past_the_stated_size);
+    tcase_set_timeout(big, 60);
+    suite_add_tcase(s, big);
     return s;
 }

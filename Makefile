@@ -71,9 +71,13 @@ demo: deps
 run-demo: $(BIN)
 	@for f in $(DEMO); do echo "== ./$(BIN) $$f"; ./$(BIN) $$f || exit 1; done
 
-## samples: regenerate samples/*.json from samples/generate.c (the same bytes every time)
+## samples: regenerate samples/*.json from samples/generate.c (the same bytes every time), then train samples/trained/ (PyTorch, minutes)
+# Only this target needs PyTorch: Debian's build for /usr/bin/python3.
+TRAIN_DEBS := python3-torch
 samples: $(BUILD)/generate_samples
 	$(BUILD)/generate_samples samples
+	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(TRAIN_DEBS)"
+	$(PYTHON) samples/train_tiny.py samples/trained
 
 $(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)

@@ -1,5 +1,7 @@
-/* init_cmd.c — `mhaviz init`: parse argv, build a seeded random model, print it.
+/* init_cmd.c — `mhaviz init`: parse argv, build a designed or seeded random model, print it.
  *
+ *   mhaviz init --tokens "the cat sat on the mat" --designed [--subject cat] \
+ *               [--heads 4] [--kv-heads 2] [--digits 4] > my.json
  *   mhaviz init --tokens "the cat sat on the mat" --d-model 16 --heads 4 \
  *               [--kv-heads 2] [--seed 7] [--embeddings] [--digits 4] > my.json */
 #include "init_cmd.h"
@@ -19,16 +21,23 @@ static void init_usage(FILE *f)
     fprintf(f,
         "usage: mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "\n"
-        "Writes a starter input (JSON, on standard output) for your own sentence: an\n"
-        "untrained layer whose weights are drawn from a normal distribution with\n"
-        "std 1/sqrt(d_model). The same seed always gives the same file.\n"
+        "Writes a starter input (JSON, on standard output) for your own sentence.\n"
+        "With --designed, its heads do the lesson's jobs, head h job h mod 4: the\n"
+        "previous token, the subject, an earlier mention of the same word (itself\n"
+        "when there is none), the token itself; d_model is chosen to fit. Without,\n"
+        "an untrained layer whose weights are drawn from a normal distribution with\n"
+        "std 1/sqrt(d_model). The same options always give the same file.\n"
         "\n"
         "  --tokens TEXT      the tokens, separated by spaces (required)\n"
-        "  --d-model N        hidden width (default 16)\n"
+        "  --designed         the lesson's heads, designed by hand, instead of random weights\n"
+        "  --subject WORDS    with --designed: the word(s) the subject head looks for,\n"
+        "                     its earliest mention (default: the first token)\n"
+        "  --d-model N        hidden width (default 16; not with --designed)\n"
         "  --heads N          query heads, dividing d_model (default 4)\n"
         "  --kv-heads N       key/value heads, dividing the heads (default: as many as heads)\n"
-        "  --seed N           random seed, 0 to 2^64-1 (default 1)\n"
+        "  --seed N           random seed, 0 to 2^64-1 (default 1; not with --designed)\n"
         "  --embeddings       write an embedding table + sinusoidal positions instead of x\n"
+        "                     (not with --designed, whose x carries the positions it needs)\n"
         "  --digits N         significant digits per number, 1 to 9 (default 4)\n"
         "  -h, --help         this help\n");
 }
@@ -55,7 +64,8 @@ static uint64_t init_parse_seed(const char *s)
 
 int init_command(int argc, char **argv)
 {
-    enum { OPT_TOKENS = 256, OPT_D_MODEL, OPT_HEADS, OPT_KV_HEADS, OPT_SEED, OPT_EMB, OPT_DIGITS };
+    enum { OPT_TOKENS = 256, OPT_D_MODEL, OPT_HEADS, OPT_KV_HEADS, OPT_SEED, OPT_EMB, OPT_DIGITS,
+           OPT_DESIGNED, OPT_SUBJECT };
     static const struct option longopts[] = {
         {"tokens", required_argument, NULL, OPT_TOKENS},
         {"d-model", required_argument, NULL, OPT_D_MODEL},
@@ -64,22 +74,30 @@ int init_command(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"embeddings", no_argument, NULL, OPT_EMB},
         {"digits", required_argument, NULL, OPT_DIGITS},
+        {"designed", no_argument, NULL, OPT_DESIGNED},
+        {"subject", required_argument, NULL, OPT_SUBJECT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     InitOptions o = {NULL, 16, 4, 0, 1, 0};
-    int digits = 4;
+    int digits = 4, designed = 0;
+    const char *subject = NULL, *random_only = NULL; /* an option --designed does not take */
     opterr = 0;
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (ch) {
         case OPT_TOKENS: o.tokens = optarg; break;
-        case OPT_D_MODEL: o.d_model = init_parse_int(optarg, 1, INPUT_MAX_D_MODEL, "--d-model"); break;
+        case OPT_D_MODEL:
+            o.d_model = init_parse_int(optarg, 1, INPUT_MAX_D_MODEL, "--d-model");
+            random_only = "--d-model";
+            break;
         case OPT_HEADS: o.n_heads = init_parse_int(optarg, 1, INPUT_MAX_HEADS, "--heads"); break;
         case OPT_KV_HEADS: o.n_kv_heads = init_parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
-        case OPT_SEED: o.seed = init_parse_seed(optarg); break;
-        case OPT_EMB: o.embeddings = 1; break;
+        case OPT_SEED: o.seed = init_parse_seed(optarg); random_only = "--seed"; break;
+        case OPT_EMB: o.embeddings = 1; random_only = "--embeddings"; break;
+        case OPT_DESIGNED: designed = 1; break;
+        case OPT_SUBJECT: subject = optarg; break;
         case OPT_DIGITS: digits = init_parse_int(optarg, 1, 9, "--digits"); break;
         case 'h': init_usage(stdout); return MHAVIZ_OK;
         case ':': init_usage_error("option '%s' needs an argument", argv[optind - 1]); break;
@@ -90,6 +108,12 @@ int init_command(int argc, char **argv)
         init_usage_error("unexpected argument '%s' (put the sentence in --tokens \"...\")", argv[optind]);
     if (!o.tokens)
         init_usage_error("--tokens \"SENTENCE\" is required%s", "");
+    if (designed && random_only)
+        init_usage_error("%s is for random weights: --designed chooses its own", random_only);
+    if (subject && !designed)
+        init_usage_error("--subject '%s' needs --designed", subject);
+    if (designed)
+        o.d_model = init_designed_d_model(o.tokens, o.n_heads); /* 0: no token, said below */
 
     /* Shapes the loader would refuse are usage errors here: they come from argv.
      * Everything is checked before the model is allocated. */
@@ -125,13 +149,18 @@ int init_command(int argc, char **argv)
     const double json_bytes = numbers * (digits + 5);
     if (json_bytes > (double)lim.max_file_bytes ||
         input_memory_estimate(&c, (size_t)json_bytes) > lim.max_memory_bytes) {
-        snprintf(err, sizeof err, "--d-model %d with %d tokens makes a model too big to run "
-                 "(over %zu MB); choose a smaller one", c.d_model, c.T, lim.max_memory_bytes >> 20);
+        if (designed)
+            snprintf(err, sizeof err, "--designed: %d tokens need d_model %d, a model too big to run "
+                     "(over %zu MB); choose a shorter sentence", c.T, c.d_model, lim.max_memory_bytes >> 20);
+        else
+            snprintf(err, sizeof err, "--d-model %d with %d tokens makes a model too big to run "
+                     "(over %zu MB); choose a smaller one", c.d_model, c.T, lim.max_memory_bytes >> 20);
         init_usage_error("%s", err);
     }
 
     InitModel m;
-    rc = init_model(&o, &m, err, sizeof err);
+    rc = designed ? init_designed(o.tokens, o.n_heads, o.n_kv_heads, subject, &m, err, sizeof err)
+                  : init_model(&o, &m, err, sizeof err);
     if (rc == MHAVIZ_EINPUT)
         init_usage_error("%s", err);
     if (rc != MHAVIZ_OK) {

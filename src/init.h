@@ -1,4 +1,5 @@
-/* init.h — starter inputs: a seeded random model, and a JSON writer for any model.
+/* init.h — starter inputs: a seeded random model, a designed one, and a JSON
+ * writer for any model.
  *
  * `mhaviz init` builds a fresh, untrained layer for a teacher's own sentence:
  * every weight drawn from a normal distribution with std 1/sqrt(d_model)
@@ -6,8 +7,16 @@
  * (splitmix64 + Box-Muller) so that the same seed gives the same file on
  * every run. Each matrix draws from its own stream of the seed, so the
  * layer depends only on the seed and the shapes (another sentence, same
- * layer), and a word's embedding only on the seed and the word. The writer
- * is also how the shipped samples are produced. */
+ * layer), and a word's embedding only on the seed and the word.
+ *
+ * `mhaviz init --designed` builds instead a layer whose heads do the
+ * lesson's jobs on the teacher's sentence, every weight chosen by hand
+ * (init.c says how): head h does job h mod 4, in this order:
+ *   0 the previous token, 1 the subject (the earliest mention of a word,
+ *   by default the first token), 2 an earlier mention of the same word
+ *   (itself when there is none), 3 the token itself.
+ * Fewer heads keep the first jobs. The writer and the designed model are
+ * also how the shipped samples are produced (lesson 1 is a designed model). */
 #ifndef MHAVIZ_INIT_H
 #define MHAVIZ_INIT_H
 
@@ -45,6 +54,7 @@ typedef struct {
     int n_vocab;   /* distinct tokens, in order of first appearance; 0 = no table */
     char **vocab;  /* (n_vocab) */
     float *emb;    /* (n_vocab, d_model) embeddings[vocab[v]]; NULL = write x */
+    char *comment; /* what the weights are, for the file's "comment"; NULL = none */
 } InitModel;
 
 /* Split text on white space into *tokens (*T of them). The caller owns the
@@ -61,9 +71,32 @@ void init_tokens_free(char **tokens, int T);
 int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen);
 void init_model_free(InitModel *m);
 
+/* Build the designed model of sentence `tokens` (split on white space) with
+ * n_heads heads into *m: head h does job h mod 4 (above); subject names the
+ * word head 1 looks for (NULL: the first token); d_model is chosen to fit
+ * (init_designed_d_model) and said in m->comment. n_kv_heads (0 = n_heads)
+ * mean-pools the K/V heads as init_model_pool does. Returns MHAVIZ_OK,
+ * MHAVIZ_EINPUT (no token, n_heads < 1, a subject that is not a token, or
+ * n_kv_heads not dividing n_heads: err names the option) or MHAVIZ_ENOMEM.
+ * On success the caller frees *m with init_model_free; on failure *m holds
+ * nothing to free. */
+int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *subject,
+                  InitModel *m, char *err, size_t errlen);
+
+/* Mean-pool m's K/V heads into n_kv (src/pool.c, as --kv-heads does) and
+ * say so at the end of m->comment, when there is one. Returns what
+ * pool_kv_heads returns; m is unchanged on failure. */
+int init_model_pool(InitModel *m, int n_kv, char *err, size_t errlen);
+
+/* The d_model a designed model of sentence `tokens` with n_heads heads gets
+ * (0 when tokens has no token): the smallest multiple of n_heads that holds
+ * x's layout and every head's coordinates (init.c). */
+int init_designed_d_model(const char *tokens, int n_heads);
+
 /* Write m as an mhaviz input (JSON, "x@W" layout) to f, numbers with `digits`
- * significant digits (1..9; 9 round-trips a float). Biases are written when
- * m->in.w.has_bias; "single_head" weights are not written.
+ * significant digits (1..9; 9 round-trips a float). m->comment, when set,
+ * comes first. Biases are written when m->in.w.has_bias; "single_head"
+ * weights are not written.
  * Returns MHAVIZ_OK or MHAVIZ_EIO (err says the write failed). */
 int init_write(FILE *f, const InitModel *m, int digits, char *err, size_t errlen);
 

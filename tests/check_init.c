@@ -1,6 +1,9 @@
-/* check_init.c — the seeded PRNG, `mhaviz init`'s starter model, the JSON writer. */
+/* check_init.c — the seeded PRNG, `mhaviz init`'s starter models (random and
+ * designed), the JSON writer. */
 #include "init.h"
+#include "measures.h"
 #include "mha.h"
+#include "pool.h"
 #include "status.h"
 
 #include <check.h>
@@ -265,6 +268,181 @@ END_TEST
 START_TEST(embeddings_output_loads_and_runs) { check_loads_and_runs(1); }
 END_TEST
 
+/* ---- the designed model (--designed) ------------------------------------ */
+
+/* The designed model of `tokens` with n_heads heads (subject NULL: the first
+ * token), written with 4 digits as `mhaviz init --designed` does and loaded
+ * back, then run: the maps a teacher will see. */
+static void designed_run(const char *tokens, int n_heads, int n_kv, const char *subject,
+                         MhaInput *in, MhaState *st)
+{
+    InitModel m;
+    char err[MHAVIZ_ERRLEN];
+    int rc = init_designed(tokens, n_heads, n_kv, subject, &m, err, sizeof err);
+    ck_assert_msg(rc == MHAVIZ_OK, "%s", err);
+    size_t len;
+    char *s = write_to_string(&m, 4, &len);
+    memset(in, 0, sizeof *in);
+    rc = input_parse(s, len, "designed.json", NULL, in, err, sizeof err);
+    ck_assert_msg(rc == MHAVIZ_OK, "loader: %s", err);
+    ck_assert_ptr_null(in->warnings);
+    ck_assert_int_eq(mha_state_build(st, &in->cfg, 0), MHAVIZ_OK);
+    mha_forward(&in->cfg, &in->w, in->x, st);
+    free(s);
+    init_model_free(&m);
+}
+
+/* The report's role (src/measures.c) of each head of a run. */
+static void roles_of(const MhaInput *in, const MhaState *st, MeasuresRole *role)
+{
+    const int T = in->cfg.T;
+    int *ids = malloc((size_t)T * sizeof *ids);
+    ck_assert_ptr_nonnull(ids);
+    measures_token_ids(in->tokens, T, ids);
+    for (int h = 0; h < in->cfg.n_heads; h++) {
+        MapMeasures mm;
+        measures_map(st->att + (size_t)h * T * T, T, in->cfg.causal, ids, &mm);
+        role[h] = mm.role;
+    }
+    free(ids);
+}
+
+static void assert_roles(const char *tokens, int n_heads, const MeasuresRole *want)
+{
+    MhaInput in;
+    MhaState st;
+    MeasuresRole got[16];
+    designed_run(tokens, n_heads, 0, NULL, &in, &st);
+    roles_of(&in, &st, got);
+    for (int h = 0; h < n_heads; h++)
+        ck_assert_msg(got[h] == want[h], "\"%.30s...\", %d heads: head %d is %s, designed as %s",
+                      tokens, n_heads, h, measures_role_name(got[h]), measures_role_name(want[h]));
+    mha_state_free(&st);
+    input_free(&in);
+}
+
+#define PREV MEASURES_PREVIOUS_TOKEN
+#define FIRST MEASURES_FIRST_TOKEN
+#define DUP MEASURES_DUPLICATE_TOKEN
+#define SELF MEASURES_SELF
+
+/* Each designed head gets the role it was built for: previous token, the
+ * subject (the first token, so the report says first-token), an earlier
+ * mention (duplicate-token; itself, so self, when no word repeats), itself.
+ * Sentences: no repeated word; 40 tokens with words coming back up to 27
+ * tokens later; a short one whose repeated word is first seen late (the
+ * earlier-mention head's strength grows with that distance: init.c). */
+START_TEST(designed_heads_do_their_jobs)
+{
+    const MeasuresRole lesson[4] = {PREV, FIRST, DUP, SELF}, none[4] = {PREV, FIRST, SELF, SELF};
+    assert_roles("a quick brown fox jumps over lazy dogs", 4, none);
+    assert_roles("Mary gave the book to John because John had helped Mary last week so on the "
+                 "next day John gave the book back to Mary and Mary read the book to Anna while "
+                 "Anna sat by the fire with Tom", 4, lesson);
+    assert_roles("we said that it was time to leave and it was", 4, lesson);
+    /* more heads repeat the jobs, fewer keep the first ones */
+    const MeasuresRole six[6] = {PREV, FIRST, DUP, SELF, PREV, FIRST};
+    assert_roles("the cat saw the dog and the cat ran", 6, six);
+    assert_roles("the cat saw the dog and the cat ran", 3, lesson);
+    assert_roles("the cat saw the dog and the cat ran", 1, lesson);
+}
+END_TEST
+
+/* Lesson 1's sentence gives the roles of samples/lesson1.json. */
+START_TEST(designed_lesson1_as_the_sample)
+{
+    MhaInput in, sample;
+    MhaState st, sst;
+    MeasuresRole got[4], want[4];
+    char err[MHAVIZ_ERRLEN];
+    designed_run("Mary gave the book to John because John had helped Mary", 4, 0, NULL, &in, &st);
+    ck_assert_int_eq(input_load("samples/lesson1.json", &sample, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(mha_state_build(&sst, &sample.cfg, 0), MHAVIZ_OK);
+    mha_forward(&sample.cfg, &sample.w, sample.x, &sst);
+    roles_of(&in, &st, got);
+    roles_of(&sample, &sst, want);
+    for (int h = 0; h < 4; h++)
+        ck_assert_msg(got[h] == want[h], "head %d: %s, the sample's %s", h,
+                      measures_role_name(got[h]), measures_role_name(want[h]));
+    ck_assert_int_eq(want[2], DUP); /* the sample's own roles, as samples/README.md says */
+    mha_state_free(&st);
+    mha_state_free(&sst);
+    input_free(&in);
+    input_free(&sample);
+}
+END_TEST
+
+/* --subject WORD: every row from the word's first mention on gives it at
+ * least 99% (it scores 10, every other key at most 0: "the" again at 6
+ * also scores 10 - 1.5 * 5 < 3); the rows before it favour the first token
+ * (-1.5 j). Several words: the earliest of them; the other word's first
+ * mention, 3 tokens later, scores 10 - 4.5, so at least 1 / (1 + e^-4.5 +
+ * ...) > 98% there (0.9 allowed). */
+START_TEST(designed_subject_word)
+{
+    const char *text = "yesterday the old cat sat on the mat near the dog";
+    struct { const char *subject; int at; } cases[] = {{"cat", 3}, {"dog mat", 7}, {"the", 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        MhaInput in;
+        MhaState st;
+        designed_run(text, 4, 0, cases[c].subject, &in, &st);
+        const int T = in.cfg.T;
+        const float *att = st.att + (size_t)1 * T * T; /* head 1 */
+        for (int i = 0; i < T; i++) {
+            const float *row = att + (size_t)i * T;
+            if (i < cases[c].at)
+                for (int j = 1; j <= i; j++)
+                    ck_assert_msg(row[0] > row[j], "--subject %s: row %d", cases[c].subject, i);
+            else
+                ck_assert_msg(row[cases[c].at] > (strchr(cases[c].subject, ' ') ? 0.9f : 0.99f),
+                              "--subject %s: row %d", cases[c].subject, i);
+        }
+        mha_state_free(&st);
+        input_free(&in);
+    }
+}
+END_TEST
+
+/* d_model is chosen to fit and said in the comment: lesson 1 gets lesson
+ * 1's 16 (9 words + 1, t, t^2 = 12 dims; head_dim 4 for the values of its
+ * 2 repeated words + "another word" + t); 40 distinct words with 4 heads
+ * need 43 dims, so head_dim 11, d_model 44. --kv-heads pools the designed
+ * K/V heads (src/pool.c) and says so. Bad options name themselves. */
+START_TEST(designed_shape_and_options)
+{
+    InitModel m, p;
+    char err[MHAVIZ_ERRLEN];
+    const char *lesson = "Mary gave the book to John because John had helped Mary";
+    ck_assert_int_eq(init_designed_d_model(lesson, 4), 16);
+    ck_assert_int_eq(init_designed(lesson, 4, 0, NULL, &m, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(m.in.cfg.d_model, 16);
+    ck_assert_ptr_nonnull(strstr(m.comment, "d_model 16 = 4 heads of 4"));
+    char words[400] = "";
+    for (int i = 0; i < 40; i++)
+        snprintf(words + strlen(words), sizeof words - strlen(words), "w%d ", i);
+    ck_assert_int_eq(init_designed_d_model(words, 4), 44);
+
+    ck_assert_int_eq(init_designed(lesson, 4, 2, NULL, &p, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(p.in.cfg.n_kv_heads, 2);
+    ck_assert_int_eq(pool_kv_heads(&m.in.cfg, &m.in.w, 2, err, sizeof err), MHAVIZ_OK);
+    for (int i = 0; i < 16 * 8; i++) {
+        ck_assert(p.in.w.W_k[i] == m.in.w.W_k[i]);
+        ck_assert(p.in.w.W_v[i] == m.in.w.W_v[i]);
+    }
+    ck_assert_ptr_nonnull(strstr(p.comment, "mean-pooled into 2"));
+    init_model_free(&m);
+    init_model_free(&p);
+
+    ck_assert_int_eq(init_designed("the cat", 4, 0, "dog", &m, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err, "--subject"));
+    ck_assert_ptr_nonnull(strstr(err, "dog"));
+    ck_assert_int_eq(init_designed("the cat", 4, 3, NULL, &m, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err, "--kv-heads 3"));
+    ck_assert_int_eq(init_designed("  ", 4, 0, NULL, &m, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err, "--tokens"));
+}
+END_TEST
+
 Suite *init_suite(void)
 {
     Suite *s = suite_create("init");
@@ -280,6 +458,10 @@ Suite *init_suite(void)
     tcase_add_test(tc, writer_round_trips);
     tcase_add_test(tc, x_output_loads_and_runs);
     tcase_add_test(tc, embeddings_output_loads_and_runs);
+    tcase_add_test(tc, designed_heads_do_their_jobs);
+    tcase_add_test(tc, designed_lesson1_as_the_sample);
+    tcase_add_test(tc, designed_subject_word);
+    tcase_add_test(tc, designed_shape_and_options);
     suite_add_tcase(s, tc);
     return s;
 }

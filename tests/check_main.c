@@ -14,6 +14,7 @@ Suite *outdir_suite(void);
 Suite *pool_suite(void);
 Suite *init_suite(void);
 Suite *samples_suite(void);
+Suite *trained_suite(void);
 Suite *fsfault_suite(void);
 Suite *fuzzreplay_suite(void);
 Suite *finite_suite(void);
@@ -37,6 +38,7 @@ int main(void)
         pool_suite,
         init_suite,
         samples_suite,
+        trained_suite,
         fsfault_suite,
         fuzzreplay_suite,
         finite_suite,

@@ -9,7 +9,9 @@
 #include "input.h"
 #include "outdir.h"
 #include "pool.h"
+#include "pull.h"
 #include "render.h"
+#include "render_pull.h"
 #include "report.h"
 #include "status.h"
 #include "timing.h"
@@ -43,6 +45,7 @@ typedef struct {
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int timing;          /* --timing */
+    const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
 } Options;
 
@@ -75,6 +78,8 @@ static void usage(FILE *f)
         "      --no-annotate  never print weights in the cells\n"
         "      --size WxH     size of overview.png (default: 1920x1080)\n"
         "      --steps        also write head_NN_scores.png: the scores before the softmax\n"
+        "      --query N|TEXT query_NN.png shows the heads' pulls on token N, or on the last\n"
+        "                     token TEXT (default: where the heads' top keys differ most)\n"
         "  -h, --help         this help\n"
         "      --version      print the version\n"
         "\n"
@@ -161,7 +166,7 @@ static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, char *err, 
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -180,6 +185,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"timing", no_argument, NULL, OPT_TIMING},
         {"layers", required_argument, NULL, OPT_LAYERS},
         {"npy", no_argument, NULL, OPT_NPY},
+        {"query", required_argument, NULL, OPT_QUERY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -219,6 +225,7 @@ static void parse_args(int argc, char **argv, Options *o)
             break;
         }
         case OPT_STEPS: o->steps = 1; break;
+        case OPT_QUERY: o->query = optarg; break; /* checked against the tokens once they are loaded */
         case ':': usage_error("option '%s' needs an argument", argv[optind - 1]); break;
         default: usage_error("unknown option '%s' (or an abbreviation that fits several)", argv[optind - 1]); break;
         }
@@ -389,10 +396,17 @@ int main(int argc, char **argv)
         goto cleanup;
     }
 
+    /* --query: the token query_NN.png is about (a usage error names a bad one). */
+    int query = -1; /* -1: the default, pull.h's choice once the pulls are known */
+    if (o.query && (query = pull_find_query(o.query, in.tokens, in.cfg.T, err, sizeof err)) < 0) {
+        rc = MHAVIZ_EUSAGE;
+        goto cleanup;
+    }
+
     if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
         goto oom;
     for (int i = 0; i < n_vars; i++)
-        if ((rc = variant_run(&vars[i], &in, kv[i], o.steps, o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
+        if ((rc = variant_run(&vars[i], &in, kv[i], query, o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
             goto cleanup;
 
     /* The outputs: written aside, then moved into place whole. */

@@ -57,8 +57,7 @@ static double row_entropy(const float *row, int n)
 /* Mean of sum/count, or null when no row counted. */
 static double mean_or_null(double sum, long count) { return count > 0 ? sum / (double)count : NAN; }
 
-/* Index of the row's largest cell among the first n, lowest index on ties. */
-static int argmax(const float *row, int n)
+int measures_argmax(const float *row, int n)
 {
     int best = 0;
     for (int j = 1; j < n; j++)
@@ -102,7 +101,7 @@ static int fixed_key(const float *att, int T, int causal)
     const int first = causal ? 1 : 0; /* rows from here on see two keys or more */
     int candidate = 0, votes = 0;
     for (int i = first; i < T; i++) {
-        const int top = argmax(att + (size_t)i * T, causal ? i + 1 : T);
+        const int top = measures_argmax(att + (size_t)i * T, causal ? i + 1 : T);
         if (votes == 0)
             candidate = top;
         votes += top == candidate ? 1 : -1;
@@ -110,7 +109,7 @@ static int fixed_key(const float *att, int T, int causal)
     int held = 0;
     for (int i = first; i < T; i++) {
         const float *a_i = att + (size_t)i * T; /* (T) row i */
-        held += argmax(a_i, causal ? i + 1 : T) == candidate && a_i[candidate] >= 0.5f;
+        held += measures_argmax(a_i, causal ? i + 1 : T) == candidate && a_i[candidate] >= 0.5f;
     }
     if (2 * held <= T - first || candidate == 0 || (!causal && candidate == T - 1))
         return -1;
@@ -236,7 +235,7 @@ void measures_compare(const float *att, const float *wide, int T, int causal, Ma
         const float *a_i = att + (size_t)i * T, *w_i = wide + (size_t)i * T; /* (T) rows */
         const int n_i = causal ? i + 1 : T;
         js += js_divergence(a_i, w_i, n_i);
-        agree += argmax(a_i, n_i) == argmax(w_i, n_i);
+        agree += measures_argmax(a_i, n_i) == measures_argmax(w_i, n_i);
     }
     c->js_to_single = mean_or_null(js, T);
     c->top1_agreement = mean_or_null((double)agree, T);

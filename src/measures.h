@@ -123,6 +123,10 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
 int measures_layer(const float *att, int n_heads, const float *wide, int T, int causal,
                    char *const *tokens, MapMeasures *m);
 
+/* Index of the largest of row[0..n), the lowest index on ties: a row's
+ * top key. */
+int measures_argmax(const float *row, int n);
+
 /* Compare map att (T, T) with the wide head's map wide (T, T). */
 void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c);
 

@@ -42,8 +42,8 @@ typedef struct Renderer Renderer;
 int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen);
 void render_close(Renderer *r);
 
-/* For the other pictures of a run (variants.png, ...), drawn with draw.h:
- * the font r draws its text in (owned by r); */
+/* For the pictures drawn outside the job list (variants.png, render_pull.h, ...)
+ * with draw.h: the font r draws its text in (owned by r); */
 const DrawFont *render_font(const Renderer *r);
 
 /* softmax map att (T, T) painted on r's 0..1 colour scale, masked cells

@@ -289,6 +289,32 @@ static void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid,
     fputs(last ? "\n" : ",\n", f);
 }
 
+/* "pulls": how the wide head combines the heads' scores, row by row (pull.h). */
+static void json_pulls(FILE *f, const PullLayer *p)
+{
+    fprintf(f, "  \"pulls\": {\n    \"identity\": %s,\n    \"identity_max_deviation\": ",
+            p->identity ? "true" : "false");
+    json_number(f, p->identity_max_dev);
+    fputs(",\n    \"max_abs_wide_score\": ", f);
+    json_number(f, p->max_abs_score);
+    fprintf(f, ",\n    \"blur_at_most\": %g,\n    \"default_query\": %d,\n    \"counts\": {", PULL_BLUR_AT_MOST,
+            p->default_query);
+    for (int o = 0; o < PULL_N_OUTCOMES; o++)
+        fprintf(f, "\"%s\": %d, ", pull_outcome_name((PullOutcome)o), p->count[o]);
+    fprintf(f, "\"blurs\": %d},\n    \"rows\": [\n", p->n_blur);
+    for (int i = 0; i < p->T; i++) {
+        const PullRow *r = &p->rows[i];
+        fprintf(f, "      {\"query\": %d, \"outcome\": \"%s\", \"head_top_keys\": [", i,
+                pull_outcome_name(r->outcome));
+        for (int h = 0; h < p->n_heads; h++)
+            fprintf(f, h ? ", %d" : "%d", p->top[(size_t)i * p->n_heads + h]);
+        fprintf(f, "], \"wide_top_key\": %d, \"wide_top_weight\": ", r->wide_top);
+        json_number(f, r->wide_top_att);
+        fprintf(f, ", \"blurs\": %s}%s\n", r->blurs ? "true" : "false", i + 1 < p->T ? "," : "");
+    }
+    fputs("    ]\n  },\n", f);
+}
+
 static void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
 {
     const MhaConfig *c = s->c;
@@ -326,7 +352,7 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices 
         snprintf(fmt, sizeof fmt, "head_%s_attention.npy", pad);
         snprintf(name, sizeof name, fmt, h);
         json_matrix(f, mx, d->multi->att + (size_t)h * map, T, T, name, "        ");
-        if (d->multi->scores) {
+        if (d->scores && d->multi->scores) {
             fputs(",\n      \"scores\": ", f);
             snprintf(fmt, sizeof fmt, "head_%s_scores.npy", pad);
             snprintf(name, sizeof name, fmt, h);
@@ -354,6 +380,9 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices 
     fputs(",\n    \"output_cosine\": ", f);
     json_number(f, s->cosine);
     fputs("\n  },\n", f);
+
+    if (d->pulls)
+        json_pulls(f, d->pulls);
 
     const CostTable *t = &s->cost;
     fprintf(f, "  \"cost\": {\n    \"T\": %d,\n    \"visible_pairs\": %" PRId64 ",\n"
@@ -680,6 +709,79 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     txt_wrapped(f, "", line);
 }
 
+/* The rows with outcome o as "'gave' (1), 'the' (2)", wrapped after label. */
+static void txt_pull_rows(FILE *f, const PullLayer *p, char *const *tokens, PullOutcome o, const char *label)
+{
+    size_t n = strlen(label) + 1;
+    for (int i = 0; i < p->T; i++)
+        n += strlen(tokens[i]) + 24;
+    char *line = malloc(n), *end = line;
+    if (!line)
+        return;
+    end += sprintf(end, "%s", label);
+    int any = 0;
+    for (int i = 0; i < p->T; i++)
+        if (p->rows[i].outcome == o) {
+            end += sprintf(end, "%s '%s' (%d)", any ? "," : "", tokens[i], i);
+            any = 1;
+        }
+    if (any)
+        txt_wrapped(f, "  ", line);
+    free(line);
+}
+
+/* How the wide head combines the heads' scores, in sentences (pull.h). */
+static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
+{
+    char line[1024];
+    const int H = p->n_heads;
+    fputs("\nHow the wide head combines the heads (query_NN.png)\n", f);
+    char dev[64];
+    if (p->identity_max_dev == 0)
+        snprintf(dev, sizeof dev, "they agree exactly");
+    else
+        snprintf(dev, sizeof dev, "the largest difference is %.2g, float rounding", p->identity_max_dev);
+    if (p->identity)
+        snprintf(line, sizeof line, "Its score is the heads' scores added up: wide(i, j) = (1/sqrt(%d)) x "
+                 "sum over the %d heads of score_h(i, j), since its query and key are theirs side by side. "
+                 "Checked on every visible cell: %s (the scores reach %.3g). So its softmax weight on a "
+                 "key is in proportion to the product over the heads of exp(score_h / sqrt(%d)).", H, H, dev,
+                 p->max_abs_score, H);
+    else
+        snprintf(line, sizeof line, "The wide head has weights of its own (\"single_head\"), so its scores "
+                 "are not the heads' scores added up: that identity holds only for a wide head built "
+                 "from the heads' projections. Its top keys are compared with the heads' all the same.");
+    txt_wrapped(f, "  ", line);
+    const int choosing = p->T - p->count[PULL_NO_CHOICE];
+    if (choosing == 0) {
+        txt_wrapped(f, "  ", "No token has more than one key to choose from.");
+        return;
+    }
+    const int agreed_blur = p->n_blur - p->count[PULL_SPLIT]; /* rows that blur though all agree */
+    char also[96] = "";
+    if (agreed_blur > 0)
+        snprintf(also, sizeof also, ", though %d of them blur", agreed_blur);
+    snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: in %d every head's "
+             "top key is the wide head's (nothing lost%s); in %d %s (no key gets more than %.0f%% of the "
+             "wide head's attention); in %d %s; in %d it chose a key that is no head's top key.",
+             choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT],
+             p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
+             p->count[PULL_FOLLOWED],
+             p->identity ? "the wide head followed the top key of some heads over the others"
+                         : "the wide head's top key is the top key of some heads, not of the others",
+             p->count[PULL_OWN]);
+    txt_wrapped(f, "  ", line);
+    txt_pull_rows(f, p, tokens, PULL_AGREED, "nothing lost:");
+    txt_pull_rows(f, p, tokens, PULL_SPLIT, "split:");
+    txt_pull_rows(f, p, tokens, PULL_FOLLOWED, p->identity ? "followed:" : "a head's top key:");
+    txt_pull_rows(f, p, tokens, PULL_OWN, "a choice no head made:");
+    const int q = p->default_query;
+    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default '%s' (%d), where the "
+             "heads' top keys differ most (%d different keys); --query picks another.", tokens[q], q,
+             p->rows[q].n_top_keys);
+    txt_wrapped(f, "  ", line);
+}
+
 static void write_txt(FILE *f, const ReportData *d, const Summary *s)
 {
     const MhaConfig *c = s->c;
@@ -790,6 +892,9 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     fprintf(f, "outputs: ||O_multi - O_single|| / ||O_multi|| = %s, mean cosine %s\n",
             cell(b1, sizeof b1, "%.4f", s->rel_diff), cell(b2, sizeof b2, "%.4f", s->cosine));
 
+    if (d->pulls)
+        txt_pulls(f, d->pulls, d->in->tokens);
+
     fprintf(f, "\nCost at T = %d, d = d_model = %d\n", c->T, c->d_model);
     txt_cost(f, d, s);
 }
@@ -822,7 +927,7 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     path = NULL;
 
     Matrices mx = {dir, 0, MHAVIZ_OK, err, errlen};
-    mx.npy = d->npy || report_matrix_numbers(&d->in->cfg, d->multi->scores != NULL) > REPORT_INLINE_MAX_NUMBERS;
+    mx.npy = d->npy || report_matrix_numbers(&d->in->cfg, d->scores && d->multi->scores) > REPORT_INLINE_MAX_NUMBERS;
     f = open_out(dir, "report.json", &path, err, errlen, &rc);
     if (!f)
         goto cleanup;

@@ -4,6 +4,7 @@
  *   -> measures -> pictures + report into the variant's folder. */
 #include "variant.h"
 #include "architecture.h"
+#include "render_pull.h"
 #include "report.h"
 #include "status.h"
 
@@ -21,7 +22,7 @@ void variant_name(char *buf, size_t len, int n_heads, int n_kv)
         snprintf(buf, len, "GQA-%d", n_kv);
 }
 
-int variant_run(Variant *v, const MhaInput *in, int n_kv, int steps, const char *name, Timing *tm,
+int variant_run(Variant *v, const MhaInput *in, int n_kv, int query, const char *name, Timing *tm,
                 char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
@@ -37,7 +38,8 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, int steps, const char 
 
     /* The forward passes: h heads, then one wide head of the same width. */
     timing_phase(tm, TIMING_FORWARD);
-    if ((rc = mha_state_build(&v->multi, c, steps)) != MHAVIZ_OK)
+    /* Both passes keep their scores: the heads' pulls (pull.h) are made of them. */
+    if ((rc = mha_state_build(&v->multi, c, 1)) != MHAVIZ_OK)
         goto oom;
     mha_forward(c, &v->in.w, in->x, &v->multi);
     char pass[MHAVIZ_ERRLEN / 2]; /* names a pass in overflow messages */
@@ -51,7 +53,7 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, int steps, const char 
         v->wide_cfg = mha_single_head_config(c);
     else if ((rc = mha_single_head_layer(c, &v->in.w, &v->wide_cfg, &v->wide_own, &wide_w)) != MHAVIZ_OK)
         goto oom;
-    if ((rc = mha_state_build(&v->single, &v->wide_cfg, 0)) != MHAVIZ_OK)
+    if ((rc = mha_state_build(&v->single, &v->wide_cfg, 1)) != MHAVIZ_OK)
         goto oom;
     if (wide_w == &v->in.w) /* the heads' own weights: their q, k, v serve the wide head too */
         mha_forward_same_projections(&v->wide_cfg, wide_w, &v->multi, &v->single);
@@ -66,6 +68,11 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, int steps, const char 
         measures_layer(v->multi.att, c->n_heads, v->single.att, c->T, c->causal, in->tokens, v->measures) !=
             MHAVIZ_OK)
         goto oom;
+    /* How the wide head combines the heads' scores, row by row. */
+    if (pull_layer_build(&v->pulls, c, v->multi.scores, v->single.scores, v->single.att, !in->has_single) !=
+        MHAVIZ_OK)
+        goto oom;
+    v->query = query < 0 ? v->pulls.default_query : query;
     return MHAVIZ_OK;
 oom:
     snprintf(err, errlen, "out of memory");
@@ -75,6 +82,7 @@ oom:
 void variant_free(Variant *v)
 {
     free(v->measures);
+    pull_layer_free(&v->pulls);
     input_weights_free(&v->wide_own);
     mha_state_free(&v->single);
     mha_state_free(&v->multi);
@@ -181,6 +189,28 @@ cleanup:
     return rc;
 }
 
+/* query_NN.png in folder sub: the heads' pulls on v's query token
+ * (render_pull.h), NN its index zero-padded to the digits of the last
+ * token's (at least two). */
+static int render_query(const Renderer *r, const Variant *v, const OutDir *out, const char *sub, char *err,
+                        size_t errlen)
+{
+    char name[32];
+    int digits = 2;
+    for (int t = v->in.cfg.T - 1; t >= 100; t /= 10)
+        digits++;
+    snprintf(name, sizeof name, "query_%0*d.png", digits, v->query);
+    char *path = sub_path(out, sub, name);
+    if (!path) {
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    int rc = render_pull(render_font(r), path, &v->in.cfg, v->in.tokens, &v->multi, &v->single, &v->pulls, v->query,
+                         err, errlen);
+    free(path);
+    return rc;
+}
+
 int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
                   Timing *tm, char *err, size_t errlen)
 {
@@ -198,7 +228,8 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     }
     timing_phase(tm, TIMING_RENDER);
-    if ((rc = render_maps(r, v, out, sub, o->steps, tm, err, errlen)) != MHAVIZ_OK)
+    if ((rc = render_maps(r, v, out, sub, o->steps, tm, err, errlen)) != MHAVIZ_OK ||
+        (rc = render_query(r, v, out, sub, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     CostTable cost; /* the parameter count, as the report's cost table has it */
     measures_cost(&v->in.cfg, v->in.w.has_bias, v->in.w.has_bias, &cost);
@@ -206,8 +237,8 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
                                 errlen)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
-    ReportData d = {&v->in, &v->multi, &v->single, v->in.has_single, v->note[0] ? v->note : NULL, v->measures,
-                    o->npy};
+    ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,
+                    v->measures, o->npy, &v->pulls, o->steps};
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);

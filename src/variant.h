@@ -15,6 +15,7 @@
 #include "mha.h"
 #include "outdir.h"
 #include "pool.h"
+#include "pull.h"
 #include "render.h"
 #include "timing.h"
 
@@ -35,21 +36,25 @@ typedef struct {
     MhaWeights wide_own;   /* the wide head's weights when built for it (else empty) */
     MhaState single;       /* the single wide head's forward pass */
     MapMeasures *measures; /* (n_heads + 1) each head's map, then the wide head's */
+    PullLayer pulls;       /* how the wide head combines the heads' scores (pull.h) */
+    int query;             /* the token of query_NN.png */
     char note[512];        /* what the pooling did, for the report; "" when nothing was pooled */
 } Variant;
 
 /* Pool the input into n_kv K/V heads (pool_check must have accepted n_kv),
- * run the heads and the single wide head, and measure every map. steps
- * keeps the pre-softmax scores; name names the input in messages.
+ * run the heads and the single wide head (both keep their scores, of which
+ * the pulls are made), measure every map and build the pulls. query is the
+ * token of query_NN.png, -1 for pull.h's default; name names the input in
+ * messages.
  * Returns MHAVIZ_OK, MHAVIZ_EINPUT (the numbers overflow; err says where)
  * or MHAVIZ_ENOMEM. *v borrows in's arrays: free *v (with variant_free,
  * also after a failure) before in. */
-int variant_run(Variant *v, const MhaInput *in, int n_kv, int steps, const char *name, Timing *tm,
+int variant_run(Variant *v, const MhaInput *in, int n_kv, int query, const char *name, Timing *tm,
                 char *err, size_t errlen);
 
 /* Write v's pictures and report.txt / report.json into the folder sub of
  * out ("" = out itself, or a sub-folder such as "kv2", made here), as o
- * asks (o->steps must be what variant_run was given). Returns MHAVIZ_OK,
+ * asks, with query_NN.png. Returns MHAVIZ_OK,
  * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
 int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
                   Timing *tm, char *err, size_t errlen);

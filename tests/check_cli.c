@@ -442,6 +442,52 @@ START_TEST(usage_error_exits_2)
 }
 END_TEST
 
+/* --query names a token of the sentence (small_x: "the cat sat down"):
+ * by index or by text, else exit 2 with the value named and nothing written. */
+static const struct {
+    const char *value;
+    int status;
+    const char *msg; /* in stderr */
+    const char *png; /* the slide written */
+} QUERY[] = {
+    {"4", MHAVIZ_EUSAGE, "--query 4: out of range, the sentence has 4 tokens (0 to 3)", NULL},
+    {"-2", MHAVIZ_EUSAGE, "--query -2: out of range", NULL},
+    {"dog", MHAVIZ_EUSAGE, "--query 'dog': no token 'dog' in the sentence", NULL},
+    {"3", MHAVIZ_OK, "wrote small_x_mhaviz/", "query_03.png"},
+    {"cat", MHAVIZ_OK, "wrote small_x_mhaviz/", "query_01.png"},
+};
+
+START_TEST(query_option)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", "--query", QUERY[_i].value, in, NULL});
+    ck_assert_msg(r->status == QUERY[_i].status, "case %d: exit %d: %s", _i, r->status, r->err);
+    ck_assert_msg(strstr(r->err, QUERY[_i].msg), "case %d: '%s' lacks '%s'", _i, r->err, QUERY[_i].msg);
+    ck_assert_int_eq(left_behind(r), QUERY[_i].status == MHAVIZ_OK);
+    if (QUERY[_i].status == MHAVIZ_OK) { /* the slide, and the reports say how the wide head combines the heads */
+        char path[256], *text = malloc(1 << 16);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz", r->run);
+        ck_assert_msg(exists(path, QUERY[_i].png), "no %s", QUERY[_i].png);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz/report.txt", r->run);
+        slurp(path, text, 1 << 16);
+        ck_assert_msg(strstr(text, "How the wide head combines the heads") &&
+                      strstr(text, "Of the 3 tokens with more than one key to choose from: in "), "%s", text);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz/report.json", r->run);
+        slurp(path, text, 1 << 16);
+        ck_assert_msg(strstr(text, "\"pulls\": {\n    \"identity\": true,") &&
+                      strstr(text, "{\"query\": 3, \"outcome\": \""), "report.json lacks the pulls");
+        /* the scores the pulls are made of stay out of report.json without --steps */
+        ck_assert_msg(!strstr(text, "\"scores\""), "report.json has scores without --steps");
+        free(text);
+    }
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 START_TEST(help_and_version_exit_0)
 {
     setup();
@@ -551,7 +597,7 @@ END_TEST
 /* The files one variant writes (with the head pictures of 4 heads). */
 static const char *const VARIANT_FILES[] = {
     "report.txt", "report.json", "overview.png", "single_head.png", "difference.png", "architecture.png",
-    "head_00.png", "head_01.png", "head_02.png", "head_03.png",
+    "head_00.png", "head_01.png", "head_02.png", "head_03.png", "query_10.png", /* the runs give --query 10 */
 };
 enum { N_VARIANT_FILES = sizeof VARIANT_FILES / sizeof VARIANT_FILES[0] };
 
@@ -607,7 +653,7 @@ START_TEST(kv_list_writes_a_folder_each)
     Run *r = malloc(sizeof *r);
     char in[PATH_MAX + 32], out[256], sub[300];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
-    run(r, (const char *[]){"--kv-heads", "1,4,2", in, NULL});
+    run(r, (const char *[]){"--kv-heads", "1,4,2", "--query", "10", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     snprintf(out, sizeof out, "%s/lesson1_mhaviz", r->run);
     static const char *const top[] = {".mhaviz-output", "report.txt", "report.json", "variants.png",
@@ -758,10 +804,10 @@ START_TEST(variant_equals_its_own_run)
     Run *r = malloc(sizeof *r);
     char in[PATH_MAX + 32], one[300], many[300];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
-    run(r, (const char *[]){"-q", "--kv-heads", "4,2,1", "-o", "many", in, NULL});
+    run(r, (const char *[]){"-q", "--kv-heads", "4,2,1", "--query", "10", "-o", "many", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     Run *r1 = malloc(sizeof *r1);
-    run(r1, (const char *[]){"-q", "--kv-heads", list, "-o", "one", in, NULL});
+    run(r1, (const char *[]){"-q", "--kv-heads", list, "--query", "10", "-o", "one", in, NULL});
     ck_assert_msg(r1->status == MHAVIZ_OK, "exit %d: %s", r1->status, r1->err);
     char dir_one[200], dir_many[200];
     snprintf(dir_one, sizeof dir_one, "%s/one", r1->run);
@@ -915,6 +961,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, warning_printed_on_failure);
     tcase_add_test(tc, max_memory_option);
     tcase_add_loop_test(tc, usage_error_exits_2, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
+    tcase_add_loop_test(tc, query_option, 0, (int)(sizeof QUERY / sizeof QUERY[0]));
     tcase_add_test(tc, help_and_version_exit_0);
     tcase_add_test(tc, missing_input_exits_3);
     tcase_add_test(tc, folder_as_input_exits_3);

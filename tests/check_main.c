@@ -25,6 +25,7 @@ Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *bigmem_suite(void);
+Suite *pull_suite(void);
 Suite *head_columns_suite(void);
 
 int main(void)
@@ -49,6 +50,7 @@ int main(void)
         utf8_suite,
         timing_suite,
         bigmem_suite,
+        pull_suite,
         head_columns_suite,
     };
     SRunner *sr = srunner_create(NULL);

@@ -1,12 +1,12 @@
 /* main.c — the mhaviz command: parse argv, run, exit with a status.
  *
- *   load input -> forward pass (heads) -> forward pass (single wide head)
- *   -> heatmaps + reports into a temporary folder -> move it into place. */
+ *   load input -> for each K/V layout asked for (--kv-heads): pool, forward
+ *   passes, measures (variant.c) -> its pictures + report into a temporary
+ *   folder (a sub-folder kvN/ each when there are several, with the
+ *   comparison at the top) -> move the folder into place. */
 #include "init_cmd.h"
 #include "args.h"
 #include "input.h"
-#include "measures.h"
-#include "mha.h"
 #include "outdir.h"
 #include "pool.h"
 #include "pull.h"
@@ -15,6 +15,8 @@
 #include "report.h"
 #include "status.h"
 #include "timing.h"
+#include "variant.h"
+#include "variants.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -36,7 +38,10 @@ typedef struct {
     int threads;         /* -t; 0 = OpenMP's default (OMP_NUM_THREADS, else one per core) */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
     int quiet;           /* -q */
-    int kv_heads;        /* --kv-heads; 0 = as the input says */
+    int kv[VARIANTS_MAX]; /* --kv-heads: the K/V head counts listed */
+    int n_kv;            /* how many; 0 = as the input says */
+    int kv_all;          /* --kv-heads all */
+    int layers;          /* --layers: kv_cache.png counts this many layers */
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int timing;          /* --timing */
@@ -56,8 +61,11 @@ static void usage(FILE *f)
         "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
-        "      --kv-heads N   share keys and values: mean-pool the input's K/V heads into N\n"
-        "                     groups (N divides the input's n_kv_heads; 1 = multi-query)\n"
+        "      --kv-heads LIST  share keys and values: mean-pool the input's K/V heads into N\n"
+        "                     groups (N divides the input's n_kv_heads; 1 = multi-query).\n"
+        "                     Several, such as 4,2,1, or 'all' (every count that divides\n"
+        "                     n_kv_heads): each in a sub-folder kvN/, compared side by side\n"
+        "      --layers N     kv_cache.png counts the K/V cache of N layers (default: 1)\n"
         "      --timing       print each phase's time and the peak memory to stderr\n"
         "      --npy          write report.json's matrices as .npy files beside it (default:\n"
         "                     only past %d M numbers in all)\n"
@@ -94,10 +102,72 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
     return args_parse_int("mhaviz", s, lo, hi, option);
 }
 
+/* --kv-heads: "all", or a list of counts such as "4,2,1", each from 1 to
+ * INPUT_MAX_HEADS and none twice. Whether the input can be pooled into them
+ * is checked after the load (kv_layouts). */
+static void parse_kv_list(const char *arg, Options *o)
+{
+    o->kv_all = strcmp(arg, "all") == 0;
+    o->n_kv = 0;
+    for (const char *p = arg; !o->kv_all; p++) {
+        char item[16], msg[128];
+        const size_t n = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+        if (n == 0)
+            usage_error("--kv-heads '%s' has an empty count (wanted: counts such as 4,2,1, or all)", arg);
+        if (n >= sizeof item || strspn(item, "0123456789") != n)
+            usage_error("--kv-heads wants K/V head counts such as 4,2,1, or all; '%s' is not a count", item);
+        const long k = strtol(item, NULL, 10);
+        snprintf(msg, sizeof msg, "--kv-heads %%s: a count of K/V heads is from 1 to %d", INPUT_MAX_HEADS);
+        if (k < 1 || k > INPUT_MAX_HEADS)
+            usage_error(msg, item);
+        for (int i = 0; i < o->n_kv; i++)
+            if (o->kv[i] == k)
+                usage_error("--kv-heads lists %s twice", item);
+        snprintf(msg, sizeof msg, "--kv-heads lists more than %d counts: '%%s'", VARIANTS_MAX);
+        if (o->n_kv == VARIANTS_MAX)
+            usage_error(msg, arg);
+        o->kv[o->n_kv++] = (int)k;
+        p += n;
+        if (!*p)
+            break;
+    }
+}
+
+/* The K/V head counts to run for input shape c, most first, into kv;
+ * returns how many, or 0 with err naming a count the input cannot be pooled
+ * into (a usage error). */
+static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, char *err, size_t errlen)
+{
+    int n = 0;
+    if (o->kv_all) {
+        for (int k = c->n_kv_heads; k >= 1; k--)
+            if (c->n_kv_heads % k == 0)
+                kv[n++] = k;
+        return n;
+    }
+    if (o->n_kv == 0) {
+        kv[0] = c->n_kv_heads;
+        return 1;
+    }
+    for (int i = 0; i < o->n_kv; i++) {
+        char why[MHAVIZ_ERRLEN / 2];
+        if (pool_check(c, o->kv[i], why, sizeof why) != MHAVIZ_OK) {
+            snprintf(err, errlen, "--kv-heads %d: %s\nTry 'mhaviz --help'.", o->kv[i], why);
+            return 0;
+        }
+        int at = n++; /* insertion sort: most K/V heads first (MHA, then GQA, then MQA) */
+        for (; at > 0 && kv[at - 1] < o->kv[i]; at--)
+            kv[at] = kv[at - 1];
+        kv[at] = o->kv[i];
+    }
+    return n;
+}
+
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_NPY, OPT_QUERY };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -114,11 +184,13 @@ static void parse_args(int argc, char **argv, Options *o)
         {"size", required_argument, NULL, OPT_SIZE},
         {"steps", no_argument, NULL, OPT_STEPS},
         {"timing", no_argument, NULL, OPT_TIMING},
+        {"layers", required_argument, NULL, OPT_LAYERS},
         {"npy", no_argument, NULL, OPT_NPY},
         {"query", required_argument, NULL, OPT_QUERY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
+    o->layers = 1;
     render_default_options(&o->render);
     opterr = 0;
     int ch;
@@ -128,7 +200,8 @@ static void parse_args(int argc, char **argv, Options *o)
         case 't': o->threads = parse_int(optarg, 1, 1024, "--threads"); break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(MHAVIZ_OK);
-        case OPT_KV_HEADS: o->kv_heads = parse_int(optarg, 1, INPUT_MAX_HEADS, "--kv-heads"); break;
+        case OPT_KV_HEADS: parse_kv_list(optarg, o); break;
+        case OPT_LAYERS: o->layers = parse_int(optarg, 1, 100000, "--layers"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_TIMING: o->timing = 1; break;
         case OPT_NPY: o->npy = 1; break;
@@ -216,181 +289,6 @@ static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n
     return slides * canvas_bytes(over.width, over.height) + (held - slides) * canvas_bytes(heat.width, heat.height);
 }
 
-/* The progress line during the render phase. */
-static void render_progress(void *tm, double fraction) { timing_progress(tm, fraction); }
-
-/* s + " · " + part when both are non-empty, into s (len bytes). */
-static void join(char *s, size_t len, const char *part)
-{
-    if (!part || !part[0])
-        return;
-    const size_t n = strlen(s);
-    snprintf(s + n, len - n, "%s%s", n ? " \xc2\xb7 " : "", part);
-}
-
-/* Render every picture into the output folder: overview.png, one heatmap
- * per head, single_head.png, sharpness.png and, with --steps, each map's pre-softmax
- * scores (head_NN_scores.png, single_head_scores.png). pooled_from: the
- * input's K/V heads when --kv-heads mean-pooled them, else 0. The pictures
- * are drawn in parallel by render_jobs_progress. */
-static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
-                       const MhaState *single, const MapMeasures *m, int pooled_from, const OutDir *out,
-                       Timing *tm, char *err, size_t errlen)
-{
-    const MhaConfig *c = &in->cfg;
-    const int H = c->n_heads, T = c->T, G = c->n_kv_heads;
-    const size_t map = (size_t)T * T;
-    const int kv_mul = H / G;
-    const int n_jobs = 3 + (H + 1) * (o->steps ? 2 : 1);
-    RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
-    char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
-    char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */
-    char **subs = calloc((size_t)n_jobs, sizeof *subs);      /* (n_jobs) the lines under them */
-    char **panels = calloc((size_t)H + 1, sizeof *panels);   /* (H + 1) overview panel titles */
-    const float **maps = calloc((size_t)H + 1, sizeof *maps); /* (H + 1) the softmax maps */
-    int rc = MHAVIZ_ENOMEM;
-    if (!jobs || !names || !titles || !subs || !panels || !maps)
-        goto cleanup;
-
-    /* What the titles say: the layout (MHA, GQA or MQA), whether the K/V
-     * heads were pooled here, and the input's own title. */
-    const char *layout = measures_layout_name(H, G);
-    char variant[64], pooled[96] = "", sharing[128], wide_from[160], sub[512];
-    if (G == H)
-        snprintf(variant, sizeof variant, "MHA");
-    else
-        snprintf(variant, sizeof variant, "%s (%d K/V head%s)", layout, G, G == 1 ? "" : "s");
-    if (pooled_from)
-        snprintf(pooled, sizeof pooled, "K/V mean-pooled from %d heads, not retrained", pooled_from);
-    if (G == H)
-        snprintf(sharing, sizeof sharing, "MHA: each head has its own keys and values");
-    else if (G == 1)
-        snprintf(sharing, sizeof sharing, "MQA: all %d heads share one K/V head", H);
-    else
-        snprintf(sharing, sizeof sharing, "GQA: each K/V head serves %d query heads", kv_mul);
-    if (in->has_single)
-        snprintf(wide_from, sizeof wide_from, "its own weights (the input's single_head), not the heads'");
-    else
-        snprintf(wide_from, sizeof wide_from,
-                 "the heads' projections as one head: its score = (sum of the %d heads' scores) / \xe2\x88\x9a%d",
-                 H, H);
-
-    /* One line per picture: kind, file, title, subtitle. The titles carry
-     * each map's role and entropy (issue 4) from m (H + 1). */
-    int n = 0;
-    const char *pad = H >= 100 ? "%03d" : "%02d"; /* head_00 .. head_99, head_000 from 100 heads */
-    char fmt[64], name[64], title[192];
-    for (int p = 0; p <= H; p++) {
-        maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
-        if (p < H && G < H && G > 1) /* GQA: which K/V head (with MQA there is one) */
-            snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, p / kv_mul,
-                     measures_role_name(m[p].role));
-        else if (p < H)
-            snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, measures_role_name(m[p].role));
-        else
-            snprintf(title, sizeof title, "wide head \xc2\xb7 %s", measures_role_name(m[p].role));
-        if (!(panels[p] = strdup(title)))
-            goto cleanup;
-    }
-    snprintf(title, sizeof title, "%s: %d heads of width %d, and one wide head of width %d", variant, H,
-             c->head_dim, c->d_model);
-    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
-    join(sub, sizeof sub, pooled);
-    jobs[n] = (RenderJob){.kind = RENDER_OVERVIEW, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
-    names[n] = outdir_path(out, "overview.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
-
-    for (int h = 0; h < H; h++) {
-        snprintf(fmt, sizeof fmt, "head_%s.png", pad);
-        snprintf(name, sizeof name, fmt, h);
-        if (G == 1 && H > 1)
-            snprintf(title, sizeof title, "head %d of %d \xc2\xb7 the shared K/V head \xc2\xb7 %s \xc2\xb7 %.2f bits",
-                     h, H, measures_role_name(m[h].role), m[h].entropy_bits);
-        else if (G < H)
-            snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits",
-                     h, H, h / kv_mul, G, measures_role_name(m[h].role), m[h].entropy_bits);
-        else
-            snprintf(title, sizeof title, "head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits", h, H,
-                     measures_role_name(m[h].role), m[h].entropy_bits);
-        snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
-        join(sub, sizeof sub, sharing);
-        join(sub, sizeof sub, pooled);
-        jobs[n] = (RenderJob){.kind = RENDER_WEIGHTS, .values = maps[h]};
-        names[n] = outdir_path(out, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
-    }
-    snprintf(title, sizeof title, "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits", c->d_model,
-             measures_role_name(m[H].role), m[H].entropy_bits);
-    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
-    join(sub, sizeof sub, wide_from);
-    join(sub, sizeof sub, in->has_single ? NULL : pooled);
-    jobs[n] = (RenderJob){.kind = RENDER_WEIGHTS, .values = single->att};
-    names[n] = outdir_path(out, "single_head.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
-
-    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and the wide head (bold)",
-             variant, H);
-    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
-    join(sub, sizeof sub, pooled);
-    jobs[n] = (RenderJob){.kind = RENDER_SHARPNESS, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
-    names[n] = outdir_path(out, "sharpness.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
-
-    for (int p = 0; o->steps && p <= H; p++) {
-        snprintf(fmt, sizeof fmt, "head_%s_scores.png", pad);
-        if (p < H)
-            snprintf(name, sizeof name, fmt, p);
-        else
-            snprintf(name, sizeof name, "single_head_scores.png");
-        if (p < H)
-            snprintf(title, sizeof title,
-                     "head %d of %d \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", p, H,
-                     c->head_dim);
-        else
-            snprintf(title, sizeof title,
-                     "single wide head \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", c->d_model);
-        snprintf(sub, sizeof sub, "the softmax ignores a constant added to a row \xc2\xb7 "
-                                  "each row's winner is 0, its lightest cell");
-        join(sub, sizeof sub, pooled);
-        jobs[n] = (RenderJob){.kind = RENDER_SCORES, .values = p < H ? multi->scores + (size_t)p * map : single->scores};
-        names[n] = outdir_path(out, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
-    }
-    for (int k = 0; k < n; k++) {
-        if (!names[k] || !titles[k] || !subs[k])
-            goto cleanup;
-        jobs[k].path = names[k];
-        jobs[k].title = titles[k];
-        jobs[k].subtitle = subs[k];
-    }
-
-    rc = render_jobs_progress(r, jobs, n, T, in->tokens, c->causal, render_progress, tm, err, errlen);
-cleanup:
-    if (rc == MHAVIZ_ENOMEM && !err[0])
-        snprintf(err, errlen, "out of memory");
-    for (int k = 0; names && titles && subs && k < n_jobs; k++)
-        free(names[k]), free(titles[k]), free(subs[k]);
-    for (int p = 0; panels && p <= H; p++)
-        free(panels[p]);
-    free(jobs), free(names), free(titles), free(subs), free(panels), free(maps);
-    return rc;
-}
-
-/* query_NN.png: the heads' pulls on token query (render_pull.h), NN its
- * index zero-padded to the digits of the last token's (at least two). */
-static int render_query(const Renderer *r, const MhaInput *in, const MhaState *multi, const MhaState *single,
-                        const PullLayer *pulls, int query, const OutDir *out, char *err, size_t errlen)
-{
-    char name[32];
-    int digits = 2;
-    for (int t = in->cfg.T - 1; t >= 100; t /= 10)
-        digits++;
-    snprintf(name, sizeof name, "query_%0*d.png", digits, query);
-    char *path = outdir_path(out, name);
-    if (!path) {
-        snprintf(err, errlen, "out of memory");
-        return MHAVIZ_ENOMEM;
-    }
-    int rc = render_pull(render_font(r), path, &in->cfg, in->tokens, multi, single, pulls, query, err, errlen);
-    free(path);
-    return rc;
-}
-
 /* Copy the text file at path to standard output. Returns MHAVIZ_OK, or
  * MHAVIZ_EIO with err saying which side failed (a full disk or a closed
  * pipe on stdout must not pass for a printed report). */
@@ -436,15 +334,11 @@ int main(int argc, char **argv)
 
     char err[MHAVIZ_ERRLEN] = "";
     MhaInput in = {0};
-    MhaState multi = {0}, single = {0};
-    MhaConfig wide_cfg;
+    Variant *vars = NULL; /* (n_vars) the K/V layouts, most K/V heads first */
+    int kv[VARIANTS_MAX], n_vars = 0;
     OutDir out = {0};
     char *out_dir = NULL;
     int committed = 0;
-    char note[512] = "";
-    int pooled_from = 0; /* the input's K/V heads, when --kv-heads pooled them */
-    MapMeasures *measures = NULL; /* (n_heads + 1) each head's map, then the wide head's */
-    PullLayer pulls = {0};
     Timing tm;
     timing_begin(&tm, isatty(STDERR_FILENO));
     timing_phase(&tm, TIMING_LOAD);
@@ -465,8 +359,14 @@ int main(int argc, char **argv)
     if (rc != MHAVIZ_OK)
         goto cleanup;
 
-    /* The memory of the whole run: the arrays, the parse (over by now, but
-     * counted as if it lasted), the pictures' canvases and the program. */
+    /* --kv-heads: the K/V layouts to run, each pooled from the input's K/V heads. */
+    if ((n_vars = kv_layouts(&o, &in.cfg, kv, err, sizeof err)) == 0) {
+        rc = MHAVIZ_EUSAGE;
+        goto cleanup;
+    }
+    /* The memory of the whole run: the arrays of every variant, the parse
+     * (over by now, but counted as if it lasted), the pictures' canvases
+     * and the program. */
 #ifdef _OPENMP
     const int threads = omp_get_max_threads();
 #else
@@ -476,7 +376,21 @@ int main(int argc, char **argv)
     const double pictures = pictures_bytes(renderer, &in, threads, n_pictures);
     if (pictures < 0)
         goto oom;
-    tm.estimate_bytes = input_memory_estimate(&in.cfg, 0) + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
+    size_t arrays = 0; /* every variant's: a run of several holds them all at once */
+    for (int i = 0; i < n_vars; i++) {
+        MhaConfig vc = in.cfg;
+        vc.n_kv_heads = kv[i];
+        arrays += input_memory_estimate(&vc, 0);
+    }
+    tm.estimate_bytes = arrays + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
+    if (n_vars > 1 && tm.estimate_bytes > lim.max_memory_bytes) {
+        snprintf(err, sizeof err,
+                 "%s: its %d variants (--kv-heads) would need about %zu MB of memory together, over the limit "
+                 "of %zu MB; raise it with --max-memory MB, or list fewer",
+                 o.input, n_vars, (tm.estimate_bytes >> 20) + 1, lim.max_memory_bytes >> 20);
+        rc = MHAVIZ_EINPUT;
+        goto cleanup;
+    }
     if (tm.estimate_bytes > lim.max_memory_bytes) {
         snprintf(err, sizeof err, "%s: this run would need about %zu MB of memory (the pictures %.0f MB of it: "
                  "overview.png and sharpness.png at %dx%d), over the limit of %zu MB; raise it with --max-memory MB",
@@ -486,18 +400,6 @@ int main(int argc, char **argv)
         goto cleanup;
     }
 
-    /* --kv-heads: share keys and values by mean-pooling K/V heads (GQA, MQA). */
-    if (o.kv_heads && o.kv_heads != in.cfg.n_kv_heads) {
-        const int n_from = in.cfg.n_kv_heads;
-        char why[MHAVIZ_ERRLEN / 2];
-        if ((rc = pool_kv_heads(&in.cfg, &in.w, o.kv_heads, why, sizeof why)) != MHAVIZ_OK) {
-            snprintf(err, sizeof err, "--kv-heads %d: %s", o.kv_heads, why);
-            goto cleanup;
-        }
-        pool_note(note, sizeof note, in.cfg.n_heads, n_from, o.kv_heads);
-        pooled_from = n_from;
-    }
-
     /* --query: the token query_NN.png is about (a usage error names a bad one). */
     int query = -1; /* -1: the default, pull.h's choice once the pulls are known */
     if (o.query && (query = pull_find_query(o.query, in.tokens, in.cfg.T, err, sizeof err)) < 0) {
@@ -505,40 +407,11 @@ int main(int argc, char **argv)
         goto cleanup;
     }
 
-    /* The forward passes: h heads, then one wide head of the same width. */
-    timing_phase(&tm, TIMING_FORWARD);
-    /* Both passes keep their scores: the heads' pulls (pull.h) are made of them. */
-    rc = mha_state_build(&multi, &in.cfg, 1);
-    if (rc != MHAVIZ_OK)
+    if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
         goto oom;
-    mha_forward(&in.cfg, &in.w, in.x, &multi);
-    char pass[MHAVIZ_ERRLEN / 2]; /* names a pass in overflow messages */
-    snprintf(pass, sizeof pass, "%s: the heads", o.input);
-    if ((rc = mha_check_finite(&in.cfg, &multi, pass, err, sizeof err)) != MHAVIZ_OK)
-        goto cleanup;
-    timing_progress(&tm, 0.5);
-
-    wide_cfg = mha_single_head_config(&in.cfg);
-    if ((rc = mha_state_build(&single, &wide_cfg, 1)) != MHAVIZ_OK)
-        goto oom;
-    if (in.has_single) /* the input gave the wide head's own weights */
-        mha_forward(&wide_cfg, &in.single, in.x, &single);
-    else /* built from the heads' weights: their q, k, v serve it too */
-        mha_forward_wide(&in.cfg, &in.w, &multi, &single);
-    snprintf(pass, sizeof pass, "%s: the single wide head", o.input);
-    if ((rc = mha_check_finite(&wide_cfg, &single, pass, err, sizeof err)) != MHAVIZ_OK)
-        goto cleanup;
-
-    /* What each map does, for the picture titles and the reports alike. */
-    if (!(measures = malloc(((size_t)in.cfg.n_heads + 1) * sizeof *measures)) ||
-        measures_layer(multi.att, in.cfg.n_heads, single.att, in.cfg.T, in.cfg.causal, in.tokens,
-                       measures) != MHAVIZ_OK)
-        goto oom;
-    /* How the wide head combines the heads' scores, row by row. */
-    if (pull_layer_build(&pulls, &in.cfg, multi.scores, single.scores, single.att, !in.has_single) != MHAVIZ_OK)
-        goto oom;
-    if (query < 0)
-        query = pulls.default_query;
+    for (int i = 0; i < n_vars; i++)
+        if ((rc = variant_run(&vars[i], &in, kv[i], query, o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
+            goto cleanup;
 
     /* The outputs: written aside, then moved into place whole. */
     out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(o.input);
@@ -552,15 +425,8 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
-    timing_phase(&tm, TIMING_RENDER);
-    rc = render_maps(renderer, &o, &in, &multi, &single, measures, pooled_from, &out, &tm, err, sizeof err);
-    if (rc == MHAVIZ_OK)
-        rc = render_query(renderer, &in, &multi, &single, &pulls, query, &out, err, sizeof err);
-    if (rc == MHAVIZ_OK) {
-        timing_phase(&tm, TIMING_WRITE);
-        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures, o.npy, &pulls, o.steps};
-        rc = report_write(out.tmp, &d, err, sizeof err);
-    }
+    const VariantOptions run_opt = {o.steps, o.npy, o.layers};
+    rc = variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);
         outdir_abort(&out);
@@ -599,11 +465,10 @@ cleanup:
     if (o.timing)
         timing_print(&tm, stderr);
     free(out_dir);
-    free(measures);
-    pull_layer_free(&pulls);
+    for (int i = 0; vars && i < n_vars; i++)
+        variant_free(&vars[i]);
+    free(vars);
     render_close(renderer);
-    mha_state_free(&single);
-    mha_state_free(&multi);
     input_free(&in);
     return rc;
 }

@@ -44,9 +44,20 @@ typedef struct Renderer Renderer;
 int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen);
 void render_close(Renderer *r);
 
-/* The font r loaded, for pictures drawn outside the job list (render_pull.h).
- * Owned by r. */
-const struct DrawFont *render_font(const Renderer *r);
+/* For the pictures drawn outside the job list (variants.png, render_pull.h, ...)
+ * with draw.h: the font r draws its text in (owned by r); */
+const DrawFont *render_font(const Renderer *r);
+
+/* softmax map att (T, T) painted on r's 0..1 colour scale, masked cells
+ * hatched, framed, into c at (x, y) as an overview panel of at most side
+ * pixels (returns the side drawn: side, or less to give each token whole
+ * pixels when side >= T); */
+int render_paint_map(const Renderer *r, DrawCanvas *c, const float *att, int T, int causal, int x, int y, int side);
+
+/* and the colour bar of that scale at (x, y), w x h, ticks at the right set
+ * at tick_px, with a "masked" swatch below when causal. Returns MHAVIZ_OK or
+ * MHAVIZ_ENOMEM. */
+int render_weights_bar(const Renderer *r, DrawCanvas *c, int x, int y, int w, int h, float tick_px, int causal);
 
 /* Write att (T, T), row = query, as a heatmap PNG at png_path: query labels
  * left, key labels below, title on top, colour bar at the right. When causal,

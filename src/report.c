@@ -47,6 +47,18 @@ typedef struct {
     CostTable cost;
 } Summary;
 
+/* The heads' mean normalised entropy (NAN = null when theirs are) and the
+ * blur: the wide head's normalised entropy less that mean. m holds the
+ * n_heads maps' measures, the wide head's last. */
+static double blur_of(const MapMeasures *m, int n_heads, double *heads_norm_mean)
+{
+    double norm_sum = 0.0;
+    for (int h = 0; h < n_heads; h++) /* in head order: the same sum for any thread count */
+        norm_sum += m[h].entropy_norm;
+    *heads_norm_mean = norm_sum / n_heads;
+    return m[n_heads].entropy_norm - *heads_norm_mean;
+}
+
 static void summary_free(Summary *s)
 {
     free(s->heads);
@@ -80,18 +92,15 @@ static int summarise(const ReportData *d, Summary *s)
     }
     memcpy(s->heads, m, (size_t)c->n_heads * sizeof *s->heads);
     s->wide = m[c->n_heads];
+    s->blur = blur_of(m, c->n_heads, &s->heads_norm_mean);
     free(computed);
 #pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= REPORT_PARALLEL_MIN)
     for (int h = 0; h < c->n_heads; h++)
         measures_compare(d->multi->att + (size_t)h * map, s->wide_att, T, c->causal, &s->cmp[h]);
-    double norm_sum = 0.0, bits_sum = 0.0;
-    for (int h = 0; h < c->n_heads; h++) { /* in head order: the same sums for any thread count */
-        norm_sum += s->heads[h].entropy_norm;
+    double bits_sum = 0.0;
+    for (int h = 0; h < c->n_heads; h++) /* in head order: the same sum for any thread count */
         bits_sum += s->heads[h].entropy_bits;
-    }
     s->heads_bits_mean = bits_sum / c->n_heads;
-    s->heads_norm_mean = norm_sum / c->n_heads; /* NAN (null) when the heads' are null */
-    s->blur = s->wide.entropy_norm - s->heads_norm_mean;
     s->rel_diff = measures_output_rel_diff(d->multi->out, d->single->out, T, c->d_model);
     s->cosine = measures_output_cosine(d->multi->out, d->single->out, T, c->d_model);
     const int wide_bias = d->single_given ? d->in->single.has_bias : d->in->w.has_bias;
@@ -409,8 +418,7 @@ static const char *cell(char *buf, size_t n, const char *fmt, double x)
     return buf;
 }
 
-/* v with thousands separators: 16384 -> "16,384". */
-static const char *grouped(char *buf, int64_t v)
+const char *report_grouped(char *buf, int64_t v)
 {
     char digits[32];
     int n = snprintf(digits, sizeof digits, "%" PRId64, v < 0 ? -v : v), k = 0;
@@ -644,7 +652,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
                               x->mac_value_mix, x->mac_projections + x->mac_scores + x->mac_value_mix,
                               x->kv_cache_bytes};
         for (int k = 0; k < 8; k++) {
-            grouped(num[r][k], v[k]);
+            report_grouped(num[r][k], v[k]);
             if ((int)strlen(num[r][k]) > w[k])
                 w[k] = (int)strlen(num[r][k]);
         }
@@ -679,7 +687,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
             "not computed, so not counted).  MAC: multiply-adds.  K/V B/token: bytes of K/V cache per\n"
             "token per layer = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
-            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", grouped(a, t->pairs));
+            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", report_grouped(a, t->pairs));
     char line[256];
     if (c->n_heads == 1) {
         fputs("With one head, the multi-head layer is itself one wide head: the same counts.\n", f);
@@ -696,12 +704,12 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     char c1[32];
     int n = snprintf(line, sizeof line,
                      "Sharing K/V heads shrinks the K/V cache from %s bytes per token per layer (MHA)",
-                     grouped(a, t->mha.kv_cache_bytes));
+                     report_grouped(a, t->mha.kv_cache_bytes));
     if (t->gqa_valid)
         n += snprintf(line + n, sizeof line - (size_t)n, " to %s (GQA, %d K/V heads)",
-                      grouped(b, t->gqa.kv_cache_bytes), t->gqa.n_kv_heads);
+                      report_grouped(b, t->gqa.kv_cache_bytes), t->gqa.n_kv_heads);
     snprintf(line + n, sizeof line - (size_t)n, "%s %s (MQA).", t->gqa_valid ? " and" : " to",
-             grouped(c1, t->mqa.kv_cache_bytes));
+             report_grouped(c1, t->mqa.kv_cache_bytes));
     txt_wrapped(f, "", line);
 }
 
@@ -938,5 +946,246 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 cleanup:
     free(path);
     summary_free(&s);
+    return rc;
+}
+
+/* ------------------------------------------------ the variants section */
+
+/* What the variants section says about one variant, against the reference. */
+typedef struct {
+    char name[16];          /* "MHA", "GQA-2", "MQA" */
+    CostTable cost;         /* cost.input is this variant's row */
+    MapComparison *cmp;     /* (n_heads) each head against its reference self */
+    double blur;            /* as in the one-variant report */
+    double heads_norm_mean; /* the heads' mean normalised entropy */
+} VariantSummary;
+
+/* 1 when head comparison c barely changes (REPORT_BARELY_JS, REPORT_BARELY_TOP1). */
+static int barely_changes(const MapComparison *c)
+{
+    return c->js_to_single < REPORT_BARELY_JS && c->top1_agreement >= REPORT_BARELY_TOP1;
+}
+
+/* A JS divergence in bits for a sentence: two decimals, three below 0.005. */
+static const char *bits(char *buf, size_t n, double js)
+{
+    snprintf(buf, n, js < 0.005 ? "%.3f" : "%.2f", js);
+    return buf;
+}
+
+/* "heads 0, 1 and 3" / "head 2": the heads h < n_heads with pick[h] set (k of them). */
+static int head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
+{
+    int used = snprintf(buf, len, k == 1 ? "head" : "heads"), seen = 0;
+    for (int h = 0; h < n_heads && used < (int)len; h++)
+        if (pick[h]) {
+            seen++;
+            used += snprintf(buf + used, len - (size_t)used, "%s%d",
+                             seen == 1 ? " " : seen == k ? " and " : ", ", h);
+        }
+    return used;
+}
+
+/* The sentence about variant x against the reference ref (n_heads heads):
+ * how much smaller its K/V cache is, the head that moves most, and the heads
+ * that barely change. */
+static void variant_sentence(char *buf, size_t len, const VariantSummary *x, const VariantSummary *ref,
+                             int n_heads, int *pick)
+{
+    char a[32], b[32], js[16];
+    const CostRow *r = &x->cost.input, *r0 = &ref->cost.input;
+    int used = snprintf(buf, len, "%s cuts the K/V cache %dx (%s to %s bytes per token per layer)", x->name,
+                        r0->n_kv_heads / r->n_kv_heads, report_grouped(a, r0->kv_cache_bytes),
+                        report_grouped(b, r->kv_cache_bytes));
+    int most = 0, least = 0, n_barely = 0;
+    for (int h = 0; h < n_heads; h++) {
+        pick[h] = barely_changes(&x->cmp[h]);
+        n_barely += pick[h];
+        if (x->cmp[h].js_to_single > x->cmp[most].js_to_single)
+            most = h;
+        if (x->cmp[h].js_to_single < x->cmp[least].js_to_single)
+            least = h;
+    }
+    if (n_barely == n_heads) {
+        snprintf(buf + used, len - (size_t)used, ", and every head barely changes (the most, head %d, by %s bits).",
+                 most, bits(js, sizeof js, x->cmp[most].js_to_single));
+        return;
+    }
+    used += snprintf(buf + used, len - (size_t)used, " and moves head %d's attention by %s bits (its top key stays in %.0f%% of the rows)",
+                     most, bits(js, sizeof js, x->cmp[most].js_to_single), 100.0 * x->cmp[most].top1_agreement);
+    if (used >= (int)len)
+        return;
+    if (n_barely == 0) {
+        snprintf(buf + used, len - (size_t)used, "; no head barely changes (the least moved, head %d, by %s bits).",
+                 least, bits(js, sizeof js, x->cmp[least].js_to_single));
+        return;
+    }
+    used += snprintf(buf + used, len - (size_t)used, "; ");
+    if (used >= (int)len)
+        return;
+    used += head_list(buf + used, len - (size_t)used, pick, n_heads, n_barely);
+    if (used < (int)len)
+        snprintf(buf + used, len - (size_t)used, n_barely == 1 ? " barely changes." : " barely change.");
+}
+
+static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick)
+{
+    const MhaConfig *c = &v[0].in.cfg;
+    const int H = c->n_heads;
+    const char *ref = s[0].name;
+    char a[32], b[32], line[1024];
+
+    fputs("mhaviz report: the same layer with its keys and values shared (", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? (i + 1 < n ? ", " : " and ") : "", s[i].name);
+    fputs(")\n\n", f);
+    txt_tokens(f, v[0].in.tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
+    fprintf(f, "d_model    %d\n", c->d_model);
+    fprintf(f, "heads      %d x head_dim %d\n", H, c->head_dim);
+    fputs("variants   ", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s (%d K/V head%s, kv%d/)", i ? ", " : "", s[i].name, s[i].cost.input.n_kv_heads,
+                s[i].cost.input.n_kv_heads == 1 ? "" : "s", s[i].cost.input.n_kv_heads);
+    fputs("\n", f);
+    txt_wrapped(f, "",
+                "Each variant's K/V heads are means of the input's (Ainslie et al. 2023, without the "
+                "uptraining that follows), so its heads' maps show what sharing keys and values does to "
+                "this layer; each sub-folder holds that variant's pictures and report.");
+
+    fprintf(f, "\nCost at T = %d, per layer\n", c->T);
+    fprintf(f, "%-8s %9s %12s %14s %12s %16s %6s\n", "variant", "K/V heads", "params", "MAC total",
+            "K/V B/token", "K/V cache at T", "blur");
+    for (int i = 0; i < n; i++) {
+        const CostRow *r = &s[i].cost.input;
+        char p[32], m[32], kv[32], at[32], bl[16];
+        fprintf(f, "%-8s %9d %12s %14s %12s %16s %6s\n", s[i].name, r->n_kv_heads, report_grouped(p, r->params),
+                report_grouped(m, r->mac_projections + r->mac_scores + r->mac_value_mix), report_grouped(kv, r->kv_cache_bytes),
+                report_grouped(at, r->kv_cache_bytes * c->T), cell(bl, sizeof bl, "%+.2f", s[i].blur));
+    }
+    fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
+          "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
+          f);
+
+    fprintf(f, "\nHow far each head moves from its %s self\n", ref);
+    fprintf(f, "%5s", "head");
+    for (int i = 1; i < n; i++)
+        fprintf(f, "  %13s", s[i].name);
+    fprintf(f, "\n%5s", "");
+    for (int i = 1; i < n; i++)
+        fprintf(f, "  %6s %6s", "JS", "top1");
+    fputc('\n', f);
+    for (int h = 0; h < H; h++) {
+        fprintf(f, "%5d", h);
+        for (int i = 1; i < n; i++)
+            fprintf(f, "  %6s %6s", cell(a, sizeof a, "%.3f", s[i].cmp[h].js_to_single),
+                    cell(b, sizeof b, "%.2f", s[i].cmp[h].top1_agreement));
+        fputc('\n', f);
+    }
+    snprintf(line, sizeof line,
+             "JS: mean over the rows (queries) of the Jensen-Shannon divergence between the head's map and "
+             "its %s map, in bits (0 = the same, 1 = disjoint). top1: share of rows whose most-attended key "
+             "is the same in both.", ref);
+    txt_wrapped(f, "", line);
+
+    fprintf(f, "\nIn words (a head \"barely changes\" when its JS is below %.2f bits and its top key stays\n"
+               "in at least %.0f%% of the rows)\n", REPORT_BARELY_JS, 100.0 * REPORT_BARELY_TOP1);
+    for (int i = 1; i < n; i++) {
+        variant_sentence(line, sizeof line, &s[i], &s[0], H, pick);
+        txt_wrapped(f, "  ", line);
+    }
+}
+
+static void write_variants_json(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick)
+{
+    const MhaConfig *c = &v[0].in.cfg;
+    const int H = c->n_heads;
+    char line[1024];
+    fputs("{\n  \"format\": \"mhaviz-variants\",\n  \"version\": 1,\n  \"tokens\": [", f);
+    for (int t = 0; t < c->T; t++) {
+        if (t > 0)
+            fputs(", ", f);
+        json_string(f, v[0].in.tokens[t]);
+    }
+    fprintf(f, "],\n  \"T\": %d,\n  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"head_dim\": %d,\n"
+               "  \"causal\": %s,\n  \"reference\": \"%s\",\n",
+            c->T, c->d_model, H, c->head_dim, c->causal ? "true" : "false", s[0].name);
+    fputs("  \"barely_changes\": {\"js_below\": ", f);
+    json_number(f, REPORT_BARELY_JS);
+    fputs(", \"top1_at_least\": ", f);
+    json_number(f, REPORT_BARELY_TOP1);
+    fputs("},\n  \"variants\": [\n", f);
+    for (int i = 0; i < n; i++) {
+        const int kv_mul = H / s[i].cost.input.n_kv_heads;
+        fprintf(f, "    {\n    \"name\": \"%s\",\n    \"n_kv_heads\": %d,\n    \"folder\": \"kv%d\",\n", s[i].name,
+                s[i].cost.input.n_kv_heads, s[i].cost.input.n_kv_heads);
+        json_cost_row(f, "cost", &s[i].cost.input, 1, 0);
+        fprintf(f, "    \"kv_cache_bytes_at_T\": %" PRId64 ",\n    \"blur\": ", s[i].cost.input.kv_cache_bytes * c->T);
+        json_number(f, s[i].blur);
+        fputs(",\n    \"heads_mean_entropy_norm\": ", f);
+        json_number(f, s[i].heads_norm_mean);
+        fputs(",\n    \"heads\": [", f);
+        for (int h = 0; h < H; h++) {
+            fprintf(f, "%s\n      {\"index\": %d, \"kv_head\": %d, \"js_to_reference\": ", h ? "," : "", h,
+                    h / kv_mul);
+            json_number(f, s[i].cmp[h].js_to_single);
+            fputs(", \"top1_agreement\": ", f);
+            json_number(f, s[i].cmp[h].top1_agreement);
+            fprintf(f, ", \"barely_changes\": %s}", barely_changes(&s[i].cmp[h]) ? "true" : "false");
+        }
+        fputs("\n    ],\n    \"sentence\": ", f);
+        if (i == 0) {
+            fputs("null", f);
+        } else {
+            variant_sentence(line, sizeof line, &s[i], &s[0], H, pick);
+            json_string(f, line);
+        }
+        fputs(i + 1 < n ? "\n    },\n" : "\n    }\n", f);
+    }
+    fputs("  ]\n}\n", f);
+}
+
+int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen)
+{
+    const MhaConfig *c = &v[0].in.cfg;
+    const int H = c->n_heads, T = c->T;
+    const size_t map = (size_t)T * T;
+    int rc = MHAVIZ_ENOMEM;
+    char *path = NULL;
+    FILE *f = NULL;
+    int *pick = malloc((size_t)H * sizeof *pick); /* (n_heads) scratch of the sentences */
+    VariantSummary *s = calloc((size_t)n, sizeof *s);
+    if (!pick || !s)
+        goto cleanup;
+    for (int i = 0; i < n; i++) {
+        const Variant *x = &v[i];
+        variant_name(s[i].name, sizeof s[i].name, H, x->in.cfg.n_kv_heads);
+        const int wide_bias = x->in.has_single ? x->in.single.has_bias : x->in.w.has_bias;
+        measures_cost(&x->in.cfg, x->in.w.has_bias, wide_bias, &s[i].cost);
+        s[i].blur = blur_of(x->measures, H, &s[i].heads_norm_mean);
+        if (!(s[i].cmp = malloc((size_t)H * sizeof *s[i].cmp)))
+            goto cleanup;
+#pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= REPORT_PARALLEL_MIN)
+        for (int h = 0; h < H; h++)
+            measures_compare(x->multi.att + (size_t)h * map, v[0].multi.att + (size_t)h * map, T, c->causal,
+                             &s[i].cmp[h]);
+    }
+
+    if (!(f = open_out(dir, "report.txt", &path, err, errlen, &rc)))
+        goto cleanup;
+    write_variants_txt(f, v, n, s, pick);
+    if ((rc = close_out(f, path, err, errlen)) != MHAVIZ_OK)
+        goto cleanup;
+    free(path);
+    path = NULL;
+    if (!(f = open_out(dir, "report.json", &path, err, errlen, &rc)))
+        goto cleanup;
+    write_variants_json(f, v, n, s, pick);
+    rc = close_out(f, path, err, errlen);
+cleanup:
+    if (rc == MHAVIZ_ENOMEM && !err[0])
+        snprintf(err, errlen, "out of memory");
+    for (int i = 0; s && i < n; i++)
+        free(s[i].cmp);
+    free(s), free(pick), free(path);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "measures.h"
 #include "mha.h"
 #include "pull.h"
+#include "variant.h"
 
 /* What a report is written from; nothing here is owned by the report. */
 typedef struct {
@@ -40,5 +41,22 @@ size_t report_matrix_numbers(const MhaConfig *c, int with_scores);
  * it) into folder dir. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file) or
  * MHAVIZ_ENOMEM. */
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
+
+/* Thresholds of "barely changes" in the variants section: a head whose
+ * map's mean JS divergence from the reference is below REPORT_BARELY_JS bits
+ * and whose top key stays in at least REPORT_BARELY_TOP1 of the rows. */
+#define REPORT_BARELY_JS 0.02
+#define REPORT_BARELY_TOP1 0.9
+
+/* The variants section: report.txt and report.json in folder dir comparing
+ * the n variants v (most K/V heads first; n >= 2) with v[0], the reference:
+ * each variant's cost row and blur, each query head's JS divergence from
+ * its reference self and top-1 agreement, and one sentence per variant.
+ * Returns as report_write does. */
+int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen);
+
+/* v with thousands separators into buf (at least 32 bytes): 16384 -> "16,384".
+ * Returns buf. */
+const char *report_grouped(char *buf, int64_t v);
 
 #endif

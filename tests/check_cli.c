@@ -8,6 +8,7 @@
 #include "status.h"
 
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -429,6 +430,7 @@ static const struct {
     {{"x.json", "-o"}, "option '-o' needs an argument"},
     {{"--threads", "many", "x.json"}, "--threads wants a whole number"},
     {{"--max-memory", "0", "x.json"}, "--max-memory wants a whole number"},
+    {{"--layers", "0", "x.json"}, "--layers wants a whole number from 1"},
     {{NULL}, "no input file given"},
     {{"a.json", "b.json"}, "extra argument 'b.json'"},
 };
@@ -554,6 +556,376 @@ START_TEST(unwritable_output_exits_3)
 }
 END_TEST
 
+/* ---- --kv-heads with a list: several variants in one run (issue 14) ---- */
+
+static char samples[PATH_MAX];
+
+/* setup(), and the absolute path of samples/ (the runs change folder). */
+static void setup_samples(void)
+{
+    setup();
+    ck_assert_msg(realpath("samples", samples) != NULL, "run from the repository root");
+}
+
+/* A list the input cannot take: exit 2, a message naming the value, nothing written. */
+static const struct {
+    const char *sample, *list, *msg;
+} KV_BAD[] = {
+    {"lesson1.json", "0", "--kv-heads 0: a count of K/V heads is from 1 to"},
+    {"lesson1.json", "3", "--kv-heads 3: the new number of K/V heads must divide the input's n_kv_heads = 4"},
+    {"lesson1.json", "4,2,8", "--kv-heads 8: 8 is more K/V heads than the input has (n_kv_heads = 4"},
+    {"lesson2_gqa.json", "4,2,1", "--kv-heads 4: 4 is more K/V heads than the input has (n_kv_heads = 2"},
+    {"lesson1.json", "2,1,2", "--kv-heads lists 2 twice"},
+    {"lesson1.json", "4,x", "'x' is not a count"},
+    {"lesson1.json", "-1", "'-1' is not a count"},
+    {"lesson1.json", "2.0", "'2.0' is not a count"},
+    {"lesson1.json", "4,,1", "--kv-heads '4,,1' has an empty count"},
+    {"lesson1.json", "2,1,", "--kv-heads '2,1,' has an empty count"},
+    {"lesson1.json", "", "--kv-heads '' has an empty count"},
+    {"lesson1.json", "ALL", "'ALL' is not a count"},
+};
+
+START_TEST(kv_list_refused)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/%s", samples, KV_BAD[_i].sample);
+    run(r, (const char *[]){"-q", "--kv-heads", KV_BAD[_i].list, in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "--kv-heads '%s': exit %d: %s", KV_BAD[_i].list, r->status, r->err);
+    ck_assert_msg(strstr(r->err, KV_BAD[_i].msg), "'%s' lacks '%s'", r->err, KV_BAD[_i].msg);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* The files one variant writes (with the head pictures of 4 heads). */
+static const char *const VARIANT_FILES[] = {
+    "report.txt", "report.json", "overview.png", "single_head.png", "sharpness.png", "architecture.png",
+    "head_00.png", "head_01.png", "head_02.png", "head_03.png", "query_10.png", /* the runs give --query 10 */
+};
+enum { N_VARIANT_FILES = sizeof VARIANT_FILES / sizeof VARIANT_FILES[0] };
+
+/* Entries of folder dir/name, not counting "." and "..". */
+static int entries(const char *dir, const char *name)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    DIR *d = opendir(p);
+    ck_assert_msg(d != NULL, "%s: not a folder", p);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* 1 when files a and b hold the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    ck_assert_msg(fa && fb, "cannot open %s or %s", a, b);
+    int ca, cb;
+    do {
+        ca = getc(fa);
+        cb = getc(fb);
+    } while (ca == cb && ca != EOF);
+    fclose(fa);
+    fclose(fb);
+    return ca == cb;
+}
+
+/* The width and height of the PNG at dir/name, from its IHDR chunk. */
+static void png_size(const char *dir, const char *name, int *w, int *h)
+{
+    char p[PATH_MAX];
+    unsigned char b[24];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "rb");
+    ck_assert_msg(f && fread(b, 1, 24, f) == 24 && memcmp(b, "\x89PNG", 4) == 0, "%s: not a PNG", p);
+    fclose(f);
+    *w = b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+    *h = b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+}
+
+/* 4,2,1 in any order: a sub-folder each (kv4/ kv2/ kv1/) with a variant's
+ * usual files, the comparison at the top, and the folder whole: a second
+ * run replaces it, a file of the user's in a sub-folder stops that. */
+START_TEST(kv_list_writes_a_folder_each)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], out[256], sub[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"--kv-heads", "1,4,2", "--query", "10", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/lesson1_mhaviz", r->run);
+    static const char *const top[] = {".mhaviz-output", "report.txt", "report.json", "variants.png",
+                                      "kv_cache.png", "kv4", "kv2", "kv1"};
+    for (size_t k = 0; k < sizeof top / sizeof top[0]; k++)
+        ck_assert_msg(exists(out, top[k]), "no %s", top[k]);
+    ck_assert_int_eq(entries(out, ""), (int)(sizeof top / sizeof top[0]));
+    for (int kv = 4; kv >= 1; kv /= 2) {
+        snprintf(sub, sizeof sub, "%s/kv%d", out, kv);
+        for (int k = 0; k < N_VARIANT_FILES; k++)
+            ck_assert_msg(exists(sub, VARIANT_FILES[k]), "kv%d/ has no %s", kv, VARIANT_FILES[k]);
+        ck_assert_int_eq(entries(sub, ""), N_VARIANT_FILES);
+    }
+    /* the slides are 1920 x 1080; each variant's diagram is its own */
+    static const char *const slides[] = {"variants.png", "kv_cache.png", "kv4/architecture.png", "kv1/architecture.png"};
+    for (size_t k = 0; k < sizeof slides / sizeof slides[0]; k++) {
+        int w, h;
+        png_size(out, slides[k], &w, &h);
+        ck_assert_msg(w == 1920 && h == 1080, "%s is %d x %d", slides[k], w, h);
+    }
+    char a4[PATH_MAX], a1[PATH_MAX];
+    snprintf(a4, sizeof a4, "%s/kv4/architecture.png", out);
+    snprintf(a1, sizeof a1, "%s/kv1/architecture.png", out);
+    ck_assert(!same_bytes(a4, a1));
+    /* stdout: the top report, the variants in order MHA, GQA-2, MQA */
+    const char *mha = strstr(r->out, "MHA (4 K/V heads, kv4/)"), *gqa = strstr(r->out, "GQA-2 (2 K/V heads, kv2/)"),
+               *mqa = strstr(r->out, "MQA (1 K/V head, kv1/)");
+    ck_assert_msg(mha && gqa && mqa && mha < gqa && gqa < mqa, "%s", r->out);
+    ck_assert_msg(strstr(r->out, "MQA cuts the K/V cache 4x (64 to 16 bytes per token per layer)"), "%s", r->out);
+
+    /* run again into the same folder: replaced whole */
+    Run *r2 = malloc(sizeof *r2);
+    run(r2, (const char *[]){"-q", "--kv-heads", "2,1", "-o", out, in, NULL});
+    ck_assert_msg(r2->status == MHAVIZ_OK, "exit %d: %s", r2->status, r2->err);
+    ck_assert(!exists(out, "kv4"));
+    ck_assert(exists(out, "kv2/report.txt") && exists(out, "kv1/report.txt"));
+    cleanup(r2);
+
+    /* a file of the user's in a sub-folder: refused, named, the folder kept */
+    snprintf(sub, sizeof sub, "%s/kv1/notes.txt", out);
+    FILE *f = fopen(sub, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    run(r2, (const char *[]){"-q", "--kv-heads", "4,1", "-o", out, in, NULL});
+    ck_assert_int_eq(r2->status, MHAVIZ_EIO);
+    ck_assert_msg(strstr(r2->err, "holds \"kv1/notes.txt\", which mhaviz did not write"), "%s", r2->err);
+    ck_assert(exists(out, "kv1/notes.txt") && exists(out, "kv2/report.txt"));
+    cleanup(r2);
+    free(r2);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --layers N counts N layers in kv_cache.png and nowhere else. */
+START_TEST(layers_scale_the_cache_chart)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r), *r32 = malloc(sizeof *r32);
+    char in[PATH_MAX + 32], a[300], b[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "4,1", "-o", "out", in, NULL});
+    run(r32, (const char *[]){"-q", "--kv-heads", "4,1", "--layers", "32", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK && r32->status == MHAVIZ_OK, "%s %s", r->err, r32->err);
+    static const char *const files[] = {"kv_cache.png", "variants.png", "report.json", "kv1/architecture.png"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(a, sizeof a, "%s/out/%s", r->run, files[k]);
+        snprintf(b, sizeof b, "%s/out/%s", r32->run, files[k]);
+        ck_assert_msg(same_bytes(a, b) == (k > 0), "%s", files[k]);
+    }
+    cleanup(r);
+    cleanup(r32);
+    free(r);
+    free(r32);
+}
+END_TEST
+
+/* --max-memory counts every variant: the run holds them all at once. A
+ * 400-token layer (mhaviz init) that one run fits in 48 MB (estimated at
+ * 41 MB: 12 MB of arrays, mostly the 4 heads' 400 x 400 maps, the pictures'
+ * canvases and the program) needs the arrays three times for MHA, GQA-2 and
+ * MQA (64 MB): exit 1, the message says so, nothing written; with 80 MB it
+ * runs. */
+START_TEST(max_memory_counts_every_variant)
+{
+    setup();
+    Run *gen = malloc(sizeof *gen), *r = malloc(sizeof *r);
+    static char tokens[400 * 5];
+    int n = 0;
+    for (int t = 0; t < 400; t++)
+        n += snprintf(tokens + n, sizeof tokens - (size_t)n, t ? " w%d" : "w%d", t);
+    run(gen, (const char *[]){"init", "--tokens", tokens, "--digits", "2", NULL});
+    ck_assert_msg(gen->status == MHAVIZ_OK, "init: exit %d: %s", gen->status, gen->err);
+    char in[200];
+    snprintf(in, sizeof in, "%s/stdout", gen->dir);
+    run(r, (const char *[]){"-q", "--max-memory", "48", "-o", "one", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "one variant: exit %d: %s", r->status, r->err);
+    cleanup(r);
+    run(r, (const char *[]){"-q", "--max-memory", "48", "--kv-heads", "all", "-o", "all", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "its 3 variants (--kv-heads) would need about ") &&
+                      strstr(r->err, "over the limit of 48 MB"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    run(r, (const char *[]){"-q", "--max-memory", "80", "--kv-heads", "all", "-o", "all", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cleanup(r);
+    cleanup(gen);
+    free(gen), free(r);
+}
+END_TEST
+
+/* --kv-heads all: every count the input's K/V heads pool into, most first:
+ * 8, 4, 2, 1 for base_paper (8 heads); 2, 1 for lesson 2 (4 heads, 2 K/V heads). */
+START_TEST(kv_all_is_every_divisor)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], out[256];
+    snprintf(in, sizeof in, "%s/base_paper.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/out", r->run);
+    ck_assert(exists(out, "kv8") && exists(out, "kv4") && exists(out, "kv2") && exists(out, "kv1"));
+    ck_assert(!exists(out, "kv3") && !exists(out, "kv16"));
+    ck_assert(exists(out, "kv8/head_07.png") && exists(out, "kv1/head_07.png"));
+    cleanup(r);
+    snprintf(in, sizeof in, "%s/lesson2_gqa.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/out", r->run);
+    ck_assert(exists(out, "kv2") && exists(out, "kv1") && !exists(out, "kv4"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* Each variant of a run of several writes the very bytes a run of that
+ * variant alone writes: every picture (the maps drawn from the same floats)
+ * and both reports (which print every attention weight with the digits
+ * that give back its float32 bits). */
+START_TEST(variant_equals_its_own_run)
+{
+    setup_samples();
+    const int kv = 4 >> _i; /* 4, 2, 1 */
+    char list[8];
+    snprintf(list, sizeof list, "%d", kv);
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], one[300], many[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "4,2,1", "--query", "10", "-o", "many", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    Run *r1 = malloc(sizeof *r1);
+    run(r1, (const char *[]){"-q", "--kv-heads", list, "--query", "10", "-o", "one", in, NULL});
+    ck_assert_msg(r1->status == MHAVIZ_OK, "exit %d: %s", r1->status, r1->err);
+    char dir_one[200], dir_many[200];
+    snprintf(dir_one, sizeof dir_one, "%s/one", r1->run);
+    snprintf(dir_many, sizeof dir_many, "%s/many/kv%d", r->run, kv);
+    ck_assert_int_eq(entries(dir_one, ""), N_VARIANT_FILES + 1); /* and the marker */
+    for (int k = 0; k < N_VARIANT_FILES; k++) {
+        snprintf(one, sizeof one, "%s/%s", dir_one, VARIANT_FILES[k]);
+        snprintf(many, sizeof many, "%s/%s", dir_many, VARIANT_FILES[k]);
+        ck_assert_msg(same_bytes(one, many), "--kv-heads %d: %s differs from kv%d/%s", kv, VARIANT_FILES[k], kv,
+                      VARIANT_FILES[k]);
+    }
+    cleanup(r1);
+    free(r1);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+static double json_num(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    ck_assert_msg(cJSON_IsNumber(x), "no number \"%s\"", key);
+    return x->valuedouble;
+}
+
+/* The sentences of the variants section hold for its numbers (base_paper,
+ * 8 heads: every count; lesson 1: 4, 2, 1): the K/V cache ratio, the head
+ * said to move most is the one with the largest JS, and the heads said to
+ * barely change are exactly those under both thresholds. */
+START_TEST(variant_sentences_hold)
+{
+    setup_samples();
+    static const char *const sample[] = {"base_paper.json", "lesson1.json"};
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], path[300];
+    snprintf(in, sizeof in, "%s/%s", samples, sample[_i]);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(path, sizeof path, "%s/out/report.json", r->run);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    const char *end;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    ck_assert_ptr_nonnull(j);
+    const cJSON *th = cJSON_GetObjectItemCaseSensitive(j, "barely_changes");
+    const double js_below = json_num(th, "js_below"), top1_min = json_num(th, "top1_at_least");
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(j, "variants"), *v;
+    ck_assert_int_ge(cJSON_GetArraySize(vars), 3);
+    int ref_kv = 0, seen = 0;
+    cJSON_ArrayForEach(v, vars)
+    {
+        const int kv = (int)json_num(v, "n_kv_heads");
+        const cJSON *sentence = cJSON_GetObjectItemCaseSensitive(v, "sentence");
+        if (seen++ == 0) {
+            ref_kv = kv;
+            ck_assert(cJSON_IsNull(sentence));
+            continue;
+        }
+        ck_assert(cJSON_IsString(sentence));
+        const char *s = sentence->valuestring;
+        char want[160];
+        snprintf(want, sizeof want, "cuts the K/V cache %dx", ref_kv / kv);
+        ck_assert_msg(strstr(s, want), "'%s' lacks '%s'", s, want);
+        const cJSON *heads = cJSON_GetObjectItemCaseSensitive(v, "heads"), *h;
+        int most = -1, n_barely = 0, n = 0;
+        double most_js = -1.0;
+        int barely[64] = {0};
+        cJSON_ArrayForEach(h, heads)
+        {
+            const double js = json_num(h, "js_to_reference"), top1 = json_num(h, "top1_agreement");
+            barely[n] = js < js_below && top1 >= top1_min;
+            ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "barely_changes")), barely[n]);
+            n_barely += barely[n];
+            if (js > most_js)
+                most_js = js, most = n;
+            n++;
+        }
+        if (n_barely == n) {
+            ck_assert_msg(strstr(s, "every head barely changes"), "%s", s);
+            continue;
+        }
+        snprintf(want, sizeof want, most_js < 0.005 ? "moves head %d's attention by %.3f bits"
+                                                    : "moves head %d's attention by %.2f bits", most, most_js);
+        ck_assert_msg(strstr(s, want), "'%s' lacks '%s'", s, want);
+        const char *clause = strstr(s, "; ");
+        ck_assert_ptr_nonnull(clause);
+        if (n_barely == 0) {
+            ck_assert_msg(strstr(clause, "no head barely changes"), "%s", s);
+            continue;
+        }
+        /* "; heads 0, 2 and 5 barely change.": the numbers named are the barely-changing heads */
+        const char *stop = strstr(clause, " barely chang");
+        ck_assert_ptr_nonnull(stop);
+        int named = 0;
+        for (const char *p = clause; p < stop; p++)
+            if (p[0] >= '0' && p[0] <= '9' && (p[-1] == ' ')) {
+                const int k = atoi(p);
+                ck_assert_msg(k < n && barely[k], "'%s' names head %d", s, k);
+                named++;
+            }
+        ck_assert_int_eq(named, n_barely);
+    }
+    cJSON_Delete(j);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 /* A report that cannot reach stdout (a full disk) is an error, not a
  * silent loss: exit 3 and a message; the output folder itself is whole. */
 START_TEST(stdout_full_exits_3)
@@ -603,5 +975,15 @@ Suite *cli_suite(void)
     tcase_add_test(tc, stdout_full_exits_3);
     tcase_add_test(tc, memory_estimate_covers_the_measured_peak);
     suite_add_tcase(s, tc);
+    TCase *kv = tcase_create("variants");
+    tcase_set_timeout(kv, 60);
+    tcase_add_loop_test(kv, kv_list_refused, 0, (int)(sizeof KV_BAD / sizeof KV_BAD[0]));
+    tcase_add_test(kv, kv_list_writes_a_folder_each);
+    tcase_add_test(kv, kv_all_is_every_divisor);
+    tcase_add_test(kv, layers_scale_the_cache_chart);
+    tcase_add_test(kv, max_memory_counts_every_variant);
+    tcase_add_loop_test(kv, variant_equals_its_own_run, 0, 3);
+    tcase_add_loop_test(kv, variant_sentences_hold, 0, 2);
+    suite_add_tcase(s, kv);
     return s;
 }

@@ -497,6 +497,35 @@ START_TEST(file_size_limit_sweep)
 }
 END_TEST
 
+/* A run of several variants (sub-folders kv2/ and kv1/, the comparison on
+ * top) that fails part-way: in the first sub-folder, or after both are
+ * written, at the top's largest picture. Exit 3 and nothing left behind:
+ * no output folder, no temporary one with its sub-folders. */
+START_TEST(file_size_limit_variants)
+{
+    char *s = scratch(), *in = path2(s, "in.json"), *out = path2(s, "out"), *ref = path2(s, "ref");
+    copy_file(INPUT_A, in);
+    char *ok[] = {(char *)bin(), "-q", "--kv-heads", "2,1", "-o", ref, in, NULL};
+    Result r;
+    run(ok, &NO_FAULT, &r);
+    ck_assert_msg(r.status == 0, "reference run: exit %d: %s", r.status, r.err);
+    char *sub = path2(ref, "kv2");
+    const long in_sub = largest_file(sub), on_top = largest_file(ref);
+    ck_assert_msg(on_top > in_sub, "variants.png (%ld bytes) should be the largest file (kv2/: %ld)", on_top,
+                  in_sub);
+    const long limits[] = {in_sub / 2, in_sub, on_top - 1};
+    const char *allowed[] = {"in.json", "ref", NULL};
+    char *argv[] = {(char *)bin(), "-q", "--kv-heads", "2,1", "-o", out, in, NULL};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        Fault f = NO_FAULT;
+        f.fsize = limits[i];
+        run(argv, &f, &r);
+        assert_refused(&r, s, s, allowed);
+    }
+    free(sub), free(ref), free(in), free(out), remove_scratch(s);
+}
+END_TEST
+
 /* As after `ulimit -f` in a shell: SIGXFSZ would kill the run mid-write and
  * leave its temporary folder; mhaviz ignores it and fails cleanly. */
 START_TEST(file_size_limit_with_default_signal)
@@ -760,6 +789,7 @@ Suite *fsfault_suite(void)
     tcase_add_test(tc, output_inside_read_only_mount);
     tcase_add_test(tc, file_size_limit_sweep);
     tcase_add_test(tc, file_size_limit_with_default_signal);
+    tcase_add_test(tc, file_size_limit_variants);
     tcase_add_test(tc, disk_full);
     tcase_add_test(tc, swap_refused_by_a_sandbox);
     tcase_add_test(tc, output_name_with_trailing_slash);

@@ -24,6 +24,7 @@ Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *pull_suite(void);
+Suite *head_columns_suite(void);
 
 int main(void)
 {
@@ -46,6 +47,7 @@ int main(void)
         utf8_suite,
         timing_suite,
         pull_suite,
+        head_columns_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

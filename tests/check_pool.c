@@ -168,6 +168,52 @@ START_TEST(count_must_divide)
 }
 END_TEST
 
+/* pool_layer leaves the input as it was and gives pool_kv_heads's bits:
+ * for each count the K/V arrays equal those of pooling a copy in place;
+ * W_q and W_o are the input's own arrays; the input's own count borrows
+ * every array. A bad count: the message of pool_kv_heads, nothing built. */
+START_TEST(pooled_layer_leaves_input)
+{
+    InitModel m, inplace;
+    random_layer(&m, 16, 8, 8, 16);
+    const size_t n = 16 * 16;
+    float *W_k = copy(m.in.w.W_k, n), *b_v = copy(m.in.w.b_v, 16);
+    char err[MHAVIZ_ERRLEN];
+    for (int kv = 8; kv >= 1; kv /= 2) {
+        PooledLayer p;
+        ck_assert_int_eq(pool_layer(&p, &m.in.cfg, &m.in.w, kv, err, sizeof err), MHAVIZ_OK);
+        ck_assert_int_eq(p.cfg.n_kv_heads, kv);
+        ck_assert_int_eq(m.in.cfg.n_kv_heads, 8);
+        ck_assert_mem_eq(m.in.w.W_k, W_k, n * sizeof(float));
+        ck_assert_mem_eq(m.in.w.b_v, b_v, 16 * sizeof(float));
+        ck_assert_ptr_eq(p.w.W_q, m.in.w.W_q);
+        ck_assert_ptr_eq(p.w.W_o, m.in.w.W_o);
+        if (kv == 8)
+            ck_assert_ptr_eq(p.w.W_k, m.in.w.W_k);
+        random_layer(&inplace, 16, 8, 8, 16); /* the same layer, pooled in place */
+        ck_assert_int_eq(pool_kv_heads(&inplace.in.cfg, &inplace.in.w, kv, err, sizeof err), MHAVIZ_OK);
+        const size_t kv_dim = (size_t)kv * 2;
+        ck_assert_mem_eq(p.w.W_k, inplace.in.w.W_k, 16 * kv_dim * sizeof(float));
+        ck_assert_mem_eq(p.w.W_v, inplace.in.w.W_v, 16 * kv_dim * sizeof(float));
+        ck_assert_mem_eq(p.w.b_k, inplace.in.w.b_k, kv_dim * sizeof(float));
+        ck_assert_mem_eq(p.w.b_v, inplace.in.w.b_v, kv_dim * sizeof(float));
+        init_model_free(&inplace);
+        pool_layer_free(&p);
+    }
+    PooledLayer bad;
+    ck_assert_int_eq(pool_layer(&bad, &m.in.cfg, &m.in.w, 3, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "n_kv_heads = 8") && strstr(err, "got 3"), "message: %s", err);
+    ck_assert_ptr_null(bad.own[0]);
+    ck_assert_int_eq(pool_layer(&bad, &m.in.cfg, &m.in.w, 16, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "16 is more K/V heads than the input has (n_kv_heads = 8; one of 1, 2, 4, 8)"),
+                  "message: %s", err);
+    pool_layer_free(&bad);
+    free(W_k);
+    free(b_v);
+    init_model_free(&m);
+}
+END_TEST
+
 /* The report's note says what was done and what the layer now is. */
 START_TEST(note_names_the_conversion)
 {
@@ -188,6 +234,7 @@ Suite *pool_suite(void)
     tcase_add_test(tc, pooled_columns_are_group_means);
     tcase_add_test(tc, pool_to_one_is_mqa);
     tcase_add_test(tc, count_must_divide);
+    tcase_add_test(tc, pooled_layer_leaves_input);
     tcase_add_test(tc, note_names_the_conversion);
     suite_add_tcase(s, tc);
     return s;

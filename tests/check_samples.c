@@ -440,7 +440,7 @@ START_TEST(init_cli_errors)
 END_TEST
 
 /* --kv-heads: a count that does not divide the input's n_kv_heads is
- * invalid input (exit 1) and says so; --kv-heads 2 on lesson 1 is lesson 2:
+ * a usage error (exit 2) and says so; --kv-heads 2 on lesson 1 is lesson 2:
  * the same maps and outputs in report.json, and the report says what was done. */
 START_TEST(kv_heads_option)
 {
@@ -449,7 +449,7 @@ START_TEST(kv_heads_option)
     snprintf(o1, sizeof o1, "%s/pooled", dir);
     snprintf(o2, sizeof o2, "%s/shipped", dir);
     char *bad[] = {bin, "-q", "-o", o1, "--kv-heads", "3", "samples/lesson1.json", NULL};
-    ck_assert_int_eq(run(bad, NULL, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_int_eq(run(bad, NULL, err, sizeof err), MHAVIZ_EUSAGE);
     ck_assert_msg(strstr(err, "--kv-heads 3") && strstr(err, "n_kv_heads = 4"), "stderr: %s", err);
     ck_assert(!exists(o1));
 

@@ -9,7 +9,9 @@
 #include "mha.h"
 #include "outdir.h"
 #include "pool.h"
+#include "pull.h"
 #include "render.h"
+#include "render_pull.h"
 #include "report.h"
 #include "status.h"
 #include "timing.h"
@@ -38,6 +40,7 @@ typedef struct {
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int timing;          /* --timing */
+    const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
 } Options;
 
@@ -67,6 +70,8 @@ static void usage(FILE *f)
         "      --no-annotate  never print weights in the cells\n"
         "      --size WxH     size of overview.png (default: 1920x1080)\n"
         "      --steps        also write head_NN_scores.png: the scores before the softmax\n"
+        "      --query N|TEXT query_NN.png shows the heads' pulls on token N, or on the last\n"
+        "                     token TEXT (default: where the heads' top keys differ most)\n"
         "  -h, --help         this help\n"
         "      --version      print the version\n"
         "\n"
@@ -91,7 +96,7 @@ static int parse_int(const char *s, int lo, int hi, const char *option)
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_NPY };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_NPY, OPT_QUERY };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -109,6 +114,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"steps", no_argument, NULL, OPT_STEPS},
         {"timing", no_argument, NULL, OPT_TIMING},
         {"npy", no_argument, NULL, OPT_NPY},
+        {"query", required_argument, NULL, OPT_QUERY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -146,6 +152,7 @@ static void parse_args(int argc, char **argv, Options *o)
             break;
         }
         case OPT_STEPS: o->steps = 1; break;
+        case OPT_QUERY: o->query = optarg; break; /* checked against the tokens once they are loaded */
         case ':': usage_error("option '%s' needs an argument", argv[optind - 1]); break;
         default: usage_error("unknown option '%s' (or an abbreviation that fits several)", argv[optind - 1]); break;
         }
@@ -295,6 +302,26 @@ cleanup:
     return rc;
 }
 
+/* query_NN.png: the heads' pulls on token query (render_pull.h), NN its
+ * index zero-padded to the digits of the last token's (at least two). */
+static int render_query(const Renderer *r, const MhaInput *in, const MhaState *multi, const MhaState *single,
+                        const PullLayer *pulls, int query, const OutDir *out, char *err, size_t errlen)
+{
+    char name[32];
+    int digits = 2;
+    for (int t = in->cfg.T - 1; t >= 100; t /= 10)
+        digits++;
+    snprintf(name, sizeof name, "query_%0*d.png", digits, query);
+    char *path = outdir_path(out, name);
+    if (!path) {
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    int rc = render_pull(render_font(r), path, &in->cfg, in->tokens, multi, single, pulls, query, err, errlen);
+    free(path);
+    return rc;
+}
+
 /* Copy the text file at path to standard output. Returns MHAVIZ_OK, or
  * MHAVIZ_EIO with err saying which side failed (a full disk or a closed
  * pipe on stdout must not pass for a printed report). */
@@ -348,6 +375,7 @@ int main(int argc, char **argv)
     int committed = 0;
     char note[512] = "";
     MapMeasures *measures = NULL; /* (n_heads + 1) each head's map, then the wide head's */
+    PullLayer pulls = {0};
     Timing tm;
     timing_begin(&tm, isatty(STDERR_FILENO));
     timing_phase(&tm, TIMING_LOAD);
@@ -399,9 +427,17 @@ int main(int argc, char **argv)
         pool_note(note, sizeof note, in.cfg.n_heads, n_from, o.kv_heads);
     }
 
+    /* --query: the token query_NN.png is about (a usage error names a bad one). */
+    int query = -1; /* -1: the default, pull.h's choice once the pulls are known */
+    if (o.query && (query = pull_find_query(o.query, in.tokens, in.cfg.T, err, sizeof err)) < 0) {
+        rc = MHAVIZ_EUSAGE;
+        goto cleanup;
+    }
+
     /* The forward passes: h heads, then one wide head of the same width. */
     timing_phase(&tm, TIMING_FORWARD);
-    rc = mha_state_build(&multi, &in.cfg, o.steps);
+    /* Both passes keep their scores: the heads' pulls (pull.h) are made of them. */
+    rc = mha_state_build(&multi, &in.cfg, 1);
     if (rc != MHAVIZ_OK)
         goto oom;
     mha_forward(&in.cfg, &in.w, in.x, &multi);
@@ -417,7 +453,7 @@ int main(int argc, char **argv)
     } else if ((rc = mha_single_head_layer(&in.cfg, &in.w, &wide_cfg, &wide, &wide_w)) != MHAVIZ_OK) {
         goto oom;
     }
-    if ((rc = mha_state_build(&single, &wide_cfg, 0)) != MHAVIZ_OK)
+    if ((rc = mha_state_build(&single, &wide_cfg, 1)) != MHAVIZ_OK)
         goto oom;
     if (wide_w == &in.w) /* the heads' own weights: their q, k, v serve the wide head too */
         mha_forward_same_projections(&wide_cfg, wide_w, &multi, &single);
@@ -432,6 +468,11 @@ int main(int argc, char **argv)
         measures_layer(multi.att, in.cfg.n_heads, single.att, in.cfg.T, in.cfg.causal, in.tokens,
                        measures) != MHAVIZ_OK)
         goto oom;
+    /* How the wide head combines the heads' scores, row by row. */
+    if (pull_layer_build(&pulls, &in.cfg, multi.scores, single.scores, single.att, !in.has_single) != MHAVIZ_OK)
+        goto oom;
+    if (query < 0)
+        query = pulls.default_query;
 
     /* The outputs: written aside, then moved into place whole. */
     out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(o.input);
@@ -447,9 +488,11 @@ int main(int argc, char **argv)
         goto cleanup;
     timing_phase(&tm, TIMING_RENDER);
     rc = render_maps(renderer, &o, &in, &multi, &single, measures, &out, &tm, err, sizeof err);
+    if (rc == MHAVIZ_OK)
+        rc = render_query(renderer, &in, &multi, &single, &pulls, query, &out, err, sizeof err);
     if (rc == MHAVIZ_OK) {
         timing_phase(&tm, TIMING_WRITE);
-        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures, o.npy};
+        ReportData d = {&in, &multi, &single, in.has_single, note[0] ? note : NULL, measures, o.npy, &pulls, o.steps};
         rc = report_write(out.tmp, &d, err, sizeof err);
     }
     if (rc != MHAVIZ_OK) {
@@ -491,6 +534,7 @@ cleanup:
         timing_print(&tm, stderr);
     free(out_dir);
     free(measures);
+    pull_layer_free(&pulls);
     render_close(renderer);
     input_weights_free(&wide);
     mha_state_free(&single);

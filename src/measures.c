@@ -17,7 +17,8 @@ int measures_is_null(double x) { return isnan(x); }
 const char *measures_role_name(MeasuresRole r)
 {
     static const char *const names[] = {
-        "previous-token", "self", "first-token", "duplicate-token", "induction", "diffuse", "mixed",
+        "previous-token", "self", "next-token", "duplicate-token", "induction", "first-token",
+        "last-token", "fixed-token", "diffuse", "mixed", "none",
     };
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
@@ -25,7 +26,8 @@ const char *measures_role_name(MeasuresRole r)
 const char *measures_pattern_field(MeasuresRole r)
 {
     static const char *const names[MEASURES_N_PATTERNS] = {
-        "previous_token", "self", "first_token", "duplicate_token", "induction",
+        "previous_token", "self", "next_token", "duplicate_token", "induction", "first_token",
+        "last_token", "fixed_token",
     };
     return (unsigned)r < MEASURES_N_PATTERNS ? names[r] : "?";
 }
@@ -55,12 +57,73 @@ static double row_entropy(const float *row, int n)
 /* Mean of sum/count, or null when no row counted. */
 static double mean_or_null(double sum, long count) { return count > 0 ? sum / (double)count : NAN; }
 
+int measures_argmax(const float *row, int n)
+{
+    int best = 0;
+    for (int j = 1; j < n; j++)
+        if (row[j] > row[best])
+            best = j;
+    return best;
+}
+
+/* The pattern visible cell (i, j) counts towards: the first in the list
+ * that names it (one cell, one pattern), or -1 for none. */
+static int cell_pattern(int i, int j, int T, int causal, const int *ids, int fixed_key)
+{
+    if (j == i - 1)
+        return MEASURES_PREVIOUS_TOKEN;
+    if (j == i)
+        return MEASURES_SELF;
+    if (j == i + 1)
+        return MEASURES_NEXT_TOKEN;
+    if (j < i && ids[j] == ids[i])
+        return MEASURES_DUPLICATE_TOKEN;
+    if (j >= 1 && j - 1 < i && ids[j - 1] == ids[i])
+        return MEASURES_INDUCTION; /* j follows an earlier copy j - 1 */
+    if (j == 0)
+        return MEASURES_FIRST_TOKEN;
+    if (!causal && j == T - 1)
+        return MEASURES_LAST_TOKEN;
+    if (j == fixed_key)
+        return MEASURES_FIXED_TOKEN;
+    return -1;
+}
+
+/* The key that is the top key (lowest index on ties), with at least half of
+ * the row, of more than half the rows that see two keys; -1 for none, and
+ * for token 0 and (without the mask) token T-1, which have patterns of their
+ * own. Such a key is the majority of the rows' top keys, so Boyer and
+ * Moore's vote finds the only candidate in one pass; a second pass counts it. */
+static int fixed_key(const float *att, int T, int causal)
+{
+    if (T < 2)
+        return -1;
+    const int first = causal ? 1 : 0; /* rows from here on see two keys or more */
+    int candidate = 0, votes = 0;
+    for (int i = first; i < T; i++) {
+        const int top = measures_argmax(att + (size_t)i * T, causal ? i + 1 : T);
+        if (votes == 0)
+            candidate = top;
+        votes += top == candidate ? 1 : -1;
+    }
+    int held = 0;
+    for (int i = first; i < T; i++) {
+        const float *a_i = att + (size_t)i * T; /* (T) row i */
+        held += measures_argmax(a_i, causal ? i + 1 : T) == candidate && a_i[candidate] >= 0.5f;
+    }
+    if (2 * held <= T - first || candidate == 0 || (!causal && candidate == T - 1))
+        return -1;
+    return candidate;
+}
+
 void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m)
 {
     double entropy = 0.0, entropy_norm = 0.0, confidence = 0.0, distance = 0.0;
-    double sum[MEASURES_N_PATTERNS] = {0};
-    long rows[MEASURES_N_PATTERNS] = {0};
+    double sum[MEASURES_N_PATTERNS] = {0}, even[MEASURES_N_PATTERNS] = {0};
     long norm_rows = 0;
+    memset(m->rows, 0, sizeof m->rows);
+    memset(m->shown, 0, sizeof m->shown);
+    m->fixed_key = fixed_key(att, T, causal);
 
     for (int i = 0; i < T; i++) {
         const float *a_i = att + (size_t)i * T; /* (T) row i */
@@ -68,10 +131,6 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
 
         const double h_i = row_entropy(a_i, n_i);
         entropy += h_i;
-        if (n_i >= 2) {
-            entropy_norm += h_i / log2((double)n_i);
-            norm_rows++;
-        }
         float max = a_i[0];
         double dist_i = 0.0;
         for (int j = 0; j < n_i; j++) {
@@ -81,50 +140,56 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
         }
         confidence += max;
         distance += dist_i;
+        if (n_i < 2)
+            continue; /* one key: no choice, so no pattern */
+        entropy_norm += h_i / log2((double)n_i);
+        norm_rows++;
 
-        /* The patterns: how much of row i goes where each pattern points. */
-        sum[MEASURES_SELF] += a_i[i];
-        rows[MEASURES_SELF]++;
-        if (i >= 1) {
-            sum[MEASURES_PREVIOUS_TOKEN] += a_i[i - 1];
-            sum[MEASURES_FIRST_TOKEN] += a_i[0];
-            rows[MEASURES_PREVIOUS_TOKEN]++;
-            rows[MEASURES_FIRST_TOKEN]++;
-        }
-        double dup = 0.0, ind = 0.0;
-        int has_copy = 0;
-        for (int p = 0; p < i; p++)
-            if (ids[p] == ids[i]) { /* an earlier copy of token i */
-                has_copy = 1;
-                dup += a_i[p];
-                ind += a_i[p + 1]; /* what followed that copy (p + 1 <= i) */
+        /* The patterns: each visible cell's weight to the one pattern that
+         * names it; a pattern that names a cell could show in this row. */
+        double share[MEASURES_N_PATTERNS] = {0};
+        int cells[MEASURES_N_PATTERNS] = {0};
+        for (int j = 0; j < n_i; j++) {
+            const int p = cell_pattern(i, j, T, causal, ids, m->fixed_key);
+            if (p >= 0) {
+                share[p] += a_i[j];
+                cells[p]++;
             }
-        if (has_copy) {
-            sum[MEASURES_DUPLICATE_TOKEN] += dup;
-            sum[MEASURES_INDUCTION] += ind;
-            rows[MEASURES_DUPLICATE_TOKEN]++;
-            rows[MEASURES_INDUCTION]++;
         }
+        for (int p = 0; p < MEASURES_N_PATTERNS; p++)
+            if (cells[p] > 0) {
+                sum[p] += share[p];
+                even[p] += (double)cells[p] / n_i;
+                m->rows[p]++;
+                m->shown[p] += share[p] >= 0.5;
+            }
     }
 
     m->entropy_bits = mean_or_null(entropy, T);
     m->entropy_norm = mean_or_null(entropy_norm, norm_rows);
     m->confidence = mean_or_null(confidence, T);
     m->mean_distance = mean_or_null(distance, T);
-    for (int r = 0; r < MEASURES_N_PATTERNS; r++)
-        m->pattern[r] = mean_or_null(sum[r], rows[r]);
-
-    /* Role: the strongest pattern (first in the list on ties) if it takes at
-     * least half the attention; otherwise diffuse (nearly uniform) or mixed.
-     * A pattern seen in fewer than MEASURES_MIN_ROLE_ROWS rows (one repeated
-     * word, say) is reported but names no role: one row is a coincidence. */
+    m->strongest = -1;
     int best = -1;
-    for (int r = 0; r < MEASURES_N_PATTERNS; r++)
-        if (rows[r] >= MEASURES_MIN_ROLE_ROWS && (best < 0 || m->pattern[r] > m->pattern[best]))
-            best = r;
-    if (best >= 0 && m->pattern[best] >= 0.5)
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
+        m->pattern[p] = mean_or_null(sum[p], m->rows[p]);
+        m->even[p] = mean_or_null(even[p], m->rows[p]);
+        if (m->rows[p] >= MEASURES_MIN_ROLE_ROWS &&
+            (m->strongest < 0 || m->pattern[p] > m->pattern[m->strongest]))
+            m->strongest = p;
+        /* support: a habit, not a coincidence of one row or a few, and
+         * at least twice what spreading evenly would give (one repeated
+         * word: most keys are earlier copies, even attention's share) */
+        const int supported = m->shown[p] >= MEASURES_MIN_ROLE_ROWS && 4 * m->shown[p] >= m->rows[p];
+        if (supported && m->pattern[p] >= 0.5 && m->pattern[p] >= 2.0 * m->even[p] &&
+            (best < 0 || m->pattern[p] > m->pattern[best]))
+            best = p;
+    }
+    if (best >= 0)
         m->role = (MeasuresRole)best;
-    else if (!isnan(m->entropy_norm) && m->entropy_norm >= 0.8)
+    else if (norm_rows == 0)
+        m->role = MEASURES_NONE;
+    else if (m->entropy_norm >= 0.8)
         m->role = MEASURES_DIFFUSE;
     else
         m->role = MEASURES_MIXED;
@@ -145,16 +210,6 @@ int measures_layer(const float *att, int n_heads, const float *wide, int T, int 
         measures_map(p < n_heads ? att + (size_t)p * T * T : wide, T, causal, ids, &m[p]);
     free(ids);
     return MHAVIZ_OK;
-}
-
-/* Index of the row's largest cell among the first n, lowest index on ties. */
-static int argmax(const float *row, int n)
-{
-    int best = 0;
-    for (int j = 1; j < n; j++)
-        if (row[j] > row[best])
-            best = j;
-    return best;
 }
 
 /* JS(P, Q) = 1/2 KL(P||M) + 1/2 KL(Q||M), M = (P + Q)/2, base 2, in [0, 1]. */
@@ -180,7 +235,7 @@ void measures_compare(const float *att, const float *wide, int T, int causal, Ma
         const float *a_i = att + (size_t)i * T, *w_i = wide + (size_t)i * T; /* (T) rows */
         const int n_i = causal ? i + 1 : T;
         js += js_divergence(a_i, w_i, n_i);
-        agree += argmax(a_i, n_i) == argmax(w_i, n_i);
+        agree += measures_argmax(a_i, n_i) == measures_argmax(w_i, n_i);
     }
     c->js_to_single = mean_or_null(js, T);
     c->top1_agreement = mean_or_null((double)agree, T);

@@ -14,33 +14,60 @@
 
 #include <stdint.h>
 
-/* What a map does, named by its strongest pattern (issue order = tie order). */
+/* The patterns a row's attention can follow, in the order that breaks ties
+ * and claims cells: each visible (query i, key j) cell counts towards the
+ * first pattern of this list that names it, so one cell never counts twice:
+ * a key just before the query is the previous token even when it also
+ * followed an earlier copy (not induction), and token 0 when it is an
+ * earlier copy of the query's token is that copy (not the first token). */
 typedef enum {
-    MEASURES_PREVIOUS_TOKEN, /* looks at the token just before */
-    MEASURES_SELF,           /* looks at itself */
-    MEASURES_FIRST_TOKEN,    /* looks at token 0 */
-    MEASURES_DUPLICATE_TOKEN,/* looks at earlier copies of the same token */
-    MEASURES_INDUCTION,      /* looks at what followed an earlier copy */
-    MEASURES_DIFFUSE,        /* no pattern >= 0.5, spread almost evenly */
-    MEASURES_MIXED           /* no pattern >= 0.5, not even either */
+    MEASURES_PREVIOUS_TOKEN, /* j = i - 1 */
+    MEASURES_SELF,           /* j = i */
+    MEASURES_NEXT_TOKEN,     /* j = i + 1 (visible only without the causal mask) */
+    MEASURES_DUPLICATE_TOKEN,/* j < i, token j = token i: an earlier copy */
+    MEASURES_INDUCTION,      /* j - 1 < i an earlier copy of token i: what followed it */
+    MEASURES_FIRST_TOKEN,    /* j = 0 */
+    MEASURES_LAST_TOKEN,     /* j = T - 1, without the causal mask */
+    MEASURES_FIXED_TOKEN,    /* j = the map's fixed key (fixed_key below) */
+    MEASURES_DIFFUSE,        /* no role, spread almost evenly (entropy_norm >= 0.8) */
+    MEASURES_MIXED,          /* no role, not even either */
+    MEASURES_NONE            /* no row sees two keys (T = 1): nothing to choose */
 } MeasuresRole;
 
-#define MEASURES_N_PATTERNS 5 /* the first five roles are patterns */
-#define MEASURES_MIN_ROLE_ROWS 2 /* rows a pattern needs before it can name the role */
+#define MEASURES_N_PATTERNS 8    /* the first eight roles are patterns */
+#define MEASURES_MIN_ROLE_ROWS 2 /* rows that must show a pattern before it names the role */
 
-/* The per-map measures. NAN = null (not defined for this map). */
+/* The per-map measures. NAN = null (not defined for this map).
+ *
+ * Row i "shows" a pattern when the pattern's cells in the row hold at least
+ * half of the row's attention (no other pattern can then hold more). A row
+ * with one visible key (row 0 under the causal mask, every row at T = 1)
+ * shows no pattern and counts for none: it had no choice. A pattern "could
+ * show" in row i when it names at least one of the row's visible cells.
+ *
+ * role: the pattern with the largest share (list order on ties) among
+ * those with support: a share of at least 0.5 and at least twice its even
+ * share, shown in at least MEASURES_MIN_ROLE_ROWS rows and in at least a
+ * quarter of the rows that could show it; otherwise diffuse or mixed, or
+ * none when no row sees two keys. */
 typedef struct {
     double entropy_bits;    /* mean over all rows of H_i = -sum_j A_ij log2 A_ij */
     double entropy_norm;    /* mean over rows with n_i >= 2 of H_i / log2(n_i); 1 = uniform */
     double confidence;      /* mean over all rows of max_j A_ij */
     double mean_distance;   /* mean over all rows of sum_j A_ij |i - j|, in tokens */
-    double pattern[MEASURES_N_PATTERNS]; /* indexed by MeasuresRole: */
-    /*   previous_token  rows i >= 1: A_i,i-1
-     *   self            all rows: A_ii
-     *   first_token     rows i >= 1: A_i,0
-     *   duplicate_token rows with an earlier copy p of token i: sum_p A_ip
-     *   induction       rows with an earlier copy p of token i: sum_p A_i,p+1 */
-    MeasuresRole role;      /* strongest pattern if >= 0.5 (and seen in >= 2 rows), else diffuse / mixed */
+    double pattern[MEASURES_N_PATTERNS]; /* indexed by MeasuresRole: the pattern's share of
+                                          * the row, mean over the rows that could show it */
+    double even[MEASURES_N_PATTERNS];    /* the share spreading evenly would give: mean over
+                                          * the same rows of (the pattern's cells) / n_i */
+    int rows[MEASURES_N_PATTERNS];       /* rows that could show each pattern */
+    int shown[MEASURES_N_PATTERNS];      /* rows that show it (at least half the row) */
+    int fixed_key;          /* the key that is the top key, with at least half, of more than
+                             * half the rows with two visible keys; -1 when there is none or
+                             * it is token 0 or (without the mask) token T-1: those are the
+                             * first-token and last-token patterns */
+    int strongest;          /* the largest pattern share among patterns that could show in at
+                             * least MEASURES_MIN_ROLE_ROWS rows (list order on ties); -1: none */
+    MeasuresRole role;
 } MapMeasures;
 
 /* One attention map against the single wide head's map. */
@@ -75,7 +102,7 @@ typedef struct {
 /* 1 when x is a null measure. */
 int measures_is_null(double x);
 
-/* Role names as the reports print them: "previous-token", ..., "mixed". */
+/* Role names as the reports print them: "previous-token", ..., "none". */
 const char *measures_role_name(MeasuresRole r);
 
 /* JSON field names of the pattern scores: "previous_token", "self", ... */
@@ -95,6 +122,10 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
  * n_heads + 1 measures (the caller's). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int measures_layer(const float *att, int n_heads, const float *wide, int T, int causal,
                    char *const *tokens, MapMeasures *m);
+
+/* Index of the largest of row[0..n), the lowest index on ties: a row's
+ * top key. */
+int measures_argmax(const float *row, int n);
 
 /* Compare map att (T, T) with the wide head's map wide (T, T). */
 void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c);

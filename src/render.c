@@ -108,6 +108,11 @@ void render_close(Renderer *r)
     free(r);
 }
 
+const DrawFont *render_font(const Renderer *r)
+{
+    return r->font;
+}
+
 /* Frame thickness for a map side: 1 px up to ~900 px, then 2, 3. */
 static int frame_px(int side)
 {

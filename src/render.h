@@ -40,6 +40,10 @@ typedef struct Renderer Renderer;
 int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen);
 void render_close(Renderer *r);
 
+/* The font r loaded, for pictures drawn outside the job list (render_pull.h).
+ * Owned by r. */
+const struct DrawFont *render_font(const Renderer *r);
+
 /* Write att (T, T), row = query, as a heatmap PNG at png_path: query labels
  * left, key labels below, title on top, colour bar at the right. When causal,
  * cells with key > query are drawn in the mask colour. */

@@ -240,6 +240,27 @@ static void json_measures(FILE *f, const MapMeasures *m, const char *indent)
         fprintf(f, ",\n%s\"%s\": ", indent, measures_pattern_field((MeasuresRole)r));
         json_number(f, m->pattern[r]);
     }
+    /* for each pattern: [rows that show it, rows where it could show] */
+    fprintf(f, ",\n%s\"pattern_rows\": {", indent);
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++)
+        fprintf(f, "%s\"%s\": [%d, %d]", r ? ", " : "", measures_pattern_field((MeasuresRole)r), m->shown[r],
+                m->rows[r]);
+    /* for each pattern: the share spreading evenly would give */
+    fprintf(f, "},\n%s\"pattern_even\": {", indent);
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++) {
+        fprintf(f, "%s\"%s\": ", r ? ", " : "", measures_pattern_field((MeasuresRole)r));
+        json_number(f, m->even[r]);
+    }
+    fprintf(f, "},\n%s\"fixed_token_key\": ", indent);
+    if (m->fixed_key >= 0)
+        fprintf(f, "%d", m->fixed_key);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n%s\"strongest_pattern\": ", indent);
+    if (m->strongest >= 0)
+        fprintf(f, "\"%s\"", measures_pattern_field((MeasuresRole)m->strongest));
+    else
+        fputs("null", f);
     fputs(",\n", f);
 }
 
@@ -257,6 +278,32 @@ static void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid,
                 r->n_heads, r->n_kv_heads, r->head_dim, r->params, r->mac_projections, r->mac_scores,
                 r->mac_value_mix, r->mac_projections + r->mac_scores + r->mac_value_mix, r->kv_cache_bytes);
     fputs(last ? "\n" : ",\n", f);
+}
+
+/* "pulls": how the wide head combines the heads' scores, row by row (pull.h). */
+static void json_pulls(FILE *f, const PullLayer *p)
+{
+    fprintf(f, "  \"pulls\": {\n    \"identity\": %s,\n    \"identity_max_deviation\": ",
+            p->identity ? "true" : "false");
+    json_number(f, p->identity_max_dev);
+    fputs(",\n    \"max_abs_wide_score\": ", f);
+    json_number(f, p->max_abs_score);
+    fprintf(f, ",\n    \"blur_at_most\": %g,\n    \"default_query\": %d,\n    \"counts\": {", PULL_BLUR_AT_MOST,
+            p->default_query);
+    for (int o = 0; o < PULL_N_OUTCOMES; o++)
+        fprintf(f, "\"%s\": %d, ", pull_outcome_name((PullOutcome)o), p->count[o]);
+    fprintf(f, "\"blurs\": %d},\n    \"rows\": [\n", p->n_blur);
+    for (int i = 0; i < p->T; i++) {
+        const PullRow *r = &p->rows[i];
+        fprintf(f, "      {\"query\": %d, \"outcome\": \"%s\", \"head_top_keys\": [", i,
+                pull_outcome_name(r->outcome));
+        for (int h = 0; h < p->n_heads; h++)
+            fprintf(f, h ? ", %d" : "%d", p->top[(size_t)i * p->n_heads + h]);
+        fprintf(f, "], \"wide_top_key\": %d, \"wide_top_weight\": ", r->wide_top);
+        json_number(f, r->wide_top_att);
+        fprintf(f, ", \"blurs\": %s}%s\n", r->blurs ? "true" : "false", i + 1 < p->T ? "," : "");
+    }
+    fputs("    ]\n  },\n", f);
 }
 
 static void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
@@ -296,7 +343,7 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices 
         snprintf(fmt, sizeof fmt, "head_%s_attention.npy", pad);
         snprintf(name, sizeof name, fmt, h);
         json_matrix(f, mx, d->multi->att + (size_t)h * map, T, T, name, "        ");
-        if (d->multi->scores) {
+        if (d->scores && d->multi->scores) {
             fputs(",\n      \"scores\": ", f);
             snprintf(fmt, sizeof fmt, "head_%s_scores.npy", pad);
             snprintf(name, sizeof name, fmt, h);
@@ -324,6 +371,9 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices 
     fputs(",\n    \"output_cosine\": ", f);
     json_number(f, s->cosine);
     fputs("\n  },\n", f);
+
+    if (d->pulls)
+        json_pulls(f, d->pulls);
 
     const CostTable *t = &s->cost;
     fprintf(f, "  \"cost\": {\n    \"T\": %d,\n    \"visible_pairs\": %" PRId64 ",\n"
@@ -371,23 +421,34 @@ static const char *grouped(char *buf, int64_t v)
     return buf;
 }
 
-/* The tokens on one line, separated by " | ", at most width columns:
- * control characters shown as '?', cut with "..." when too long. */
-static void txt_tokens(FILE *f, char *const *tokens, int T, int width)
+/* The tokens separated by " | ", the first line starting at column col,
+ * wrapped to REPORT_WIDTH columns with continuation lines after indent
+ * spaces; a line breaks after a "|", or inside a token too long for a line
+ * of its own. Every token is shown whole: control characters and bytes that
+ * are not UTF-8 as '?'. */
+static void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent)
 {
-    int used = 0;
     for (int t = 0; t < T; t++) {
         const unsigned char *p = (const unsigned char *)tokens[t];
+        int w = 0; /* the token's columns, one per code point */
+        for (const unsigned char *q = p; *q; q++)
+            w += (*q & 0xC0) != 0x80;
+        const int sep = t + 1 < T ? 2 : 0; /* " |" after it */
         if (t > 0) {
-            if (used + 3 > width - 3)
-                goto cut;
-            fputs(" | ", f);
-            used += 3;
+            if (col + 1 + w + sep > REPORT_WIDTH && col > indent) {
+                fprintf(f, "\n%*s", indent, "");
+                col = indent;
+            } else {
+                fputc(' ', f);
+                col++;
+            }
         }
         while (*p) {
+            if (col >= REPORT_WIDTH - sep) { /* a token longer than a line */
+                fprintf(f, "\n%*s", indent, "");
+                col = indent;
+            }
             int n = utf8_decode(p, SIZE_MAX, NULL);
-            if (used + 1 > width - 3)
-                goto cut;
             if (n == 0 || *p < 0x20 || *p == 0x7F) {
                 fputc('?', f);
                 p += n ? n : 1;
@@ -395,13 +456,14 @@ static void txt_tokens(FILE *f, char *const *tokens, int T, int width)
                 fwrite(p, 1, (size_t)n, f);
                 p += n;
             }
-            used++;
+            col++;
+        }
+        if (sep) {
+            fputs(" |", f);
+            col += sep;
         }
     }
     fputc('\n', f);
-    return;
-cut:
-    fputs("...\n", f);
 }
 
 /* Columns text takes: UTF-8 code points. */
@@ -443,67 +505,115 @@ static void txt_wrapped(FILE *f, const char *indent, const char *text)
     fputc('\n', f);
 }
 
-/* "to the previous token", ...: where each pattern sends attention. */
-static const char *pattern_place(MeasuresRole r)
+/* Token t as the sentences quote it: 'text', control characters and
+ * bytes that are not UTF-8 as '?', at most n - 1 bytes of it. */
+static const char *quoted_token(char *buf, size_t n, const char *token)
 {
-    switch (r) {
-    case MEASURES_PREVIOUS_TOKEN: return "the previous token";
-    case MEASURES_SELF: return "its own token";
-    case MEASURES_FIRST_TOKEN: return "the first token";
-    case MEASURES_DUPLICATE_TOKEN: return "its earlier copies";
-    case MEASURES_INDUCTION: return "the token that followed its earlier copy (induction)";
-    default: return "?";
+    size_t k = 0;
+    buf[k++] = '\'';
+    for (const unsigned char *p = (const unsigned char *)token; *p && k + 6 < n;) {
+        int len = utf8_decode(p, SIZE_MAX, NULL);
+        if (len == 0 || *p < 0x20 || *p == 0x7F) {
+            buf[k++] = '?';
+            p += len ? len : 1;
+        } else {
+            memcpy(buf + k, p, (size_t)len);
+            k += (size_t)len;
+            p += len;
+        }
     }
+    buf[k++] = '\'';
+    buf[k] = '\0';
+    return buf;
 }
 
-/* The strongest pattern of m (first on ties), or -1 when all are null. */
-static int strongest(const MapMeasures *m)
+/* Where pattern r of map m sends attention, in words: "the previous token",
+ * "the first token, 'Mary'", ... tokens (T) name the keys. */
+static const char *pattern_place(char *buf, size_t n, const MapMeasures *m, MeasuresRole r,
+                                 char *const *tokens, int T)
 {
-    int best = -1;
-    for (int r = 0; r < MEASURES_N_PATTERNS; r++)
-        if (!measures_is_null(m->pattern[r]) && (best < 0 || m->pattern[r] > m->pattern[best]))
-            best = r;
-    return best;
+    char q[96];
+    switch (r) {
+    case MEASURES_PREVIOUS_TOKEN: snprintf(buf, n, "the previous token"); break;
+    case MEASURES_SELF: snprintf(buf, n, "its own token"); break;
+    case MEASURES_NEXT_TOKEN: snprintf(buf, n, "the next token"); break;
+    case MEASURES_DUPLICATE_TOKEN: snprintf(buf, n, "earlier copies of its token"); break;
+    case MEASURES_INDUCTION:
+        snprintf(buf, n, "the token after an earlier copy of its token (induction)");
+        break;
+    case MEASURES_FIRST_TOKEN: snprintf(buf, n, "the first token, %s", quoted_token(q, sizeof q, tokens[0])); break;
+    case MEASURES_LAST_TOKEN:
+        snprintf(buf, n, "the last token, %s", quoted_token(q, sizeof q, tokens[T - 1]));
+        break;
+    case MEASURES_FIXED_TOKEN:
+        snprintf(buf, n, "one token, %s (token %d)", quoted_token(q, sizeof q, tokens[m->fixed_key]),
+                 m->fixed_key);
+        break;
+    default: snprintf(buf, n, "?"); break;
+    }
+    return buf;
 }
 
-/* One plain sentence about map m; who is "head 2" or "the wide head". */
-static void txt_sentence(FILE *f, const char *who, const MapMeasures *m)
+/* "in 3 of the 10 rows where it could": how often pattern r takes at least
+ * half of a row. */
+static const char *pattern_support(char *buf, size_t n, const MapMeasures *m, MeasuresRole r)
 {
-    char line[256];
-    const int best = strongest(m);
-    if (m->role == MEASURES_DUPLICATE_TOKEN || m->role == MEASURES_INDUCTION)
-        /* these are means over the rows whose token appeared before: say so */
-        snprintf(line, sizeof line, "where a token appeared before, %s gives %.0f%% of its attention to %s.",
-                 who, 100.0 * m->pattern[m->role], pattern_place(m->role));
-    else if (m->role < MEASURES_N_PATTERNS)
-        snprintf(line, sizeof line, "%s gives %.0f%% of its attention to %s.", who,
-                 100.0 * m->pattern[m->role], pattern_place(m->role));
-    else if (m->role == MEASURES_DIFFUSE)
-        snprintf(line, sizeof line, "%s spreads its attention almost evenly (entropy %.0f%% of the most possible).",
-                 who, 100.0 * m->entropy_norm);
-    else if (best >= 0)
-        snprintf(line, sizeof line, "%s follows no single pattern: at most %.0f%% goes to %s.", who,
-                 100.0 * m->pattern[best], pattern_place((MeasuresRole)best));
-    else
-        snprintf(line, sizeof line, "%s follows no single pattern.", who);
+    snprintf(buf, n, "at least half of the row in %d of the %d row%s where it could", m->shown[r], m->rows[r],
+             m->rows[r] == 1 ? "" : "s");
+    return buf;
+}
+
+/* One plain sentence about map m, true for the numbers behind it; who is
+ * "head 2" or "the wide head", tokens (T) name the keys. */
+static void txt_sentence(FILE *f, const char *who, const MapMeasures *m, char *const *tokens, int T)
+{
+    char line[512], place[160], support[96];
+    if (m->role < MEASURES_N_PATTERNS) {
+        snprintf(line, sizeof line, "%s looks at %s: %.0f%% of its attention on average (even spreading "
+                 "would give %.0f%%), %s.", who, pattern_place(place, sizeof place, m, m->role, tokens, T),
+                 100.0 * m->pattern[m->role], 100.0 * m->even[m->role],
+                 pattern_support(support, sizeof support, m, m->role));
+    } else if (m->role == MEASURES_NONE) {
+        snprintf(line, sizeof line, "with one token (T = 1), %s can only look at it: no pattern.", who);
+    } else {
+        int n = m->role == MEASURES_DIFFUSE
+                    ? snprintf(line, sizeof line, "%s spreads its attention almost evenly (entropy %.0f%% of the "
+                                                  "most possible)", who, 100.0 * m->entropy_norm)
+                    : snprintf(line, sizeof line, "%s has no clear role", who);
+        if (m->strongest >= 0)
+            snprintf(line + n, sizeof line - (size_t)n,
+                     "; strongest pattern: %.0f%% on %s (even spreading would give %.0f%%), %s.",
+                     100.0 * m->pattern[m->strongest],
+                     pattern_place(place, sizeof place, m, (MeasuresRole)m->strongest, tokens, T),
+                     100.0 * m->even[m->strongest],
+                     pattern_support(support, sizeof support, m, (MeasuresRole)m->strongest));
+        else
+            snprintf(line + n, sizeof line - (size_t)n, "; no pattern could show in more than one row.");
+    }
     txt_wrapped(f, "  ", line);
 }
 
+/* A map's row of the first table: role, entropy, confidence, distance and,
+ * for a head, how it differs from the wide head. */
 static void txt_table_row(FILE *f, const char *label, const char *kv, const MapMeasures *m,
                           const MapComparison *cmp)
 {
-    char b[12][16];
-    fprintf(f, "%5s %4s  %-15s %6s %5s %5s %5s %5s %5s %5s %5s %6s %5s %5s\n", label, kv,
-            measures_role_name(m->role), cell(b[0], 16, "%.2f", m->entropy_bits),
-            cell(b[1], 16, "%.2f", m->entropy_norm), cell(b[2], 16, "%.2f", m->confidence),
-            cell(b[3], 16, "%.2f", m->pattern[MEASURES_PREVIOUS_TOKEN]),
-            cell(b[4], 16, "%.2f", m->pattern[MEASURES_SELF]),
-            cell(b[5], 16, "%.2f", m->pattern[MEASURES_FIRST_TOKEN]),
-            cell(b[6], 16, "%.2f", m->pattern[MEASURES_DUPLICATE_TOKEN]),
-            cell(b[7], 16, "%.2f", m->pattern[MEASURES_INDUCTION]),
-            cell(b[8], 16, "%.1f", m->mean_distance),
-            cmp ? cell(b[9], 16, "%.2f", cmp->js_to_single) : "-",
-            cmp ? cell(b[10], 16, "%.2f", cmp->top1_agreement) : "-");
+    char b[6][16];
+    fprintf(f, "%5s %4s  %-15s %6s %5s %5s %6s %5s %5s\n", label, kv, measures_role_name(m->role),
+            cell(b[0], 16, "%.2f", m->entropy_bits), cell(b[1], 16, "%.2f", m->entropy_norm),
+            cell(b[2], 16, "%.2f", m->confidence), cell(b[3], 16, "%.1f", m->mean_distance),
+            cmp ? cell(b[4], 16, "%.2f", cmp->js_to_single) : "-",
+            cmp ? cell(b[5], 16, "%.2f", cmp->top1_agreement) : "-");
+}
+
+/* A map's row of the pattern table: each pattern's mean share. */
+static void txt_pattern_row(FILE *f, const char *label, const MapMeasures *m)
+{
+    char b[16];
+    fprintf(f, "%5s", label);
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++)
+        fprintf(f, " %5s", cell(b, sizeof b, "%.2f", m->pattern[p]));
+    fputc('\n', f);
 }
 
 /* The cost table, columns as wide as their widest number. */
@@ -562,20 +672,26 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     fprintf(f,
             "params = 2 d^2 + 2 d kv%s; MAC proj = T (2 d^2 + 2 d kv); MAC scores = MAC mix = P d;\n"
             "kv = K/V heads x head_dim; P = %s = %s (masked cells are\n"
-            "not computed, so not counted); K/V B/token = 2 (K and V) x kv x 2 bytes (fp16).\n",
+            "not computed, so not counted).  MAC: multiply-adds.  K/V B/token: bytes of K/V cache per\n"
+            "token per layer = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
             c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", grouped(a, t->pairs));
-    if (c->n_heads == 1)
+    char line[256];
+    if (c->n_heads == 1) {
         fputs("With one head, the multi-head layer is itself one wide head: the same counts.\n", f);
-    else if (t->mha.params == t->wide.params && t->mha.mac_projections == t->wide.mac_projections &&
-             t->mha.mac_scores == t->wide.mac_scores)
-        fprintf(f, "%d heads of width %d cost exactly what one head of width %d costs: the same\n"
-                   "parameters and the same multiply-accumulates.\n",
-                c->n_heads, c->head_dim, c->d_model);
+    } else if (t->mha.params == t->wide.params && t->mha.mac_projections == t->wide.mac_projections &&
+               t->mha.mac_scores == t->wide.mac_scores) {
+        snprintf(line, sizeof line,
+                 "%d heads of width %d have the same parameters and multiply-adds as one head of width %d; "
+                 "they add %d softmaxes and %d T x T attention maps where the wide head has one of each.",
+                 c->n_heads, c->head_dim, c->d_model, c->n_heads, c->n_heads);
+        txt_wrapped(f, "", line);
+    }
     if (c->n_heads == 1)
         return; /* one head: nothing to share */
-    char line[256], c1[32];
-    int n = snprintf(line, sizeof line, "Sharing K/V heads shrinks the K/V cache from %s bytes per token (MHA)",
+    char c1[32];
+    int n = snprintf(line, sizeof line,
+                     "Sharing K/V heads shrinks the K/V cache from %s bytes per token per layer (MHA)",
                      grouped(a, t->mha.kv_cache_bytes));
     if (t->gqa_valid)
         n += snprintf(line + n, sizeof line - (size_t)n, " to %s (GQA, %d K/V heads)",
@@ -583,6 +699,79 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     snprintf(line + n, sizeof line - (size_t)n, "%s %s (MQA).", t->gqa_valid ? " and" : " to",
              grouped(c1, t->mqa.kv_cache_bytes));
     txt_wrapped(f, "", line);
+}
+
+/* The rows with outcome o as "'gave' (1), 'the' (2)", wrapped after label. */
+static void txt_pull_rows(FILE *f, const PullLayer *p, char *const *tokens, PullOutcome o, const char *label)
+{
+    size_t n = strlen(label) + 1;
+    for (int i = 0; i < p->T; i++)
+        n += strlen(tokens[i]) + 24;
+    char *line = malloc(n), *end = line;
+    if (!line)
+        return;
+    end += sprintf(end, "%s", label);
+    int any = 0;
+    for (int i = 0; i < p->T; i++)
+        if (p->rows[i].outcome == o) {
+            end += sprintf(end, "%s '%s' (%d)", any ? "," : "", tokens[i], i);
+            any = 1;
+        }
+    if (any)
+        txt_wrapped(f, "  ", line);
+    free(line);
+}
+
+/* How the wide head combines the heads' scores, in sentences (pull.h). */
+static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
+{
+    char line[1024];
+    const int H = p->n_heads;
+    fputs("\nHow the wide head combines the heads (query_NN.png)\n", f);
+    char dev[64];
+    if (p->identity_max_dev == 0)
+        snprintf(dev, sizeof dev, "they agree exactly");
+    else
+        snprintf(dev, sizeof dev, "the largest difference is %.2g, float rounding", p->identity_max_dev);
+    if (p->identity)
+        snprintf(line, sizeof line, "Its score is the heads' scores added up: wide(i, j) = (1/sqrt(%d)) x "
+                 "sum over the %d heads of score_h(i, j), since its query and key are theirs side by side. "
+                 "Checked on every visible cell: %s (the scores reach %.3g). So its softmax weight on a "
+                 "key is in proportion to the product over the heads of exp(score_h / sqrt(%d)).", H, H, dev,
+                 p->max_abs_score, H);
+    else
+        snprintf(line, sizeof line, "The wide head has weights of its own (\"single_head\"), so its scores "
+                 "are not the heads' scores added up: that identity holds only for a wide head built "
+                 "from the heads' projections. Its top keys are compared with the heads' all the same.");
+    txt_wrapped(f, "  ", line);
+    const int choosing = p->T - p->count[PULL_NO_CHOICE];
+    if (choosing == 0) {
+        txt_wrapped(f, "  ", "No token has more than one key to choose from.");
+        return;
+    }
+    const int agreed_blur = p->n_blur - p->count[PULL_SPLIT]; /* rows that blur though all agree */
+    char also[96] = "";
+    if (agreed_blur > 0)
+        snprintf(also, sizeof also, ", though %d of them blur", agreed_blur);
+    snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: in %d every head's "
+             "top key is the wide head's (nothing lost%s); in %d %s (no key gets more than %.0f%% of the "
+             "wide head's attention); in %d %s; in %d it chose a key that is no head's top key.",
+             choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT],
+             p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
+             p->count[PULL_FOLLOWED],
+             p->identity ? "the wide head followed the top key of some heads over the others"
+                         : "the wide head's top key is the top key of some heads, not of the others",
+             p->count[PULL_OWN]);
+    txt_wrapped(f, "  ", line);
+    txt_pull_rows(f, p, tokens, PULL_AGREED, "nothing lost:");
+    txt_pull_rows(f, p, tokens, PULL_SPLIT, "split:");
+    txt_pull_rows(f, p, tokens, PULL_FOLLOWED, p->identity ? "followed:" : "a head's top key:");
+    txt_pull_rows(f, p, tokens, PULL_OWN, "a choice no head made:");
+    const int q = p->default_query;
+    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default '%s' (%d), where the "
+             "heads' top keys differ most (%d different keys); --query picks another.", tokens[q], q,
+             p->rows[q].n_top_keys);
+    txt_wrapped(f, "  ", line);
 }
 
 static void write_txt(FILE *f, const ReportData *d, const Summary *s)
@@ -595,8 +784,7 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     const int kv_mul = c->n_heads / c->n_kv_heads;
 
     fputs("mhaviz report: multi-head attention against one wide head\n\n", f);
-    fprintf(f, "tokens     T = %d: ", c->T);
-    txt_tokens(f, d->in->tokens, c->T, REPORT_WIDTH - 20);
+    txt_tokens(f, d->in->tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
     fprintf(f, "d_model    %d\n", c->d_model);
     fprintf(f, "heads      %d x head_dim %d\n", c->n_heads, c->head_dim);
     fprintf(f, "K/V heads  %d: %s (%s", c->n_kv_heads, layout, layout_long);
@@ -624,8 +812,8 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     }
 
     fputs("\nWhat each head does (rows: the heads, then the single wide head)\n", f);
-    fprintf(f, "%5s %4s  %-15s %6s %5s %5s %5s %5s %5s %5s %5s %6s %5s %5s\n", "head", "K/V", "role", "bits",
-            "norm", "conf", "prev", "self", "first", "dup", "ind", "dist", "JS", "top1");
+    fprintf(f, "%5s %4s  %-15s %6s %5s %5s %6s %5s %5s\n", "head", "K/V", "role", "bits", "norm", "conf",
+            "dist", "JS", "top1");
     for (int h = 0; h < c->n_heads; h++) {
         char label[16], kv[16];
         snprintf(label, sizeof label, "%d", h);
@@ -634,21 +822,46 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     }
     txt_table_row(f, "wide", "-", &s->wide, NULL);
     fputs("bits: mean row entropy (0 = one key).  norm: entropy / the most possible (1 = uniform).\n"
-          "conf: mean largest weight.  prev, self, first, dup, ind: share of attention on the previous\n"
-          "token, itself, the first token, earlier copies, the token after an earlier copy (induction).\n"
-          "dist: mean distance to the keys looked at, in tokens.  JS: Jensen-Shannon divergence from the\n"
-          "wide head "
-          "(0 = same, 1 = disjoint).  top1: share of rows whose top key is the wide head's.\n"
-          "- : not defined for this input.\n",
+          "conf: mean largest weight.  dist: mean distance to the keys looked at, in tokens.\n"
+          "JS: Jensen-Shannon divergence from the wide head (0 = same, 1 = disjoint).\n"
+          "top1: share of rows whose top key is the wide head's.  - : not defined for this input.\n",
+          f);
+
+    fputs("\nWhere the attention goes: each pattern's share of a row, on average over the rows where\n"
+          "it could show\n",
+          f);
+    fprintf(f, "%5s", "head");
+    static const char *const short_names[MEASURES_N_PATTERNS] = {"prev", "self", "next", "dup",
+                                                                 "ind",  "first", "last", "fixed"};
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++)
+        fprintf(f, " %5s", short_names[p]);
+    /* rows where each could show: the same for every map but fixed's, whose key is each map's own */
+    fprintf(f, "\n%5s", "rows");
+    for (int p = 0; p < MEASURES_FIXED_TOKEN; p++)
+        fprintf(f, " %5d", s->wide.rows[p]);
+    fputc('\n', f);
+    for (int h = 0; h < c->n_heads; h++) {
+        char label[16];
+        snprintf(label, sizeof label, "%d", h);
+        txt_pattern_row(f, label, &s->heads[h]);
+    }
+    txt_pattern_row(f, "wide", &s->wide);
+    fputs("prev, self, next: the token before, itself, the token after.  dup: earlier copies of its\n"
+          "token.  ind: the token after an earlier copy (induction).  first, last: token 0, token T-1.\n"
+          "fixed: the one key most rows look at, named below.  rows: rows where each could show.\n"
+          "Each cell counts for one pattern, the first of this list that names it; a row with one\n"
+          "visible key counts for none.\n"
+          "A role needs a share of at least 0.50 and at least half of the row in 2 rows or more and\n"
+          "in a quarter of the rows where it could.  - : no row where it could.\n",
           f);
 
     fputs("\nIn words\n", f);
     for (int h = 0; h < c->n_heads; h++) {
         char who[32];
         snprintf(who, sizeof who, "head %d", h);
-        txt_sentence(f, who, &s->heads[h]);
+        txt_sentence(f, who, &s->heads[h], d->in->tokens, c->T);
     }
-    txt_sentence(f, "the wide head", &s->wide);
+    txt_sentence(f, "the wide head", &s->wide, d->in->tokens, c->T);
 
     fputs("\nMany heads against one wide head\n", f);
     char b1[16], b2[16];
@@ -670,6 +883,9 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     }
     fprintf(f, "outputs: ||O_multi - O_single|| / ||O_multi|| = %s, mean cosine %s\n",
             cell(b1, sizeof b1, "%.4f", s->rel_diff), cell(b2, sizeof b2, "%.4f", s->cosine));
+
+    if (d->pulls)
+        txt_pulls(f, d->pulls, d->in->tokens);
 
     fprintf(f, "\nCost at T = %d, d = d_model = %d\n", c->T, c->d_model);
     txt_cost(f, d, s);
@@ -703,7 +919,7 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     path = NULL;
 
     Matrices mx = {dir, 0, MHAVIZ_OK, err, errlen};
-    mx.npy = d->npy || report_matrix_numbers(&d->in->cfg, d->multi->scores != NULL) > REPORT_INLINE_MAX_NUMBERS;
+    mx.npy = d->npy || report_matrix_numbers(&d->in->cfg, d->scores && d->multi->scores) > REPORT_INLINE_MAX_NUMBERS;
     f = open_out(dir, "report.json", &path, err, errlen, &rc);
     if (!f)
         goto cleanup;

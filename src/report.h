@@ -5,6 +5,7 @@
 #include "input.h"
 #include "measures.h"
 #include "mha.h"
+#include "pull.h"
 
 /* What a report is written from; nothing here is owned by the report. */
 typedef struct {
@@ -16,6 +17,10 @@ typedef struct {
     const MapMeasures *measures; /* (n_heads + 1) the maps' measures_layer, the wide head last;
                                   * NULL: report_write computes them */
     int npy;                /* 1: every matrix of report.json in a .npy file (--npy), whatever its size */
+    const PullLayer *pulls;      /* how the wide head combines the heads' scores (pull.h);
+                                  * NULL: the reports leave that section out */
+    int scores;             /* 1: report.json holds the heads' scores too (--steps); the forward
+                             * pass keeps them either way, for the pulls */
 } ReportData;
 
 /* report.json holds its matrices inline up to this many numbers in all (the

@@ -440,6 +440,52 @@ START_TEST(usage_error_exits_2)
 }
 END_TEST
 
+/* --query names a token of the sentence (small_x: "the cat sat down"):
+ * by index or by text, else exit 2 with the value named and nothing written. */
+static const struct {
+    const char *value;
+    int status;
+    const char *msg; /* in stderr */
+    const char *png; /* the slide written */
+} QUERY[] = {
+    {"4", MHAVIZ_EUSAGE, "--query 4: out of range, the sentence has 4 tokens (0 to 3)", NULL},
+    {"-2", MHAVIZ_EUSAGE, "--query -2: out of range", NULL},
+    {"dog", MHAVIZ_EUSAGE, "--query 'dog': no token 'dog' in the sentence", NULL},
+    {"3", MHAVIZ_OK, "wrote small_x_mhaviz/", "query_03.png"},
+    {"cat", MHAVIZ_OK, "wrote small_x_mhaviz/", "query_01.png"},
+};
+
+START_TEST(query_option)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", "--query", QUERY[_i].value, in, NULL});
+    ck_assert_msg(r->status == QUERY[_i].status, "case %d: exit %d: %s", _i, r->status, r->err);
+    ck_assert_msg(strstr(r->err, QUERY[_i].msg), "case %d: '%s' lacks '%s'", _i, r->err, QUERY[_i].msg);
+    ck_assert_int_eq(left_behind(r), QUERY[_i].status == MHAVIZ_OK);
+    if (QUERY[_i].status == MHAVIZ_OK) { /* the slide, and the reports say how the wide head combines the heads */
+        char path[256], *text = malloc(1 << 16);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz", r->run);
+        ck_assert_msg(exists(path, QUERY[_i].png), "no %s", QUERY[_i].png);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz/report.txt", r->run);
+        slurp(path, text, 1 << 16);
+        ck_assert_msg(strstr(text, "How the wide head combines the heads") &&
+                      strstr(text, "Of the 3 tokens with more than one key to choose from: in "), "%s", text);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz/report.json", r->run);
+        slurp(path, text, 1 << 16);
+        ck_assert_msg(strstr(text, "\"pulls\": {\n    \"identity\": true,") &&
+                      strstr(text, "{\"query\": 3, \"outcome\": \""), "report.json lacks the pulls");
+        /* the scores the pulls are made of stay out of report.json without --steps */
+        ck_assert_msg(!strstr(text, "\"scores\""), "report.json has scores without --steps");
+        free(text);
+    }
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 START_TEST(help_and_version_exit_0)
 {
     setup();
@@ -543,6 +589,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, warning_printed_on_failure);
     tcase_add_test(tc, max_memory_option);
     tcase_add_loop_test(tc, usage_error_exits_2, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
+    tcase_add_loop_test(tc, query_option, 0, (int)(sizeof QUERY / sizeof QUERY[0]));
     tcase_add_test(tc, help_and_version_exit_0);
     tcase_add_test(tc, missing_input_exits_3);
     tcase_add_test(tc, folder_as_input_exits_3);

@@ -25,6 +25,7 @@ Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
 Suite *bigmem_suite(void);
+Suite *pull_suite(void);
 
 int main(void)
 {
@@ -48,6 +49,7 @@ int main(void)
         utf8_suite,
         timing_suite,
         bigmem_suite,
+        pull_suite,
     };
     SRunner *sr = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -109,7 +109,7 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
 
 static int fixture_write(Fixture *f, const char *notes, char *err)
 {
-    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy};
+    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy, NULL, f->multi.scores != NULL};
     return report_write(f->dir, &d, err, MHAVIZ_ERRLEN);
 }
 
@@ -240,6 +240,26 @@ static void check_map_measures(const cJSON *o, const MapMeasures *m)
     check_measure(o, "first_token", m->pattern[MEASURES_FIRST_TOKEN]);
     check_measure(o, "duplicate_token", m->pattern[MEASURES_DUPLICATE_TOKEN]);
     check_measure(o, "induction", m->pattern[MEASURES_INDUCTION]);
+    check_measure(o, "next_token", m->pattern[MEASURES_NEXT_TOKEN]);
+    check_measure(o, "last_token", m->pattern[MEASURES_LAST_TOKEN]);
+    check_measure(o, "fixed_token", m->pattern[MEASURES_FIXED_TOKEN]);
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
+        const cJSON *rows = get(get(o, "pattern_rows"), measures_pattern_field((MeasuresRole)p));
+        ck_assert_int_eq(cJSON_GetArraySize(rows), 2);
+        ck_assert_double_eq(cJSON_GetArrayItem(rows, 0)->valuedouble, m->shown[p]);
+        ck_assert_double_eq(cJSON_GetArrayItem(rows, 1)->valuedouble, m->rows[p]);
+    }
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++)
+        check_measure(get(o, "pattern_even"), measures_pattern_field((MeasuresRole)p), m->even[p]);
+    if (m->fixed_key >= 0)
+        ck_assert_double_eq(num(o, "fixed_token_key"), m->fixed_key);
+    else
+        ck_assert(cJSON_IsNull(get(o, "fixed_token_key")));
+    if (m->strongest >= 0)
+        ck_assert_str_eq(get(o, "strongest_pattern")->valuestring,
+                         measures_pattern_field((MeasuresRole)m->strongest));
+    else
+        ck_assert(cJSON_IsNull(get(o, "strongest_pattern")));
 }
 
 /* Each line of text has at most width columns (UTF-8 code points). */
@@ -260,6 +280,26 @@ static void check_width(const char *text, int width)
 static void check_contains(const char *text, const char *want)
 {
     ck_assert_msg(strstr(text, want) != NULL, "report.txt lacks \"%s\"", want);
+}
+
+/* text with each wrapped line joined back: "\n" + indent spaces -> join. */
+static char *unwrap(const char *text, const char *indent, const char *join)
+{
+    char *out = malloc(strlen(text) + 1), *o = out;
+    ck_assert_ptr_nonnull(out);
+    char sep[32];
+    snprintf(sep, sizeof sep, "\n%s", indent);
+    const size_t n = strlen(sep);
+    while (*text) {
+        if (strncmp(text, sep, n) == 0) {
+            o += sprintf(o, "%s", join);
+            text += n;
+        } else {
+            *o++ = *text++;
+        }
+    }
+    *o = '\0';
+    return out;
 }
 
 /* --------------------------------------------------------------- tests */
@@ -376,8 +416,8 @@ START_TEST(json_has_issue_shapes_and_exact_floats)
 }
 END_TEST
 
-/* T = 1: no row sees two keys or has an earlier copy: entropy_norm, the
- * patterns but self, and blur are null; 4 heads MHA -> no GQA row (null). */
+/* T = 1: no row sees two keys: entropy_norm, every pattern and blur are
+ * null, the role is "none", said plainly; 4 heads MHA -> no GQA row (null). */
 START_TEST(json_nulls)
 {
     char *tokens[] = {"solo"};
@@ -388,18 +428,24 @@ START_TEST(json_nulls)
     cJSON *j = parse_report(f.dir);
     const cJSON *h0 = cJSON_GetArrayItem(get(j, "heads"), 0);
     ck_assert(cJSON_IsNull(get(h0, "entropy_norm")));
-    ck_assert(cJSON_IsNull(get(h0, "previous_token")));
-    ck_assert(cJSON_IsNull(get(h0, "first_token")));
-    ck_assert(cJSON_IsNull(get(h0, "duplicate_token")));
-    ck_assert(cJSON_IsNull(get(h0, "induction")));
-    ck_assert_double_eq(num(h0, "self"), 1.0); /* the only key is itself */
-    ck_assert_str_eq(get(h0, "role")->valuestring, "mixed"); /* one row names no role */
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
+        const char *field = measures_pattern_field((MeasuresRole)p);
+        ck_assert_msg(cJSON_IsNull(get(h0, field)), "%s should be null", field);
+        const cJSON *rows = get(get(h0, "pattern_rows"), field); /* [shown, could show] */
+        ck_assert_int_eq(cJSON_GetArraySize(rows), 2);
+        ck_assert_double_eq(cJSON_GetArrayItem(rows, 1)->valuedouble, 0);
+    }
+    ck_assert(cJSON_IsNull(get(h0, "fixed_token_key")));
+    ck_assert(cJSON_IsNull(get(h0, "strongest_pattern")));
+    ck_assert_str_eq(get(h0, "role")->valuestring, "none"); /* one key: no choice */
     ck_assert(cJSON_IsNull(get(get(j, "comparison"), "blur")));
     ck_assert(cJSON_IsNull(get(get(j, "cost"), "gqa")));
     cJSON_Delete(j);
 
     char *txt = slurp(f.dir, "report.txt", NULL);
     check_contains(txt, "blur: not defined");
+    check_contains(txt, "  with one token (T = 1), head 0 can only look at it: no pattern.\n");
+    ck_assert_ptr_null(strstr(txt, "at most"));
     check_contains(txt, "no GQA row");
     free(txt);
     fixture_free(&f);
@@ -486,7 +532,133 @@ START_TEST(txt_says_what_a_class_needs)
     check_contains(txt, "\nMQA  ");
     check_contains(txt, "\none wide head  ");
     check_contains(txt, "masked cells are\nnot computed");
+    /* exact cost wording: the same counts, what the heads add, K/V per token per layer */
+    char *flat = unwrap(txt, "  ", " ");
+    check_contains(flat, "8 heads of width 8 have the same parameters and multiply-adds as one head of width 64; "
+                         "they add 8 softmaxes and 8 T x T attention maps where the wide head has one of each.");
+    check_contains(flat, "bytes per token per layer (MHA)");
+    check_contains(txt, "K/V B/token: bytes of K/V cache per\ntoken per layer");
+    free(flat);
     free(txt);
+    fixture_free(&f);
+}
+END_TEST
+
+/* Overwrite head h's map with row i's weights from fill(i, j). */
+static void set_map(Fixture *f, int h, float (*fill)(int i, int j))
+{
+    const int T = f->in.cfg.T;
+    float *a = f->multi.att + (size_t)h * T * T; /* (T, T) */
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++)
+            a[(size_t)i * T + j] = fill(i, j);
+}
+
+enum { LESSON_T = 11 }; /* Mary gave the book to John because John had helped Mary */
+static float previous_map(int i, int j) { return j == (i > 0 ? i - 1 : 0); }
+static float john_map(int i, int j) { (void)i; return j == 5; }
+static float last_map(int i, int j)
+{
+    if (i == LESSON_T - 1)
+        return j == i;
+    return j == LESSON_T - 1 ? 0.97f : j == i ? 0.03f : 0.0f;
+}
+/* rows i >= 1: .4 previous, .35 itself, .25 on token 0 (row 1: on the next) */
+static float split_map(int i, int j)
+{
+    if (i == 0)
+        return j == 1 ? 0.4f : j == 0 ? 0.35f : j == 2 ? 0.25f : 0.0f;
+    const int third = i == 1 ? 2 : 0;
+    return j == i - 1 ? 0.4f : j == i ? 0.35f : j == third ? 0.25f : 0.0f;
+}
+
+/* Every sentence holds for the numbers behind it. Lesson 1's sentence
+ * without the causal mask, four hand-made heads: previous token; every row
+ * on "John" (5), a fixed token: rows 4, 5, 6 see it as the next token,
+ * itself, the previous token, row 7 ("John") as its earlier copy, so 7
+ * rows could show it; .97 on the last
+ * token, "Mary" (rows 0..8 could: row 9 sees it as the next token, row 10
+ * as itself); and a split head: .4 previous in every row that has one, no
+ * role, strongest pattern previous at 40%, shown in none of 10 rows. */
+START_TEST(txt_sentences_hold_for_their_numbers)
+{
+    char *tokens[LESSON_T] = {"Mary", "gave", "the", "book", "to", "John", "because", "John", "had", "helped", "Mary"};
+    Fixture f;
+    fixture_build(&f, tokens, LESSON_T, 16, 4, 4, 0);
+    set_map(&f, 0, previous_map);
+    set_map(&f, 1, john_map);
+    set_map(&f, 2, last_map);
+    set_map(&f, 3, split_map);
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(fixture_write(&f, NULL, err) == MHAVIZ_OK, "%s", err);
+    char *raw = slurp(f.dir, "report.txt", NULL);
+    check_width(raw, 100);
+    char *txt = unwrap(raw, "    ", " ");
+    /* even spreading: each of these patterns names one cell of the 11 in a row: 9% */
+    check_contains(txt, "\n  head 0 looks at the previous token: 100% of its attention on average (even "
+                        "spreading would give 9%), at least half of the row in 10 of the 10 rows where it could.\n");
+    check_contains(txt, "\n  head 1 looks at one token, 'John' (token 5): 100% of its attention on average (even "
+                        "spreading would give 9%), at least half of the row in 7 of the 7 rows where it could.\n");
+    check_contains(txt, "\n  head 2 looks at the last token, 'Mary': 97% of its attention on average (even "
+                        "spreading would give 9%), at least half of the row in 9 of the 9 rows where it could.\n");
+    check_contains(txt, "\n  head 3 has no clear role; strongest pattern: 40% on the previous token (even "
+                        "spreading would give 9%), at least half of the row in 0 of the 10 rows where it could.\n");
+    /* never the self-contradicting form of before */
+    ck_assert_ptr_null(strstr(txt, "no single pattern"));
+    ck_assert_ptr_null(strstr(txt, "at most"));
+    cJSON *j = parse_report(f.dir);
+    const cJSON *heads = get(j, "heads");
+    ck_assert_str_eq(get(cJSON_GetArrayItem(heads, 1), "role")->valuestring, "fixed-token");
+    ck_assert_double_eq(num(cJSON_GetArrayItem(heads, 1), "fixed_token_key"), 5);
+    ck_assert_str_eq(get(cJSON_GetArrayItem(heads, 2), "role")->valuestring, "last-token");
+    ck_assert_str_eq(get(cJSON_GetArrayItem(heads, 3), "role")->valuestring, "mixed");
+    cJSON_Delete(j);
+    free(txt);
+    free(raw);
+    fixture_free(&f);
+}
+END_TEST
+
+/* A long token list wraps, never cut: 60 tokens and one of 150 characters
+ * come back whole, in order, in lines of at most 100 columns. */
+START_TEST(txt_wraps_long_token_lists)
+{
+    enum { T = 61 };
+    char names[T][160], *tokens[T];
+    for (int t = 0; t < T; t++) {
+        if (t == 30) {
+            memset(names[t], 'x', 150);
+            names[t][150] = '\0';
+        } else {
+            snprintf(names[t], sizeof names[t], "token%d", t);
+        }
+        tokens[t] = names[t];
+    }
+    Fixture f;
+    fixture_build(&f, tokens, T, 8, 2, 2, 1);
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(fixture_write(&f, NULL, err) == MHAVIZ_OK, "%s", err);
+    char *raw = slurp(f.dir, "report.txt", NULL);
+    check_width(raw, 100);
+    /* the list, its continuation lines (11 spaces) joined and every space dropped */
+    char *joined = unwrap(raw, "           ", "");
+    char *list = strstr(joined, "tokens     T = 61: ");
+    ck_assert_ptr_nonnull(list);
+    list += strlen("tokens     T = 61: ");
+    char *got = calloc(strlen(list) + 1, 1), *o = got;
+    for (const char *p = list; *p && *p != '\n'; p++)
+        if (*p != ' ')
+            *o++ = *p;
+    char want[8192] = "";
+    for (int t = 0; t < T; t++) {
+        strcat(want, tokens[t]);
+        if (t + 1 < T)
+            strcat(want, "|");
+    }
+    ck_assert_str_eq(got, want);
+    free(got);
+    free(joined);
+    free(raw);
     fixture_free(&f);
 }
 END_TEST
@@ -540,7 +712,7 @@ START_TEST(missing_folder_is_an_error_naming_the_file)
     char *tokens[] = {"a", "b"};
     Fixture f;
     fixture_build(&f, tokens, 2, 4, 1, 1, 1);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0, NULL, 0};
     char err[MHAVIZ_ERRLEN] = "", missing[96];
     snprintf(missing, sizeof missing, "%s/nope", f.dir);
     ck_assert_int_eq(report_write(missing, &d, err, sizeof err), MHAVIZ_EIO);
@@ -567,7 +739,7 @@ START_TEST(given_measures_give_the_same_files)
     MapMeasures m[5]; /* n_heads + 1 */
     ck_assert_int_eq(measures_layer(f.multi.att, c->n_heads, f.single.att, c->T, c->causal, tokens, m),
                      MHAVIZ_OK);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0, NULL, 0};
     ck_assert_int_eq(report_write(f.dir, &d, err, sizeof err), MHAVIZ_OK);
     size_t n_txt2, n_json2;
     char *txt2 = slurp(f.dir, "report.txt", &n_txt2), *json2 = slurp(f.dir, "report.json", &n_json2);
@@ -719,6 +891,8 @@ Suite *report_suite(void)
     tcase_add_test(tc, json_nulls);
     tcase_add_test(tc, json_escapes_tokens);
     tcase_add_test(tc, txt_says_what_a_class_needs);
+    tcase_add_test(tc, txt_sentences_hold_for_their_numbers);
+    tcase_add_test(tc, txt_wraps_long_token_lists);
     tcase_add_test(tc, notes_appear_in_both_files);
     tcase_add_test(tc, full_disk_is_an_error_naming_the_file);
     tcase_add_test(tc, missing_folder_is_an_error_naming_the_file);

@@ -34,8 +34,9 @@ typedef struct {
     MhaState multi, single;
 } Run;
 
-/* Load samples/name and run the heads and the single wide head. */
-static void run_sample(const char *name, Run *r)
+/* Load samples/name and run the heads and the single wide head; causal
+ * 0 or 1 overrides the sample's mask, -1 keeps it. */
+static void run_sample_causal(const char *name, int causal, Run *r)
 {
     char path[256], err[MHAVIZ_ERRLEN];
     snprintf(path, sizeof path, "samples/%s", name);
@@ -43,6 +44,8 @@ static void run_sample(const char *name, Run *r)
     int rc = input_load(path, &r->in, err, sizeof err);
     ck_assert_msg(rc == MHAVIZ_OK, "%s: %s", path, err);
     ck_assert_ptr_null(r->in.warnings);
+    if (causal >= 0)
+        r->in.cfg.causal = causal;
     MhaConfig wc;
     MhaWeights wide;
     ck_assert_int_eq(mha_single_head_weights(&r->in.cfg, &r->in.w, &wc, &wide), MHAVIZ_OK);
@@ -52,6 +55,8 @@ static void run_sample(const char *name, Run *r)
     mha_forward(&wc, &wide, r->in.x, &r->single);
     input_weights_free(&wide);
 }
+
+static void run_sample(const char *name, Run *r) { run_sample_causal(name, -1, r); }
 
 static void run_free(Run *r)
 {
@@ -166,6 +171,36 @@ START_TEST(lesson3_heads_collide)
 }
 END_TEST
 
+/* Lesson 3's head 0 at "John" (7) looks at "because" (6): the token just
+ * before, which also follows the first John. It counts as the previous
+ * token, not induction: only the last "Mary" could show induction. */
+START_TEST(lesson3_previous_token_is_not_induction)
+{
+    Run r;
+    run_sample("lesson3_mqa.json", &r);
+    MapMeasures m = measure(&r, 0);
+    ck_assert_int_eq(m.rows[MEASURES_INDUCTION], 1);
+    ck_assert_double_lt(m.pattern[MEASURES_INDUCTION], 0.1);
+    ck_assert_int_eq(m.strongest, MEASURES_PREVIOUS_TOKEN);
+    ck_assert_int_eq(m.role, MEASURES_MIXED);
+    run_free(&r);
+}
+END_TEST
+
+/* Lesson 1 without the causal mask: head 3's "latest key" is the last
+ * token, "Mary", for every row (about 0.97): a last-token head, not "no
+ * pattern". The subject head still looks at Mary, token 0: first-token. */
+START_TEST(lesson1_noncausal_last_token)
+{
+    Run r;
+    run_sample_causal("lesson1.json", 0, &r);
+    assert_role(&r, 3, MEASURES_LAST_TOKEN, 0.95);
+    assert_role(&r, 1, MEASURES_FIRST_TOKEN, 0.95);
+    assert_role(&r, 0, MEASURES_PREVIOUS_TOKEN, 0.95);
+    run_free(&r);
+}
+END_TEST
+
 /* The random samples have the documented shapes; an untrained layer has no
  * sharp head (every entropy_norm above 0.5). */
 START_TEST(random_samples_shapes)
@@ -182,6 +217,15 @@ START_TEST(random_samples_shapes)
     for (int h = 0; h < 4; h++)
         ck_assert_double_gt(measure(&r, h).entropy_norm, 0.5);
     run_free(&r);
+    /* random weights get no role by chance (base_paper's one repeated
+     * "the" is no induction habit) */
+    for (int k = 0; k < 2; k++) {
+        run_sample(k ? "random_init.json" : "base_paper.json", &r);
+        for (int h = -1; h < r.in.cfg.n_heads; h++)
+            ck_assert_msg(measure(&r, h).role >= MEASURES_N_PATTERNS, "random head %d: %s", h,
+                          measures_role_name(measure(&r, h).role));
+        run_free(&r);
+    }
 }
 END_TEST
 
@@ -447,6 +491,8 @@ Suite *samples_suite(void)
     tcase_add_test(roles, lesson1_wide_head_is_blurrier);
     tcase_add_test(roles, lesson2_keeps_roles_softer);
     tcase_add_test(roles, lesson3_heads_collide);
+    tcase_add_test(roles, lesson3_previous_token_is_not_induction);
+    tcase_add_test(roles, lesson1_noncausal_last_token);
     tcase_add_test(roles, random_samples_shapes);
     suite_add_tcase(s, roles);
     TCase *cli = tcase_create("cli");

@@ -8,10 +8,12 @@ layers of 4 heads (torch.nn.MultiheadAttention, each adding its output to the
 residual stream), no MLPs, no layer norm before attention, a final layer norm
 and an unembedding. It learns to predict the next word of short stories in
 the lesson's style, in which people come back: "Mary gave the book to John
-because John had helped Mary". In each story every person keeps one verb and
-one object, and in half the stories a surname ("Mary Lee gave the book ...
-Mary Lee gave the book"), so the words after a name that came before can be
-copied from its earlier mention: that is what an induction circuit (a
+because John had helped Mary". In each story every person keeps one giving verb
+and object and one helping verb ("had helped"), and in half the stories a
+surname ("Mary Lee gave the book ... Mary Lee gave the book"); a quarter of
+the training sequences instead repeat one run of 6 to 24 words drawn from the
+same vocabulary, over and over. So the words after a word that came before
+can be copied from its earlier mention: that is what an induction circuit (a
 previous-token head in layer 1, a head in layer 2 that finds the token after
 the earlier copy) does. docs/trained.md says what the heads became.
 
@@ -39,6 +41,8 @@ SEED = 15
 D_MODEL, N_HEADS, N_LAYERS = 64, 4, 2
 CONTEXT = 48            # tokens per training sequence
 BATCH, STEPS, LR = 32, 4000, 6e-3
+WEIGHT_DECAY = 0.001
+REPEATS = 0.25          # share of sequences that repeat one run of words
 
 LESSON = "Mary gave the book to John because John had helped Mary"
 PASSAGE = ("Anna Lee sent the letter to Tom Park because Tom Park had called Anna Lee . "
@@ -55,12 +59,14 @@ LINKS = "because after when".split()
 
 def story(rng):
     """One story of 2 to 4 sentences about 3 or 4 people. Each person keeps
-    one giving verb and one object for the whole story, and in half the
+    one giving verb, one object and one helping verb for the whole story
+    ("because John had helped Mary ... because John had helped"), and in half the
     stories a surname too ("Mary Lee gave the book ... Mary Lee gave the
     book"): the words after a name that came before are then best found at
     its earlier mention."""
     people = rng.sample(NAMES, rng.choice((3, 4)))
     gives = {p: [rng.choice(GIVING), "the", rng.choice(OBJECTS)] for p in people}
+    helps = {p: ["had", rng.choice(HELPING)] for p in people}
     full = rng.random() < 0.5
     name = {p: [p, rng.choice(SURNAMES)] if full else [p] for p in people}
     words = []
@@ -69,7 +75,7 @@ def story(rng):
         words += name[a] + gives[a] + ["to"] + name[b]
         if rng.random() < 0.7:
             c = rng.choice([p for p in people if p != b])
-            words += [rng.choice(LINKS)] + name[b] + ["had", rng.choice(HELPING)] + name[c]
+            words += [rng.choice(LINKS)] + name[b] + helps[b] + name[c]
         words.append(".")
     return words
 
@@ -80,12 +86,21 @@ def vocabulary():
 
 
 def batch(rng, vocab):
-    """BATCH sequences of CONTEXT + 1 token ids, each starting a story."""
+    """BATCH sequences of CONTEXT + 1 token ids: stories, each sequence
+    starting one, or (a share REPEATS of them) one run of random words of
+    the vocabulary repeated, the classic setting in which induction heads
+    grow: from the run's second time on, every next word is a copy."""
     rows = []
+    every = list(vocab)
     for _ in range(BATCH):
         words = []
-        while len(words) < CONTEXT + 1:
-            words += story(rng)
+        if rng.random() < REPEATS:
+            run = rng.choices(every, k=rng.randint(6, CONTEXT // 2))
+            while len(words) < CONTEXT + 1:
+                words += run
+        else:
+            while len(words) < CONTEXT + 1:
+                words += story(rng)
         rows.append([vocab[w] for w in words[:CONTEXT + 1]])
     return torch.tensor(rows)
 
@@ -125,7 +140,7 @@ def seen_before(ids):
 def train(model, vocab):
     rng = random.Random(SEED)
     held_out = batch(random.Random(SEED + 1), vocab)
-    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
+    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=LR, total_steps=STEPS, pct_start=0.1)
     start = time.time()
     avg = None
@@ -173,7 +188,7 @@ def export(model, vocab, out_dir, text, name, loss):
                    f"{attn.num_heads} heads a layer, no MLPs, no layer norm before attention) "
                    f"trained by samples/train_tiny.py for {STEPS} steps "
                    f"(seed {SEED}, final loss {loss:.3f}) to predict the next word of generated "
-                   f"stories in which names come back. Weights: its nn.MultiheadAttention's "
+                   f"stories in which names come back and of runs of words said twice or more. Weights: its nn.MultiheadAttention's "
                    f"in_proj and out_proj as PyTorch stores them (W@x). x: {what}.")
         layer_json = {
             "comment": comment,

@@ -8,8 +8,8 @@ CC       ?= cc
 PYTHON   ?= /usr/bin/python3
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -pedantic
-# No fused multiply-add: a*b+c rounded once would change the bits (src/kernels.c).
-CFLAGS   += -ffp-contract=off
+# (In ISO C mode gcc fuses no a*b+c into one FMA: src/mha.c's loops give the
+# same bits in each of their target_clones versions.)
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc
 # Deferred (=), so that `make deps` can install the libraries first.
 PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate)
@@ -17,6 +17,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate)
 # skips loading and relocating the 460 KB shared library (at 20 ms a run,
 # 0.15 ms: 220 000 instructions and 6 page faults fewer).
 PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
+# BLIS, the OpenMP build (libblis-openmp-dev), does the projections' matrix
+# products (src/mha.c, matmul). Debian gives it no pkg-config file, so its
+# folders are named here; the run-time path keeps to the OpenMP build
+# whichever BLIS variant the system's alternatives select.
+MULTIARCH := $(shell gcc -print-multiarch)
+BLIS_DIR   = /usr/lib/$(MULTIARCH)/blis-openmp
+PKG_CFLAGS += -isystem /usr/include/$(MULTIARCH)/blis-openmp
+PKG_LIBS   += -L$(BLIS_DIR) -Wl,-rpath,$(BLIS_DIR) -lblis
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
 ifdef NO_OMP
@@ -37,7 +45,7 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
             samples/base_paper.json samples/random_init.json
 
 # Debian packages the build, the tests and the demo need.
-DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev check fonts-dejavu-core python3-numpy
+DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 
@@ -56,8 +64,9 @@ $(BUILD)/%.o: %.c $(wildcard src/*.h cli/*.h) assets/colormaps.inc | deps-quiet
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -c -o $@ $<
 
-# The arithmetic kernels: -O3 unrolls and inlines the register tiles.
-$(BUILD)/src/kernels.o: CFLAGS += -O3
+# The attention loops in src/mha.c: gcc vectorises them at -O3 (at -O2 only
+# loops whose trip count it knows; these run over the keys a query may see).
+$(BUILD)/src/mha.o: CFLAGS += -O3
 
 $(BUILD)/check_mhaviz: $(TEST_OBJ) $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
@@ -90,13 +99,13 @@ run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
 
-## bench: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
+## bench: the speed targets: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
 # numpy's matrix products through OpenBLAS: the fast BLAS a numpy user has,
 # not the reference BLAS python3-numpy pulls in by default.
 BENCH_DEBS := libopenblas0-pthread
 bench: deps $(BIN) $(BUILD)/bench_forward
 	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(BENCH_DEBS)"
-	$(PYTHON) bench/bench.py --mhaviz ./$(BIN) --forward $(BUILD)/bench_forward $(BENCH_ARGS)
+	$(PYTHON) bench/bench.py --mhaviz ./$(BIN) --forward $(BUILD)/bench_forward --work $(BUILD)/bench $(BENCH_ARGS)
 
 $(BUILD)/bench_forward: $(BUILD)/bench/bench_forward.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)

@@ -11,8 +11,8 @@ Sources of the data, as shipped by matplotlib (matplotlib/_cm_listed.py, _cm.py)
   cividis         Nuñez, Anderton, Renslow, "Optimizing colormaps with
                   consideration for color vision deficiency" (PLoS ONE 13(7),
                   2018), https://doi.org/10.1371/journal.pone.0199239
-  gray            linear black to light grey (224, 224, 224), not white: the
-                  map's top must stand out from the white page around it
+  gray            linear white (0) to black (1): weights print as ink on
+                  paper, and a weight of 0 costs no ink
   rdbu            ColorBrewer "RdBu" (Cynthia Brewer, colorbrewer2.org, Apache
                   2.0 style licence), reversed: blue = negative, near-white
                   (#f7f7f7) = 0, red = positive; the diverging map.
@@ -22,12 +22,9 @@ import sys
 import matplotlib
 from matplotlib import colormaps
 
-GRAY_TOP = 224
-
-
 def gray(i):
-    """Entry i of the gray table: linear from black to GRAY_TOP."""
-    v = round(i * GRAY_TOP / 255) / 255
+    """Entry i of the gray table: linear from white to black."""
+    v = (255 - i) / 255
     return v, v, v, 1.0
 
 

@@ -1,10 +1,12 @@
 /* bench_forward.c — time mha_forward on inputs bench.py wrote.
  *
- *   bench_forward DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL THREADS RUNS
+ *   bench_forward DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL THREADS RUNS [PASSES]
  *
  * Reads DIR/{x,W_q,W_k,W_v,W_o,b_q,b_k,b_v,b_o}.f32 (raw little-endian
  * float32, row-major, "x@W" layout), runs the forward pass once to warm up
- * and RUNS times timed, prints the median in milliseconds on stdout, and
+ * and RUNS times timed (PASSES 1, the default: the heads, mha_forward;
+ * PASSES 2: the heads and then the single wide head, mha_forward_wide, as
+ * the CLI runs them), prints the median in milliseconds on stdout, and
  * writes the last run's attention weights and output to DIR/mhaviz_att.f32
  * and DIR/mhaviz_out.f32 so that bench.py can check them against float64.
  *
@@ -93,10 +95,11 @@ int main(int argc, char **argv)
         printf("%.3f\n", best);
         return 0;
     }
-    if (argc != 9) {
-        fprintf(stderr, "usage: bench_forward DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL THREADS RUNS\n");
+    if (argc != 9 && argc != 10) {
+        fprintf(stderr, "usage: bench_forward DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL THREADS RUNS [PASSES]\n");
         return 2;
     }
+    const int passes = argc == 10 ? atoi(argv[9]) : 1;
     const char *dir = argv[1];
     MhaConfig c = {0};
     c.T = atoi(argv[2]);
@@ -123,17 +126,20 @@ int main(int argc, char **argv)
     w.b_v = read_f32(dir, "b_v", kv);
     w.b_o = read_f32(dir, "b_o", d);
 
-    MhaState s;
-    if (mha_state_build(&s, &c, 0) != MHAVIZ_OK) {
+    MhaState s, wide;
+    const MhaConfig wide_cfg = mha_single_head_config(&c);
+    if (mha_state_build(&s, &c, 0) != MHAVIZ_OK || mha_state_build(&wide, &wide_cfg, 0) != MHAVIZ_OK) {
         fprintf(stderr, "bench_forward: out of memory\n");
         return 4;
     }
     double *ms = malloc((size_t)runs * sizeof *ms);
-    mha_forward(&c, &w, x, &s); /* warm-up: page in buffers, start the threads */
-    for (int r = 0; r < runs; r++) {
+    for (int r = -1; r < runs; r++) { /* run -1 warms up: pages in buffers, starts the threads */
         double t0 = now_ms();
         mha_forward(&c, &w, x, &s);
-        ms[r] = now_ms() - t0;
+        if (passes == 2)
+            mha_forward_wide(&c, &w, &s, &wide);
+        if (r >= 0)
+            ms[r] = now_ms() - t0;
     }
     qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
     printf("%.3f\n", runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2);
@@ -141,6 +147,7 @@ int main(int argc, char **argv)
     write_f32(dir, "mhaviz_out", s.out, T * d);
 
     free(ms);
+    mha_state_free(&wide);
     mha_state_free(&s);
     free(w.W_q); free(w.W_k); free(w.W_v); free(w.W_o);
     free(w.b_q); free(w.b_k); free(w.b_v); free(w.b_o);

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """numpy_forward.py — the same forward pass in numpy, for bench.py.
 
-  numpy_forward.py time  DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL RUNS
+  numpy_forward.py time  DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL RUNS [PASSES]
       times the float32 forward pass as a numpy user would write it (matrix
       products through numpy's BLAS, all heads at once, masked cells set to
-      -inf before the softmax); prints the median in milliseconds.
+      -inf before the softmax); prints the median in milliseconds. PASSES 2
+      adds the single wide head as mhaviz runs it: the heads' q, and their k
+      and v with each K/V head's columns repeated for its query heads.
   numpy_forward.py check DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL
       computes the forward pass in float64 and prints the largest absolute
       difference of mhaviz's attention weights and output (files written by
@@ -25,15 +27,14 @@ def load(folder, T, d, kv, dtype):
             for k, s in shapes.items()}
 
 
-def forward(a, n_heads, n_kv_heads, causal):
-    """Multi-head attention as in issue 2, in the dtype of the arrays."""
-    x = a["x"]
-    T, d = x.shape
+def attention(a, q, k, v, n_heads, n_kv_heads, causal):
+    """Steps 2 to 8 of issue 2's forward pass from the projections, in their dtype."""
+    T, d = q.shape
     hd = d // n_heads
-    dt = x.dtype.type
-    q = (x @ a["W_q"] + a["b_q"]).reshape(T, n_heads, hd).transpose(1, 0, 2)
-    k = (x @ a["W_k"] + a["b_k"]).reshape(T, n_kv_heads, hd).transpose(1, 0, 2)
-    v = (x @ a["W_v"] + a["b_v"]).reshape(T, n_kv_heads, hd).transpose(1, 0, 2)
+    dt = q.dtype.type
+    q = q.reshape(T, n_heads, hd).transpose(1, 0, 2)
+    k = k.reshape(T, n_kv_heads, hd).transpose(1, 0, 2)
+    v = v.reshape(T, n_kv_heads, hd).transpose(1, 0, 2)
     if n_kv_heads != n_heads:
         k = np.repeat(k, n_heads // n_kv_heads, axis=0)
         v = np.repeat(v, n_heads // n_kv_heads, axis=0)
@@ -44,6 +45,22 @@ def forward(a, n_heads, n_kv_heads, causal):
     att = s / s.sum(axis=-1, keepdims=True)
     concat = (att @ v).transpose(1, 0, 2).reshape(T, d)
     return att, concat @ a["W_o"] + a["b_o"]
+
+
+def forward(a, n_heads, n_kv_heads, causal, passes=1):
+    """Multi-head attention as in issue 2; passes=2 adds the single wide head."""
+    x = a["x"]
+    T, d = x.shape
+    q = x @ a["W_q"] + a["b_q"]
+    k = x @ a["W_k"] + a["b_k"]
+    v = x @ a["W_v"] + a["b_v"]
+    att, out = attention(a, q, k, v, n_heads, n_kv_heads, causal)
+    if passes == 2:
+        rep = n_heads // n_kv_heads
+        k_wide = np.repeat(k.reshape(T, n_kv_heads, -1), rep, axis=1).reshape(T, d)
+        v_wide = np.repeat(v.reshape(T, n_kv_heads, -1), rep, axis=1).reshape(T, d)
+        attention(a, q, k_wide, v_wide, 1, 1, causal)
+    return att, out
 
 
 def blas_library():
@@ -63,12 +80,13 @@ def main():
     kv = KV * (d // H)
     if mode == "time":
         runs = int(sys.argv[8])
+        passes = int(sys.argv[9]) if len(sys.argv) > 9 else 1
         a = load(folder, T, d, kv, np.float32)
-        forward(a, H, KV, causal)  # warm-up
+        forward(a, H, KV, causal, passes)  # warm-up
         ms = []
         for _ in range(runs):
             t0 = time.perf_counter()
-            att, out = forward(a, H, KV, causal)
+            att, out = forward(a, H, KV, causal, passes)
             ms.append((time.perf_counter() - t0) * 1e3)
             assert att.dtype == np.float32 and out.dtype == np.float32
         print(f"{float(np.median(ms)):.3f}")
@@ -79,7 +97,7 @@ def main():
         print(f"{np.abs(m_att - att).max():.3g} {np.abs(m_out - out).max():.3g} "
               f"{np.abs(out).max():.3g} {blas_library()}")
     else:
-        sys.exit("usage: numpy_forward.py time|check DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL [RUNS]")
+        sys.exit("usage: numpy_forward.py time|check DIR T D_MODEL N_HEADS N_KV_HEADS CAUSAL [RUNS [PASSES]]")
 
 
 if __name__ == "__main__":

@@ -69,7 +69,8 @@ static void usage(FILE *f)
         "      --annotate     print each weight in its cell (default: when T <= 16)\n"
         "      --no-annotate  never print weights in the cells\n"
         "      --size WxH     size of overview.png (default: 1920x1080)\n"
-        "      --steps        also write head_NN_scores.png: the scores before the softmax\n"
+        "      --steps        also write the scores before the softmax: head_NN_scores.png,\n"
+        "                     single_head_scores.png, and in report.json\n"
         "      --query N|TEXT query_NN.png shows the heads' pulls on token N, or on the last\n"
         "                     token TEXT (default: where the heads' top keys differ most)\n"
         "  -h, --help         this help\n"
@@ -199,106 +200,174 @@ static int inside(const char *path, const char *dir)
 static double canvas_bytes(int w, int h) { return 2.0 * (1.0 + 3.0 * w) * h + (1 << 20); }
 
 /* Bytes the pictures hold at once: each drawing thread keeps a canvas as
- * large as the largest picture it drew, so at worst one holds the overview
- * (at --size) and every other one a heatmap of T tokens. -1 when out of
- * memory. */
+ * large as the largest picture it drew, so at worst two hold a slide at
+ * --size (overview.png and sharpness.png) and every other one a heatmap
+ * of T tokens. -1 when out of memory. */
 static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n_pictures)
 {
     RenderLayout heat;
     RenderOverviewLayout over;
-    if (render_heatmap_layout(r, in->cfg.T, in->tokens, "", &heat) != MHAVIZ_OK ||
-        render_overview_layout(r, in->cfg.n_heads + 1, in->cfg.T, in->tokens, in->cfg.causal, &over) != MHAVIZ_OK)
+    if (render_heatmap_layout(r, in->cfg.T, in->tokens, "", NULL, &heat) != MHAVIZ_OK ||
+        render_overview_layout(r, in->cfg.n_heads + 1, in->cfg.T, in->tokens, in->cfg.causal, NULL, &over) !=
+            MHAVIZ_OK)
         return -1;
-    const int others = (threads < n_pictures ? threads : n_pictures) - 1;
-    return canvas_bytes(over.width, over.height) + others * canvas_bytes(heat.width, heat.height);
+    const int held = threads < n_pictures ? threads : n_pictures; /* canvases */
+    const int slides = held < 2 ? held : 2;
+    return slides * canvas_bytes(over.width, over.height) + (held - slides) * canvas_bytes(heat.width, heat.height);
 }
 
 /* The progress line during the render phase. */
 static void render_progress(void *tm, double fraction) { timing_progress(tm, fraction); }
 
+/* s + " · " + part when both are non-empty, into s (len bytes). */
+static void join(char *s, size_t len, const char *part)
+{
+    if (!part || !part[0])
+        return;
+    const size_t n = strlen(s);
+    snprintf(s + n, len - n, "%s%s", n ? " \xc2\xb7 " : "", part);
+}
+
 /* Render every picture into the output folder: overview.png, one heatmap
- * per head, single_head.png, difference.png and, with --steps, each head's
- * pre-softmax scores. The pictures are drawn in parallel by render_jobs_progress. */
+ * per head, single_head.png, sharpness.png and, with --steps, each map's pre-softmax
+ * scores (head_NN_scores.png, single_head_scores.png). pooled_from: the
+ * input's K/V heads when --kv-heads mean-pooled them, else 0. The pictures
+ * are drawn in parallel by render_jobs_progress. */
 static int render_maps(Renderer *r, const Options *o, const MhaInput *in, const MhaState *multi,
-                       const MhaState *single, const MapMeasures *m, const OutDir *out, Timing *tm,
-                       char *err, size_t errlen)
+                       const MhaState *single, const MapMeasures *m, int pooled_from, const OutDir *out,
+                       Timing *tm, char *err, size_t errlen)
 {
     const MhaConfig *c = &in->cfg;
-    const int H = c->n_heads, T = c->T;
+    const int H = c->n_heads, T = c->T, G = c->n_kv_heads;
     const size_t map = (size_t)T * T;
-    const int kv_mul = H / c->n_kv_heads;
-    const int n_jobs = 3 + H * (o->steps ? 2 : 1);
+    const int kv_mul = H / G;
+    const int n_jobs = 3 + (H + 1) * (o->steps ? 2 : 1);
     RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
     char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
     char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */
+    char **subs = calloc((size_t)n_jobs, sizeof *subs);      /* (n_jobs) the lines under them */
     char **panels = calloc((size_t)H + 1, sizeof *panels);   /* (H + 1) overview panel titles */
     const float **maps = calloc((size_t)H + 1, sizeof *maps); /* (H + 1) the softmax maps */
-    float *diff = malloc(map * sizeof *diff);                 /* (T, T) single - mean of heads */
     int rc = MHAVIZ_ENOMEM;
-    if (!jobs || !names || !titles || !panels || !maps || !diff)
+    if (!jobs || !names || !titles || !subs || !panels || !maps)
         goto cleanup;
 
-    /* One line per picture: kind, file, title. The titles carry each map's
-     * role and entropy (issue 4) from m (H + 1). */
+    /* What the titles say: the layout (MHA, GQA or MQA), whether the K/V
+     * heads were pooled here, and the input's own title. */
+    const char *layout = measures_layout_name(H, G);
+    char variant[64], pooled[96] = "", sharing[128], wide_from[160], sub[512];
+    if (G == H)
+        snprintf(variant, sizeof variant, "MHA");
+    else
+        snprintf(variant, sizeof variant, "%s (%d K/V head%s)", layout, G, G == 1 ? "" : "s");
+    if (pooled_from)
+        snprintf(pooled, sizeof pooled, "K/V mean-pooled from %d heads, not retrained", pooled_from);
+    if (G == H)
+        snprintf(sharing, sizeof sharing, "MHA: each head has its own keys and values");
+    else if (G == 1)
+        snprintf(sharing, sizeof sharing, "MQA: all %d heads share one K/V head", H);
+    else
+        snprintf(sharing, sizeof sharing, "GQA: each K/V head serves %d query heads", kv_mul);
+    if (in->has_single)
+        snprintf(wide_from, sizeof wide_from, "its own weights (the input's single_head), not the heads'");
+    else
+        snprintf(wide_from, sizeof wide_from,
+                 "the heads' projections as one head: its score = (sum of the %d heads' scores) / \xe2\x88\x9a%d",
+                 H, H);
+
+    /* One line per picture: kind, file, title, subtitle. The titles carry
+     * each map's role and entropy (issue 4) from m (H + 1). */
     int n = 0;
     const char *pad = H >= 100 ? "%03d" : "%02d"; /* head_00 .. head_99, head_000 from 100 heads */
     char fmt[64], name[64], title[192];
     for (int p = 0; p <= H; p++) {
         maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
-        if (p < H && c->n_kv_heads < H)
+        if (p < H && G < H && G > 1) /* GQA: which K/V head (with MQA there is one) */
             snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, p / kv_mul,
                      measures_role_name(m[p].role));
         else if (p < H)
             snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, measures_role_name(m[p].role));
         else
-            snprintf(title, sizeof title, "single wide head \xc2\xb7 %s", measures_role_name(m[p].role));
+            snprintf(title, sizeof title, "wide head \xc2\xb7 %s", measures_role_name(m[p].role));
         if (!(panels[p] = strdup(title)))
             goto cleanup;
     }
-    snprintf(title, sizeof title, "%d heads of width %d, and one wide head of width %d", H, c->head_dim,
-             c->d_model);
-    jobs[n] = (RenderJob){RENDER_OVERVIEW, NULL, NULL, NULL, maps, H + 1, panels};
-    names[n] = outdir_path(out, "overview.png"), titles[n++] = strdup(title);
+    snprintf(title, sizeof title, "%s: %d heads of width %d, and one wide head of width %d", variant, H,
+             c->head_dim, c->d_model);
+    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
+    join(sub, sizeof sub, pooled);
+    jobs[n] = (RenderJob){.kind = RENDER_OVERVIEW, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
+    names[n] = outdir_path(out, "overview.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
+
     for (int h = 0; h < H; h++) {
         snprintf(fmt, sizeof fmt, "head_%s.png", pad);
         snprintf(name, sizeof name, fmt, h);
-        snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V group %d \xc2\xb7 %s \xc2\xb7 %.2f bits", h, H,
-                 h / kv_mul, measures_role_name(m[h].role), m[h].entropy_bits);
-        jobs[n] = (RenderJob){RENDER_WEIGHTS, NULL, NULL, maps[h], NULL, 0, NULL};
-        names[n] = outdir_path(out, name), titles[n++] = strdup(title);
+        if (G == 1 && H > 1)
+            snprintf(title, sizeof title, "head %d of %d \xc2\xb7 the shared K/V head \xc2\xb7 %s \xc2\xb7 %.2f bits",
+                     h, H, measures_role_name(m[h].role), m[h].entropy_bits);
+        else if (G < H)
+            snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits",
+                     h, H, h / kv_mul, G, measures_role_name(m[h].role), m[h].entropy_bits);
+        else
+            snprintf(title, sizeof title, "head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits", h, H,
+                     measures_role_name(m[h].role), m[h].entropy_bits);
+        snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
+        join(sub, sizeof sub, sharing);
+        join(sub, sizeof sub, pooled);
+        jobs[n] = (RenderJob){.kind = RENDER_WEIGHTS, .values = maps[h]};
+        names[n] = outdir_path(out, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
     }
     snprintf(title, sizeof title, "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits", c->d_model,
              measures_role_name(m[H].role), m[H].entropy_bits);
-    jobs[n] = (RenderJob){RENDER_WEIGHTS, NULL, NULL, single->att, NULL, 0, NULL};
-    names[n] = outdir_path(out, "single_head.png"), titles[n++] = strdup(title);
-    render_difference(diff, multi->att, H, single->att, T);
-    snprintf(title, sizeof title, "single wide head \xe2\x88\x92 mean of the %d heads", H);
-    jobs[n] = (RenderJob){RENDER_DIVERGING, NULL, NULL, diff, NULL, 0, NULL};
-    names[n] = outdir_path(out, "difference.png"), titles[n++] = strdup(title);
-    for (int h = 0; o->steps && h < H; h++) {
+    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
+    join(sub, sizeof sub, wide_from);
+    join(sub, sizeof sub, in->has_single ? NULL : pooled);
+    jobs[n] = (RenderJob){.kind = RENDER_WEIGHTS, .values = single->att};
+    names[n] = outdir_path(out, "single_head.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
+
+    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and the wide head (bold)",
+             variant, H);
+    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
+    join(sub, sizeof sub, pooled);
+    jobs[n] = (RenderJob){.kind = RENDER_SHARPNESS, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
+    names[n] = outdir_path(out, "sharpness.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
+
+    for (int p = 0; o->steps && p <= H; p++) {
         snprintf(fmt, sizeof fmt, "head_%s_scores.png", pad);
-        snprintf(name, sizeof name, fmt, h);
-        snprintf(title, sizeof title, "head %d of %d \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d before the softmax",
-                 h, H, c->head_dim);
-        jobs[n] = (RenderJob){RENDER_DIVERGING, NULL, NULL, multi->scores + (size_t)h * map, NULL, 0, NULL};
-        names[n] = outdir_path(out, name), titles[n++] = strdup(title);
+        if (p < H)
+            snprintf(name, sizeof name, fmt, p);
+        else
+            snprintf(name, sizeof name, "single_head_scores.png");
+        if (p < H)
+            snprintf(title, sizeof title,
+                     "head %d of %d \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", p, H,
+                     c->head_dim);
+        else
+            snprintf(title, sizeof title,
+                     "single wide head \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", c->d_model);
+        snprintf(sub, sizeof sub, "the softmax ignores a constant added to a row \xc2\xb7 "
+                                  "each row's winner is 0, its lightest cell");
+        join(sub, sizeof sub, pooled);
+        jobs[n] = (RenderJob){.kind = RENDER_SCORES, .values = p < H ? multi->scores + (size_t)p * map : single->scores};
+        names[n] = outdir_path(out, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
     }
     for (int k = 0; k < n; k++) {
-        if (!names[k] || !titles[k])
+        if (!names[k] || !titles[k] || !subs[k])
             goto cleanup;
         jobs[k].path = names[k];
         jobs[k].title = titles[k];
+        jobs[k].subtitle = subs[k];
     }
 
     rc = render_jobs_progress(r, jobs, n, T, in->tokens, c->causal, render_progress, tm, err, errlen);
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");
-    for (int k = 0; names && titles && k < n_jobs; k++)
-        free(names[k]), free(titles[k]);
+    for (int k = 0; names && titles && subs && k < n_jobs; k++)
+        free(names[k]), free(titles[k]), free(subs[k]);
     for (int p = 0; panels && p <= H; p++)
         free(panels[p]);
-    free(jobs), free(names), free(titles), free(panels), free(maps), free(diff);
+    free(jobs), free(names), free(titles), free(subs), free(panels), free(maps);
     return rc;
 }
 
@@ -369,11 +438,11 @@ int main(int argc, char **argv)
     MhaInput in = {0};
     MhaState multi = {0}, single = {0};
     MhaConfig wide_cfg;
-    MhaWeights wide = {0};
     OutDir out = {0};
     char *out_dir = NULL;
     int committed = 0;
     char note[512] = "";
+    int pooled_from = 0; /* the input's K/V heads, when --kv-heads pooled them */
     MapMeasures *measures = NULL; /* (n_heads + 1) each head's map, then the wide head's */
     PullLayer pulls = {0};
     Timing tm;
@@ -403,13 +472,14 @@ int main(int argc, char **argv)
 #else
     const int threads = 1;
 #endif
-    const double pictures = pictures_bytes(renderer, &in, threads, 3 + in.cfg.n_heads * (o.steps ? 2 : 1));
+    const int n_pictures = 3 + in.cfg.n_heads + (o.steps ? in.cfg.n_heads + 1 : 0);
+    const double pictures = pictures_bytes(renderer, &in, threads, n_pictures);
     if (pictures < 0)
         goto oom;
     tm.estimate_bytes = input_memory_estimate(&in.cfg, 0) + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
     if (tm.estimate_bytes > lim.max_memory_bytes) {
         snprintf(err, sizeof err, "%s: this run would need about %zu MB of memory (the pictures %.0f MB of it: "
-                 "overview.png at %dx%d), over the limit of %zu MB; raise it with --max-memory MB",
+                 "overview.png and sharpness.png at %dx%d), over the limit of %zu MB; raise it with --max-memory MB",
                  o.input, (tm.estimate_bytes >> 20) + 1, pictures / (1 << 20), o.render.overview_w,
                  o.render.overview_h, lim.max_memory_bytes >> 20);
         rc = MHAVIZ_EINPUT;
@@ -425,6 +495,7 @@ int main(int argc, char **argv)
             goto cleanup;
         }
         pool_note(note, sizeof note, in.cfg.n_heads, n_from, o.kv_heads);
+        pooled_from = n_from;
     }
 
     /* --query: the token query_NN.png is about (a usage error names a bad one). */
@@ -447,18 +518,13 @@ int main(int argc, char **argv)
         goto cleanup;
     timing_progress(&tm, 0.5);
 
-    const MhaWeights *wide_w = &in.single; /* the wide head's weights: the input's, or built */
-    if (in.has_single) {
-        wide_cfg = mha_single_head_config(&in.cfg);
-    } else if ((rc = mha_single_head_layer(&in.cfg, &in.w, &wide_cfg, &wide, &wide_w)) != MHAVIZ_OK) {
-        goto oom;
-    }
+    wide_cfg = mha_single_head_config(&in.cfg);
     if ((rc = mha_state_build(&single, &wide_cfg, 1)) != MHAVIZ_OK)
         goto oom;
-    if (wide_w == &in.w) /* the heads' own weights: their q, k, v serve the wide head too */
-        mha_forward_same_projections(&wide_cfg, wide_w, &multi, &single);
-    else
-        mha_forward(&wide_cfg, wide_w, in.x, &single);
+    if (in.has_single) /* the input gave the wide head's own weights */
+        mha_forward(&wide_cfg, &in.single, in.x, &single);
+    else /* built from the heads' weights: their q, k, v serve it too */
+        mha_forward_wide(&in.cfg, &in.w, &multi, &single);
     snprintf(pass, sizeof pass, "%s: the single wide head", o.input);
     if ((rc = mha_check_finite(&wide_cfg, &single, pass, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
@@ -487,7 +553,7 @@ int main(int argc, char **argv)
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(&tm, TIMING_RENDER);
-    rc = render_maps(renderer, &o, &in, &multi, &single, measures, &out, &tm, err, sizeof err);
+    rc = render_maps(renderer, &o, &in, &multi, &single, measures, pooled_from, &out, &tm, err, sizeof err);
     if (rc == MHAVIZ_OK)
         rc = render_query(renderer, &in, &multi, &single, &pulls, query, &out, err, sizeof err);
     if (rc == MHAVIZ_OK) {
@@ -536,7 +602,6 @@ cleanup:
     free(measures);
     pull_layer_free(&pulls);
     render_close(renderer);
-    input_weights_free(&wide);
     mha_state_free(&single);
     mha_state_free(&multi);
     input_free(&in);

@@ -174,6 +174,10 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen)
     int rc = init_tokens_split(o->tokens, &m->in.tokens, &m->in.cfg.T, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
+    char title[64];
+    snprintf(title, sizeof title, "random, untrained weights (seed %llu)", (unsigned long long)o->seed);
+    if (!(m->in.title = strdup(title)))
+        goto oom;
 
     MhaConfig *c = &m->in.cfg;
     c->d_model = o->d_model;
@@ -395,8 +399,21 @@ int init_model_pool(InitModel *m, int n_kv, char *err, size_t errlen)
 {
     const int n_from = m->in.cfg.n_kv_heads;
     int rc = pool_kv_heads(&m->in.cfg, &m->in.w, n_kv, err, errlen);
-    if (rc != MHAVIZ_OK || !m->comment || n_kv == n_from)
+    if (rc != MHAVIZ_OK || n_kv == n_from)
         return rc;
+    if (m->in.title) { /* the pictures say it too, from the first K/V heads (pooled twice: once) */
+        static const char said[] = " \xc2\xb7 K/V heads mean-pooled from ";
+        char *before = strstr(m->in.title, said), line[96];
+        int n_first = n_from;
+        if (before && sscanf(before + strlen(said), "%d", &n_first) == 1)
+            *before = '\0';
+        snprintf(line, sizeof line, "%s%d into %d, not retrained", said, n_first, n_kv);
+        char *t = realloc(m->in.title, strlen(m->in.title) + strlen(line) + 1);
+        if (t)
+            m->in.title = strcat(t, line);
+    }
+    if (!m->comment)
+        return MHAVIZ_OK;
     char note[128];
     snprintf(note, sizeof note, "Then its %d K/V heads were mean-pooled into %d (as --kv-heads %d does).",
              n_from, n_kv, n_kv);
@@ -456,8 +473,9 @@ int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *s
     w->b_v = calloc((size_t)d, sizeof(float));
     w->b_o = calloc((size_t)d, sizeof(float));
     m->comment = malloc(512);
+    m->in.title = strdup("weights designed by hand, not trained");
     if (!m->in.x || !w->W_q || !w->W_k || !w->W_v || !w->W_o || !w->b_q || !w->b_k || !w->b_v ||
-        !w->b_o || !m->comment)
+        !w->b_o || !m->comment || !m->in.title)
         goto oom;
     snprintf(m->comment, 512,
              "Designed by mhaviz init --designed, every weight chosen by hand (samples/README.md "
@@ -629,6 +647,11 @@ int init_write(FILE *f, const InitModel *m, int digits, char *err, size_t errlen
         digits = 9;
 
     fputs("{\n", f);
+    if (m->in.title) {
+        fputs("  \"title\": ", f);
+        write_string(f, m->in.title);
+        fputs(",\n", f);
+    }
     if (m->comment) {
         fputs("  \"comment\": ", f);
         write_string(f, m->comment);

@@ -63,7 +63,8 @@ typedef struct {
 int init_tokens_split(const char *text, char ***tokens, int *T, char *err, size_t errlen);
 void init_tokens_free(char **tokens, int T);
 
-/* Build a random starter model from *o into *m. When o->embeddings, x is
+/* Build a random starter model from *o into *m, titled "random, untrained
+ * weights (seed N)" (m->in.title). When o->embeddings, x is
  * embeddings[token] + the sinusoidal position code (so *m runs as loaded).
  * Returns MHAVIZ_OK, MHAVIZ_EINPUT (a bad shape: err names the option) or
  * MHAVIZ_ENOMEM. On success the caller frees *m with init_model_free; on
@@ -72,7 +73,7 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen);
 void init_model_free(InitModel *m);
 
 /* Build the designed model of sentence `tokens` (split on white space) with
- * n_heads heads into *m: head h does job h mod 4 (above); subject names the
+ * n_heads heads into *m, titled "weights designed by hand, not trained": head h does job h mod 4 (above); subject names the
  * word head 1 looks for (NULL: the first token); d_model is chosen to fit
  * (init_designed_d_model) and said in m->comment. n_kv_heads (0 = n_heads)
  * mean-pools the K/V heads as init_model_pool does. Returns MHAVIZ_OK,
@@ -84,7 +85,7 @@ int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *s
                   InitModel *m, char *err, size_t errlen);
 
 /* Mean-pool m's K/V heads into n_kv (src/pool.c, as --kv-heads does) and
- * say so at the end of m->comment, when there is one. Returns what
+ * say so at the end of m->comment and of m->in.title, when there are. Returns what
  * pool_kv_heads returns; m is unchanged on failure. */
 int init_model_pool(InitModel *m, int n_kv, char *err, size_t errlen);
 
@@ -94,9 +95,9 @@ int init_model_pool(InitModel *m, int n_kv, char *err, size_t errlen);
 int init_designed_d_model(const char *tokens, int n_heads);
 
 /* Write m as an mhaviz input (JSON, "x@W" layout) to f, numbers with `digits`
- * significant digits (1..9; 9 round-trips a float). m->comment, when set,
- * comes first. Biases are written when m->in.w.has_bias; "single_head"
- * weights are not written.
+ * significant digits (1..9; 9 round-trips a float). m->in.title, then
+ * m->comment, when set, come first. Biases are written when
+ * m->in.w.has_bias; "single_head" weights are not written.
  * Returns MHAVIZ_OK or MHAVIZ_EIO (err says the write failed). */
 int init_write(FILE *f, const InitModel *m, int digits, char *err, size_t errlen);
 

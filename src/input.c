@@ -14,7 +14,6 @@
  * Every message names the place: the key, the row and column (counted from
  * 0), or file:line:col for syntax errors. */
 #include "input.h"
-#include "bigmem.h"
 #include "npy.h"
 #include "status.h"
 #include "utf8.h"
@@ -285,7 +284,7 @@ static char *utf8_clean(const char *s, int *bad)
 static const char *const top_keys[] = {
     "tokens", "d_model", "n_heads", "n_kv_heads", "causal", "x", "embeddings",
     "positional", "W_q", "W_k", "W_v", "W_o", "weight_layout", "b_q", "b_k",
-    "b_v", "b_o", "single_head", "comment", NULL,
+    "b_v", "b_o", "single_head", "comment", "title", NULL,
 };
 static const char *const single_keys[] = {
     "W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o", "comment", NULL,
@@ -451,6 +450,26 @@ static int copy_tokens(Loader *L, const cJSON *tok, MhaInput *in)
             warn(L, "tokens[%d]: %d byte%s of invalid UTF-8 shown as U+FFFD", t, bad, bad == 1 ? "" : "s");
         t++;
     }
+    return MHAVIZ_OK;
+}
+
+/* The optional "title": a string of at most INPUT_MAX_TITLE_BYTES bytes,
+ * invalid UTF-8 replaced (with a warning) as in the tokens. */
+static int read_title(Loader *L, const cJSON *root, MhaInput *in)
+{
+    const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
+    if (!title)
+        return MHAVIZ_OK;
+    if (!cJSON_IsString(title))
+        return fail(L, "title: expected a string, got %s", type_name(title));
+    const size_t n = strlen(title->valuestring);
+    if (n > INPUT_MAX_TITLE_BYTES)
+        return fail(L, "title: %zu bytes is over the limit of %d", n, INPUT_MAX_TITLE_BYTES);
+    int bad;
+    if (!(in->title = utf8_clean(title->valuestring, &bad)))
+        return fail_nomem(L);
+    if (bad)
+        warn(L, "title: %d byte%s of invalid UTF-8 shown as U+FFFD", bad, bad == 1 ? "" : "s");
     return MHAVIZ_OK;
 }
 
@@ -659,7 +678,7 @@ static int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w)
     float **Wd[4] = {&w->W_q, &w->W_k, &w->W_v, &w->W_o};
     float **bd[4] = {&w->b_q, &w->b_k, &w->b_v, &w->b_o};
     for (int i = 0; i < 4; i++) {
-        *Wd[i] = bigmem_alloc((size_t)lj->in[i].n * (size_t)lj->out[i].n * sizeof(float));
+        *Wd[i] = malloc((size_t)lj->in[i].n * (size_t)lj->out[i].n * sizeof(float));
         *bd[i] = calloc((size_t)lj->out[i].n, sizeof(float));
         if (!*Wd[i] || !*bd[i])
             return fail_nomem(L);
@@ -690,6 +709,7 @@ void input_free(MhaInput *in)
         for (int t = 0; t < in->cfg.T; t++)
             free(in->tokens[t]);
     free(in->tokens);
+    free(in->title);
     free(in->x);
     input_weights_free(&in->w);
     input_weights_free(&in->single);
@@ -846,7 +866,7 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
         return rc;
 
     /* Shapes and flags. */
-    if ((rc = read_tokens(L, root, in, &tokens_json)) != MHAVIZ_OK)
+    if ((rc = read_tokens(L, root, in, &tokens_json)) != MHAVIZ_OK || (rc = read_title(L, root, in)) != MHAVIZ_OK)
         return rc;
     if ((rc = read_int(L, root, "d_model", 1, L->lim->max_d_model, "", -1, &c->d_model)) != MHAVIZ_OK)
         return rc;
@@ -950,7 +970,7 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
     /* Copy everything out. */
     if ((rc = copy_tokens(L, tokens_json, in)) != MHAVIZ_OK)
         return rc;
-    in->x = bigmem_alloc((size_t)c->T * c->d_model * sizeof(float));
+    in->x = malloc((size_t)c->T * c->d_model * sizeof(float));
     if (!in->x)
         return fail_nomem(L);
     if (x) {
@@ -1116,7 +1136,7 @@ int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, ch
     }
     /* Read to the end (the size is a hint: pipes have none), never past the limit. */
     size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
-    text = bigmem_alloc(cap); /* a huge page from a few hundred KB of text on */
+    text = malloc(cap);
     if (!text)
         goto nomem;
     for (;;) {

@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
     MhaConfig cfg;
     char **tokens;     /* (T) NUL-terminated UTF-8 strings */
+    char *title;       /* the optional "title" (UTF-8, at most INPUT_MAX_TITLE_BYTES), or NULL */
     float *x;          /* (T, d_model) input hidden states */
     MhaWeights w;      /* the multi-head layer */
     int has_single;    /* 1 when "single_head" gave its own weights */
@@ -52,6 +53,7 @@ typedef struct {
 #define INPUT_MAX_T 4096                   /* tokens */
 #define INPUT_MAX_D_MODEL 16384            /* hidden width */
 #define INPUT_MAX_HEADS 512                /* query heads */
+#define INPUT_MAX_TITLE_BYTES 200          /* the optional "title", shown under the overview's title */
 #define INPUT_MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB of JSON */
 #define INPUT_MAX_MEMORY_MB 2048           /* default bound on the run's estimated memory */
 /* Bytes of memory per byte of JSON text while it is parsed, for numbers

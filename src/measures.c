@@ -57,6 +57,14 @@ static double row_entropy(const float *row, int n)
 /* Mean of sum/count, or null when no row counted. */
 static double mean_or_null(double sum, long count) { return count > 0 ? sum / (double)count : NAN; }
 
+void measures_row_entropy_norm(const float *att, int T, int causal, double *out)
+{
+    for (int i = 0; i < T; i++) {
+        const int n_i = causal ? i + 1 : T; /* keys query i may see */
+        out[i] = n_i >= 2 ? row_entropy(att + (size_t)i * T, n_i) / log2((double)n_i) : NAN;
+    }
+}
+
 int measures_argmax(const float *row, int n)
 {
     int best = 0;

@@ -115,6 +115,11 @@ void measures_token_ids(char *const *tokens, int T, int *ids);
 /* Measures of map att (T, T) whose tokens have ids (from measures_token_ids). */
 void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m);
 
+/* How sharp each row of map att (T, T) is: out (T) gets row i's entropy
+ * over log2(n_i), 0 = all on one key, 1 = spread evenly over the n_i keys
+ * it may see; NAN for a row with one key (n_i = 1: nothing to spread). */
+void measures_row_entropy_norm(const float *att, int T, int causal, double *out);
+
 /* measures_map of every map of a layer, once for both the pictures and the
  * reports: head h's map att + h*T*T into m[h] for h < n_heads, the wide
  * head's map wide (T, T) into m[n_heads]; the maps in parallel, each with

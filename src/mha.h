@@ -14,37 +14,34 @@ typedef struct {
     float *q;      /* (T, d_model) queries; head h = columns [h*head_dim, (h+1)*head_dim) */
     float *k;      /* (T, kv_dim) keys; K/V head g = columns [g*head_dim, (g+1)*head_dim) */
     float *v;      /* (T, kv_dim) values, same split as k */
-    float *kt;     /* (n_kv_heads, head_dim, T) K/V head g's keys transposed, rows padded (scratch) */
+    float *kt;     /* (n_kv_heads, head_dim, T) K/V head g's keys transposed (scratch) */
     float *scores; /* (n_heads, T, T) q.k/sqrt(head_dim) before softmax; masked = 0; NULL unless kept */
     float *att;    /* (n_heads, T, T) softmax weights, row = query; masked = exactly 0 */
     float *concat; /* (T, d_model) head outputs side by side */
     float *out;    /* (T, d_model) concat W_o + b_o */
-    void *block;   /* the one allocation every buffer above lies in (NULL under AddressSanitizer,
-                    * where each is its own); mha_state_free frees it */
 } MhaState;
 
 /* Allocate the buffers for config c; keep_scores also keeps the pre-softmax
- * scores. All of them are slices of one block from bigmem_alloc, so that a
- * layer's state (1.4 MB at T = 64, d_model 768) takes one huge page instead
- * of a fault per 4 KiB. Returns MHAVIZ_OK or MHAVIZ_ENOMEM (then *s holds
- * nothing). */
+ * scores. Returns MHAVIZ_OK or MHAVIZ_ENOMEM (then *s holds nothing). */
 int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores);
 
 /* Free what mha_state_build allocated and zero *s. Safe on a zeroed state. */
 void mha_state_free(MhaState *s);
 
-/* Run the forward pass of layer (c, w) on x (T, d_model) into s. */
+/* Run the forward pass of layer (c, w) on x (T, d_model) into s, on as
+ * many threads as OpenMP would use (omp_set_num_threads, OMP_NUM_THREADS);
+ * the same bits with any thread count. */
 void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s);
 
-/* The single wide head (config c: one head of width d_model) when its
- * weights w are the very arrays the heads ran with (mha_single_head_layer
- * gave *wide == w): its queries, keys and values x W + b are the heads' q,
- * k and v, the same products before they are split into heads. So they are
- * copied from the heads' state `heads` (after its mha_forward) instead of
- * computed again; steps 2 to 8 run as in mha_forward. Same bits as
- * mha_forward(c, w, x, s). */
-void mha_forward_same_projections(const MhaConfig *c, const MhaWeights *w, const MhaState *heads,
-                                  MhaState *s);
+/* The single wide head of layer (c, w) from the heads' pass: heads holds
+ * mha_forward(c, w, x, heads), s was built for mha_single_head_config(c).
+ * The wide head's queries, keys and values are x times the weights
+ * mha_single_head_weights builds, which are the heads' q, k and v with each
+ * K/V head's columns repeated for the query heads that read it: so they
+ * are copied from heads instead of computed again (the same bits: each
+ * column is its own sum). Steps 2 to 8 then run as in mha_forward, with
+ * W_o and b_o of w. */
+void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s);
 
 /* MHAVIZ_OK when every number the forward pass left in s is finite. Else
  * MHAVIZ_EINPUT and err names the first overflow in the order the steps run,
@@ -67,15 +64,5 @@ MhaConfig mha_single_head_config(const MhaConfig *c);
  * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
                             MhaConfig *wide_cfg, MhaWeights *wide);
-
-/* The single wide head's layer for (c, w): *wide_cfg gets its shape and
- * *wide the weights to run it with. When every query head has its own K/V
- * head (n_kv_heads == n_heads), spreading the K/V columns would copy every
- * array unchanged, so *wide is w itself and *own stays empty; otherwise the
- * weights are built into *own (as mha_single_head_weights does) and *wide
- * is own. The caller frees *own with input_weights_free in both cases.
- * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
-int mha_single_head_layer(const MhaConfig *c, const MhaWeights *w, MhaConfig *wide_cfg,
-                          MhaWeights *own, const MhaWeights **wide);
 
 #endif

@@ -8,7 +8,6 @@
  *   data                               prod(shape) items, C order
  * The data size must match the shape exactly: shorter is a truncated file. */
 #include "npy.h"
-#include "kernels.h"
 #include "status.h"
 
 #include <errno.h>
@@ -112,10 +111,12 @@ static void element_error(size_t k, size_t ncols, int vector, int finite, const 
 static int check_finite(const float *v, size_t first, size_t n, size_t ncols, int vector,
                         const char *path, char *msg, size_t msglen)
 {
-    const long k = kernels_first_nonfinite(v, n);
-    if (k < 0)
+    size_t k = 0;
+    while (k < n && isfinite(v[k]))
+        k++;
+    if (k == n)
         return MHAVIZ_OK;
-    element_error(first + (size_t)k, ncols, vector, 0, path, msg, msglen);
+    element_error(first + k, ncols, vector, 0, path, msg, msglen);
     return MHAVIZ_EINPUT;
 }
 

@@ -1,7 +1,7 @@
 /* pull.h — the pulls of the heads on one query: why one wide head blurs.
  *
  * When the wide head is built from the heads' own projections (the default,
- * mha_single_head_layer), its query and key for a token are the heads'
+ * mha_forward_wide), its query and key for a token are the heads'
  * queries and keys side by side, so its score is a sum over the heads:
  *
  *   wide(i, j) = q_i . k_j / sqrt(d_model)

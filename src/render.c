@@ -10,6 +10,7 @@
  * on the thread count. */
 #include "render.h"
 #include "draw.h"
+#include "render_sharpness.h"
 #include "status.h"
 
 #include <math.h>
@@ -53,8 +54,8 @@ static const struct {
     {"gray", {250, 218, 214}, {214, 120, 110}},
 };
 
-/* The diverging map's mask: mid grey, unlike its near-white zero. */
-static const DrawRgb DIV_MASK_BG = {196, 196, 196}, DIV_MASK_HATCH = {140, 140, 140};
+/* The score maps' mask: mid grey, unlike their near-white zero. */
+static const DrawRgb SCORES_MASK_BG = {196, 196, 196}, SCORES_MASK_HATCH = {140, 140, 140};
 
 int render_cmap_known(const char *name)
 {
@@ -122,13 +123,14 @@ static int frame_px(int side)
 
 /* -------------------------------------------------------------------- text */
 
-#define LABEL_BYTES 160
-#define LABEL_MIN_PX 23.0f /* token labels on a single heatmap: line height, capitals ~0.63 of it */
+#define LABEL_BYTES RENDER_LABEL_BYTES
+/* Token labels on a single heatmap: line height at least LABEL_MIN_PX
+ * (capitals ~0.63 of it), every token labelled while a token has 1.1 times
+ * that: with the default 800 px map, up to T = 40 (20 px a token); past it
+ * every step-th. */
+#define LABEL_MIN_PX 18.0f
 
-/* The label shown for token tok, into buf (LABEL_BYTES): whitespace made
- * visible (space as U+2423 ␣, newline as \n, tab as \t), the empty token as
- * "", then cut with an ellipsis to max_w pixels at px. */
-static void token_label(const Renderer *r, const char *tok, float px, float max_w, char *buf)
+void render_token_label(const DrawFont *font, const char *tok, float px, float max_w, char *buf)
 {
     size_t n = 0;
     int only_space = *tok != '\0';
@@ -166,7 +168,37 @@ static void token_label(const Renderer *r, const char *tok, float px, float max_
             buf[n] = '\0';
         }
     }
-    draw_ellipsize(r->font, buf, LABEL_BYTES, px, max_w);
+    draw_ellipsize(font, buf, LABEL_BYTES, px, max_w);
+}
+
+/* Text set on at most TEXT_LINES lines. */
+#define TEXT_LINES 3
+typedef struct {
+    char line[TEXT_LINES][320];
+    int n;
+} TextLines;
+
+/* Break text into lines of at most max_w pixels at px, between its parts
+ * (separated by " · "); a part too long for a line, and whatever would go
+ * past the last line, is cut with an ellipsis. */
+static void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out)
+{
+    static const char sep[] = " \xc2\xb7 ";
+    out->n = 0;
+    for (const char *p = text; p && *p;) {
+        const char *end = strstr(p, sep);
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *cur = out->line[out->n > 0 ? out->n - 1 : 0];
+        char joined[sizeof out->line[0]];
+        snprintf(joined, sizeof joined, "%s%s%.*s", cur, sep, (int)len, p);
+        if (out->n > 0 && (draw_text_width(font, joined, px) <= max_w || out->n == TEXT_LINES))
+            snprintf(cur, sizeof out->line[0], "%s", joined);
+        else
+            snprintf(out->line[out->n++], sizeof out->line[0], "%.*s", (int)len, p);
+        p = end ? end + strlen(sep) : NULL;
+    }
+    for (int k = 0; k < out->n; k++)
+        draw_ellipsize(font, out->line[k], sizeof out->line[k], px, max_w);
 }
 
 /* ------------------------------------------------------------------ scales */
@@ -174,23 +206,28 @@ static void token_label(const Renderer *r, const char *tok, float px, float max_
 /* How values become colours. */
 typedef struct {
     DrawCmap table;                  /* (256, 3) */
-    float lo, hi;                    /* values at entries 0 and 255 */
+    int n;                           /* entries used: 0 .. n - 1 */
+    float lo, hi;                    /* values at entries 0 and n - 1 */
     DrawRgb mask_bg, mask_hatch;
-    int diverging;                   /* ticks at -m, -m/2, 0, m/2, m */
+    int scores;                      /* 0: weights, ticks 0 .. 1; 1: scores, ticks -m .. 0 */
 } Scale;
 
 static DrawRgb scale_color(const Scale *s, float v)
 {
-    return draw_cmap_at(s->table, (v - s->lo) / (s->hi - s->lo));
+    return draw_cmap_at(s->table, (v - s->lo) / (s->hi - s->lo) * (float)(s->n - 1) / 255.0f);
 }
 
 static Scale weights_scale(const Renderer *r)
 {
-    Scale s = {r->cmap, 0.0f, 1.0f, r->mask_bg, r->mask_hatch, 0};
+    Scale s = {r->cmap, 256, 0.0f, 1.0f, r->mask_bg, r->mask_hatch, 0};
     return s;
 }
 
-static Scale diverging_scale(const float *v, int T, int causal)
+/* Scores less their row's maximum, v (T, T), all <= 0: on the blue half
+ * of the diverging map (entries 0..127), dark blue at -m (m = the largest
+ * |v| among visible cells, rounded up) to near-white at 0, so each row's
+ * winner is its lightest cell. */
+static Scale scores_scale(const float *v, int T, int causal)
 {
     float m = 0.0f;
     for (int i = 0; i < T; i++)
@@ -209,27 +246,29 @@ static Scale diverging_scale(const float *v, int T, int causal)
             break;
         }
     }
-    Scale s = {draw_cmap("rdbu"), -m, m, DIV_MASK_BG, DIV_MASK_HATCH, 1};
+    Scale s = {draw_cmap("rdbu"), 128, -m, 0.0f, SCORES_MASK_BG, SCORES_MASK_HATCH, 1};
     return s;
 }
 
-/* Tick values and their labels (5 ticks). */
-static void scale_ticks(const Scale *s, float tv[5], char tl[5][24])
+/* Tick values and their labels; returns how many: weights 0, 0.25, ..., 1
+ * (5), scores -m, -m/2, 0 (3: m is a round number, its half one too). */
+static int scale_ticks(const Scale *s, float tv[5], char tl[5][24])
 {
-    for (int k = 0; k < 5; k++) {
-        tv[k] = s->lo + (s->hi - s->lo) * (float)k / 4.0f;
-        if (!s->diverging) {
-            static const char *w[5] = {"0", "0.25", "0.5", "0.75", "1"};
+    if (!s->scores) {
+        static const char *w[5] = {"0", "0.25", "0.5", "0.75", "1"};
+        for (int k = 0; k < 5; k++) {
+            tv[k] = (float)k / 4.0f;
             snprintf(tl[k], 24, "%s", w[k]);
-        } else if (k == 2) {
-            tv[k] = 0.0f;
-            snprintf(tl[k], 24, "0");
-        } else {
-            char num[20];
-            snprintf(num, sizeof num, "%.3g", fabsf(tv[k]));
-            snprintf(tl[k], 24, "%s%s", tv[k] < 0 ? "\xe2\x88\x92" : "", num); /* U+2212 minus */
         }
+        return 5;
     }
+    for (int k = 0; k < 3; k++) {
+        tv[k] = s->lo * (float)(2 - k) / 2.0f;
+        char num[20];
+        snprintf(num, sizeof num, "%.3g", fabsf(tv[k]));
+        snprintf(tl[k], 24, "%s%s", k < 2 ? "\xe2\x88\x92" : "", num); /* U+2212 minus */
+    }
+    return 3;
 }
 
 /* -------------------------------------------------------------- the cells */
@@ -280,19 +319,13 @@ static Grid grid_for_panel(int T, int map_px)
     return g;
 }
 
-/* The single-map figure's grid: whole-pixel cells with the map as near
- * MAP_TARGET_PX wide as they allow, never wider than 1600 px: 534..1066 px
- * up to T = 800 (T = 12: 67 px cells, an 804 px map; T = 512: 2 px, a
- * 1024 px map), one pixel per token from T = 801 to 1600.
- * Past T = 1600, blocks of k x k tokens are averaged into a map of at most
- * 1600 px. cell_px > 0 forces the cell size (blocks are still averaged past
- * 4096 px).
- * An 800 px map makes a figure of about 1150 x 1050 px for short tokens:
- * it fits a 1920 x 1080 slide at one picture pixel per screen pixel, so
- * nothing is resampled, and the text, sized from the map, keeps its
- * proportion to it. */
+/* The single-map figure's grid for a map of at most target pixels a side:
+ * whole-pixel cells, as many as fit (T = 11: 72 px cells, a 792 px map at
+ * the default target of 800; T = 40: 20 px); past one pixel per token,
+ * blocks of k x k tokens are averaged. cell_px > 0 forces the cell size
+ * (blocks are still averaged past 4096 px). */
 #define MAP_TARGET_PX 800
-static Grid grid_for_slide(int T, int cell_px)
+static Grid grid_for_slide(int T, int cell_px, int target)
 {
     Grid g = {1, T, 1, 0};
     if (cell_px > 0) {
@@ -301,14 +334,9 @@ static Grid grid_for_slide(int T, int cell_px)
         g.cell = cell_px;
         return g;
     }
-    if (T > 1600)
-        return grid_for_width(T, 1600);
-    int cell = MAP_TARGET_PX / T; /* map at or just under the target */
-    if (cell < 1)
-        cell = 1;
-    if ((long)(cell + 1) * T <= 1600 && (long)(cell + 1) * T - MAP_TARGET_PX <= MAP_TARGET_PX - (long)cell * T)
-        cell++; /* the next size up is nearer the target and still fits */
-    g.cell = cell;
+    if (T > target)
+        return grid_for_width(T, target);
+    g.cell = target / T;
     return g;
 }
 
@@ -430,6 +458,8 @@ static int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int 
     for (int i = 0; i < T; i++) {
         for (int j = 0; j < (causal ? i + 1 : T); j++) {
             const float val = v[(size_t)i * T + j];
+            if (!s->scores && val < 0.005f)
+                continue; /* a weight that would print as 0.00: nothing, so the weights that count stand out */
             char txt[32];
             cell_text(txt, fmt, val);
             const DrawRgb ink = draw_luma(scale_color(s, val)) > 140 ? DRAW_INK : DRAW_WHITE;
@@ -454,8 +484,8 @@ static int colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, i
     draw_stroke_rect(c, x - 1, y - 1, w + 2, h + 2, DRAW_FRAME);
     float tv[5];
     char tl[5][24];
-    scale_ticks(s, tv, tl);
-    for (int k = 0; k < 5; k++) {
+    const int n_ticks = scale_ticks(s, tv, tl);
+    for (int k = 0; k < n_ticks; k++) {
         const int ty = y + (int)lroundf((s->hi - tv[k]) / (s->hi - s->lo) * (float)(h - 1));
         draw_fill_rect(c, x + w, ty, 7, 2, DRAW_INK);
         if (draw_text(c, r->font, tl[k], tick_px, x + w + 11, ty + 1, DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
@@ -473,8 +503,7 @@ static int colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, i
 
 static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* Smallest "nice" step (1, 2, 5, 10, 20, 50, ...) with step * pitch >= min_pitch. */
-static int label_step(float pitch, float min_pitch)
+int render_label_step(float pitch, float min_pitch)
 {
     int step = 1;
     for (int mag = 1;; mag *= 10) {
@@ -497,7 +526,7 @@ typedef struct {
 static LabelPick label_pick(float pitch, float min_pitch)
 {
     LabelPick lp;
-    lp.step = label_step(pitch, min_pitch);
+    lp.step = render_label_step(pitch, min_pitch);
     lp.need = (int)ceilf(min_pitch / pitch);
     if (lp.need < 1)
         lp.need = 1;
@@ -539,7 +568,7 @@ static float make_labels(const Renderer *r, char *const *tokens, int T, LabelPic
         if (!is_labelled(t, T, lp))
             continue;
         char *l = labels + (size_t)t * LABEL_BYTES;
-        token_label(r, tokens[t], px, max_w, l);
+        render_token_label(r->font, tokens[t], px, max_w, l);
         const float w = draw_text_width(r->font, l, px);
         if (w > widest)
             widest = w;
@@ -581,23 +610,30 @@ typedef struct {
     int map;                /* map side in pixels */
     float pitch;            /* pixels per token */
     LabelPick lp;           /* which tokens are labelled */
-    float label_px, title_px, cap_px, lw, title_w;
+    float label_px, title_px, cap_px, lw;
     int m, frame, cap_h, bar_x, bar_w, key_top;
-    char note[160];         /* under the title when not one labelled cell per token */
+    char title[LABEL_BYTES * 2]; /* as drawn: cut to the slide's width */
+    TextLines sub;          /* the subtitle as drawn: wrapped to the figure's width */
+    char note[160];         /* under the subtitle when not one labelled cell per token */
 } Layout;
 
-/* Lay out the figure for T tokens; fills labels (T, LABEL_BYTES) for the
- * labelled tokens. Left to right: caption, labels, map, colour bar, ticks;
- * top to bottom: title, note, map, key labels, caption. */
-static void map_layout(const Renderer *r, int T, char *const *tokens, const char *title, Layout *L,
-                       char *labels)
+/* A single map's figure fits a slide of SLIDE_W x SLIDE_H at the default
+ * cell size: the map is made smaller when the labels need the room. */
+#define SLIDE_W 1920
+#define SLIDE_H 1080
+
+/* Lay out the figure for T tokens with a map of at most target pixels;
+ * fills labels (T, LABEL_BYTES) for the labelled tokens, cut to label_w
+ * pixels (0: as wide as 8 lines of them, 110 to 260 px). Left to right:
+ * caption, labels, map, colour bar, ticks; top to bottom: title,
+ * subtitle, note, map, key labels, caption. */
+static void map_layout_at(const Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
+                          int target, float label_w, Layout *L, char *labels)
 {
     memset(L, 0, sizeof *L);
-    L->g = grid_for_slide(T, r->opt.cell_px);
+    L->g = grid_for_slide(T, r->opt.cell_px, target);
     L->map = L->g.B * L->g.cell;
     L->pitch = (float)L->map / (float)T;
-    /* Labels: never under LABEL_MIN_PX (capitals ~14 px high), so past
-     * about 48 tokens per 1200 px only every step-th token is labelled. */
     LabelPick lp = label_pick(L->pitch, 1.1f * LABEL_MIN_PX);
     L->label_px = clampf(0.75f * (float)lp.step * L->pitch, LABEL_MIN_PX, fmaxf(28.0f, (float)L->map / 30.0f));
     if (lp.step > 1)
@@ -607,7 +643,9 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
     L->cap_px = clampf(fmaxf(L->label_px * 1.05f, (float)L->map / 40.0f), 22.0f, 36.0f);
     L->m = 24;
     L->frame = frame_px(L->map);
-    L->lw = make_labels(r, tokens, T, lp, L->label_px, clampf(8.0f * L->label_px, 110.0f, 260.0f), labels);
+    if (!(label_w > 0.0f))
+        label_w = clampf(8.0f * L->label_px, 110.0f, 260.0f);
+    L->lw = make_labels(r, tokens, T, lp, L->label_px, label_w, labels);
     const int step = lp.step;
 
     const Grid *g = &L->g;
@@ -623,18 +661,22 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
     const int m = L->m, map = L->map;
     L->cap_h = (int)draw_line_height(L->cap_px);
     L->pub.map_x = m + L->cap_h + 10 + (int)ceilf(L->lw) + 10 + L->frame;
-    L->pub.map_y = m + (int)draw_line_height(L->title_px) + (L->note[0] ? (int)draw_line_height(L->cap_px) : 0) + 18;
     L->bar_w = (int)clampf((float)map / 24.0f, 24.0f, 40.0f);
     L->bar_x = L->pub.map_x + map + 36;
     const float tick_w = fmaxf(draw_text_width(r->font, "\xe2\x88\x92" "0.888", L->cap_px), draw_text_width(r->font, "masked", L->cap_px));
     int W = L->bar_x + L->bar_w + 11 + (int)ceilf(tick_w) + m;
+    /* The title may widen the figure up to the slide; the subtitle wraps. */
+    snprintf(L->title, sizeof L->title, "%s", title ? title : "");
+    draw_ellipsize(r->font, L->title, sizeof L->title, L->title_px, (float)(SLIDE_W - 2 * m));
+    const int title_w = (int)ceilf(draw_text_width(r->font, L->title, L->title_px));
+    if (W < title_w + 2 * m)
+        W = title_w + 2 * m;
+    wrap_parts(r->font, subtitle, L->cap_px, (float)(W - 2 * m), &L->sub);
+    L->pub.map_y = m + (int)draw_line_height(L->title_px) + (L->sub.n + (L->note[0] ? 1 : 0)) * L->cap_h + 18;
     L->key_top = L->pub.map_y + map + 8 + L->frame;
     int H = L->key_top + (int)ceilf(L->lw) + 10 + L->cap_h + m;
     if (H < L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m)
         H = L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m;
-    L->title_w = draw_text_width(r->font, title ? title : "", L->title_px);
-    if (W < (int)ceilf(L->title_w) + 2 * m)
-        W = (int)ceilf(L->title_w) + 2 * m;
     L->pub.width = W;
     L->pub.height = H;
     L->pub.cell = g->cell;
@@ -643,45 +685,78 @@ static void map_layout(const Renderer *r, int T, char *const *tokens, const char
     L->pub.frame = L->frame;
 }
 
-int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, RenderLayout *out)
+/* map_layout_at with the largest map (up to MAP_TARGET_PX) that keeps the
+ * figure within SLIDE_W x SLIDE_H: the key labels are first cut shorter
+ * (down to 4 lines' width), then the map made smaller. A forced cell size
+ * (--cell) is laid out as it is. */
+static void map_layout(const Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
+                       Layout *L, char *labels)
+{
+    int target = MAP_TARGET_PX;
+    map_layout_at(r, T, tokens, title, subtitle, target, 0.0f, L, labels);
+    for (int tries = 0; tries < 8 && r->opt.cell_px == 0 && L->pub.height > SLIDE_H; tries++) {
+        const float over = (float)(L->pub.height - SLIDE_H);
+        const float label_w = fmaxf(L->lw - over, 4.0f * L->label_px);
+        const int shrink = (int)ceilf(over - (L->lw - label_w)); /* what shorter labels do not win */
+        if (shrink > 0)
+            target = L->map - shrink > 64 ? L->map - shrink : 64;
+        map_layout_at(r, T, tokens, title, subtitle, target, label_w, L, labels);
+    }
+}
+
+int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
+                          RenderLayout *out)
 {
     char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     if (!labels)
         return MHAVIZ_ENOMEM;
     Layout L;
-    map_layout(r, T, tokens, title, &L, labels);
+    map_layout(r, T, tokens, title, subtitle, &L, labels);
     *out = L.pub;
     free(labels);
     return MHAVIZ_OK;
 }
 
+/* x at which text w pixels wide is centred over the map (map_x, map pixels
+ * wide), moved in to keep m pixels from the figure's edges (W wide). */
+static int centre_over(int map_x, int map, float w, int m, int W)
+{
+    int x = map_x + map / 2;
+    if (x - (int)(w / 2) < m)
+        x = m + (int)(w / 2);
+    if (x + (int)(w / 2) > W - m)
+        x = W - m - (int)(w / 2);
+    return x;
+}
+
 static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const float *v, int T,
-                      char *const *tokens, int causal, const char *title, const Scale *s, char *err,
-                      size_t errlen)
+                      char *const *tokens, int causal, const char *title, const char *subtitle, const Scale *s,
+                      char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
-    Layout L;
+        Layout L;
     char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     if (!labels)
         goto oom;
-    if (!title)
-        title = "";
-    map_layout(r, T, tokens, title, &L, labels);
+    map_layout(r, T, tokens, title, subtitle, &L, labels);
     const int m = L.m, map = L.map, map_x = L.pub.map_x, map_y = L.pub.map_y;
     const int W = L.pub.width;
     if (draw_canvas_reset(c, W, L.pub.height) != MHAVIZ_OK)
         goto oom;
 
-    /* Title, centred over the map where it fits, and the note under it. */
-    int tx = map_x + map / 2;
-    if (tx - (int)(L.title_w / 2) < m)
-        tx = m + (int)(L.title_w / 2);
-    if (tx + (int)(L.title_w / 2) > W - m)
-        tx = W - m - (int)(L.title_w / 2);
-    if (draw_text(c, r->font, title, L.title_px, tx, m, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
-        (L.note[0] && draw_text(c, r->font, L.note, L.cap_px, map_x + map / 2, m + (int)draw_line_height(L.title_px), DRAW_MID,
-                                DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK))
+    /* Title, subtitle and note, each centred over the map where it fits. */
+    int y = m;
+    if (draw_text(c, r->font, L.title, L.title_px, centre_over(map_x, map, draw_text_width(r->font, L.title, L.title_px), m, W), y,
+                  DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto oom;
+    y += (int)draw_line_height(L.title_px);
+    for (int k = 0; k <= L.sub.n; k++) {
+        const char *line = k < L.sub.n ? L.sub.line[k] : L.note;
+        if (line[0] && draw_text(c, r->font, line, L.cap_px, centre_over(map_x, map, draw_text_width(r->font, line, L.cap_px), m, W),
+                                 y, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+            goto oom;
+        y += L.cap_h;
+    }
 
     paint_cells(c, v, T, causal, &L.g, map_x, map_y, s);
     draw_frame(c, map_x, map_y, map, map, L.frame, DRAW_FRAME);
@@ -716,26 +791,30 @@ int render_heatmap(Renderer *r, const char *png_path, const float *att, int T,
                    char *const *tokens, int causal, const char *title,
                    char *err, size_t errlen)
 {
-    const RenderJob j = {RENDER_WEIGHTS, png_path, title, att, NULL, 0, NULL};
+    const RenderJob j = {.kind = RENDER_WEIGHTS, .path = png_path, .title = title, .values = att};
     return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
 }
 
-int render_diverging(Renderer *r, const char *png_path, const float *values, int T,
-                     char *const *tokens, int causal, const char *title,
-                     char *err, size_t errlen)
+int render_scores(Renderer *r, const char *png_path, const float *scores, int T,
+                  char *const *tokens, int causal, const char *title,
+                  char *err, size_t errlen)
 {
-    const RenderJob j = {RENDER_DIVERGING, png_path, title, values, NULL, 0, NULL};
+    const RenderJob j = {.kind = RENDER_SCORES, .path = png_path, .title = title, .values = scores};
     return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
 }
 
-void render_difference(float *diff, const float *att, int n_heads, const float *single, int T)
+void render_scores_less_row_max(float *out, const float *scores, int T, int causal)
 {
-    const size_t n = (size_t)T * T;
-    for (size_t ij = 0; ij < n; ij++) {
-        float sum = 0.0f;
-        for (int h = 0; h < n_heads; h++)
-            sum += att[(size_t)h * n + ij];
-        diff[ij] = single[ij] - sum / (float)n_heads;
+    for (int i = 0; i < T; i++) {
+        const float *s_i = scores + (size_t)i * T; /* (T) row i */
+        float *o_i = out + (size_t)i * T;
+        const int n_i = causal ? i + 1 : T;       /* keys query i may see */
+        float max = s_i[0];
+        for (int j = 1; j < n_i; j++)
+            if (s_i[j] > max)
+                max = s_i[j];
+        for (int j = 0; j < T; j++)
+            o_i[j] = j < n_i ? s_i[j] - max : 0.0f;
     }
 }
 
@@ -743,13 +822,15 @@ void render_difference(float *diff, const float *att, int n_heads, const float *
 
 /* Where everything of the overview goes. */
 typedef struct {
-    RenderOverviewLayout pub; /* size, grid, first map, panel steps, cell, labels */
+    RenderOverviewLayout pub; /* size, grid, first map, panel steps, cell, labels, the wide panel */
     Grid g;
     LabelPick lp;
     float title_px, note_px, pt_px, cap_px, lp_px; /* lp_px = 0: no token labels */
-    int m, gap, pth, cap_h, lm_left, lm_bottom, title_h;
+    int m, gap, sep, pth, cap_h, lm_left, lm_bottom, title_h;
     int bar_x, bar_y, bar_w, bar_h;
-    char note[160]; /* second title line: blocks averaged, labels thinned */
+    int rule_x, rule_y0, rule_y1; /* the line between the heads and the wide head (apart only) */
+    TextLines sub;  /* the subtitle as drawn, wrapped to the figure's width */
+    char note[160]; /* last title line: blocks averaged, labels thinned */
 } OvLayout;
 
 /* The overview's axis captions sit in the corners its labels leave free:
@@ -768,43 +849,52 @@ static void ov_margins(const Renderer *r, const OvLayout *L, float lw, int *left
     *below = L->pub.frame + 6 + (int)ceilf(fmaxf(lw, (float)L->cap_h)) + 4;
 }
 
-/* The largest map side for cols columns in the area aw x ah (rows follow
- * from n_maps), lml pixels left of the maps and lmb under them, with the
- * colour bar in a column of its own (bar_in_slot 0) or in the last row's
- * empty last slot (1; 0 returned when there is no such slot or it is too
- * short for a bar). */
-static int ov_fit(const OvLayout *L, int n_maps, int cols, int aw, int ah, int lml, int lmb, int bar_block,
-                  int bar_in_slot, int causal)
+/* The largest map side for the heads' grid of cols columns in the area
+ * aw x ah (rows follow from n_grid), lml pixels left of each block of maps
+ * and lmb under them, then (apart) the separator and the wide head's panel
+ * with its own labels, then the colour bar. */
+static int ov_fit(const OvLayout *L, int n_grid, int apart, int cols, int aw, int ah, int lml, int lmb,
+                  int bar_block)
 {
-    const int rows = (n_maps + cols - 1) / cols;
-    if (bar_in_slot && rows * cols == n_maps)
-        return 0;
-    const int side_w = (aw - lml - (bar_in_slot ? 0 : bar_block) - (cols - 1) * L->gap) / cols;
+    const int rows = (n_grid + cols - 1) / cols;
+    const int side_w = (aw - lml - bar_block - (cols - 1) * L->gap - (apart ? L->sep + lml : 0)) / (cols + apart);
     const int side_h = (ah - lmb - rows * L->pth - (rows - 1) * L->gap) / rows;
-    int side = side_w < side_h ? side_w : side_h;
-    if (bar_in_slot) {
-        /* the slot: under the key labels of the panel above, beside nothing */
-        const int bar_h = side + L->pth + L->gap - lmb - (int)L->pt_px - (causal ? L->bar_w + (int)(1.5f * L->pt_px) : 0);
-        if (bar_block - L->gap > side || bar_h < 2 * side / 5 || bar_h < 60)
-            return 0;
+    return side_w < side_h ? side_w : side_h;
+}
+
+/* The best grid for margins lml, lmb: *cols and the map side. */
+static int ov_best(const OvLayout *L, int n_grid, int apart, int aw, int ah, int lml, int lmb, int bar_block,
+                   int *cols)
+{
+    int best = 0;
+    *cols = 1;
+    for (int k = 1; k <= n_grid; k++) {
+        const int sd = ov_fit(L, n_grid, apart, k, aw, ah, lml, lmb, bar_block);
+        if (sd > best)
+            best = sd, *cols = k;
     }
-    return side;
+    return best;
 }
 
 /* Lay out the overview of n_maps maps of T tokens; fills labels (T,
- * LABEL_BYTES) for the labelled tokens. The grid (rows x cols) is the one
- * giving the biggest square maps; token labels get the largest size
- * between H/50 and H/32 at which every token has its own line, else the
- * smallest with only every step-th token labelled, else none. */
-static void overview_layout(const Renderer *r, int n_maps, int T, char *const *tokens,
-                            int causal, OvLayout *L, char *labels)
+ * LABEL_BYTES) for the labelled tokens. With two maps or more the last
+ * (the wide head's) stands apart: the others in a grid, then a rule, then
+ * its panel with labels of its own. The grid is the one giving the
+ * biggest square maps; token labels get the largest size between H/50 and
+ * H/32 at which every token has its own line, else the smallest with only
+ * every step-th token labelled, else none. */
+static void overview_layout(const Renderer *r, int n_maps, int T, char *const *tokens, int causal,
+                            const char *subtitle, OvLayout *L, char *labels)
 {
     memset(L, 0, sizeof *L);
     const int W = r->opt.overview_w, H = r->opt.overview_h;
+    const int apart = n_maps > 1, n_grid = n_maps - apart;
     L->pub.width = W;
     L->pub.height = H;
+    L->pub.apart = apart;
     L->m = (int)clampf((float)H / 60.0f, 6.0f, 32.0f);
     L->gap = L->m;
+    L->sep = 4 * L->m; /* the rule in the middle */
     L->title_px = clampf((float)H / 26.0f, 14.0f, 56.0f);
     L->pt_px = clampf((float)H / 34.0f, 11.0f, 40.0f); /* panel titles, ticks */
     L->note_px = L->cap_px = 0.9f * L->pt_px;
@@ -812,6 +902,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
     L->pth = (int)draw_line_height(L->pt_px) + 4;
     L->bar_w = (int)clampf((float)W / 64.0f, 12.0f, 40.0f);
     L->pub.frame = frame_px(H / 3);
+    wrap_parts(r->font, subtitle, L->note_px, (float)(W - 2 * L->m), &L->sub);
     const float lp_max = clampf((float)H / 32.0f, 10.0f, 40.0f), lp_min = clampf((float)H / 50.0f, 9.0f, 30.0f);
     const int tick_w = (int)ceilf(fmaxf(draw_text_width(r->font, "masked", L->pt_px), draw_text_width(r->font, "0.75", L->pt_px)));
     const int bar_block = L->gap + L->bar_w + 11 + tick_w;
@@ -823,30 +914,25 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
     /* The note line (blocks averaged, labels thinned) is known only at the
      * end; its room is kept whenever T is large enough to need it. */
     for (int pass = 0; pass < 2; pass++) {
-        L->title_h = (int)draw_line_height(L->title_px) + (pass == 1 ? (int)draw_line_height(L->note_px) : 0);
+        L->title_h = (int)draw_line_height(L->title_px) + (L->sub.n + pass) * (int)draw_line_height(L->note_px);
         const int ay = L->m + L->title_h + L->m / 2, aw = W - 2 * L->m, ah = H - L->m - ay;
-        int best = 0, best_cols = 1, best_slot = 0;
+        int best = 0, best_cols = 1;
         float best_lp = 0.0f;
-        int best_step1 = 0;
         /* Descend from the largest label size; stop at the first at which
          * every token has a line of its own. */
-        for (float lp = lp_max; lp >= lp_min - 0.01f && !best_step1; lp -= 1.0f) {
-            int lml, lmb;
+        for (float lp = lp_max; lp >= lp_min - 0.01f; lp -= 1.0f) {
+            int lml, lmb, cols;
             ov_margins(r, L, w100 * lp / 100.0f, &lml, &lmb);
-            int side = 0, cols = 1, slot = 0;
-            for (int k = 1; k <= n_maps; k++)
-                for (int sl = 0; sl < 2; sl++) {
-                    const int sd = ov_fit(L, n_maps, k, aw, ah, lml, lmb, bar_block, sl, causal);
-                    if (sd > side)
-                        side = sd, cols = k, slot = sl;
-                }
+            const int side = ov_best(L, n_grid, apart, aw, ah, lml, lmb, bar_block, &cols);
             const Grid g = grid_for_panel(T, side > 1 ? side : 1);
             const float pitch = (float)(g.B * g.cell) / (float)T;
             if (pitch >= 1.1f * lp) {
-                best = side, best_cols = cols, best_slot = slot, best_lp = lp, best_step1 = 1;
-            } else if (lp <= lp_min + 0.5f) {
+                best = side, best_cols = cols, best_lp = lp;
+                break;
+            }
+            if (lp <= lp_min + 0.5f) {
                 /* thinned labels at the smallest size, when the maps are big enough to carry some */
-                best = side, best_cols = cols, best_slot = slot;
+                best = side, best_cols = cols;
                 best_lp = (float)(g.B * g.cell) >= 4.0f * lp ? lp : 0.0f;
             }
         }
@@ -854,13 +940,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
             /* no labels: captions only */
             int lml, lmb;
             ov_margins(r, L, 0.0f, &lml, &lmb);
-            best = 0;
-            for (int k = 1; k <= n_maps; k++)
-                for (int sl = 0; sl < 2; sl++) {
-                    const int sd = ov_fit(L, n_maps, k, aw, ah, lml, lmb, bar_block, sl, causal);
-                    if (sd > best)
-                        best = sd, best_cols = k, best_slot = sl;
-                }
+            best = ov_best(L, n_grid, apart, aw, ah, lml, lmb, bar_block, &best_cols);
         }
         if (best < 1)
             best = 1; /* more panels than the figure holds: tiny maps, clipped at the edges */
@@ -892,11 +972,12 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         if (L->note[0] && pass == 0)
             continue; /* lay out again with room for the note */
 
-        /* Place the grid, centred in the area with the colour bar. */
+        /* Place the grid, the wide panel and the bar, centred in the area. */
         const float lw = best_lp > 0.0f ? make_labels(r, tokens, T, L->lp, best_lp, 6.0f * best_lp, labels) : 0.0f;
         ov_margins(r, L, lw, &L->lm_left, &L->lm_bottom);
-        const int cols = best_cols, rows = (n_maps + cols - 1) / cols;
-        const int gw = L->lm_left + cols * mp + (cols - 1) * L->gap + (best_slot ? 0 : bar_block);
+        const int cols = best_cols, rows = (n_grid + cols - 1) / cols;
+        const int grid_w = L->lm_left + cols * mp + (cols - 1) * L->gap;
+        const int gw = grid_w + (apart ? L->sep + L->lm_left + mp : 0) + bar_block;
         const int gh = rows * (L->pth + mp) + (rows - 1) * L->gap + L->lm_bottom;
         L->pub.cols = cols;
         L->pub.rows = rows;
@@ -908,30 +989,34 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         L->pub.dy = L->pth + mp + L->gap;
         L->pub.map_x = L->m + (aw - gw) / 2 + L->lm_left;
         L->pub.map_y = ay + (ah - gh) / 2 + L->pth;
-        const int sw = causal ? L->bar_w + (int)(1.5f * L->pt_px) : 0; /* the "masked" swatch under the bar */
-        if (best_slot) {
-            L->bar_x = L->pub.map_x + (cols - 1) * L->pub.dx + (mp - (L->bar_w + 11 + tick_w)) / 2;
-            L->bar_y = L->pub.map_y + (rows - 2) * L->pub.dy + mp + L->lm_bottom + (int)L->pt_px;
-            L->bar_h = L->pub.map_y + (rows - 1) * L->pub.dy + mp - sw - L->bar_y;
-        } else {
-            L->bar_x = L->pub.map_x + (cols - 1) * L->pub.dx + mp + L->pub.frame + L->gap;
-            L->bar_y = L->pub.map_y;
-            L->bar_h = (rows - 1) * L->pub.dy + mp - sw;
-            if (L->bar_h < mp / 2)
-                L->bar_h = mp / 2;
+        int right = L->pub.map_x + (cols - 1) * L->pub.dx + mp; /* right edge of the last map */
+        if (apart) {
+            /* the wide head's panel: centred on the grid's height */
+            L->rule_x = L->pub.map_x - L->lm_left + grid_w + L->sep / 2;
+            L->rule_y0 = L->pub.map_y - L->pth;
+            L->rule_y1 = L->pub.map_y + gh - L->pth;
+            L->pub.wide_x = L->rule_x + L->sep / 2 + L->lm_left;
+            L->pub.wide_y = L->pub.map_y + (gh - (L->pth + mp + L->lm_bottom)) / 2;
+            right = L->pub.wide_x + mp;
         }
+        const int sw = causal ? L->bar_w + (int)(1.5f * L->pt_px) : 0; /* the "masked" swatch under the bar */
+        L->bar_x = right + L->pub.frame + L->gap;
+        L->bar_y = L->pub.map_y;
+        L->bar_h = (rows - 1) * L->pub.dy + mp - sw;
+        if (L->bar_h < mp / 2)
+            L->bar_h = mp / 2;
         break;
     }
 }
 
-int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal,
+int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal, const char *subtitle,
                            RenderOverviewLayout *out)
 {
     char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     if (!labels)
         return MHAVIZ_ENOMEM;
     OvLayout L;
-    overview_layout(r, n_maps, T, tokens, causal, &L, labels);
+    overview_layout(r, n_maps, T, tokens, causal, subtitle, &L, labels);
     *out = L.pub;
     free(labels);
     return MHAVIZ_OK;
@@ -941,61 +1026,88 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
                     int T, char *const *tokens, int causal, const char *title,
                     char *const *panel_titles, char *err, size_t errlen)
 {
-    const RenderJob j = {RENDER_OVERVIEW, png_path, title, NULL, maps, n_maps, panel_titles};
+    const RenderJob j = {.kind = RENDER_OVERVIEW, .path = png_path, .title = title, .maps = maps,
+                         .n_maps = n_maps, .panel_titles = panel_titles};
     return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
+}
+
+/* One panel of the overview at map origin (x, y): its title, cells, frame,
+ * query labels (when `query`), key labels (when `key`), and the "query ↓" /
+ * "key →" captions beside them. */
+static int overview_panel(DrawCanvas *c, const Renderer *r, const OvLayout *L, const char *labels, const float *map, int T,
+                      int causal, const Scale *s, const char *panel_title, int x, int y, int query, int key)
+{
+    const int mp = L->pub.side, frame = L->pub.frame;
+    char pt[LABEL_BYTES * 2];
+    snprintf(pt, sizeof pt, "%s", panel_title ? panel_title : "");
+    /* A long title first gets a smaller font (down to 80 %), then an ellipsis. */
+    const float avail = (float)mp; /* wider would reach the "query" caption or the next title */
+    float tpx = L->pt_px;
+    while (tpx > 0.8f * L->pt_px && draw_text_width(r->font, pt, tpx) > avail)
+        tpx -= 1.0f;
+    draw_ellipsize(r->font, pt, sizeof pt, tpx, avail);
+    if (draw_text(c, r->font, pt, tpx, x + mp / 2, y - 4 - frame, DRAW_MID, DRAW_BOTTOM, DRAW_INK, 0) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    paint_cells(c, map, T, causal, &L->g, x, y, s);
+    draw_frame(c, x, y, mp, mp, frame, DRAW_FRAME);
+    if (L->lp_px > 0.0f &&
+        token_labels(c, r, labels, T, L->lp, (float)mp / (float)T, L->lp_px, x, y, x - 6 - frame,
+                          y + mp + 6 + frame, query, key) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    /* Axis captions in the free corners: "query ↓" on the title line,
+     * "key →" beside the key labels. */
+    const int cx = x - 6 - frame;
+    if ((query && draw_text(c, r->font, OV_QUERY, L->cap_px, cx, y - 4 - frame, DRAW_END, DRAW_BOTTOM, DRAW_INK, 0) != MHAVIZ_OK) ||
+        (query && key && draw_text(c, r->font, OV_KEY, L->cap_px, cx, y + mp + 6 + frame, DRAW_END, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK))
+        return MHAVIZ_ENOMEM;
+    return MHAVIZ_OK;
 }
 
 static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, const float *const *maps,
                          int n_maps, int T, char *const *tokens, int causal, const char *title,
-                         char *const *panel_titles, char *err, size_t errlen)
+                         const char *subtitle, char *const *panel_titles, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
-    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
+        char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     const Scale s = weights_scale(r);
     OvLayout L;
     if (!labels)
         goto oom;
-    overview_layout(r, n_maps, T, tokens, causal, &L, labels);
-    const int W = L.pub.width, H = L.pub.height, m = L.m, mp = L.pub.side, cols = L.pub.cols;
+    overview_layout(r, n_maps, T, tokens, causal, subtitle, &L, labels);
+    const int W = L.pub.width, H = L.pub.height, m = L.m, cols = L.pub.cols;
+    const int n_grid = n_maps - L.pub.apart;
     if (draw_canvas_reset(c, W, H) != MHAVIZ_OK)
         goto oom;
 
+    /* The title, then the subtitle and the note, each centred. */
     char head[LABEL_BYTES * 2];
     snprintf(head, sizeof head, "%s", title ? title : "");
     draw_ellipsize(r->font, head, sizeof head, L.title_px, (float)(W - 2 * m));
-    if (draw_text(c, r->font, head, L.title_px, W / 2, m, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
-        (L.note[0] &&
-         draw_text(c, r->font, L.note, L.note_px, W / 2, m + (int)draw_line_height(L.title_px), DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK))
+    int y = m;
+    if (draw_text(c, r->font, head, L.title_px, W / 2, y, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto oom;
+    y += (int)draw_line_height(L.title_px);
+    for (int k = 0; k <= L.sub.n; k++) {
+        const char *line = k < L.sub.n ? L.sub.line[k] : L.note;
+        if (line[0] && draw_text(c, r->font, line, L.note_px, W / 2, y, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+            goto oom;
+        y += (int)draw_line_height(L.note_px);
+    }
 
-    const float pitch = (float)mp / (float)T;
-    for (int p = 0; p < n_maps; p++) {
+    /* The heads: query labels on the first column, key labels under the
+     * bottom map of each column. */
+    for (int p = 0; p < n_grid; p++) {
         const int row = p / cols, col = p % cols;
-        const int x = L.pub.map_x + col * L.pub.dx, y = L.pub.map_y + row * L.pub.dy;
-        char pt[LABEL_BYTES * 2];
-        snprintf(pt, sizeof pt, "%s", panel_titles && panel_titles[p] ? panel_titles[p] : "");
-        /* A long title first gets a smaller font (down to 80 %), then an ellipsis. */
-        const float avail = (float)mp; /* wider would reach the "query" caption or the next title */
-        float tpx = L.pt_px;
-        while (tpx > 0.8f * L.pt_px && draw_text_width(r->font, pt, tpx) > avail)
-            tpx -= 1.0f;
-        draw_ellipsize(r->font, pt, sizeof pt, tpx, avail);
-        if (draw_text(c, r->font, pt, tpx, x + mp / 2, y - 4 - L.pub.frame, DRAW_MID, DRAW_BOTTOM, DRAW_INK, 0) != MHAVIZ_OK)
+        if (overview_panel(c, r, &L, labels, maps[p], T, causal, &s, panel_titles ? panel_titles[p] : NULL,
+                       L.pub.map_x + col * L.pub.dx, L.pub.map_y + row * L.pub.dy, col == 0,
+                       p + cols >= n_grid) != MHAVIZ_OK)
             goto oom;
-        paint_cells(c, maps[p], T, causal, &L.g, x, y, &s);
-        draw_frame(c, x, y, mp, mp, L.pub.frame, DRAW_FRAME);
-        const int first_col = col == 0, bottom = p + cols >= n_maps;
-        if (L.lp_px > 0.0f &&
-            token_labels(c, r, labels, T, L.lp, pitch, L.lp_px, x, y, x - 6 - L.pub.frame,
-                              y + mp + 6 + L.pub.frame, first_col, bottom) != MHAVIZ_OK)
-            goto oom;
-        /* Axis captions in the free corners: "query ↓" on each row's title
-         * line, "key →" beside the bottom row's key labels. */
-        const int cx = x - 6 - L.pub.frame;
-        if ((first_col && draw_text(c, r->font, OV_QUERY, L.cap_px, cx, y - 4 - L.pub.frame, DRAW_END, DRAW_BOTTOM, DRAW_INK, 0) !=
-                              MHAVIZ_OK) ||
-            (first_col && row == L.pub.rows - 1 &&
-             draw_text(c, r->font, OV_KEY, L.cap_px, cx, y + mp + 6 + L.pub.frame, DRAW_END, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK))
+    }
+    /* The wide head, apart: a rule, then its panel with labels of its own. */
+    if (L.pub.apart) {
+        draw_fill_rect(c, L.rule_x - 1, L.rule_y0, 2, L.rule_y1 - L.rule_y0, DRAW_FRAME);
+        if (overview_panel(c, r, &L, labels, maps[n_maps - 1], T, causal, &s,
+                       panel_titles ? panel_titles[n_maps - 1] : NULL, L.pub.wide_x, L.pub.wide_y, 1, 1) != MHAVIZ_OK)
             goto oom;
     }
 
@@ -1021,15 +1133,34 @@ static int render_job(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, cha
     switch (j->kind) {
     case RENDER_WEIGHTS:
         s = weights_scale(r);
-        return render_map(r, c, j->path, j->values, T, tokens, causal, j->title, &s, err, errlen);
-    case RENDER_DIVERGING:
-        s = diverging_scale(j->values, T, causal);
-        return render_map(r, c, j->path, j->values, T, tokens, causal, j->title, &s, err, errlen);
+        return render_map(r, c, j->path, j->values, T, tokens, causal, j->title, j->subtitle, &s, err, errlen);
+    case RENDER_SCORES: {
+        float *shifted = malloc((size_t)T * T * sizeof *shifted); /* (T, T) scores less their row's maximum */
+        if (!shifted) {
+            snprintf(err, errlen, "%s: out of memory drawing the picture", j->path);
+            return MHAVIZ_ENOMEM;
+        }
+        render_scores_less_row_max(shifted, j->values, T, causal);
+        s = scores_scale(shifted, T, causal);
+        const int rc = render_map(r, c, j->path, shifted, T, tokens, causal, j->title, j->subtitle, &s, err, errlen);
+        free(shifted);
+        return rc;
+    }
     case RENDER_OVERVIEW:
-        return overview_picture(r, c, j->path, j->maps, j->n_maps, T, tokens, causal, j->title, j->panel_titles,
-                             err, errlen);
+        return overview_picture(r, c, j->path, j->maps, j->n_maps, T, tokens, causal, j->title, j->subtitle,
+                                j->panel_titles, err, errlen);
+    case RENDER_SHARPNESS:
+        return render_sharpness_draw(c, r->font, r->opt.overview_w, r->opt.overview_h, j->path, j->maps, j->n_maps,
+                                     T, tokens, causal, j->title, j->subtitle, j->panel_titles, err, errlen);
     }
     return MHAVIZ_OK;
+}
+
+int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,
+                            const char *subtitle, RenderSharpnessLayout *out)
+{
+    return render_sharpness_layout_at(r->font, r->opt.overview_w, r->opt.overview_h, n_maps, T, tokens, legend,
+                                      subtitle, out);
 }
 
 int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens, int causal,

@@ -3,9 +3,11 @@
  * A Renderer holds what every picture shares (the font, the colormap), so a
  * run loads them once. Pictures:
  *   render_heatmap     one softmax map (T, T) on the fixed 0..1 scale
- *   render_diverging   one signed map (T, T) on a symmetric blue-white-red
- *                      scale (white = 0): differences, pre-softmax scores
- *   render_overview    several softmax maps side by side on one slide
+ *   render_scores      one map of pre-softmax scores (T, T), each row less
+ *                      its maximum: blue (below) to white (the row's winner)
+ *   render_overview    the heads' softmax maps and the wide head's on one slide
+ *   RENDER_SHARPNESS   each query's normalised entropy, head by head and in
+ *                      the wide head, as lines (render_sharpness.c)
  *   render_jobs        any list of the above, in parallel (OpenMP); with
  *                      render_jobs_progress, reporting as pictures finish
  * Every function returns MHAVIZ_OK, MHAVIZ_EIO (cannot load the font or
@@ -13,6 +15,8 @@
  * only on the inputs and options, never on the thread count. */
 #ifndef MHAVIZ_RENDER_H
 #define MHAVIZ_RENDER_H
+
+#include "draw.h"
 
 #include <stddef.h>
 
@@ -51,8 +55,12 @@ int render_heatmap(Renderer *r, const char *png_path, const float *att, int T,
                    char *const *tokens, int causal, const char *title,
                    char *err, size_t errlen);
 
-/* Where render_heatmap (and render_diverging) put things for T tokens and
- * this title: for tests, and for callers placing the pictures. */
+/* Where render_heatmap (and render_scores) put things for T tokens and
+ * this title and subtitle (NULL: none): for tests, and for callers placing
+ * the pictures. At the default cell size the figure fits a 1920 x 1080
+ * slide: labels are cut shorter, then the map made smaller, when they
+ * would not fit. Every token is labelled while a token has at least
+ * 19.8 px (1.1 x the 18 px label line): up to T = 40 in the 800 px map. */
 typedef struct {
     int width, height;   /* the PNG, pixels */
     int map_x, map_y;    /* top-left pixel of the map */
@@ -63,23 +71,34 @@ typedef struct {
 } RenderLayout;
 
 /* Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
-int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, RenderLayout *out);
+int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
+                          RenderLayout *out);
 
-/* Same layout for a signed map values (T, T) (masked cells ignored) on the
- * diverging scale [-m, m], m = the largest |value| among visible cells. */
-int render_diverging(Renderer *r, const char *png_path, const float *values, int T,
-                     char *const *tokens, int causal, const char *title,
-                     char *err, size_t errlen);
+/* Same layout for scores (T, T) before the softmax, drawn as each row less
+ * its maximum over the visible keys (the softmax ignores a constant added
+ * to a row): the row's winner is 0, near-white, the others negative, blue
+ * down to -m (m = the largest distance from a row's maximum, rounded up). */
+int render_scores(Renderer *r, const char *png_path, const float *scores, int T,
+                  char *const *tokens, int causal, const char *title,
+                  char *err, size_t errlen);
+
+/* out (T, T) = scores (T, T) less each row's maximum over its visible keys
+ * (keys 0..i when causal); masked cells come out 0. */
+void render_scores_less_row_max(float *out, const float *scores, int T, int causal);
 
 /* Write n_maps softmax maps, maps[p] (T, T), as panels of one figure of
  * o->overview_w x o->overview_h pixels with one shared colour bar; panel p is
- * titled panel_titles[p], the figure title. Token labels where they fit. */
+ * titled panel_titles[p], the figure title. With two maps or more the last
+ * one (the single wide head's) stands apart: the others in a grid, then a
+ * rule, then its panel with query and key labels of its own. Token labels
+ * where they fit. (A subtitle line: through render_jobs.) */
 int render_overview(Renderer *r, const char *png_path, const float *const *maps, int n_maps,
                     int T, char *const *tokens, int causal, const char *title,
                     char *const *panel_titles, char *err, size_t errlen);
 
-/* Where render_overview puts things: panel p (row p / cols, column
- * p % cols) has its map's top-left pixel at (map_x + col dx, map_y + row dy). */
+/* Where render_overview puts things: grid panel p (row p / cols, column
+ * p % cols) has its map's top-left pixel at (map_x + col dx, map_y + row dy);
+ * when apart, the last map's is at (wide_x, wide_y). */
 typedef struct {
     int width, height;   /* the PNG, pixels */
     int rows, cols;      /* the grid of panels */
@@ -92,26 +111,40 @@ typedef struct {
     int label_step;      /* every label_step-th token labelled (and the last); 0: no token labels */
     float label_px;      /* line height of the token labels */
     int frame;           /* pixels of dark frame just outside each map */
+    int apart;           /* 1: the last map stands apart, right of the grid */
+    int wide_x, wide_y;  /* top-left pixel of the last map's when apart */
 } RenderOverviewLayout;
 
-/* Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
-int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal,
+/* For subtitle (NULL: none). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal, const char *subtitle,
                            RenderOverviewLayout *out);
 
-/* diff (T, T) = single (T, T) - mean over heads of att (n_heads, T, T); the
- * heads are summed in order 0..n_heads-1. Masked cells come out 0. */
-void render_difference(float *diff, const float *att, int n_heads, const float *single, int T);
+/* Where sharpness.png puts things (the overview's size, --size): token i
+ * at x = plot_x + (i + 0.5) pitch, value v at y = plot_y + (1 - v) plot_h. */
+typedef struct {
+    int plot_x, plot_y, plot_w, plot_h; /* the plot area */
+    float pitch;                        /* pixels per query token */
+    int label_step;                     /* every label_step-th token labelled, and the last (a step from the one before) */
+    float head_px, wide_px;             /* line thickness: each head's, the wide head's */
+} RenderSharpnessLayout;
+
+/* For n_maps maps (the last the wide head's) of T tokens, legend[p] naming
+ * map p (NULL: "map p"), and subtitle (NULL: none). Returns MHAVIZ_OK. */
+int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,
+                            const char *subtitle, RenderSharpnessLayout *out);
 
 /* One picture to draw. Nothing here is owned by the job. */
-typedef enum { RENDER_WEIGHTS, RENDER_DIVERGING, RENDER_OVERVIEW } RenderKind;
+typedef enum { RENDER_WEIGHTS, RENDER_SCORES, RENDER_OVERVIEW, RENDER_SHARPNESS } RenderKind;
 typedef struct {
     RenderKind kind;
     const char *path;               /* the PNG to write */
     const char *title;
-    const float *values;            /* WEIGHTS, DIVERGING: (T, T) */
-    const float *const *maps;       /* OVERVIEW: (n_maps) pointers to (T, T) maps */
-    int n_maps;                     /* OVERVIEW */
-    char *const *panel_titles;      /* OVERVIEW: (n_maps) */
+    const float *values;            /* WEIGHTS: (T, T) softmax weights; SCORES: (T, T) scores */
+    const float *const *maps;       /* OVERVIEW, SHARPNESS: (n_maps) pointers to (T, T) softmax maps,
+                                       the last the single wide head's */
+    int n_maps;                     /* OVERVIEW, SHARPNESS */
+    char *const *panel_titles;      /* OVERVIEW: (n_maps) panel titles; SHARPNESS: the legend's lines */
+    const char *subtitle;           /* a line under the title; NULL: none */
 } RenderJob;
 
 /* Draw every job, several at a time with OpenMP. On failure err holds the
@@ -126,5 +159,14 @@ int render_jobs(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *con
 typedef void (*RenderProgress)(void *ctx, double fraction);
 int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens,
                          int causal, RenderProgress progress, void *ctx, char *err, size_t errlen);
+
+/* For the pictures' own files (render_sharpness.c): the label shown for
+ * token tok into buf (RENDER_LABEL_BYTES), whitespace made visible (space
+ * as U+2423, newline as \n, tab as \t), the empty token as "", cut with an
+ * ellipsis to max_w pixels at px; and the smallest "nice" label step (1, 2,
+ * 5, 10, 20, ...) with step * pitch >= min_pitch. */
+#define RENDER_LABEL_BYTES 160
+void render_token_label(const DrawFont *font, const char *tok, float px, float max_w, char *buf);
+int render_label_step(float pitch, float min_pitch);
 
 #endif

@@ -358,6 +358,10 @@ static void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices 
     json_measures(f, &s->wide, "      ");
     fputs("      \"attention\": ", f);
     json_matrix(f, mx, s->wide_att, T, T, "single_head_attention.npy", "        ");
+    if (d->scores && d->single->scores) {
+        fputs(",\n      \"scores\": ", f);
+        json_matrix(f, mx, d->single->scores, T, T, "single_head_scores.npy", "        ");
+    }
     fputs("\n  },\n", f);
 
     fputs("  \"comparison\": {\n    \"blur\": ", f);
@@ -894,7 +898,7 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
 size_t report_matrix_numbers(const MhaConfig *c, int with_scores)
 {
     const size_t T = (size_t)c->T, map = T * T;
-    return (size_t)c->n_heads * map * (with_scores ? 2 : 1) + map + 2 * T * (size_t)c->d_model;
+    return ((size_t)c->n_heads + 1) * map * (with_scores ? 2 : 1) + 2 * T * (size_t)c->d_model;
 }
 
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)

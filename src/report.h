@@ -31,9 +31,9 @@ typedef struct {
  * (1.05 M numbers); at T = 512 it is 3.4 M. */
 #define REPORT_INLINE_MAX_NUMBERS ((size_t)1 << 20)
 
-/* The numbers in report.json's matrices for config c: n_heads maps of
- * (T, T) (twice that with the scores), the wide head's map and the two
- * (T, d_model) outputs. */
+/* The numbers in report.json's matrices for config c: the n_heads maps of
+ * (T, T) and the wide head's (twice that with the scores: each map's
+ * scores), and the two (T, d_model) outputs. */
 size_t report_matrix_numbers(const MhaConfig *c, int with_scores);
 
 /* Write report.txt and report.json (and report.json's .npy files, named in

@@ -168,6 +168,8 @@ START_TEST(good_input_exits_0)
     ck_assert(exists(out, "head_00.png"));
     ck_assert(exists(out, "head_01.png"));
     ck_assert(exists(out, "single_head.png"));
+    ck_assert(exists(out, "sharpness.png"));
+    ck_assert(!exists(out, "difference.png")); /* gone: the mean of sharp heads is itself blurred */
     ck_assert(exists(out, "report.txt"));
     ck_assert_int_eq(left_behind(r), 1); /* the output folder, nothing beside it */
     ck_assert_str_eq(r->out, "");         /* -q */
@@ -255,7 +257,10 @@ END_TEST
 
 /* The figure --max-memory is checked against counts everything the run
  * holds at its peak, canvases included: measured (Linux's VmHWM, --timing)
- * it is never above the estimate, and the estimate is not far above it.
+ * it is never above the estimate, and the estimate is not far above it
+ * (it counts two threads writing overview.png and sharpness.png at the same
+ * moment, each with its PNG's filtered copy: lesson 1 estimates 35.5 MB and
+ * peaks at 25 to 27.4 MB, so at most 1.4 times the peak and 4 MB).
  * Three runs: a class-size sample, the same with a 7680x4320 overview (a
  * 100 MB canvas and its filtered copy), and a d_model 512 layer read from
  * 6.9 MB of JSON. */
@@ -280,7 +285,7 @@ START_TEST(memory_estimate_covers_the_measured_peak)
         ck_assert_msg(e && p && sscanf(e, "estimated memory: %lf", &estimate) == 1 &&
                       sscanf(p, "peak memory: %lf", &peak) == 1, "%s", r->err);
 #ifndef SANITIZED /* AddressSanitizer's shadow memory and redzones are no part of the estimate */
-        ck_assert_msg(peak <= estimate && estimate <= 1.25 * peak + 4.0,
+        ck_assert_msg(peak <= estimate && estimate <= 1.4 * peak + 4.0,
                       "run %d: estimated %.1f MB, peak %.1f MB", k, estimate, peak);
 #endif
         cleanup(r);
@@ -288,7 +293,8 @@ START_TEST(memory_estimate_covers_the_measured_peak)
     /* and the estimate is what --max-memory refuses: the 7680x4320 run under 64 MB */
     run(r, (const char *[]){"--max-memory", "64", "--size", "7680x4320", lesson, NULL});
     ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
-    ck_assert_msg(strstr(r->err, "(the pictures 199 MB of it: overview.png at 7680x4320), over the limit of 64 MB"),
+    ck_assert_msg(strstr(r->err, "(the pictures 382 MB of it: overview.png and sharpness.png at 7680x4320), "
+                         "over the limit of 64 MB"),
                   "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
     cleanup(r);

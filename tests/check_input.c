@@ -252,6 +252,54 @@ START_TEST(invalid_utf8_replaced)
 }
 END_TEST
 
+/* The optional "title": kept as given; invalid UTF-8 replaced with a
+ * warning; absent = NULL; a wrong type or an over-long one named. */
+START_TEST(title_optional_key)
+{
+    const char *layer = "\"tokens\": [\"a\"], \"d_model\": 1, \"n_heads\": 1, \"x\": [[1]],"
+                        " \"W_q\": [[1]], \"W_k\": [[1]], \"W_v\": [[1]], \"W_o\": [[1]]";
+    char text[1024], err[MHAVIZ_ERRLEN];
+    MhaInput in;
+    snprintf(text, sizeof text, "{%s, \"title\": \"random, untrained weights\"}", layer);
+    ck_assert_int_eq(input_parse(text, strlen(text), "t.json", NULL, &in, err, sizeof err), MHAVIZ_OK);
+    ck_assert_str_eq(in.title, "random, untrained weights");
+    ck_assert_ptr_null(in.warnings); /* a known key */
+    input_free(&in);
+
+    snprintf(text, sizeof text, "{%s}", layer);
+    ck_assert_int_eq(input_parse(text, strlen(text), "t.json", NULL, &in, err, sizeof err), MHAVIZ_OK);
+    ck_assert_ptr_null(in.title);
+    input_free(&in);
+
+    snprintf(text, sizeof text, "{%s, \"title\": \"caf\xc3\"}", layer);
+    ck_assert_int_eq(input_parse(text, strlen(text), "t.json", NULL, &in, err, sizeof err), MHAVIZ_OK);
+    ck_assert_str_eq(in.title, "caf\xEF\xBF\xBD");
+    ck_assert_msg(in.warnings && strstr(in.warnings, "title: 1 byte of invalid UTF-8"), "%s",
+                  in.warnings ? in.warnings : "(none)");
+    input_free(&in);
+
+    snprintf(text, sizeof text, "{%s, \"title\": 3}", layer);
+    ck_assert_int_eq(input_parse(text, strlen(text), "t.json", NULL, &in, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "title: expected a string, got a number"), "%s", err);
+    input_free(&in);
+
+    /* INPUT_MAX_TITLE_BYTES passes, one byte more fails */
+    char title[INPUT_MAX_TITLE_BYTES + 2];
+    memset(title, 'x', sizeof title - 1);
+    title[INPUT_MAX_TITLE_BYTES] = '\0';
+    snprintf(text, sizeof text, "{%s, \"title\": \"%s\"}", layer, title);
+    ck_assert_int_eq(input_parse(text, strlen(text), "t.json", NULL, &in, err, sizeof err), MHAVIZ_OK);
+    input_free(&in);
+    title[INPUT_MAX_TITLE_BYTES] = 'x';
+    title[INPUT_MAX_TITLE_BYTES + 1] = '\0';
+    snprintf(text, sizeof text, "{%s, \"title\": \"%s\"}", layer, title);
+    ck_assert_int_eq(input_parse(text, strlen(text), "t.json", NULL, &in, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "title: 201 bytes is over the limit of 200"), "%s", err);
+    ck_assert_ptr_null(in.title);
+    input_free(&in);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Bad files: exit status 1 and the place named.                            */
 
@@ -621,6 +669,7 @@ Suite *input_suite(void)
     tcase_add_test(tc, unknown_key_warns_with_suggestion);
     tcase_add_test(tc, warning_kept_on_failure);
     tcase_add_test(tc, invalid_utf8_replaced);
+    tcase_add_test(tc, title_optional_key);
     tcase_add_test(tc, unknown_keys_capped);
     suite_add_tcase(s, tc);
     tc = tcase_create("bad");

@@ -8,7 +8,6 @@
 
 Suite *cli_suite(void);
 Suite *input_suite(void);
-Suite *kernels_suite(void);
 Suite *mha_suite(void);
 Suite *outdir_suite(void);
 Suite *pool_suite(void);
@@ -24,7 +23,6 @@ Suite *measures_suite(void);
 Suite *report_suite(void);
 Suite *utf8_suite(void);
 Suite *timing_suite(void);
-Suite *bigmem_suite(void);
 Suite *pull_suite(void);
 
 int main(void)
@@ -32,7 +30,6 @@ int main(void)
     Suite *(*const suites[])(void) = {
         cli_suite,
         input_suite,
-        kernels_suite,
         mha_suite,
         outdir_suite,
         pool_suite,
@@ -48,7 +45,6 @@ int main(void)
         report_suite,
         utf8_suite,
         timing_suite,
-        bigmem_suite,
         pull_suite,
     };
     SRunner *sr = srunner_create(NULL);

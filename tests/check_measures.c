@@ -856,11 +856,40 @@ START_TEST(one_row_names_no_role)
 }
 END_TEST
 
+/* Each row's sharpness: H_i / log2(n_i). Causal, T = 4:
+ *   row 0 sees one key: null (nothing to spread, not 0);
+ *   row 1 (0.5, 0.5): 1 bit / log2 2 = 1;
+ *   row 2 (1, 0, 0): 0;
+ *   row 3 (0.5, 0.25, 0.25, 0): 1.5 bits / log2 4 = 0.75.
+ * Not causal, every row sees 4 keys: row 3 again 1.5 / 2 = 0.75, row 0
+ * (1, 0, 0, 0) 0. */
+START_TEST(row_entropy_norm_per_row)
+{
+    const float att[16] = {
+        1.0f, 0.0f, 0.0f, 0.0f,
+        0.5f, 0.5f, 0.0f, 0.0f,
+        1.0f, 0.0f, 0.0f, 0.0f,
+        0.5f, 0.25f, 0.25f, 0.0f,
+    };
+    double h[4];
+    measures_row_entropy_norm(att, 4, 1, h);
+    ck_assert(measures_is_null(h[0]));
+    ck_assert_double_eq_tol(h[1], 1.0, TOL);
+    ck_assert_double_eq_tol(h[2], 0.0, TOL);
+    ck_assert_double_eq_tol(h[3], 0.75, TOL);
+    measures_row_entropy_norm(att, 4, 0, h);
+    ck_assert_double_eq_tol(h[0], 0.0, TOL);
+    ck_assert_double_eq_tol(h[1], 0.5, TOL); /* 1 bit of log2 4 = 2 */
+    ck_assert_double_eq_tol(h[3], 0.75, TOL);
+}
+END_TEST
+
 Suite *measures_suite(void)
 {
     Suite *s = suite_create("measures");
     TCase *tc = tcase_create("measures");
     tcase_add_test(tc, token_ids_name_first_occurrence);
+    tcase_add_test(tc, row_entropy_norm_per_row);
     tcase_add_test(tc, one_row_names_no_role);
     tcase_add_test(tc, previous_token_map);
     tcase_add_test(tc, uniform_causal_map);

@@ -93,7 +93,6 @@ END_TEST
 typedef struct {
     MhaInput in;
     MhaState multi, single;
-    MhaWeights own;
     PullLayer p;
 } Run;
 
@@ -103,16 +102,14 @@ static void run_sample(Run *r, const char *path)
     memset(r, 0, sizeof *r);
     ck_assert_msg(input_load(path, &r->in, err, sizeof err) == MHAVIZ_OK, "%s: %s", path, err);
     const MhaConfig *c = &r->in.cfg;
-    MhaConfig wide_cfg;
-    const MhaWeights *wide = &r->in.single;
+    const MhaConfig wide_cfg = mha_single_head_config(c);
     ck_assert_int_eq(mha_state_build(&r->multi, c, 1), MHAVIZ_OK);
     mha_forward(c, &r->in.w, r->in.x, &r->multi);
-    if (r->in.has_single)
-        wide_cfg = mha_single_head_config(c);
-    else
-        ck_assert_int_eq(mha_single_head_layer(c, &r->in.w, &wide_cfg, &r->own, &wide), MHAVIZ_OK);
     ck_assert_int_eq(mha_state_build(&r->single, &wide_cfg, 1), MHAVIZ_OK);
-    mha_forward(&wide_cfg, wide, r->in.x, &r->single);
+    if (r->in.has_single)
+        mha_forward(&wide_cfg, &r->in.single, r->in.x, &r->single);
+    else
+        mha_forward_wide(c, &r->in.w, &r->multi, &r->single);
     ck_assert_int_eq(pull_layer_build(&r->p, c, r->multi.scores, r->single.scores, r->single.att,
                                       !r->in.has_single), MHAVIZ_OK);
 }
@@ -120,7 +117,6 @@ static void run_sample(Run *r, const char *path)
 static void run_free(Run *r)
 {
     pull_layer_free(&r->p);
-    input_weights_free(&r->own);
     mha_state_free(&r->single);
     mha_state_free(&r->multi);
     input_free(&r->in);

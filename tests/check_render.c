@@ -25,7 +25,7 @@
 
 #include "../assets/colormaps.inc"
 
-/* Masked cells for the viridis map and the diverging map (render.c). */
+/* Masked cells for the viridis map and the score maps (render.c). */
 static const unsigned char MASK_BG[3] = {222, 222, 222}, MASK_HATCH[3] = {168, 168, 168};
 static const unsigned char DIV_BG[3] = {196, 196, 196}, DIV_HATCH[3] = {140, 140, 140};
 
@@ -140,7 +140,7 @@ START_TEST(cells_have_the_colormap_colour)
     char *png = scratch_png("cells.png"), err[MHAVIZ_ERRLEN];
     ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "head 0 of 1", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    ck_assert_int_eq(render_heatmap_layout(r, 4, TOK4, "head 0 of 1", &l), MHAVIZ_OK);
+    ck_assert_int_eq(render_heatmap_layout(r, 4, TOK4, "head 0 of 1", NULL, &l), MHAVIZ_OK);
     Image im = load_png(png);
     ck_assert_int_eq(im.w, l.width);
     ck_assert_int_eq(im.h, l.height);
@@ -175,7 +175,7 @@ START_TEST(masked_cells_have_the_mask_colour)
     char *png = scratch_png("mask.png"), err[MHAVIZ_ERRLEN];
     ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, 4, TOK4, "t", &l);
+    render_heatmap_layout(r, 4, TOK4, "t", NULL, &l);
     Image im = load_png(png);
     for (int i = 0; i < 4; i++) {
         for (int j = i + 1; j < 4; j++) {
@@ -211,7 +211,7 @@ START_TEST(not_causal_has_no_mask)
     char *png = scratch_png("full.png"), err[MHAVIZ_ERRLEN];
     ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 0, "t", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, 4, TOK4, "t", &l);
+    render_heatmap_layout(r, 4, TOK4, "t", NULL, &l);
     Image im = load_png(png);
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++)
@@ -231,7 +231,7 @@ START_TEST(labels_title_and_bar_have_ink)
     char *png = scratch_png("labels.png"), err[MHAVIZ_ERRLEN];
     ck_assert_int_eq(render_heatmap(r, png, att, 4, tok, 1, "head 0 of 1", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, 4, tok, "head 0 of 1", &l);
+    render_heatmap_layout(r, 4, tok, "head 0 of 1", NULL, &l);
     Image im = load_png(png);
     for (int t = 0; t < 4; t++) {
         /* query label: the strip left of row t */
@@ -271,7 +271,7 @@ START_TEST(annotated_cells_show_their_digits)
     Renderer *r = open_renderer(-1, 0); /* default: annotate when T <= 16 */
     ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, 4, TOK4, "t", &l);
+    render_heatmap_layout(r, 4, TOK4, "t", NULL, &l);
     render_close(r);
     r = open_renderer(0, 0);
     ck_assert_int_eq(render_heatmap(r, png0, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
@@ -292,25 +292,46 @@ START_TEST(annotated_cells_show_their_digits)
 }
 END_TEST
 
-START_TEST(diverging_map_is_symmetric_around_white)
+/* Scores less their row's maximum, by hand (causal, T = 4):
+ *   row 0 (7)            -> (0)
+ *   row 1 (3, 1)         -> (0, -2)
+ *   row 2 (1, 5, -1)     -> (-4, 0, -6)
+ *   row 3 (10, 10, 10, 10) -> zeros; masked cells 0.
+ * The largest distance is 6, a round number: the scale is [-6, 0] on the
+ * blue half of rdbu, entries 0..127: v -> rdbu[round(127 (v + 6) / 6)]:
+ * -6 -> 0, -4 -> 42 (42.33), -2 -> 85 (84.67), 0 -> 127. */
+START_TEST(scores_map_rows_less_their_maximum)
 {
+    const float sc[16] = {7, 99, 99, 99,
+                          3, 1, 99, 99,
+                          1, 5, -1, 99,
+                          10, 10, 10, 10};
+    const float want[16] = {0, 0, 0, 0,
+                            0, -2, 0, 0,
+                            -4, 0, -6, 0,
+                            0, 0, 0, 0};
+    float out[16];
+    render_scores_less_row_max(out, sc, 4, 1);
+    for (int k = 0; k < 16; k++)
+        ck_assert_float_eq(out[k], want[k]);
+    /* not causal: row 0 sees 99 too */
+    render_scores_less_row_max(out, sc, 4, 0);
+    ck_assert_float_eq(out[0], 7.0f - 99.0f);
+    ck_assert_float_eq(out[5], 1.0f - 99.0f);
+
     Renderer *r = open_renderer(0, 0);
-    /* visible values -2 .. 2; the scale is [-2, 2]: -2 -> rdbu[0], 0 -> rdbu[128]
-     * (255 * 0.5 + 0.5 = 128), 2 -> rdbu[255], 1 -> rdbu[round(255 * 0.75)] = rdbu[191] */
-    const float v[16] = {0, 0, 0, 0,
-                         -2, 2, 0, 0,
-                         1, 0, -1, 0,
-                         0, 0, 0, 0};
-    char *png = scratch_png("div.png"), err[MHAVIZ_ERRLEN];
-    ck_assert_int_eq(render_diverging(r, png, v, 4, TOK4, 1, "scores", err, sizeof err), MHAVIZ_OK);
+    char *png = scratch_png("scores.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_scores(r, png, sc, 4, TOK4, 1, "scores", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, 4, TOK4, "scores", &l);
+    render_heatmap_layout(r, 4, TOK4, "scores", NULL, &l);
     Image im = load_png(png);
-    assert_rgb(cell_px(&im, &l, 1, 0), cmap_rdbu[0], "-2");
-    assert_rgb(cell_px(&im, &l, 1, 1), cmap_rdbu[255], "+2");
-    assert_rgb(cell_px(&im, &l, 2, 1), cmap_rdbu[128], "0");
-    assert_rgb(cell_px(&im, &l, 2, 0), cmap_rdbu[191], "+1");
-    ck_assert_int_ge(cmap_rdbu[128][0], 240); /* the middle is (near) white */
+    assert_rgb(cell_px(&im, &l, 0, 0), cmap_rdbu[127], "row 0's winner");
+    assert_rgb(cell_px(&im, &l, 1, 0), cmap_rdbu[127], "row 1's winner");
+    assert_rgb(cell_px(&im, &l, 1, 1), cmap_rdbu[85], "-2");
+    assert_rgb(cell_px(&im, &l, 2, 0), cmap_rdbu[42], "-4");
+    assert_rgb(cell_px(&im, &l, 2, 2), cmap_rdbu[0], "-6");
+    assert_rgb(cell_px(&im, &l, 3, 2), cmap_rdbu[127], "a tie: every cell wins");
+    ck_assert_int_ge(cmap_rdbu[127][0], 240); /* the winner is (near) white: the lightest cell */
     const unsigned char *m = cell_px(&im, &l, 0, 3);
     ck_assert(same(m, DIV_BG) || same(m, DIV_HATCH));
     stbi_image_free(im.px);
@@ -319,18 +340,27 @@ START_TEST(diverging_map_is_symmetric_around_white)
 }
 END_TEST
 
-START_TEST(difference_is_single_minus_mean)
+/* A weight below 0.005 would print as "0.00": nothing is printed; 0.006
+ * prints "0.01". */
+START_TEST(tiny_weights_print_nothing)
 {
-    /* two heads, T = 2: mean = (h0 + h1) / 2; diff = single - mean, by hand */
-    const float att[8] = {1, 0, 0.5f, 0.5f,    /* head 0 */
-                          1, 0, 0.1f, 0.9f};   /* head 1 */
-    const float single[4] = {1, 0, 0.7f, 0.3f};
-    float d[4];
-    render_difference(d, att, 2, single, 2);
-    ck_assert_float_eq_tol(d[0], 0.0f, 1e-7f);
-    ck_assert_float_eq_tol(d[1], 0.0f, 1e-7f);
-    ck_assert_float_eq_tol(d[2], 0.7f - 0.3f, 1e-6f);
-    ck_assert_float_eq_tol(d[3], 0.3f - 0.7f, 1e-6f);
+    const float att[16] = {1.0f, 0, 0, 0,
+                           0.004f, 0.996f, 0, 0,
+                           0.006f, 0.5f, 0.494f, 0,
+                           0.0f, 0.2f, 0.3f, 0.5f};
+    char *png = scratch_png("tiny.png"), err[MHAVIZ_ERRLEN];
+    Renderer *r = open_renderer(1, 0);
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, 4, TOK4, "t", NULL, &l);
+    render_close(r);
+    Image im = load_png(png);
+    ck_assert_int_eq(marks_in_cell(&im, &l, 1, 0), 0);
+    ck_assert_int_eq(marks_in_cell(&im, &l, 3, 0), 0);
+    ck_assert_int_gt(marks_in_cell(&im, &l, 2, 0), 40);
+    ck_assert_int_gt(marks_in_cell(&im, &l, 3, 1), 40);
+    stbi_image_free(im.px);
+    free(png);
 }
 END_TEST
 
@@ -351,21 +381,23 @@ START_TEST(large_T_is_averaged_in_blocks)
     char *png = scratch_png("big.png"), err[MHAVIZ_ERRLEN];
     ck_assert_int_eq(render_heatmap(r, png, att, T, tok, 1, "head 0 of 1", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, T, tok, "head 0 of 1", &l);
-    ck_assert_int_eq(l.block, 2);
+    render_heatmap_layout(r, T, tok, "head 0 of 1", NULL, &l);
+    /* 2048 tokens in a map of at most 800 px: blocks of ceil(2048 / 800) = 3 */
+    ck_assert_int_eq(l.block, 3);
     ck_assert_int_gt(l.label_step, 1);
-    ck_assert_int_le(T / l.block * l.cell, 1600);
+    ck_assert_int_le((T + 2) / 3 * l.cell, 800);
+    ck_assert_int_le(l.height, 1080);
     Image im = load_png(png);
     ck_assert_int_eq(im.w, l.width);
     ck_assert_int_eq(im.h, l.height);
-    /* diagonal block (b, b) sees cells (2b,2b)=1, (2b+1,2b)=0, (2b+1,2b+1)=1:
-     * mean 2/3 -> viridis entry round(255 * 2/3) = 170; block below it: 0 */
-    const int k = (int)(2.0f / 3.0f * 255.0f + 0.5f);
-    for (int b = 0; b < T / 2; b += 97) {
+    /* diagonal block (b, b) sees its 6 cells on and below the diagonal, 3 of
+     * them 1: mean 1/2 -> viridis entry round(255 / 2) = 128; block below it: 0 */
+    const int k = 128;
+    for (int b = 0; b < T / 3; b += 97) {
         assert_rgb(pix(&im, l.map_x + b * l.cell, l.map_y + b * l.cell), cmap_viridis[k], "diagonal block");
-        if (b + 1 < T / 2)
+        if (b + 1 < T / 3)
             assert_rgb(pix(&im, l.map_x + b * l.cell, l.map_y + (b + 1) * l.cell), cmap_viridis[0], "zero block");
-        if (b + 1 < T / 2) {
+        if (b + 1 < T / 3) {
             const unsigned char *m = pix(&im, l.map_x + (b + 1) * l.cell, l.map_y + b * l.cell);
             ck_assert(same(m, MASK_BG) || same(m, MASK_HATCH));
         }
@@ -412,6 +444,17 @@ END_TEST
 
 static Renderer *open_cmap(const char *cmap, int annotate) { return open_with(cmap, annotate, 0); }
 
+/* Top-left pixel of panel p's map in an overview of n maps (render.h). */
+static void ov_origin(const RenderOverviewLayout *l, int n, int p, int *x, int *y)
+{
+    if (l->apart && p == n - 1) {
+        *x = l->wide_x, *y = l->wide_y;
+    } else {
+        *x = l->map_x + (p % l->cols) * l->dx;
+        *y = l->map_y + (p / l->cols) * l->dy;
+    }
+}
+
 /* Dark: what the frame (60, 60, 60) and the text ink are, unlike any page or mask colour. */
 static int dark(const unsigned char *p) { return p[0] + p[1] + p[2] < 3 * 100; }
 
@@ -427,8 +470,9 @@ static void assert_framed(const Image *im, int x, int y, int side, const char *w
 }
 
 /* Every colormap: the map has a dark frame, and weight 1 (the table's last
- * entry) is drawn in a colour unlike the white page: for gray, light grey
- * 224 (assets/make_colormaps.py), not white. */
+ * entry) is drawn in a colour unlike the white page. gray runs from white
+ * (0: no ink on paper) to black (1) (assets/make_colormaps.py): a zero
+ * weight is the page's white, and the masked cells are not. */
 START_TEST(maps_are_framed_and_their_top_is_not_white)
 {
     static const struct {
@@ -442,7 +486,7 @@ START_TEST(maps_are_framed_and_their_top_is_not_white)
         char *png = scratch_png("framed.png"), err[MHAVIZ_ERRLEN];
         ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
         RenderLayout l;
-        render_heatmap_layout(r, 4, TOK4, "t", &l);
+        render_heatmap_layout(r, 4, TOK4, "t", NULL, &l);
         Image im = load_png(png);
         ck_assert_int_ge(l.frame, 1);
         assert_framed(&im, l.map_x, l.map_y, 4 * l.cell, maps[k].name);
@@ -455,8 +499,20 @@ START_TEST(maps_are_framed_and_their_top_is_not_white)
         render_close(r);
         free(png);
     }
-    ck_assert_int_eq(cmap_gray[255][0], 224);
-    ck_assert_int_eq(cmap_gray[0][0], 0);
+    ck_assert_int_eq(cmap_gray[255][0], 0);
+    ck_assert_int_eq(cmap_gray[0][0], 255);
+    Renderer *r = open_cmap("gray", 0);
+    char *png = scratch_png("gray.png"), err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
+    RenderLayout l;
+    render_heatmap_layout(r, 4, TOK4, "t", NULL, &l);
+    Image im = load_png(png);
+    static const unsigned char white[3] = {255, 255, 255};
+    assert_rgb(cell_px(&im, &l, 2, 0), white, "gray: weight 0");
+    ck_assert(!same(cell_px(&im, &l, 0, 3), white)); /* masked */
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
 }
 END_TEST
 
@@ -478,8 +534,7 @@ static int marks_height(const Image *im, const RenderLayout *l, int i, int j)
     return top < 0 ? 0 : bottom - top + 1;
 }
 
-/* An 11-token map (the lesson's size): cells of 73 px (the map nearest
- * 800 px), the numbers as wide as 84 % of a cell allows: "1.00" is 1.91
+/* An 11-token map (the lesson's size): cells of 72 px (floor(800 / 11)), the numbers as wide as 84 % of a cell allows: "1.00" is 1.91
  * line heights wide in DejaVu Sans (digits 0.636 em, period 0.318 em, line
  * 1.164 em), so a 32 px line, digits 0.63 of it: about 20 px, more than a
  * quarter of the cell. Asserted: at least 18 px and 22 % of the cell (the
@@ -501,9 +556,9 @@ START_TEST(cell_numbers_are_large)
     char *png = scratch_png("numbers.png"), err[MHAVIZ_ERRLEN];
     ck_assert_int_eq(render_heatmap(r, png, att, T, tok, 1, "t", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, T, tok, "t", &l);
+    render_heatmap_layout(r, T, tok, "t", NULL, &l);
     Image im = load_png(png);
-    ck_assert_int_eq(l.cell, 73);
+    ck_assert_int_eq(l.cell, 72);
     /* "1.00" on yellow (dark text), "0.50" and "0.33" on purple-blue (light text) */
     const int cells[3][2] = {{0, 0}, {1, 0}, {2, 1}};
     for (int k = 0; k < 3; k++) {
@@ -518,15 +573,13 @@ START_TEST(cell_numbers_are_large)
 }
 END_TEST
 
-/* Map sizes for slides: whole-pixel cells, the map as near 800 px as they
- * allow and at most 1600 px. Up to T = 800 that is 534..1066 px: the
- * extremes are where c T and (c + 1) T lie about equally far from 800, i.e.
- * c T = 800 - T / 2; for c = 1, T = 533 (1066 px, one px nearer than 533)
- * and T = 534 (534 px). From 801 to 1600 one pixel per token; then
- * averaged blocks. */
+/* Map sizes for slides: whole-pixel cells, floor(800 / T) px, so the map
+ * is at most 800 px (T = 12: 66 px cells, a 792 px map; T = 401..800: one
+ * pixel a token); past T = 800 blocks are averaged into at most 800 px.
+ * Every figure fits a 1920 x 1080 slide. */
 START_TEST(maps_are_sized_for_slides)
 {
-    static const int Ts[] = {1, 2, 4, 11, 16, 60, 64, 100, 320, 333, 479, 480, 481, 512, 533, 534, 683, 799, 800,
+    static const int Ts[] = {1, 2, 4, 11, 16, 40, 41, 60, 64, 100, 320, 333, 400, 401, 512, 799, 800,
                              801, 1024, 1600, 1601, 2048};
     Renderer *r = open_renderer(-1, 0);
     char (*names)[16] = malloc(2048 * 16);
@@ -538,24 +591,48 @@ START_TEST(maps_are_sized_for_slides)
     for (size_t k = 0; k < sizeof Ts / sizeof Ts[0]; k++) {
         const int T = Ts[k];
         RenderLayout l;
-        ck_assert_int_eq(render_heatmap_layout(r, T, tok, "t", &l), MHAVIZ_OK);
+        ck_assert_int_eq(render_heatmap_layout(r, T, tok, "t", NULL, &l), MHAVIZ_OK);
         const int map = (T + l.block - 1) / l.block * l.cell;
         if (T <= 800)
-            ck_assert_msg(l.block == 1 && map >= 534 && map <= 1066, "T = %d: map %d px", T, map);
-        else if (T <= 1600)
-            ck_assert_msg(l.block == 1 && l.cell == 1, "T = %d: cell %d, block %d", T, l.cell, l.block);
+            ck_assert_msg(l.block == 1 && l.cell == 800 / T, "T = %d: cell %d, block %d", T, l.cell, l.block);
         else
-            ck_assert_msg(l.block > 1 && map <= 1600 && map >= 800, "T = %d: map %d px", T, map);
+            ck_assert_msg(l.block > 1 && l.cell == 1 && map <= 800 && map >= 400, "T = %d: map %d px", T, map);
+        ck_assert_msg(l.width <= 1920 && l.height <= 1080, "T = %d: %d x %d px", T, l.width, l.height);
     }
-    RenderLayout l512;
-    render_heatmap_layout(r, 512, tok, "t", &l512);
-    ck_assert_int_eq(l512.cell, 2); /* 1024 px: nearer 800 than 512 */
-    RenderLayout l12;
-    render_heatmap_layout(r, 12, tok, "t", &l12);
-    ck_assert_int_eq(l12.cell, 67); /* the class-size figure: an 804 px map */
-    ck_assert_int_le(l12.height, 1080); /* fits a full-HD slide at its own size */
     free(names);
     free(tok);
+    render_close(r);
+}
+END_TEST
+
+/* Where label thinning starts (the README says the same): every token has
+ * its own label while a cell is at least 1.1 x the 18 px label line
+ * (19.8 px), i.e. up to T = 40 (20 px cells); at T = 41 (19 px) every 2nd
+ * token. So also with a two-line subtitle and 30-character tokens (cut to
+ * fit), and the figure stays within a 1920 x 1080 slide. */
+START_TEST(label_thinning_starts_after_40_tokens)
+{
+    enum { MAX_T = 41 };
+    char words[MAX_T][40], longs[MAX_T][40], *w[MAX_T], *lg[MAX_T];
+    for (int t = 0; t < MAX_T; t++) {
+        snprintf(words[t], sizeof words[t], "word%d", t);
+        snprintf(longs[t], sizeof longs[t], "a_very_long_token_number_%05d", t);
+        w[t] = words[t];
+        lg[t] = longs[t];
+    }
+    const char *sub = "lesson 1: four heads built by hand, one pattern each \xc2\xb7 "
+                      "MHA: each head has its own keys and values \xc2\xb7 K/V mean-pooled from 4 heads, not retrained";
+    Renderer *r = open_renderer(-1, 0);
+    for (int T = 1; T <= MAX_T; T++) {
+        RenderLayout a, b;
+        ck_assert_int_eq(render_heatmap_layout(r, T, w, "head 0 of 4 \xc2\xb7 self \xc2\xb7 0.50 bits", NULL, &a),
+                         MHAVIZ_OK);
+        ck_assert_int_eq(render_heatmap_layout(r, T, lg, "head 0 of 4 \xc2\xb7 self \xc2\xb7 0.50 bits", sub, &b),
+                         MHAVIZ_OK);
+        ck_assert_int_eq(a.label_step, T <= 40 ? 1 : 2);
+        ck_assert_int_eq(b.label_step, T <= 40 ? 1 : 2);
+        ck_assert_msg(b.width <= 1920 && b.height <= 1080, "T = %d: %d x %d px", T, b.width, b.height);
+    }
     render_close(r);
 }
 END_TEST
@@ -575,9 +652,10 @@ static int ink_height(const Image *im, int x0, int x1, int y0, int y1)
     return top < 0 ? 0 : bottom - top + 1;
 }
 
-/* 60 tokens: labels stay readable (capitals >= 14 px) by labelling every
- * 2nd token (13 px per token: a 23 px label line needs two), and the last;
- * the subtitle says so. Tokens "T0".."T59": a capital T and digits. */
+/* 60 tokens: labels stay readable (a line of at least 18 px, capitals 0.63
+ * of it: at least 11 px) by labelling every 2nd token (13 px per token:
+ * an 18 px label line needs two), and the last; the note says so. Tokens
+ * "T0".."T59": a capital T and digits. */
 START_TEST(many_tokens_get_thinned_readable_labels)
 {
     enum { T = 60 };
@@ -592,13 +670,13 @@ START_TEST(many_tokens_get_thinned_readable_labels)
     char *png = scratch_png("sixty.png"), err[MHAVIZ_ERRLEN];
     ck_assert_int_eq(render_heatmap(r, png, att, T, tok, 1, "head 0 of 1", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, T, tok, "head 0 of 1", &l);
+    render_heatmap_layout(r, T, tok, "head 0 of 1", NULL, &l);
     Image im = load_png(png);
     ck_assert_int_eq(l.cell, 13);
     ck_assert_int_eq(l.label_step, 2);
     /* token 0's query label: one line centred on row 0, at least 14 px of capitals and digits */
     const int h = ink_height(&im, 0, l.map_x - l.frame - 2, l.map_y - l.cell, l.map_y + l.cell + l.cell / 2);
-    ck_assert_msg(h >= 14, "label of token 0 is %d px high", h);
+    ck_assert_msg(h >= 11, "label of token 0 is %d px high", h);
     /* token 1 (odd) has no label: nothing beside the middle of its row, away from label 0's line */
     const int y1 = l.map_y + l.cell + l.cell / 2;
     ck_assert_int_eq(ink(&im, l.map_x - 80, y1 + 4, l.map_x - l.frame - 2, y1 + 5), 0);
@@ -616,10 +694,11 @@ START_TEST(many_tokens_get_thinned_readable_labels)
 }
 END_TEST
 
-/* The overview of 5 maps of 11 tokens on 1920x1080: a 3x2 grid (the one
- * with the biggest maps: in 5x1 they would be at most 1920 / 5 px), every
- * map framed and inside the slide, the panels not overlapping, labels at
- * least H / 50 px, the "query" and "key" captions drawn. */
+/* The overview of 5 maps of 11 tokens on 1920x1080: the 4 heads in a 2x2
+ * grid (the one with the biggest maps), the wide head apart on the right
+ * behind a rule, every map framed and inside the slide, the panels not
+ * overlapping, labels at least H / 50 px, the "query" and "key" captions
+ * drawn, the wide head's own labels too. */
 START_TEST(overview_uses_the_slide)
 {
     static const struct {
@@ -647,12 +726,13 @@ START_TEST(overview_uses_the_slide)
         char *png = scratch_png("ov.png");
         ck_assert_int_eq(render_overview(r, png, maps, N, T, tok, 1, "5 maps", titles, err, sizeof err), MHAVIZ_OK);
         RenderOverviewLayout l;
-        ck_assert_int_eq(render_overview_layout(r, N, T, tok, 1, &l), MHAVIZ_OK);
+        ck_assert_int_eq(render_overview_layout(r, N, T, tok, 1, NULL, &l), MHAVIZ_OK);
         Image im = load_png(png);
         ck_assert_int_eq(im.w, sizes[k].w);
         ck_assert_int_eq(im.h, sizes[k].h);
-        ck_assert_int_eq(l.cols, 3);
+        ck_assert_int_eq(l.cols, 2);
         ck_assert_int_eq(l.rows, 2);
+        ck_assert_int_eq(l.apart, 1);
         ck_assert_msg(l.side >= sizes[k].min_side, "%dx%d: maps of %d px", im.w, im.h, l.side);
         ck_assert_int_eq(l.side, T * l.cell);
         ck_assert_int_ge(l.dx, l.side);
@@ -660,7 +740,8 @@ START_TEST(overview_uses_the_slide)
         ck_assert_int_eq(l.label_step, 1);
         ck_assert_msg(l.label_px >= (float)im.h / 50.0f, "labels at %.1f px", (double)l.label_px);
         for (int p = 0; p < N; p++) {
-            const int x = l.map_x + (p % l.cols) * l.dx, y = l.map_y + (p / l.cols) * l.dy;
+            int x, y;
+            ov_origin(&l, N, p, &x, &y);
             ck_assert(x - l.frame >= 0 && y - l.frame >= 0 && x + l.side + l.frame <= im.w &&
                       y + l.side + l.frame <= im.h);
             assert_framed(&im, x, y, l.side, titles[p]);
@@ -674,6 +755,18 @@ START_TEST(overview_uses_the_slide)
         }
         const int yb = l.map_y + (l.rows - 1) * l.dy + l.side + l.frame + 2;
         ck_assert_msg(ink(&im, 0, yb, l.map_x - l.cell, yb + (int)(1.6f * l.label_px)) > 30, "no key caption");
+        /* the wide head: right of the grid with room between, a rule in that
+         * room, its own query labels and key labels */
+        const int grid_right = l.map_x + (l.cols - 1) * l.dx + l.side;
+        ck_assert_int_gt(l.wide_x - grid_right, 2 * l.dx - 2 * l.side);
+        int rule = 0;
+        for (int x = grid_right + l.frame + 2; x < l.wide_x - l.side / 4 && !rule; x++)
+            rule = dark(pix(&im, x, l.map_y + l.side / 2)) && dark(pix(&im, x, l.map_y + l.dy + l.side / 2));
+        ck_assert_msg(rule, "no rule between the heads and the wide head");
+        ck_assert_msg(ink(&im, l.wide_x - l.side / 3, l.wide_y, l.wide_x - l.frame - 2, l.wide_y + l.side) > 30,
+                      "no query labels for the wide head");
+        ck_assert_msg(ink(&im, l.wide_x, l.wide_y + l.side + l.frame + 2, l.wide_x + l.side,
+                          l.wide_y + l.side + l.side / 3) > 30, "no key labels for the wide head");
         stbi_image_free(im.px);
         render_close(r);
         free(png);
@@ -711,13 +804,14 @@ START_TEST(overview_panels_are_filled_past_one_pixel_per_token)
     char *png = scratch_png("even.png");
     ck_assert_int_eq(render_overview(r, png, maps, 6, T, tok, 1, "t", titles, err, sizeof err), MHAVIZ_OK);
     RenderOverviewLayout l;
-    render_overview_layout(r, 6, T, tok, 1, &l);
+    render_overview_layout(r, 6, T, tok, 1, NULL, &l);
     Image im = load_png(png);
     ck_assert_int_lt(l.side, T);
     ck_assert_int_gt(l.side, T / 2);
     ck_assert_int_eq(l.block, 2);
     for (int p = 0; p < 6; p++) {
-        const int x = l.map_x + (p % l.cols) * l.dx, y = l.map_y + (p / l.cols) * l.dy;
+        int x, y;
+        ov_origin(&l, 6, p, &x, &y);
         assert_framed(&im, x, y, l.side, titles[p]);
         for (int b = 0; b < l.side; b += 7) {
             assert_rgb(pix(&im, x + b, y + b), cmap_viridis[128], "diagonal block");
@@ -733,6 +827,85 @@ START_TEST(overview_panels_are_filled_past_one_pixel_per_token)
     free(att);
     free(names);
     free(tok);
+    free(png);
+}
+END_TEST
+
+/* sharpness.png for two heads and the wide head, T = 4, causal, on the
+ * default 1920 x 1080 slide. Each row's normalised entropy (measures.h):
+ *   head 0, all on one key:          -, 0, 0, 0
+ *   head 1, spread evenly:           -, 1, 1, 1
+ *   wide: (1), (.5 .5), (1 0 0), (.5 .25 .25 0):  -, 1, 0, 0.75
+ * Row 0 sees one key: no value, so nothing is drawn above token 0 (a gap,
+ * not a point at 0). Colours: head 0 Tableau blue (31, 119, 180), head 1
+ * orange (255, 127, 14), the wide head ink (25, 25, 25) and bold. */
+START_TEST(sharpness_lines_per_head)
+{
+    enum { T = 4 };
+    const float one[T * T] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const float even[T * T] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1.0f / 3, 1.0f / 3, 1.0f / 3, 0,
+                               0.25f, 0.25f, 0.25f, 0.25f};
+    const float wide[T * T] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 0.5f, 0.25f, 0.25f, 0};
+    const float *maps[3] = {one, even, wide};
+    char *legend[3] = {"head 0 \xc2\xb7 first-token", "head 1 \xc2\xb7 diffuse", "wide head \xc2\xb7 mixed"};
+    Renderer *r = open_renderer(-1, 0);
+    char *png = scratch_png("sharpness.png"), err[MHAVIZ_ERRLEN];
+    const RenderJob job = {.kind = RENDER_SHARPNESS, .path = png, .title = "sharpness", .maps = maps,
+                           .n_maps = 3, .panel_titles = legend, .subtitle = "lesson"};
+    ck_assert_int_eq(render_jobs(r, &job, 1, T, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    RenderSharpnessLayout l;
+    ck_assert_int_eq(render_sharpness_layout(r, 3, T, TOK4, legend, "lesson", &l), MHAVIZ_OK);
+    Image im = load_png(png);
+    ck_assert_int_eq(im.w, 1920);
+    ck_assert_int_eq(im.h, 1080);
+    static const unsigned char blue[3] = {31, 119, 180}, orange[3] = {255, 127, 14}, ink3[3] = {25, 25, 25};
+    const int bottom = l.plot_y + l.plot_h;
+    int x[T];
+    for (int i = 0; i < T; i++)
+        x[i] = l.plot_x + (int)(((float)i + 0.5f) * l.pitch);
+    /* token 0: a gap in every line, from the top of the plot to just above its axis */
+    for (int y = l.plot_y - 10; y < bottom - 3; y++) {
+        const unsigned char *p = pix(&im, x[0], y);
+        ck_assert_msg(!same(p, blue) && !same(p, orange) && !dark(p), "a point above token 0 at y = %d", y);
+    }
+    /* head 0 at 0, head 1 at 1 (drawn over the wide head's line) */
+    assert_rgb(pix(&im, x[2], bottom - 2), blue, "head 0 at token 2");
+    assert_rgb(pix(&im, x[3], l.plot_y), orange, "head 1 at token 3");
+    /* the wide head at 0.75 for token 3, in ink */
+    assert_rgb(pix(&im, x[3], bottom - (int)lroundf(0.75f * (float)l.plot_h)), ink3, "the wide head at token 3");
+    /* bold: halfway from token 1 (1) to token 2 (0) its line is at 0.5, and
+     * at least wide_px thick there; the heads' lines are thinner */
+    ck_assert_float_gt(l.wide_px, 2.0f * l.head_px);
+    const int xm = (x[1] + x[2]) / 2, ym = bottom - l.plot_h / 2;
+    int run = 0;
+    for (int y = ym - 40; y < ym + 40; y++)
+        run += dark(pix(&im, xm, y));
+    ck_assert_int_ge(run, (int)l.wide_px);
+    ck_assert_int_eq(l.label_step, 1);
+    stbi_image_free(im.px);
+    render_close(r);
+    free(png);
+}
+END_TEST
+
+/* T = 1: no row has a value; the picture says so instead of drawing a line. */
+START_TEST(sharpness_without_values)
+{
+    const float one[1] = {1};
+    const float *maps[2] = {one, one};
+    char *tok[1] = {"alone"};
+    Renderer *r = open_renderer(-1, 0);
+    char *png = scratch_png("sharp1.png"), err[MHAVIZ_ERRLEN];
+    const RenderJob job = {.kind = RENDER_SHARPNESS, .path = png, .title = "t", .maps = maps, .n_maps = 2};
+    ck_assert_int_eq(render_jobs(r, &job, 1, 1, tok, 1, err, sizeof err), MHAVIZ_OK);
+    RenderSharpnessLayout l;
+    render_sharpness_layout(r, 2, 1, tok, NULL, NULL, &l);
+    Image im = load_png(png);
+    /* the sentence in the middle of the plot */
+    ck_assert_int_gt(ink(&im, l.plot_x, l.plot_y + l.plot_h / 2 - 20, l.plot_x + l.plot_w, l.plot_y + l.plot_h / 2 + 20),
+                     200);
+    stbi_image_free(im.px);
+    render_close(r);
     free(png);
 }
 END_TEST
@@ -774,11 +947,11 @@ START_TEST(a_picture_drawn_after_others_is_the_same_bytes)
 #ifdef _OPENMP
     omp_set_num_threads(1);
 #endif
-    RenderJob alone = {RENDER_WEIGHTS, first, "head 0 of 1", att, NULL, 0, NULL};
+    RenderJob alone = {RENDER_WEIGHTS, first, "head 0 of 1", att, NULL, 0, NULL, NULL};
     ck_assert_int_eq(render_jobs(r, &alone, 1, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     RenderJob after[2] = {
-        {RENDER_OVERVIEW, ov, "o", NULL, maps, 2, titles},
-        {RENDER_WEIGHTS, again, "head 0 of 1", att, NULL, 0, NULL},
+        {RENDER_OVERVIEW, ov, "o", NULL, maps, 2, titles, NULL},
+        {RENDER_WEIGHTS, again, "head 0 of 1", att, NULL, 0, NULL, NULL},
     };
     ck_assert_int_eq(render_jobs(r, after, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     assert_same_file(first, again);
@@ -817,7 +990,7 @@ START_TEST(progress_comes_from_the_calling_thread_and_ends_at_one)
         char name[16];
         snprintf(name, sizeof name, "p%d.png", k);
         p[k] = scratch_png(name);
-        jobs[k] = (RenderJob){RENDER_WEIGHTS, p[k], "w", att, NULL, 0, NULL};
+        jobs[k] = (RenderJob){RENDER_WEIGHTS, p[k], "w", att, NULL, 0, NULL, NULL};
     }
     char err[MHAVIZ_ERRLEN];
     for (int threads = 1; threads <= 3; threads += 2) {
@@ -862,9 +1035,9 @@ START_TEST(bytes_do_not_depend_on_threads)
         for (int k = 0; k < 3; k++)
             p[run][k] = scratch_png(names[run][k]);
         RenderJob jobs[3] = {
-            {RENDER_OVERVIEW, p[run][0], "o", NULL, maps, 2, titles},
-            {RENDER_WEIGHTS, p[run][1], "w", att, NULL, 0, NULL},
-            {RENDER_DIVERGING, p[run][2], "d", att, NULL, 0, NULL},
+            {RENDER_OVERVIEW, p[run][0], "o", NULL, maps, 2, titles, NULL},
+            {RENDER_WEIGHTS, p[run][1], "w", att, NULL, 0, NULL, NULL},
+            {RENDER_SCORES, p[run][2], "d", att, NULL, 0, NULL, NULL},
         };
         ck_assert_int_eq(render_jobs(r, jobs, 3, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     }
@@ -887,8 +1060,8 @@ START_TEST(unwritable_png_is_an_io_error)
     ck_assert_int_eq(render_heatmap(r, path, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, path) != NULL, "message does not name the file: %s", err);
     /* render_jobs reports the first failed job in list order */
-    RenderJob jobs[2] = {{RENDER_WEIGHTS, "/nonexistent-a/x.png", "t", att, NULL, 0, NULL},
-                         {RENDER_WEIGHTS, "/nonexistent-b/y.png", "t", att, NULL, 0, NULL}};
+    RenderJob jobs[2] = {{RENDER_WEIGHTS, "/nonexistent-a/x.png", "t", att, NULL, 0, NULL, NULL},
+                         {RENDER_WEIGHTS, "/nonexistent-b/y.png", "t", att, NULL, 0, NULL, NULL}};
     ck_assert_int_eq(render_jobs(r, jobs, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, "/nonexistent-a/x.png") != NULL, "%s", err);
     render_close(r);
@@ -944,7 +1117,7 @@ START_TEST(odd_tokens_render_visibly)
     char *png = scratch_png("odd.png"), err[MHAVIZ_ERRLEN];
     ck_assert_int_eq(render_heatmap(r, png, att, 4, tok, 1, "t", err, sizeof err), MHAVIZ_OK);
     RenderLayout l;
-    render_heatmap_layout(r, 4, tok, "t", &l);
+    render_heatmap_layout(r, 4, tok, "t", NULL, &l);
     Image im = load_png(png);
     for (int t = 0; t < 4; t++) {
         const int y0 = l.map_y + t * l.cell;
@@ -985,7 +1158,7 @@ START_TEST(random_byte_tokens_render)
         char *png = scratch_png("random.png"), err[MHAVIZ_ERRLEN];
         ck_assert_int_eq(render_heatmap(r, png, att, T, tok, 1, "random", err, sizeof err), MHAVIZ_OK);
         RenderLayout l;
-        render_heatmap_layout(r, T, tok, "random", &l);
+        render_heatmap_layout(r, T, tok, "random", NULL, &l);
         Image im = load_png(png);
         ck_assert_int_eq(im.w, l.width);
         for (int t = 0; t < T; t++) {
@@ -1011,8 +1184,8 @@ START_TEST(cli_writes_all_pictures)
              bin, out);
     int st = system(cmd);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mhaviz failed: %s", cmd);
-    const char *files[] = {"overview.png", "head_00.png", "head_01.png", "single_head.png", "difference.png",
-                           "head_00_scores.png", "head_01_scores.png"};
+    const char *files[] = {"overview.png", "head_00.png", "head_01.png", "single_head.png", "sharpness.png",
+                           "head_00_scores.png", "head_01_scores.png", "single_head_scores.png"};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", out, files[k]);
@@ -1053,6 +1226,49 @@ START_TEST(cli_writes_all_pictures)
     struct stat sb;
     ck_assert(stat(y, &sb) != 0);
     free(out);
+}
+END_TEST
+
+/* The line under the overview's title: the input's "title", and after
+ * --kv-heads the pooling note. Lesson 1 with its title, the same without
+ * it, and that again pooled with --kv-heads 2: the panels sit where the
+ * layout with a one-line subtitle puts them, or without one, and the band
+ * between the title and the panels holds the subtitle's ink. */
+START_TEST(cli_subtitle_says_title_and_pooling)
+{
+    const char *bin = getenv("MHAVIZ_BIN");
+    if (!bin)
+        bin = "./mhaviz";
+    char *tok[11] = {"Mary", "gave", "the", "book", "to", "John", "because", "John", "had", "helped", "Mary"};
+    Renderer *r = open_renderer(-1, 0);
+    RenderOverviewLayout with, without;
+    ck_assert_int_eq(render_overview_layout(r, 5, 11, tok, 1, "a line", &with), MHAVIZ_OK);
+    ck_assert_int_eq(render_overview_layout(r, 5, 11, tok, 1, NULL, &without), MHAVIZ_OK);
+    render_close(r);
+    ck_assert_int_gt(with.map_y, without.map_y);
+    char *untitled = scratch_png("untitled.json"), *o[3] = {scratch_png("t"), scratch_png("u"), scratch_png("p")};
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "grep -v '^  \"title\": ' samples/lesson1.json > %s", untitled);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *runs[3][2] = {{"", "samples/lesson1.json"}, {"", untitled}, {"--kv-heads 2", untitled}};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "%s -q %s -o %s %s 2>/dev/null", bin, runs[k][0], o[k], runs[k][1]);
+        const int st = system(cmd);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mhaviz failed: %s", cmd);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/overview.png", o[k]);
+        Image im = load_png(path);
+        const RenderOverviewLayout *l = k == 1 ? &without : &with;
+        assert_framed(&im, l->map_x, l->map_y, l->side, runs[k][1]);
+        /* the subtitle: under the title (18 + 48 px at 1080), above the panels' title line (dy - dx:
+         * dy = title line + side + gap, dx = side + gap) */
+        if (k != 1)
+            ck_assert_int_gt(ink(&im, 0, 18 + 50, im.w, with.map_y - (with.dy - with.dx)), 200);
+        stbi_image_free(im.px);
+    }
+    for (int k = 0; k < 3; k++)
+        free(o[k]);
+    free(untitled);
 }
 END_TEST
 
@@ -1112,8 +1328,11 @@ Suite *render_suite(void)
     tcase_add_test(tc, not_causal_has_no_mask);
     tcase_add_test(tc, labels_title_and_bar_have_ink);
     tcase_add_test(tc, annotated_cells_show_their_digits);
-    tcase_add_test(tc, diverging_map_is_symmetric_around_white);
-    tcase_add_test(tc, difference_is_single_minus_mean);
+    tcase_add_test(tc, scores_map_rows_less_their_maximum);
+    tcase_add_test(tc, tiny_weights_print_nothing);
+    tcase_add_test(tc, sharpness_lines_per_head);
+    tcase_add_test(tc, sharpness_without_values);
+    tcase_add_test(tc, cli_subtitle_says_title_and_pooling);
     tcase_add_test(tc, large_T_is_averaged_in_blocks);
     tcase_add_test(tc, overview_has_the_asked_size);
     tcase_add_test(tc, bytes_do_not_depend_on_threads);
@@ -1128,6 +1347,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, maps_are_framed_and_their_top_is_not_white);
     tcase_add_test(tc, cell_numbers_are_large);
     tcase_add_test(tc, maps_are_sized_for_slides);
+    tcase_add_test(tc, label_thinning_starts_after_40_tokens);
     tcase_add_test(tc, many_tokens_get_thinned_readable_labels);
     tcase_add_test(tc, overview_uses_the_slide);
     tcase_add_test(tc, overview_panels_are_filled_past_one_pixel_per_token);

@@ -96,7 +96,7 @@ static void fixture_build_scores(Fixture *f, char **tokens, int T, int d, int n_
     ck_assert_int_eq(mha_state_build(&f->multi, c, scores), MHAVIZ_OK);
     mha_forward(c, &f->in.w, f->in.x, &f->multi);
     MhaConfig wide = mha_single_head_config(c);
-    ck_assert_int_eq(mha_state_build(&f->single, &wide, 0), MHAVIZ_OK);
+    ck_assert_int_eq(mha_state_build(&f->single, &wide, scores), MHAVIZ_OK);
     mha_forward(&wide, &f->in.single, f->in.x, &f->single);
     strcpy(f->dir, "/tmp/mhaviz-report-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(f->dir));
@@ -790,7 +790,9 @@ START_TEST(json_bytes_do_not_depend_on_the_thread_count)
 }
 END_TEST
 
-/* With --steps the heads' scores are in report.json too, beside each map. */
+/* With --steps the scores are in report.json too, beside each map: each
+ * head's and the wide head's, as the forward passes computed them (not
+ * less the row's maximum, as the pictures show them). */
 START_TEST(json_has_scores_with_steps)
 {
     char *tokens[] = {"a", "b", "c", "d", "e"};
@@ -811,13 +813,15 @@ START_TEST(json_has_scores_with_steps)
         h++;
     }
     ck_assert_int_eq(h, 2);
+    check_matrix(f.dir, get(get(j, "single_head"), "scores"), f.single.scores, T, T, "single_head_scores.npy",
+                 "single_head.scores");
     cJSON_Delete(j);
     fixture_free(&f);
 }
 END_TEST
 
-/* The stated size: report_matrix_numbers counts n_heads maps (twice with
- * the scores), the wide head's map and two (T, d_model) outputs; past
+/* The stated size: report_matrix_numbers counts n_heads maps and the wide
+ * head's (twice with the scores) and two (T, d_model) outputs; past
  * REPORT_INLINE_MAX_NUMBERS (2^20 = 1 048 576) the matrices go to .npy
  * files without --npy. T = 450, d 16, 4 heads: 5 x 450^2 + 2 x 450 x 16 =
  * 1 026 900, inline; T = 460: 5 x 460^2 + 2 x 460 x 16 = 1 072 720, .npy. */
@@ -825,7 +829,7 @@ START_TEST(npy_past_the_stated_size)
 {
     const MhaConfig gpt2 = {.T = 512, .d_model = 768, .n_heads = 12, .n_kv_heads = 12, .head_dim = 64};
     ck_assert_uint_eq(report_matrix_numbers(&gpt2, 0), 13 * 512 * 512 + 2 * 512 * 768);
-    ck_assert_uint_eq(report_matrix_numbers(&gpt2, 1), 25 * 512 * 512 + 2 * 512 * 768);
+    ck_assert_uint_eq(report_matrix_numbers(&gpt2, 1), 26 * 512 * 512 + 2 * 512 * 768);
     const int Ts[2] = {450, 460};
     for (int k = 0; k < 2; k++) {
         const int T = Ts[k];

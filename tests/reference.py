@@ -36,12 +36,12 @@ CASES = {
     "noncausal": (6, 12, 3, 3, False, True, 4),
     "t1":        (1, 8, 2, 2, True, True, 5),
     "one_head":  (5, 8, 1, 1, True, True, 6),
-    # Sizes that are not multiples of any vector or block width, long enough
-    # for the fast kernels' blocks and tails and for several threads.
+    # Sizes that are not multiples of any vector or block width, so that the
+    # vectorised loops' tails and matmul's narrower last column block run.
     "ragged":    (37, 60, 5, 5, True, True, 7),
     "wide":      (70, 96, 6, 3, True, True, 8),
-    # Big enough (over 2^22 multiply-adds per loop) that the kernels use
-    # their threads: the thread-count test needs it.
+    # Big enough (over 2^22 multiply-adds per loop) that src/mha.c's loops
+    # use their threads: the thread-count test needs it.
     "threads":   (130, 192, 12, 4, True, True, 9),
 }
 

@@ -4,13 +4,15 @@
  * any length. The bytes after the first two are split at '\n' into up to T
  * tokens (missing ones are empty) and the title; the maps are deterministic
  * values from the bytes. The first two bytes choose T (1..24), the mask and
- * the picture kind (heatmap, diverging map, overview of two maps). Pictures
+ * the picture kind (heatmap, score map, overview of two maps, sharpness of
+ * the two). Pictures
  * go to /dev/null: the harness checks that drawing works and stays within
  * its memory, not the pixels (tests/check_render.c does that).
  * Built by `make fuzz FUZZ_TARGET=render`. */
 #include "render.h"
 #include "status.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         atexit(close_renderer);
     }
-    const int T = data[0] % MAX_T + 1, causal = data[1] & 1, kind = (data[1] >> 1) % 3;
+    const int T = data[0] % MAX_T + 1, causal = data[1] & 1, kind = (data[1] >> 1) % 4;
 
     /* Tokens and the title: NUL-terminated copies of the '\n'-separated pieces. */
     char *text = malloc(size - 2 + 1);
@@ -74,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         title = p;
 
     /* Two maps: rows that sum to 1 over the visible cells (softmax-like),
-     * and signed differences. */
+     * and the uniform map; a's logarithms serve as scores. */
     float a[MAX_T * MAX_T], b[MAX_T * MAX_T], d[MAX_T * MAX_T];
     uint32_t s = 2463534242u ^ (uint32_t)size ^ ((uint32_t)data[0] << 8);
     for (int i = 0; i < T; i++) {
@@ -89,18 +91,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             b[i * T + j] = j < vis ? 1.0f / (float)vis : 0.0f;
         }
     }
-    render_difference(d, a, 1, b, T);
+    for (int ij = 0; ij < T * T; ij++)
+        d[ij] = a[ij] > 0.0f ? logf(a[ij]) : 0.0f;
 
     int rc;
     if (kind == 0) {
         rc = render_heatmap(renderer, "/dev/null", a, T, tokens, causal, title, err, sizeof err);
     } else if (kind == 1) {
-        rc = render_diverging(renderer, "/dev/null", d, T, tokens, causal, title, err, sizeof err);
+        rc = render_scores(renderer, "/dev/null", d, T, tokens, causal, title, err, sizeof err);
     } else {
         const float *maps[2] = {a, b};
         char *panels[2] = {title, tokens[0]};
-        rc = render_overview(renderer, "/dev/null", maps, 2, T, tokens, causal, title, panels,
-                             err, sizeof err);
+        const RenderJob job = {.kind = kind == 2 ? RENDER_OVERVIEW : RENDER_SHARPNESS, .path = "/dev/null",
+                               .title = title, .maps = maps, .n_maps = 2, .panel_titles = panels,
+                               .subtitle = tokens[0]};
+        rc = render_jobs(renderer, &job, 1, T, tokens, causal, err, sizeof err);
     }
     if (rc != MHAVIZ_OK) {
         fprintf(stderr, "fuzz_render: %s\n", err);

@@ -364,14 +364,32 @@ static int entry_inside(const char *entry)
     return 1;
 }
 
+/* Add folder where (taken over; NULL when out of memory) to the list kept,
+ * "a" or "a and b": a commit that tried again may have discarded more than
+ * one earlier output. */
+static void add_kept(char **kept, char *where)
+{
+    if (!where || !*kept) {
+        *kept = *kept ? *kept : where;
+        return;
+    }
+    size_t n = strlen(*kept) + strlen(where) + sizeof " and ";
+    char *both = malloc(n);
+    if (both) {
+        snprintf(both, n, "%s and %s", *kept, where);
+        free(*kept);
+        *kept = both;
+    }
+    free(where);
+}
+
 /* Remove the earlier output folder old (moved out of the target's place):
  * only what its marker lists, the marker, then the folder. Anything else in
  * it was saved there by someone after the check: the folder is then kept
- * beside the target as "<target>.kept-XXXXXX" and kept says where (its
+ * beside the target as "<target>.kept-XXXXXX" and added to kept (its
  * caller frees it); nothing in it is lost. */
 static void discard_old(const char *old, const char *target, char **kept)
 {
-    *kept = NULL;
     MarkerList m;
     if (marker_read(old, &m) == 0) {
         for (size_t i = m.n; i-- > 0;) { /* sorted: "kv4/x.png" before "kv4/" in this order */
@@ -396,14 +414,14 @@ static void discard_old(const char *old, const char *target, char **kept)
     if (aside) {
         snprintf(aside, n, "%s.kept-XXXXXX", target);
         if (mkdtemp(aside) && rename(old, aside) == 0) {
-            *kept = aside;
+            add_kept(kept, aside);
             return;
         }
         rmdir(aside);
         free(aside);
     }
     /* It cannot even be moved: leave it where it is, under its hidden name. */
-    *kept = strdup(old);
+    add_kept(kept, strdup(old));
 }
 
 /* One attempt to swap the finished folder into place. Returns 0 on
@@ -441,13 +459,19 @@ static int swap_into_place(OutDir *o, char **kept, char *err, size_t errlen)
     }
     int moved_old = rename(o->target, trash) == 0; /* fails with ENOENT when there is none */
     int e = (!moved_old && errno != ENOENT) ? errno : 0;
-    if (e == 0 && rename(o->tmp, o->target) != 0) {
+    if (e == 0 && rename(o->tmp, o->target) != 0)
         e = errno;
-        if (moved_old)
-            rename(trash, o->target); /* put the earlier output back */
-    }
-    if (e == 0 && moved_old)
+    /* ENOTEMPTY or EEXIST: another run placed its folder between our two
+     * renames. That run replaced the earlier output, which is discarded as
+     * that run would have (what its marker does not list is kept), and we
+     * try again. It is not put back even when the place is free again: a
+     * folder that left the target never returns, so a check that finds the
+     * same folder there before and after its look has seen that folder. */
+    if (moved_old && (e == 0 || e == ENOTEMPTY || e == EEXIST))
         discard_old(trash, o->target, kept);
+    else if (moved_old && rename(trash, o->target) != 0) /* put the earlier output back */
+        snprintf(err, errlen, "%s: cannot move the outputs into place: %s; the earlier output is in %s",
+                 o->target, strerror(e), trash);
     else
         rmdir(trash); /* empty: the earlier output went back, or there was none */
     free(trash);
@@ -470,17 +494,18 @@ int outdir_commit(OutDir *o, char *err, size_t errlen)
         if (e == 0 || err[0] || (e != ENOTEMPTY && e != EEXIST))
             break;
     }
+    if (e != 0 && !err[0])
+        snprintf(err, errlen, "%s: cannot move the outputs into place: %s", o->target, strerror(e));
+    if (kept) { /* after the error, if any: an attempt before it discarded an earlier output */
+        size_t used = strlen(err);
+        snprintf(err + used, errlen - used, "%s%s: files saved into the earlier output while mhaviz ran are kept in %s",
+                 used ? "; " : "", o->target, kept);
+    }
+    free(kept);
     if (e != 0) {
-        if (!err[0])
-            snprintf(err, errlen, "%s: cannot move the outputs into place: %s",
-                     o->target, strerror(e));
         outdir_abort(o);
         return MHAVIZ_EIO;
     }
-    if (kept)
-        snprintf(err, errlen, "%s: files saved into the earlier output while mhaviz ran are kept in %s",
-                 o->target, kept);
-    free(kept);
     outdir_clear(o);
     return MHAVIZ_OK;
 }

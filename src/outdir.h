@@ -33,7 +33,8 @@ char *outdir_path(const OutDir *o, const char *name);
 /* List what the temporary folder holds in its marker and move it into
  * place, replacing an earlier mhaviz output folder (checked again first).
  * Returns MHAVIZ_OK or MHAVIZ_EIO; on failure the temporary folder is
- * removed and the earlier output is left as it was. Frees *o either way.
+ * removed and the earlier output is left as it was, unless another run's
+ * folder took its place meanwhile. Frees *o either way.
  * On success err is "" or, when files appeared in the earlier output after
  * the check, a note saying where they are kept (beside the target, as
  * "<target>.kept-XXXXXX"): print it as a warning. */

@@ -192,6 +192,7 @@ def export(model, vocab, out_dir, text, name, loss):
                    f"in_proj and out_proj as PyTorch stores them (W@x). x: {what}.")
         layer_json = {
             "comment": comment,
+            "title": f"trained here: layer {layer} of a tiny 2-layer model, not designed",
             "tokens": tokens, "d_model": E, "n_heads": attn.num_heads, "causal": True,
             "weight_layout": "W@x",
             "x": save(out_dir, f"{name}_{p}_x", x[0].numpy()),   # (T, E)

@@ -860,11 +860,13 @@ static void write_txt(FILE *f, const ReportData *d, const Summary *s)
     txt_pattern_row(f, "wide", &s->wide);
     fputs("prev, self, next: the token before, itself, the token after.  dup: earlier copies of its\n"
           "token.  ind: the token after an earlier copy (induction).  first, last: token 0, token T-1.\n"
-          "fixed: the one key most rows look at, named below.  rows: rows where each could show.\n"
+          "fixed: the one key most rows look at, named below.  rows: rows where each could show\n"
+          "(for fixed, each map's own key: not one count for all).\n"
           "Each cell counts for one pattern, the first of this list that names it; a row with one\n"
           "visible key counts for none.\n"
-          "A role needs a share of at least 0.50 and at least half of the row in 2 rows or more and\n"
-          "in a quarter of the rows where it could.  - : no row where it could.\n",
+          "A role needs a share of at least 0.50 and twice what spreading evenly would give, and at\n"
+          "least half of the row in 2 rows or more and in a quarter of the rows where it could.\n"
+          "- : no row where it could.\n",
           f);
 
     fputs("\nIn words\n", f);

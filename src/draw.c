@@ -696,3 +696,12 @@ int draw_luma(DrawRgb col)
 {
     return (2126 * col.r + 7152 * col.g + 722 * col.b) / 10000;
 }
+
+DrawRgb draw_colour(int k)
+{
+    static const DrawRgb colours[DRAW_N_COLOURS] = {
+        {0, 114, 178}, {230, 159, 0}, {0, 158, 115}, {213, 94, 0},
+        {204, 121, 167}, {86, 180, 233}, {170, 150, 20}, {110, 110, 110},
+    };
+    return colours[k % DRAW_N_COLOURS];
+}

@@ -145,4 +145,11 @@ DrawRgb draw_cmap_at(DrawCmap map, float t);
  * of luma above about 140 reads best in DRAW_INK, below it in white. */
 int draw_luma(DrawRgb col);
 
+/* Colour k of the palette for things told apart by colour (one per head),
+ * cycled past DRAW_N_COLOURS: Okabe and Ito's colour-blind safe set, its
+ * yellow darkened to show on white. Every picture that colours heads takes
+ * them from here, so head 0 has one colour on every slide of a run. */
+#define DRAW_N_COLOURS 8
+DrawRgb draw_colour(int k);
+
 #endif

@@ -30,18 +30,11 @@
 #define WIDE_ROWS 3    /* the wide head's row is this many head rows tall */
 #define WIDE_GAP 44    /* between the heads' rows and the wide head's: a rule and the legend */
 
-/* One colour per head, cycled beyond eight: Okabe and Ito's colour-blind
- * safe set, its yellow darkened to show on white. */
-static const DrawRgb HEAD_COLOURS[] = {
-    {0, 114, 178}, {230, 159, 0}, {0, 158, 115}, {213, 94, 0},
-    {204, 121, 167}, {86, 180, 233}, {170, 150, 20}, {110, 110, 110},
-};
-#define N_COLOURS ((int)(sizeof HEAD_COLOURS / sizeof HEAD_COLOURS[0]))
 static const DrawRgb WIDE_COLOUR = {40, 40, 40};
 static const DrawRgb RULE = {200, 200, 200}; /* zero lines, baselines */
 static const DrawRgb MUTED = {90, 90, 90};   /* axis numbers */
 
-static DrawRgb head_colour(int h) { return HEAD_COLOURS[h % N_COLOURS]; }
+static DrawRgb head_colour(int h) { return draw_colour(h); }
 
 /* Where the key labels go, shared by both charts. */
 typedef struct {

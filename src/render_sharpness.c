@@ -15,12 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The heads' colours: Tableau 10, a categorical palette whose colours stay
- * apart on a projector; the wide head is drawn in ink, bold. */
-static const DrawRgb HEAD_COLOURS[RENDER_SHARPNESS_COLOURS] = {
-    {31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {214, 39, 40}, {148, 103, 189},
-    {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207},
-};
+/* The heads' colours are draw_colour's, as on the pull slide; the wide
+ * head is drawn in ink, bold. */
 static const DrawRgb MANY_HEADS = {160, 160, 160}; /* every head, past RENDER_SHARPNESS_COLOURS */
 static const DrawRgb GRID = {222, 222, 222};        /* the lines at 0, 0.25, ..., 1 */
 
@@ -209,7 +205,7 @@ int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int h, con
     for (int k = 0; k < n_maps; k++) {
         const int p = (k + n_maps - 1) % n_maps; /* n_maps - 1, then 0, 1, ... */
         const int wide = p == n_maps - 1;
-        const DrawRgb col = wide ? DRAW_INK : coloured ? HEAD_COLOURS[p] : MANY_HEADS;
+        const DrawRgb col = wide ? DRAW_INK : coloured ? draw_colour(p) : MANY_HEADS;
         draw_series(c, P, v + (size_t)p * T, T, wide ? P->wide_px : P->head_px, col);
     }
     if (!any && draw_text(c, font, "no query sees more than one key: nothing to spread", L.legend_px,
@@ -225,7 +221,7 @@ int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int h, con
         goto oom;
     for (int k = 0; k < n_lines; k++) {
         const int wide = k == n_lines - 1;
-        const DrawRgb col = wide ? DRAW_INK : coloured ? HEAD_COLOURS[k] : MANY_HEADS;
+        const DrawRgb col = wide ? DRAW_INK : coloured ? draw_colour(k) : MANY_HEADS;
         const int y = P->plot_y + L.legend_dy / 2 + k * L.legend_dy;
         draw_line(c, (float)L.legend_x, (float)y + 0.5f, (float)(L.legend_x + L.swatch_w), (float)y + 0.5f,
                   wide ? P->wide_px : P->head_px, col);

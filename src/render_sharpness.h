@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#define RENDER_SHARPNESS_COLOURS 10 /* heads drawn in colours of their own, at most */
+#define RENDER_SHARPNESS_COLOURS DRAW_N_COLOURS /* heads drawn in colours of their own, at most */
 
 /* The layout of a w x h sharpness.png for n_maps maps of T tokens whose
  * legend lines are legend[p] (NULL: "map p"), under subtitle (NULL: none).

@@ -837,8 +837,8 @@ END_TEST
  *   head 1, spread evenly:           -, 1, 1, 1
  *   wide: (1), (.5 .5), (1 0 0), (.5 .25 .25 0):  -, 1, 0, 0.75
  * Row 0 sees one key: no value, so nothing is drawn above token 0 (a gap,
- * not a point at 0). Colours: head 0 Tableau blue (31, 119, 180), head 1
- * orange (255, 127, 14), the wide head ink (25, 25, 25) and bold. */
+ * not a point at 0). Colours (draw_colour): head 0 blue (0, 114, 178), head 1
+ * orange (230, 159, 0), the wide head ink (25, 25, 25) and bold. */
 START_TEST(sharpness_lines_per_head)
 {
     enum { T = 4 };
@@ -858,7 +858,7 @@ START_TEST(sharpness_lines_per_head)
     Image im = load_png(png);
     ck_assert_int_eq(im.w, 1920);
     ck_assert_int_eq(im.h, 1080);
-    static const unsigned char blue[3] = {31, 119, 180}, orange[3] = {255, 127, 14}, ink3[3] = {25, 25, 25};
+    static const unsigned char blue[3] = {0, 114, 178}, orange[3] = {230, 159, 0}, ink3[3] = {25, 25, 25};
     const int bottom = l.plot_y + l.plot_h;
     int x[T];
     for (int i = 0; i < T; i++)

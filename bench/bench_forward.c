@@ -15,6 +15,7 @@
  * prints the processor's clock in GHz as it runs now, measured with a chain
  * of dependent integer additions (one per cycle on any x86-64), or 0 where
  * that cannot be done (then bench.py uses /proc/cpuinfo). */
+#include "blas_setup.h"
 #include "input.h"
 #include "mha.h"
 #include "status.h"
@@ -86,6 +87,7 @@ static double measure_clock_ghz(void)
 
 int main(int argc, char **argv)
 {
+    blas_setup(); /* the kernels mhaviz itself uses */
     if (argc == 2 && strcmp(argv[1], "--clock") == 0) {
         double best = 0.0;
         for (int r = 0; r < 5; r++) {

@@ -3,6 +3,8 @@
  * Each tests/check_<module>.c exports Suite *<module>_suite(void); add it
  * to the list below. Check forks each test, and no OpenMP region runs here
  * before the forks, so every test starts with a fresh thread pool. */
+#include "blas_setup.h"
+
 #include <check.h>
 #include <stdlib.h>
 
@@ -28,6 +30,7 @@ Suite *head_columns_suite(void);
 
 int main(void)
 {
+    blas_setup(); /* the kernels mhaviz itself uses */
     Suite *(*const suites[])(void) = {
         cli_suite,
         input_suite,

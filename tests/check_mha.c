@@ -5,10 +5,12 @@
  * the formulas and sharing no code with src/), which `make test` runs into
  * the folder named by MHAVIZ_REF before this suite; or from a derivation in
  * the comment beside the check. */
+#include "blas_setup.h"
 #include "input.h"
 #include "mha.h"
 #include "status.h"
 
+#include <blis.h>
 #include <check.h>
 #include <math.h>
 #include <stdarg.h>
@@ -558,6 +560,29 @@ START_TEST(w_at_x_layout_gives_the_same_result)
 }
 END_TEST
 
+/* blas_setup (called by check_main.c before any test, as mhaviz calls it)
+ * has BLIS run its AVX-512 kernels on a processor with AVX-512, unless the
+ * user chose others. Each test runs in a process of its own (Check forks),
+ * so BLIS makes its choice at this test's first call. */
+START_TEST(blis_runs_its_avx512_kernels_where_the_processor_has_them)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const char *chosen = getenv("BLIS_ARCH_TYPE"); /* the user's, or blas_setup's */
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        (!chosen || atoi(chosen) == BLIS_ARCH_SKX)) {
+        ck_assert_ptr_nonnull(chosen);
+        bli_init(); /* what BLIS's first product does; then it can say its choice */
+        ck_assert_int_eq(bli_arch_query_id(), BLIS_ARCH_SKX);
+    }
+#endif
+    /* a choice already made in the environment is kept */
+    setenv("BLIS_ARCH_TYPE", "3", 1);
+    blas_setup();
+    ck_assert_str_eq(getenv("BLIS_ARCH_TYPE"), "3");
+}
+END_TEST
+
 Suite *mha_suite(void)
 {
     Suite *s = suite_create("mha");
@@ -577,6 +602,7 @@ Suite *mha_suite(void)
     tcase_add_test(prop, single_head_weights_lay_kv_out_per_query_head);
     tcase_add_loop_test(prop, wide_head_from_the_heads_projections_has_the_same_bits, 0, N_CASES);
     tcase_add_loop_test(prop, w_at_x_layout_gives_the_same_result, 0, 2);
+    tcase_add_test(prop, blis_runs_its_avx512_kernels_where_the_processor_has_them);
     suite_add_tcase(s, prop);
     return s;
 }

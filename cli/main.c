@@ -6,6 +6,7 @@
  *   comparison at the top) -> move the folder into place. */
 #include "init_cmd.h"
 #include "args.h"
+#include "blas_setup.h"
 #include "input.h"
 #include "outdir.h"
 #include "pool.h"
@@ -21,6 +22,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,7 +277,9 @@ static double canvas_bytes(int w, int h) { return 2.0 * (1.0 + 3.0 * w) * h + (1
 /* Bytes the pictures hold at once: each drawing thread keeps a canvas as
  * large as the largest picture it drew, so at worst two hold a slide at
  * --size (overview.png and sharpness.png) and every other one a heatmap
- * of T tokens. -1 when out of memory. */
+ * of T tokens; and each keeps in the heap (main's mallopt) the freed
+ * buffers of the 1920 x 1080 slides it drew (query_NN.png,
+ * architecture.png) for its next picture. -1 when out of memory. */
 static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n_pictures)
 {
     RenderLayout heat;
@@ -286,7 +290,9 @@ static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n
         return -1;
     const int held = threads < n_pictures ? threads : n_pictures; /* canvases */
     const int slides = held < 2 ? held : 2;
-    return slides * canvas_bytes(over.width, over.height) + (held - slides) * canvas_bytes(heat.width, heat.height);
+    const double fixed_slide = (1.0 + 3.0 * RENDER_PULL_W) * RENDER_PULL_H; /* its filtered copy */
+    return slides * canvas_bytes(over.width, over.height) + (held - slides) * canvas_bytes(heat.width, heat.height) +
+           held * fixed_slide;
 }
 
 /* Copy the text file at path to standard output. Returns MHAVIZ_OK, or
@@ -322,6 +328,15 @@ int main(int argc, char **argv)
      * the run reports and cleans up after, instead of the process being
      * killed with its temporary folder left behind. */
     signal(SIGXFSZ, SIG_IGN);
+    blas_setup();
+    /* Each picture's encoding allocates and frees a few buffers of its size
+     * (stb_image_write's filtered rows, the compressed stream, the file).
+     * glibc gives blocks over 128 KB their own fresh pages from the kernel
+     * and returns them on free, so every picture paid for zeroing about
+     * 10 MB of new pages: a quarter of the class-size run. Kept in the heap,
+     * the next picture reuses them. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
     if (argc > 1 && strcmp(argv[1], "init") == 0)
         return init_command(argc - 1, argv + 1);
     Options o;

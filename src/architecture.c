@@ -96,11 +96,11 @@ static void row_name(Figure *p, int y, int h, const char *name, const char *deta
         figure_text(p, detail2, SHAPE_PX, NAMES_X, top + (int)(SHAPE_PX * 1.2f), DRAW_START, DRAW_TOP, GREY_TEXT);
 }
 
-int architecture_draw(const DrawFont *f, const char *path, const MhaConfig *c, int64_t params, int has_bias,
+int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, int64_t params, int has_bias,
                       char *err, size_t errlen)
 {
     Figure p;
-    int rc = figure_begin(&p, f, W, H, err, errlen);
+    int rc = figure_begin(&p, canvas, f, W, H, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     const int T = c->T, d = c->d_model, hd = c->head_dim, nh = c->n_heads, nkv = c->n_kv_heads;

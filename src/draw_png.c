@@ -21,14 +21,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* libdeflate's level 6 with PNG's filter 0 (none) on every row. On the
- * class-size heatmap (1186 x 1062) and the overview (1920 x 1080), best of
- * 30 writes each, thread CPU time on a busy shared machine: level 6, 11-12
- * and 15 ms, 134 and 132 KB (the encoder before stb: 2 ms, 138 and 137 KB);
- * level 1 no faster (12-13 and 19 ms) and larger (149 and 184 KB): these
- * flat pictures are mostly long matches, found as fast at either level.
- * stb's own choice of filter per row (-1) took twice as long again. */
-#define PNG_LEVEL 6
+/* libdeflate's level 2 with PNG's filter 0 (none) on every row. Thread
+ * CPU time of the compression alone, best of 7, on this project's machine:
+ * the class-size heatmap (1143 x 1052) 5.9 ms at level 2, 8.1 at level 1,
+ * 7.6 at level 6; the 1920 x 1080 slides 9-9.5 ms at level 2, 15-18 at
+ * level 1, 11-12 at level 6. Level 2 writes 5-30 % more bytes than level 6
+ * (147 KB against 139 for the heatmap); end to end on the class-size input
+ * (13 pictures, 2 threads, mean of 20 runs): level 2 151 ms, 4 156, 6 165,
+ * 1 186. Filters 1, 2 and 4 took as long or longer at every level, and
+ * stb's choice of filter per row (-1) twice as long again. */
+#define PNG_LEVEL 2
 #define PNG_FILTER 0
 
 /* stb_image_write's compressor hook: the zlib stream of data[0..len) in

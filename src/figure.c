@@ -4,13 +4,17 @@
 
 #include <stdio.h>
 
-int figure_begin(Figure *fig, const DrawFont *f, int w, int h, char *err, size_t errlen)
+int figure_begin(Figure *fig, DrawCanvas *canvas, const DrawFont *f, int w, int h, char *err, size_t errlen)
 {
-    fig->c = draw_canvas_new(w, h);
+    fig->owns_canvas = !canvas;
+    fig->c = canvas ? canvas : draw_canvas_new(w, h);
     fig->f = f;
     fig->failed = 0;
-    if (fig->c)
+    if (fig->c && (fig->owns_canvas || draw_canvas_reset(fig->c, w, h) == MHAVIZ_OK))
         return MHAVIZ_OK;
+    if (fig->owns_canvas)
+        draw_canvas_free(fig->c);
+    fig->c = NULL;
     snprintf(err, errlen, "out of memory");
     return MHAVIZ_ENOMEM;
 }
@@ -27,7 +31,8 @@ int figure_write(Figure *fig, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: out of memory drawing the picture", path);
     else
         rc = draw_write_png(fig->c, path, err, errlen);
-    draw_canvas_free(fig->c);
+    if (fig->owns_canvas)
+        draw_canvas_free(fig->c);
     fig->c = NULL;
     return rc;
 }

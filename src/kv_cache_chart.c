@@ -64,7 +64,7 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
                         char *err, size_t errlen)
 {
     Figure fig;
-    int rc = figure_begin(&fig, f, W, H, err, errlen);
+    int rc = figure_begin(&fig, NULL, f, W, H, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     DrawCanvas *c = fig.c;

@@ -1171,6 +1171,8 @@ static int render_job(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, cha
     case RENDER_SHARPNESS:
         return render_sharpness_draw(c, r->font, r->opt.overview_w, r->opt.overview_h, j->path, j->maps, j->n_maps,
                                      T, tokens, causal, j->title, j->subtitle, j->panel_titles, err, errlen);
+    case RENDER_OWN:
+        return j->draw(j->arg, c, j->path, err, errlen);
     }
     return MHAVIZ_OK;
 }

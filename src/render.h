@@ -8,6 +8,8 @@
  *   render_overview    the heads' softmax maps and the wide head's on one slide
  *   RENDER_SHARPNESS   each query's normalised entropy, head by head and in
  *                      the wide head, as lines (render_sharpness.c)
+ *   RENDER_OWN         a slide drawn by a function of its own (the pull
+ *                      slide, the architecture diagram)
  *   render_jobs        any list of the above, in parallel (OpenMP); with
  *                      render_jobs_progress, reporting as pictures finish
  * Every function returns MHAVIZ_OK, MHAVIZ_EIO (cannot load the font or
@@ -145,7 +147,7 @@ int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens,
                             const char *subtitle, RenderSharpnessLayout *out);
 
 /* One picture to draw. Nothing here is owned by the job. */
-typedef enum { RENDER_WEIGHTS, RENDER_SCORES, RENDER_OVERVIEW, RENDER_SHARPNESS } RenderKind;
+typedef enum { RENDER_WEIGHTS, RENDER_SCORES, RENDER_OVERVIEW, RENDER_SHARPNESS, RENDER_OWN } RenderKind;
 typedef struct {
     RenderKind kind;
     const char *path;               /* the PNG to write */
@@ -156,6 +158,11 @@ typedef struct {
     int n_maps;                     /* OVERVIEW, SHARPNESS */
     char *const *panel_titles;      /* OVERVIEW: (n_maps) panel titles; SHARPNESS: the legend's lines */
     const char *subtitle;           /* a line under the title; NULL: none */
+    /* OWN: draw(arg, canvas, path, err, errlen) draws the picture on the
+     * thread's canvas and writes it, returning a status as the functions
+     * here do */
+    int (*draw)(const void *arg, DrawCanvas *canvas, const char *path, char *err, size_t errlen);
+    const void *arg;
 } RenderJob;
 
 /* Draw every job, several at a time with OpenMP. On failure err holds the

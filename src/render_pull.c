@@ -229,7 +229,7 @@ static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, 
     return MHAVIZ_OK;
 }
 
-int render_pull(const DrawFont *font, const char *png_path, const MhaConfig *c, char *const *tokens,
+int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, const MhaConfig *c, char *const *tokens,
                 const MhaState *multi, const MhaState *single, const PullLayer *p, int query, char *err,
                 size_t errlen)
 {
@@ -237,11 +237,10 @@ int render_pull(const DrawFont *font, const char *png_path, const MhaConfig *c, 
     const PullRow *row = &p->rows[i];
     const int n = row->n_keys;
     const int *top = p->top + (size_t)i * H;
-    DrawCanvas *cv = draw_canvas_new(RENDER_PULL_W, RENDER_PULL_H);
     float *contrib = malloc((size_t)(H + 1) * n * sizeof *contrib); /* (H + 1, n): the heads', then the wide head's own */
     char *caption = malloc(2048);
     int rc = MHAVIZ_ENOMEM;
-    if (!cv || !contrib || !caption)
+    if (!contrib || !caption || draw_canvas_reset(cv, RENDER_PULL_W, RENDER_PULL_H) != MHAVIZ_OK)
         goto cleanup;
     char text[512];
 
@@ -363,7 +362,6 @@ int render_pull(const DrawFont *font, const char *png_path, const MhaConfig *c, 
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "%s: out of memory", png_path);
-    draw_canvas_free(cv);
     free(contrib);
     free(caption);
     return rc;

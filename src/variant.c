@@ -107,10 +107,37 @@ static void join(char *s, size_t len, const char *part)
     snprintf(s + n, len - n, "%s%s", n ? " \xc2\xb7 " : "", part);
 }
 
-/* Render every picture into the output folder: overview.png, one heatmap
- * per head, single_head.png, sharpness.png and, with --steps, each map's pre-softmax
- * scores (head_NN_scores.png, single_head_scores.png), into the folder
- * folder of out. The pictures are drawn in parallel by render_jobs_progress. */
+/* The two slides render.c does not draw, as render jobs (RENDER_OWN). */
+typedef struct {
+    const Renderer *r;
+    const Variant *v;
+} Slide;
+
+/* The heads' pulls on v's query token (render_pull.h). */
+static int draw_pull_slide(const void *arg, DrawCanvas *canvas, const char *path, char *err, size_t errlen)
+{
+    const Slide *s = arg;
+    const Variant *v = s->v;
+    return render_pull(canvas, render_font(s->r), path, &v->in.cfg, v->in.tokens, &v->multi, &v->single, &v->pulls,
+                       v->query, err, errlen);
+}
+
+/* The layer's architecture, with its parameter count as the report's cost table has it. */
+static int draw_architecture(const void *arg, DrawCanvas *canvas, const char *path, char *err, size_t errlen)
+{
+    const Slide *s = arg;
+    const MhaInput *in = &s->v->in;
+    CostTable cost;
+    measures_cost(&in->cfg, in->w.has_bias, in->w.has_bias, &cost);
+    return architecture_draw(canvas, render_font(s->r), path, &in->cfg, cost.input.params, in->w.has_bias, err, errlen);
+}
+
+/* Render every picture into the folder folder of out: architecture.png,
+ * query_NN.png (NN the query's index zero-padded to the digits of the last
+ * token's, at least two), overview.png, one heatmap per head,
+ * single_head.png, sharpness.png and, with --steps, each map's pre-softmax
+ * scores (head_NN_scores.png, single_head_scores.png). The pictures are
+ * drawn in parallel by render_jobs_progress. */
 static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const char *folder, int steps, Timing *tm,
                        char *err, size_t errlen)
 {
@@ -122,7 +149,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     const int H = c->n_heads, T = c->T, G = c->n_kv_heads;
     const size_t map = (size_t)T * T;
     const int kv_mul = H / G;
-    const int n_jobs = 3 + (H + 1) * (steps ? 2 : 1);
+    const int n_jobs = 5 + (H + 1) * (steps ? 2 : 1);
     RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
     char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
     char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */
@@ -232,6 +259,18 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
         jobs[n] = (RenderJob){.kind = RENDER_SCORES, .values = p < H ? multi->scores + (size_t)p * map : single->scores};
         names[n] = sub_path(out, folder, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
     }
+    /* The two 1920 x 1080 slides, drawn by functions of their own. */
+    const Slide slide = {r, v};
+    int digits = 2;
+    for (int t = T - 1; t >= 100; t /= 10)
+        digits++;
+    char query_png[32];
+    snprintf(query_png, sizeof query_png, "query_%0*d.png", digits, v->query);
+    jobs[n] = (RenderJob){.kind = RENDER_OWN, .draw = draw_pull_slide, .arg = &slide};
+    names[n] = sub_path(out, folder, query_png), titles[n] = strdup(""), subs[n++] = strdup("");
+    jobs[n] = (RenderJob){.kind = RENDER_OWN, .draw = draw_architecture, .arg = &slide};
+    names[n] = sub_path(out, folder, "architecture.png"), titles[n] = strdup(""), subs[n++] = strdup("");
+
     for (int k = 0; k < n; k++) {
         if (!names[k] || !titles[k] || !subs[k])
             goto cleanup;
@@ -252,38 +291,14 @@ cleanup:
     return rc;
 }
 
-/* query_NN.png in folder sub: the heads' pulls on v's query token
- * (render_pull.h), NN its index zero-padded to the digits of the last
- * token's (at least two). */
-static int render_query(const Renderer *r, const Variant *v, const OutDir *out, const char *sub, char *err,
-                        size_t errlen)
-{
-    char name[32];
-    int digits = 2;
-    for (int t = v->in.cfg.T - 1; t >= 100; t /= 10)
-        digits++;
-    snprintf(name, sizeof name, "query_%0*d.png", digits, v->query);
-    char *path = sub_path(out, sub, name);
-    if (!path) {
-        snprintf(err, errlen, "out of memory");
-        return MHAVIZ_ENOMEM;
-    }
-    int rc = render_pull(render_font(r), path, &v->in.cfg, v->in.tokens, &v->multi, &v->single, &v->pulls, v->query,
-                         err, errlen);
-    free(path);
-    return rc;
-}
-
 int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
                   Timing *tm, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
     char *dir = sub[0] ? outdir_path(out, sub) : strdup(out->tmp);
-    char *diagram = sub_path(out, sub, "architecture.png");
-    if (!dir || !diagram) {
+    if (!dir) {
         snprintf(err, errlen, "out of memory");
-        rc = MHAVIZ_ENOMEM;
-        goto cleanup;
+        return MHAVIZ_ENOMEM;
     }
     if (sub[0] && mkdir(dir, 0777) != 0) {
         snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
@@ -291,13 +306,7 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     }
     timing_phase(tm, TIMING_RENDER);
-    if ((rc = render_maps(r, v, out, sub, o->steps, tm, err, errlen)) != MHAVIZ_OK ||
-        (rc = render_query(r, v, out, sub, err, errlen)) != MHAVIZ_OK)
-        goto cleanup;
-    CostTable cost; /* the parameter count, as the report's cost table has it */
-    measures_cost(&v->in.cfg, v->in.w.has_bias, v->in.w.has_bias, &cost);
-    if ((rc = architecture_draw(render_font(r), diagram, &v->in.cfg, cost.input.params, v->in.w.has_bias, err,
-                                errlen)) != MHAVIZ_OK)
+    if ((rc = render_maps(r, v, out, sub, o->steps, tm, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
     ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,
@@ -305,6 +314,5 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);
-    free(diagram);
     return rc;
 }

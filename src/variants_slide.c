@@ -31,7 +31,7 @@ static const DrawRgb GREY_TEXT = {90, 90, 90};
 int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, int n, char *err, size_t errlen)
 {
     Figure s;
-    int rc = figure_begin(&s, render_font(r), W, H, err, errlen);
+    int rc = figure_begin(&s, NULL, render_font(r), W, H, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     const MhaConfig *c0 = &v[0].in.cfg;

@@ -360,7 +360,9 @@ START_TEST(slide_of_because)
     snprintf(path, sizeof path, "%s/query_06.png", dir);
     DrawFont *font;
     ck_assert_int_eq(draw_font_open(&font, NULL, err, sizeof err), MHAVIZ_OK);
-    ck_assert_int_eq(render_pull(font, path, &r.in.cfg, r.in.tokens, &r.multi, &r.single, &r.p, 6, err, sizeof err),
+    DrawCanvas *cv = draw_canvas_new(1, 1); /* the slide resets it to its size */
+    ck_assert_ptr_nonnull(cv);
+    ck_assert_int_eq(render_pull(cv, font, path, &r.in.cfg, r.in.tokens, &r.multi, &r.single, &r.p, 6, err, sizeof err),
                      MHAVIZ_OK);
     int w, h, n;
     unsigned char *px = stbi_load(path, &w, &h, &n, 3);
@@ -375,9 +377,10 @@ START_TEST(slide_of_because)
 
     /* A folder that does not exist: an I/O error that names the file. */
     snprintf(path, sizeof path, "%s/no/query_06.png", dir);
-    ck_assert_int_eq(render_pull(font, path, &r.in.cfg, r.in.tokens, &r.multi, &r.single, &r.p, 6, err, sizeof err),
+    ck_assert_int_eq(render_pull(cv, font, path, &r.in.cfg, r.in.tokens, &r.multi, &r.single, &r.p, 6, err, sizeof err),
                      MHAVIZ_EIO);
     ck_assert_msg(strstr(err, path), "%s", err);
+    draw_canvas_free(cv);
     draw_font_close(font);
     snprintf(path, sizeof path, "%s/query_06.png", dir);
     remove(path);

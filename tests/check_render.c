@@ -947,11 +947,11 @@ START_TEST(a_picture_drawn_after_others_is_the_same_bytes)
 #ifdef _OPENMP
     omp_set_num_threads(1);
 #endif
-    RenderJob alone = {RENDER_WEIGHTS, first, "head 0 of 1", att, NULL, 0, NULL, NULL};
+    RenderJob alone = {.kind = RENDER_WEIGHTS, .path = first, .title = "head 0 of 1", .values = att};
     ck_assert_int_eq(render_jobs(r, &alone, 1, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     RenderJob after[2] = {
-        {RENDER_OVERVIEW, ov, "o", NULL, maps, 2, titles, NULL},
-        {RENDER_WEIGHTS, again, "head 0 of 1", att, NULL, 0, NULL, NULL},
+        {.kind = RENDER_OVERVIEW, .path = ov, .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
+        {.kind = RENDER_WEIGHTS, .path = again, .title = "head 0 of 1", .values = att},
     };
     ck_assert_int_eq(render_jobs(r, after, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     assert_same_file(first, again);
@@ -990,7 +990,7 @@ START_TEST(progress_comes_from_the_calling_thread_and_ends_at_one)
         char name[16];
         snprintf(name, sizeof name, "p%d.png", k);
         p[k] = scratch_png(name);
-        jobs[k] = (RenderJob){RENDER_WEIGHTS, p[k], "w", att, NULL, 0, NULL, NULL};
+        jobs[k] = (RenderJob){.kind = RENDER_WEIGHTS, .path = p[k], .title = "w", .values = att};
     }
     char err[MHAVIZ_ERRLEN];
     for (int threads = 1; threads <= 3; threads += 2) {
@@ -1035,9 +1035,9 @@ START_TEST(bytes_do_not_depend_on_threads)
         for (int k = 0; k < 3; k++)
             p[run][k] = scratch_png(names[run][k]);
         RenderJob jobs[3] = {
-            {RENDER_OVERVIEW, p[run][0], "o", NULL, maps, 2, titles, NULL},
-            {RENDER_WEIGHTS, p[run][1], "w", att, NULL, 0, NULL, NULL},
-            {RENDER_SCORES, p[run][2], "d", att, NULL, 0, NULL, NULL},
+            {.kind = RENDER_OVERVIEW, .path = p[run][0], .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
+            {.kind = RENDER_WEIGHTS, .path = p[run][1], .title = "w", .values = att},
+            {.kind = RENDER_SCORES, .path = p[run][2], .title = "d", .values = att},
         };
         ck_assert_int_eq(render_jobs(r, jobs, 3, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     }
@@ -1060,8 +1060,8 @@ START_TEST(unwritable_png_is_an_io_error)
     ck_assert_int_eq(render_heatmap(r, path, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, path) != NULL, "message does not name the file: %s", err);
     /* render_jobs reports the first failed job in list order */
-    RenderJob jobs[2] = {{RENDER_WEIGHTS, "/nonexistent-a/x.png", "t", att, NULL, 0, NULL, NULL},
-                         {RENDER_WEIGHTS, "/nonexistent-b/y.png", "t", att, NULL, 0, NULL, NULL}};
+    RenderJob jobs[2] = {{.kind = RENDER_WEIGHTS, .path = "/nonexistent-a/x.png", .title = "t", .values = att},
+                         {.kind = RENDER_WEIGHTS, .path = "/nonexistent-b/y.png", .title = "t", .values = att}};
     ck_assert_int_eq(render_jobs(r, jobs, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, "/nonexistent-a/x.png") != NULL, "%s", err);
     render_close(r);

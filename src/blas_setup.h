@@ -2,11 +2,14 @@
 #ifndef MHAVIZ_BLAS_SETUP_H
 #define MHAVIZ_BLAS_SETUP_H
 
+/* 1 when this processor is one the BLIS in Debian 12 does not know and
+ * that has AVX-512: an AMD processor with AVX-512 (see blas_setup.c). */
+int blas_wants_avx512_kernels(void);
+
 /* Call once at the start of a program, before any thread and before the
- * first forward pass: on a processor with AVX-512 it has BLIS use its
- * AVX-512 kernels, which the BLIS in Debian 12 chooses only for the Intel
- * processors it knows (see blas_setup.c). A BLIS_ARCH_TYPE already set in
- * the environment is left as it is. */
+ * first forward pass: on such a processor it has BLIS use its AVX-512
+ * kernels instead of its generic ones. A BLIS_ARCH_TYPE already set in the
+ * environment is left as it is. */
 void blas_setup(void);
 
 #endif

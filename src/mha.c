@@ -52,16 +52,6 @@ static void matmul(float *out, const float *x, const float *W, const float *b, i
     }
 }
 
-/* Query rows scored and mixed together, as a block (see attend). At
- * d_model 4096 a single wide head's keys take 16 MB, far more than the
- * cache: one row at a time read them all from memory for every query.
- * With blocks of 8, a Llama-3-8B-shaped layer's two passes took 856 ms
- * on two cores instead of 1254 (blocks of 4: 1057 ms, of 16: 891). */
-#define ROWS 8
-
-/* The keys query i may see are 0..visible(c, i)-1: causal, itself and the
- * tokens before it; else all T. */
-static inline int visible(const MhaConfig *c, int i) { return c->causal ? i + 1 : c->T; }
 
 /* Steps 2 to 8 of the forward pass, from the projections in s->q, s->k,
  * s->v (step 1, in mha_forward below). Compiled for three instruction sets,
@@ -91,82 +81,65 @@ static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
                 kt_g[(size_t)e * T + j] = s->k[(size_t)j * kv_dim + g * hd + e];
     }
 
-    /* Every head and every block of ROWS query rows is independent work: it
-     * writes its own rows of att and its own columns of concat. The rows of
-     * a block are scored and mixed together, so that each key and each value
-     * is read from memory once for ROWS queries; every number is still the
-     * same sum in the same order as one row at a time. */
-    const int n_blocks = (T + ROWS - 1) / ROWS;
-#pragma omp parallel for collapse(2) schedule(dynamic, 1) if (threaded)
+    /* Every head and every query row is independent work: it writes its own
+     * row of att and its own columns of concat. */
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) if (threaded)
     for (int h = 0; h < c->n_heads; h++) {
-        for (int b = 0; b < n_blocks; b++) {
-            const int g = h / kv_mul;                       /* the K/V head h reads */
-            const float *kt_g = s->kt + (size_t)g * hd * T; /* (hd, T) */
-            float *att_h = s->att + (size_t)h * T * T;      /* (T, T) */
-            const int i0 = b * ROWS, i1 = i0 + ROWS < T ? i0 + ROWS : T; /* query rows i0..i1-1 */
+        for (int i = 0; i < T; i++) {
+            int g = h / kv_mul;                                      /* the K/V head h reads */
+            const float *q_ih = s->q + (size_t)i * d_model + h * hd; /* (hd) */
+            const float *kt_g = s->kt + (size_t)g * hd * T;          /* (hd, T) */
+            float *att_hi = s->att + ((size_t)h * T + i) * T;        /* (T) */
+            float *out_ih = s->concat + (size_t)i * d_model + h * hd; /* (hd) */
 
             /* 3. Scores: how well query i matches key j, q_ih . k_jg / sqrt(hd),
-             * 4. for the keys the mask lets query i see: 0..visible(i)-1
-             *    (causal: itself and the tokens before it). Textbooks set the
-             *    other scores to -infinity so that softmax gives them
-             *    exp(-inf) = 0; here they are never computed, and written as
-             *    exact zeros. */
-            for (int i = i0; i < i1; i++)
-                memset(att_h + (size_t)i * T, 0, (size_t)visible(c, i) * sizeof(float));
+             * 4. for the keys the mask lets it see: 0..n_visible-1 (causal:
+             *    itself and the tokens before it). Textbooks set the other
+             *    scores to -infinity so that softmax gives them exp(-inf) = 0;
+             *    here they are never computed, and written as exact zeros. */
+            const int n_visible = c->causal ? i + 1 : T;
+            for (int j = 0; j < n_visible; j++)
+                att_hi[j] = 0.0f;
             for (int e = 0; e < hd; e++) {
+                const float q_ihe = q_ih[e];
                 const float *kt_ge = kt_g + (size_t)e * T; /* (T) element e of every key */
-                for (int i = i0; i < i1; i++) {
-                    const float q_ihe = s->q[(size_t)i * d_model + h * hd + e];
-                    float *att_hi = att_h + (size_t)i * T; /* (T) */
-                    const int n_visible = visible(c, i);
-                    for (int j = 0; j < n_visible; j++)
-                        att_hi[j] += q_ihe * kt_ge[j];
-                }
+                for (int j = 0; j < n_visible; j++)
+                    att_hi[j] += q_ihe * kt_ge[j];
+            }
+            for (int j = 0; j < n_visible; j++)
+                att_hi[j] *= scale;
+            if (s->scores) { /* kept for the pulls and --steps; masked cells 0 */
+                float *scores_hi = s->scores + ((size_t)h * T + i) * T;
+                memcpy(scores_hi, att_hi, (size_t)n_visible * sizeof *att_hi);
+                memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
             }
 
-            for (int i = i0; i < i1; i++) {
-                const int n_visible = visible(c, i);
-                float *att_hi = att_h + (size_t)i * T; /* (T) */
-                for (int j = 0; j < n_visible; j++)
-                    att_hi[j] *= scale;
-                if (s->scores) { /* kept for the pulls and --steps; masked cells 0 */
-                    float *scores_hi = s->scores + ((size_t)h * T + i) * T;
-                    memcpy(scores_hi, att_hi, (size_t)n_visible * sizeof *att_hi);
-                    memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
-                }
-
-                /* 5. Softmax over the visible keys. Subtracting the largest
-                 *    score first keeps every exponent <= 0 (no overflow) and
-                 *    leaves the weights unchanged. Masked cells are exactly 0. */
-                float max = att_hi[0];
-                for (int j = 1; j < n_visible; j++)
-                    max = att_hi[j] > max ? att_hi[j] : max;
-                float sum = 0.0f;
-                for (int j = 0; j < n_visible; j++) {
-                    att_hi[j] = expf(att_hi[j] - max);
-                    sum += att_hi[j];
-                }
-                const float inv = sum > 0.0f ? 1.0f / sum : 0.0f; /* sum >= 1 unless a score is NaN */
-                for (int j = 0; j < n_visible; j++)
-                    att_hi[j] *= inv;
-                for (int j = n_visible; j < T; j++)
-                    att_hi[j] = 0.0f;
+            /* 5. Softmax over the visible keys. Subtracting the largest score
+             *    first keeps every exponent <= 0 (no overflow) and leaves the
+             *    weights unchanged. Masked cells are exactly 0. */
+            float max = att_hi[0];
+            for (int j = 1; j < n_visible; j++)
+                max = att_hi[j] > max ? att_hi[j] : max;
+            float sum = 0.0f;
+            for (int j = 0; j < n_visible; j++) {
+                att_hi[j] = expf(att_hi[j] - max);
+                sum += att_hi[j];
             }
+            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f; /* sum >= 1 unless a score is NaN */
+            for (int j = 0; j < n_visible; j++)
+                att_hi[j] *= inv;
+            for (int j = n_visible; j < T; j++)
+                att_hi[j] = 0.0f;
 
             /* 6. Mix the values: head h's output for token i is the mean of
              *    the values v_jg weighted by att_hi[j]. */
-            for (int i = i0; i < i1; i++)
-                memset(s->concat + (size_t)i * d_model + h * hd, 0, (size_t)hd * sizeof(float));
-            for (int j = 0; j < visible(c, i1 - 1); j++) {
+            for (int e = 0; e < hd; e++)
+                out_ih[e] = 0.0f;
+            for (int j = 0; j < n_visible; j++) {
+                const float a = att_hi[j];
                 const float *v_jg = s->v + (size_t)j * kv_dim + g * hd; /* (hd) */
-                for (int i = i0; i < i1; i++) {
-                    if (j >= visible(c, i)) /* a key query i may not see */
-                        continue;
-                    const float a = att_h[(size_t)i * T + j];
-                    float *out_ih = s->concat + (size_t)i * d_model + h * hd; /* (hd) */
-                    for (int e = 0; e < hd; e++)
-                        out_ih[e] += a * v_jg[e];
-                }
+                for (int e = 0; e < hd; e++)
+                    out_ih[e] += a * v_jg[e];
             }
         }
     }

@@ -24,8 +24,8 @@
 
 /* Draw query's slide for layer c (tokens (T)) from the heads' pass multi
  * and the wide head's pass single (both with their scores kept) and their
- * pulls p, in font, on canvas cv (reset to RENDER_PULL_W x RENDER_PULL_H),
- * and write it to png_path. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the
+ * pulls p, in font, on canvas cv (reset to RENDER_PULL_W x RENDER_PULL_H;
+ * the caller keeps it), and write it to png_path. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the
  * file) or MHAVIZ_ENOMEM. */
 int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, const MhaConfig *c, char *const *tokens,
                 const MhaState *multi, const MhaState *single, const PullLayer *p, int query, char *err,

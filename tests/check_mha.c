@@ -561,21 +561,17 @@ START_TEST(w_at_x_layout_gives_the_same_result)
 END_TEST
 
 /* blas_setup (called by check_main.c before any test, as mhaviz calls it)
- * has BLIS run its AVX-512 kernels on a processor with AVX-512, unless the
- * user chose others. Each test runs in a process of its own (Check forks),
- * so BLIS makes its choice at this test's first call. */
+ * has BLIS run its AVX-512 kernels on an AMD processor with AVX-512,
+ * unless the user chose others. Each test runs in a process of its own
+ * (Check forks), so BLIS makes its choice at this test's first call. */
 START_TEST(blis_runs_its_avx512_kernels_where_the_processor_has_them)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
     const char *chosen = getenv("BLIS_ARCH_TYPE"); /* the user's, or blas_setup's */
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        (!chosen || atoi(chosen) == BLIS_ARCH_SKX)) {
+    if (blas_wants_avx512_kernels() && (!chosen || atoi(chosen) == BLIS_ARCH_SKX)) {
         ck_assert_ptr_nonnull(chosen);
         bli_init(); /* what BLIS's first product does; then it can say its choice */
         ck_assert_int_eq(bli_arch_query_id(), BLIS_ARCH_SKX);
     }
-#endif
     /* a choice already made in the environment is kept */
     setenv("BLIS_ARCH_TYPE", "3", 1);
     blas_setup();

@@ -5,6 +5,7 @@
  * come from the committed tables in assets/colormaps.inc (entry
  * round(255 * (v - lo) / (hi - lo))), never from the renderer's own
  * colour function; the mask colours are the ones render.c documents. */
+#include "architecture.h"
 #include "render.h"
 #include "status.h"
 
@@ -960,6 +961,47 @@ START_TEST(a_picture_drawn_after_others_is_the_same_bytes)
 }
 END_TEST
 
+/* A slide drawn by its own function (RENDER_OWN: here the architecture
+ * diagram, as mhaviz draws it) on a thread's canvas that drew a bigger
+ * picture and rasterised other glyphs before is the same file as drawn
+ * first on a fresh canvas. */
+typedef struct {
+    const Renderer *r;
+    MhaConfig c;
+} ArchitectureJob;
+
+static int draw_architecture_job(const void *arg, DrawCanvas *canvas, const char *path, char *err, size_t errlen)
+{
+    const ArchitectureJob *a = arg;
+    return architecture_draw(canvas, render_font(a->r), path, &a->c, 16640, 1, err, errlen);
+}
+
+START_TEST(a_slide_drawn_on_a_used_canvas_is_the_same_bytes)
+{
+    Renderer *r = open_renderer(-1, 0);
+    float att[16];
+    map4(att);
+    const float *maps[2] = {att, att};
+    char *titles[2] = {"a", "b"};
+    char *first = scratch_png("arch_first.png"), *ov = scratch_png("ov.png"), *again = scratch_png("arch_again.png");
+    char err[MHAVIZ_ERRLEN];
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    const ArchitectureJob arch = {r, {.T = 4, .d_model = 64, .n_heads = 4, .n_kv_heads = 2, .head_dim = 16, .causal = 1}};
+    RenderJob alone = {.kind = RENDER_OWN, .path = first, .draw = draw_architecture_job, .arg = &arch};
+    ck_assert_int_eq(render_jobs(r, &alone, 1, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    RenderJob after[2] = {
+        {.kind = RENDER_OVERVIEW, .path = ov, .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
+        {.kind = RENDER_OWN, .path = again, .draw = draw_architecture_job, .arg = &arch},
+    };
+    ck_assert_int_eq(render_jobs(r, after, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    assert_same_file(first, again);
+    free(first), free(ov), free(again);
+    render_close(r);
+}
+END_TEST
+
 /* Progress while the pictures are drawn: reported from the calling thread
  * only, never going back, ending at 1. */
 typedef struct {
@@ -1338,6 +1380,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, bytes_do_not_depend_on_threads);
     tcase_add_test(tc, progress_comes_from_the_calling_thread_and_ends_at_one);
     tcase_add_test(tc, a_picture_drawn_after_others_is_the_same_bytes);
+    tcase_add_test(tc, a_slide_drawn_on_a_used_canvas_is_the_same_bytes);
     tcase_add_test(tc, unwritable_png_is_an_io_error);
     tcase_add_test(tc, bad_font_and_cmap_are_refused);
     tcase_add_test(tc, a_font_cut_short_is_refused_naming_it);

@@ -276,15 +276,16 @@ START_TEST(memory_estimate_covers_the_measured_peak)
     char lesson[PATH_MAX], paper[PATH_MAX];
     ck_assert(realpath("samples/lesson1.json", lesson) != NULL);
     ck_assert(realpath("samples/base_paper.json", paper) != NULL);
-    const char *const runs[4][5] = {
-        {"-q", "--timing", lesson, NULL},
-        {"-q", "--timing", "--size", "7680x4320", lesson},
-        {"-q", "--timing", "--size", "320x240", lesson},
-        {"-q", "--timing", paper, NULL},
+    /* two threads, as on the project's machine, whatever this one has */
+    const char *const runs[4][7] = {
+        {"-t", "2", "-q", "--timing", lesson, NULL},
+        {"-t", "2", "-q", "--timing", "--size", "7680x4320", lesson},
+        {"-t", "2", "-q", "--timing", "--size", "320x240", lesson},
+        {"-t", "2", "-q", "--timing", paper, NULL},
     };
     Run *r = malloc(sizeof *r);
     for (int k = 0; k < 4; k++) {
-        const char *args[6] = {runs[k][0], runs[k][1], runs[k][2], runs[k][3], runs[k][4], NULL};
+        const char *args[8] = {runs[k][0], runs[k][1], runs[k][2], runs[k][3], runs[k][4], runs[k][5], runs[k][6], NULL};
         run(r, args);
         ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
         const char *e = strstr(r->err, "estimated memory: "), *p = strstr(r->err, "peak memory: ");
@@ -758,11 +759,12 @@ START_TEST(layers_scale_the_cache_chart)
 END_TEST
 
 /* --max-memory counts every variant: the run holds them all at once. A
- * 400-token layer (mhaviz init) that one run fits in 64 MB (estimated at
- * 60 MB with two threads: 12 MB of arrays, mostly the 4 heads' 400 x 400
- * maps, the pictures' buffers and the program) needs the arrays three times
- * for MHA, GQA-2 and MQA (84 MB): exit 1, the message says so, nothing
- * written; with 100 MB it runs. */
+ * 400-token layer (mhaviz init) that one run fits in 48 MB (estimated at
+ * 40.6 MB on one thread, -t 1, so that the figures do not depend on the
+ * machine's cores: 12 MB of arrays, mostly the 4 heads' 400 x 400 maps,
+ * the pictures' buffers and the program) needs the arrays three times for
+ * MHA, GQA-2 and MQA (64.2 MB): exit 1, the message says so, nothing
+ * written; with 80 MB it runs. */
 START_TEST(max_memory_counts_every_variant)
 {
     setup();
@@ -775,16 +777,16 @@ START_TEST(max_memory_counts_every_variant)
     ck_assert_msg(gen->status == MHAVIZ_OK, "init: exit %d: %s", gen->status, gen->err);
     char in[200];
     snprintf(in, sizeof in, "%s/stdout", gen->dir);
-    run(r, (const char *[]){"-q", "--max-memory", "64", "-o", "one", in, NULL});
+    run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "48", "-o", "one", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "one variant: exit %d: %s", r->status, r->err);
     cleanup(r);
-    run(r, (const char *[]){"-q", "--max-memory", "64", "--kv-heads", "all", "-o", "all", in, NULL});
+    run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "48", "--kv-heads", "all", "-o", "all", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
     ck_assert_msg(strstr(r->err, "its 3 variants (--kv-heads) would need about ") &&
-                      strstr(r->err, "over the limit of 64 MB"), "%s", r->err);
+                      strstr(r->err, "over the limit of 48 MB"), "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
     cleanup(r);
-    run(r, (const char *[]){"-q", "--max-memory", "100", "--kv-heads", "all", "-o", "all", in, NULL});
+    run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "80", "--kv-heads", "all", "-o", "all", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     cleanup(r);
     cleanup(gen);

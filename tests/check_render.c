@@ -933,6 +933,35 @@ static void assert_same_file(const char *a, const char *b)
     free(y);
 }
 
+/* Draw job alone (on a fresh canvas), then after an overview on the same
+ * thread (a bigger canvas left behind, other glyphs cached), into two
+ * files named after name, and check they are the same file. */
+static void assert_same_after_an_overview(Renderer *r, RenderJob job, const char *name)
+{
+    float att[16];
+    map4(att);
+    const float *maps[2] = {att, att};
+    char *titles[2] = {"a", "b"}, file[64];
+    snprintf(file, sizeof file, "%s_first.png", name);
+    char *first = scratch_png(file), *ov = scratch_png("ov.png");
+    snprintf(file, sizeof file, "%s_again.png", name);
+    char *again = scratch_png(file);
+    char err[MHAVIZ_ERRLEN];
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    job.path = first;
+    ck_assert_int_eq(render_jobs(r, &job, 1, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    job.path = again;
+    RenderJob after[2] = {
+        {.kind = RENDER_OVERVIEW, .path = ov, .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
+        job,
+    };
+    ck_assert_int_eq(render_jobs(r, after, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
+    assert_same_file(first, again);
+    free(first), free(ov), free(again);
+}
+
 /* A thread keeps its canvas memory and the glyphs it rasterised from one
  * picture to the next: a picture drawn after others (a bigger canvas left
  * behind, glyphs taken from the cache) is the same file as drawn first. */
@@ -941,30 +970,14 @@ START_TEST(a_picture_drawn_after_others_is_the_same_bytes)
     Renderer *r = open_renderer(-1, 0);
     float att[16];
     map4(att);
-    const float *maps[2] = {att, att};
-    char *titles[2] = {"a", "b"};
-    char *first = scratch_png("first.png"), *ov = scratch_png("ov.png"), *again = scratch_png("again.png");
-    char err[MHAVIZ_ERRLEN];
-#ifdef _OPENMP
-    omp_set_num_threads(1);
-#endif
-    RenderJob alone = {.kind = RENDER_WEIGHTS, .path = first, .title = "head 0 of 1", .values = att};
-    ck_assert_int_eq(render_jobs(r, &alone, 1, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
-    RenderJob after[2] = {
-        {.kind = RENDER_OVERVIEW, .path = ov, .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
-        {.kind = RENDER_WEIGHTS, .path = again, .title = "head 0 of 1", .values = att},
-    };
-    ck_assert_int_eq(render_jobs(r, after, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
-    assert_same_file(first, again);
-    free(first), free(ov), free(again);
+    assert_same_after_an_overview(r, (RenderJob){.kind = RENDER_WEIGHTS, .title = "head 0 of 1", .values = att},
+                                  "heatmap");
     render_close(r);
 }
 END_TEST
 
-/* A slide drawn by its own function (RENDER_OWN: here the architecture
- * diagram, as mhaviz draws it) on a thread's canvas that drew a bigger
- * picture and rasterised other glyphs before is the same file as drawn
- * first on a fresh canvas. */
+/* So is a slide drawn by its own function (RENDER_OWN: here the
+ * architecture diagram, as mhaviz draws it) on a thread's canvas. */
 typedef struct {
     const Renderer *r;
     MhaConfig c;
@@ -979,25 +992,9 @@ static int draw_architecture_job(const void *arg, DrawCanvas *canvas, const char
 START_TEST(a_slide_drawn_on_a_used_canvas_is_the_same_bytes)
 {
     Renderer *r = open_renderer(-1, 0);
-    float att[16];
-    map4(att);
-    const float *maps[2] = {att, att};
-    char *titles[2] = {"a", "b"};
-    char *first = scratch_png("arch_first.png"), *ov = scratch_png("ov.png"), *again = scratch_png("arch_again.png");
-    char err[MHAVIZ_ERRLEN];
-#ifdef _OPENMP
-    omp_set_num_threads(1);
-#endif
     const ArchitectureJob arch = {r, {.T = 4, .d_model = 64, .n_heads = 4, .n_kv_heads = 2, .head_dim = 16, .causal = 1}};
-    RenderJob alone = {.kind = RENDER_OWN, .path = first, .draw = draw_architecture_job, .arg = &arch};
-    ck_assert_int_eq(render_jobs(r, &alone, 1, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
-    RenderJob after[2] = {
-        {.kind = RENDER_OVERVIEW, .path = ov, .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
-        {.kind = RENDER_OWN, .path = again, .draw = draw_architecture_job, .arg = &arch},
-    };
-    ck_assert_int_eq(render_jobs(r, after, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
-    assert_same_file(first, again);
-    free(first), free(ov), free(again);
+    assert_same_after_an_overview(r, (RenderJob){.kind = RENDER_OWN, .draw = draw_architecture_job, .arg = &arch},
+                                  "architecture");
     render_close(r);
 }
 END_TEST

@@ -60,7 +60,7 @@ $(BIN): $(OBJ) $(CLI_OBJ) .linked-from
 	@echo '$(BUILD)' | cmp -s - $@ || echo '$(BUILD)' > $@
 .PHONY: FORCE
 
-$(BUILD)/%.o: %.c $(wildcard src/*.h cli/*.h) assets/colormaps.inc | deps-quiet
+$(BUILD)/%.o: %.c $(wildcard src/*.h cli/*.h tests/*.h) assets/colormaps.inc | deps-quiet
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -c -o $@ $<
 

@@ -5,6 +5,7 @@
  * `make test`) with fork + exec, in a fresh scratch folder under /tmp as its
  * current folder, on the files under tests/data/. This process never starts
  * OpenMP: the binary does, in its own process. */
+#include "check_files.h"
 #include "status.h"
 
 #include <check.h>
@@ -643,21 +644,6 @@ static int entries(const char *dir, const char *name)
     return n;
 }
 
-/* 1 when files a and b hold the same bytes. */
-static int same_bytes(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    ck_assert_msg(fa && fb, "cannot open %s or %s", a, b);
-    int ca, cb;
-    do {
-        ca = getc(fa);
-        cb = getc(fb);
-    } while (ca == cb && ca != EOF);
-    fclose(fa);
-    fclose(fb);
-    return ca == cb;
-}
-
 /* The width and height of the PNG at dir/name, from its IHDR chunk. */
 static void png_size(const char *dir, const char *name, int *w, int *h)
 {
@@ -704,7 +690,7 @@ START_TEST(kv_list_writes_a_folder_each)
     char a4[PATH_MAX], a1[PATH_MAX];
     snprintf(a4, sizeof a4, "%s/kv4/architecture.png", out);
     snprintf(a1, sizeof a1, "%s/kv1/architecture.png", out);
-    ck_assert(!same_bytes(a4, a1));
+    ck_assert(!files_same(a4, a1));
     /* stdout: the top report, the variants in order MHA, GQA-2, MQA */
     const char *mha = strstr(r->out, "MHA (4 K/V heads, kv4/)"), *gqa = strstr(r->out, "GQA-2 (2 K/V heads, kv2/)"),
                *mqa = strstr(r->out, "MQA (1 K/V head, kv1/)");
@@ -749,7 +735,7 @@ START_TEST(layers_scale_the_cache_chart)
     for (int k = 0; k < 4; k++) {
         snprintf(a, sizeof a, "%s/out/%s", r->run, files[k]);
         snprintf(b, sizeof b, "%s/out/%s", r32->run, files[k]);
-        ck_assert_msg(same_bytes(a, b) == (k > 0), "%s", files[k]);
+        ck_assert_msg(files_same(a, b) == (k > 0), "%s", files[k]);
     }
     cleanup(r);
     cleanup(r32);
@@ -844,7 +830,7 @@ START_TEST(variant_equals_its_own_run)
     for (int k = 0; k < N_VARIANT_FILES; k++) {
         snprintf(one, sizeof one, "%s/%s", dir_one, VARIANT_FILES[k]);
         snprintf(many, sizeof many, "%s/%s", dir_many, VARIANT_FILES[k]);
-        ck_assert_msg(same_bytes(one, many), "--kv-heads %d: %s differs from kv%d/%s", kv, VARIANT_FILES[k], kv,
+        ck_assert_msg(files_same(one, many), "--kv-heads %d: %s differs from kv%d/%s", kv, VARIANT_FILES[k], kv,
                       VARIANT_FILES[k]);
     }
     cleanup(r1);

@@ -5,6 +5,7 @@
  * come from the committed tables in assets/colormaps.inc (entry
  * round(255 * (v - lo) / (hi - lo))), never from the renderer's own
  * colour function; the mask colours are the ones render.c documents. */
+#include "check_files.h"
 #include "architecture.h"
 #include "render.h"
 #include "status.h"
@@ -911,26 +912,9 @@ START_TEST(sharpness_without_values)
 }
 END_TEST
 
-static unsigned char *slurp(const char *path, long *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    *n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)*n);
-    ck_assert_int_eq(fread(b, 1, (size_t)*n, f), (size_t)*n);
-    fclose(f);
-    return b;
-}
-
 static void assert_same_file(const char *a, const char *b)
 {
-    long na, nb;
-    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
-    ck_assert_msg(na == nb && memcmp(x, y, (size_t)na) == 0, "%s and %s differ", a, b);
-    free(x);
-    free(y);
+    ck_assert_msg(files_same(a, b), "%s and %s differ", a, b);
 }
 
 /* Draw job alone (on a fresh canvas), then after an overview on the same

@@ -5,6 +5,7 @@
  * labels. Left to right: the row labels, the score charts, the softmax
  * charts. All in pixels of the 1920 x 1080 slide. */
 #include "render_pull.h"
+#include "render.h"
 #include "status.h"
 
 #include <math.h>
@@ -34,8 +35,6 @@ static const DrawRgb WIDE_COLOUR = {40, 40, 40};
 static const DrawRgb RULE = {200, 200, 200}; /* zero lines, baselines */
 static const DrawRgb MUTED = {90, 90, 90};   /* axis numbers */
 
-static DrawRgb head_colour(int h) { return draw_colour(h); }
-
 /* Where the key labels go, shared by both charts. */
 typedef struct {
     int n;          /* keys */
@@ -47,7 +46,7 @@ typedef struct {
     int height;     /* pixels the labels take below the charts */
 } Labels;
 
-static void plan_labels(const DrawFont *f, char *const *tokens, int n, Labels *L)
+static void plan_labels(const DrawFont *f, char *const *shown, int n, Labels *L)
 {
     L->n = n;
     L->slot_s = (float)SCORES_W / n;
@@ -55,7 +54,7 @@ static void plan_labels(const DrawFont *f, char *const *tokens, int n, Labels *L
     const float slot = fminf(L->slot_s, L->slot_w);
     float widest = 0;
     for (int j = 0; j < n; j++)
-        widest = fmaxf(widest, draw_text_width(f, tokens[j], 1.0f));
+        widest = fmaxf(widest, draw_text_width(f, shown[j], 1.0f));
     /* Across, on two lines (the token, its index), at the largest size that fits. */
     L->px = fminf(LABEL_PX, (slot - 6) / fmaxf(widest, 1e-3f));
     L->step = 1;
@@ -72,14 +71,14 @@ static void plan_labels(const DrawFont *f, char *const *tokens, int n, Labels *L
     float longest = 0;
     for (int j = 0; j < n; j++) {
         char text[160];
-        snprintf(text, sizeof text, "%s %d", tokens[j], j);
+        snprintf(text, sizeof text, "%s %d", shown[j], j);
         longest = fmaxf(longest, draw_text_width(f, text, L->px));
     }
     L->height = (int)fminf(longest, LABEL_MAX_LENGTH) + 10;
 }
 
 /* The key labels under a chart whose first key's slot starts at x. */
-static int draw_labels(DrawCanvas *cv, const DrawFont *f, char *const *tokens, const Labels *L, int x, float slot,
+static int draw_labels(DrawCanvas *cv, const DrawFont *f, char *const *shown, const Labels *L, int x, float slot,
                        int y)
 {
     char text[160];
@@ -88,12 +87,12 @@ static int draw_labels(DrawCanvas *cv, const DrawFont *f, char *const *tokens, c
             continue;
         const int cx = x + (int)((j + 0.5f) * slot);
         if (L->rotated) {
-            snprintf(text, sizeof text, "%s %d", tokens[j], j);
+            snprintf(text, sizeof text, "%s %d", shown[j], j);
             draw_ellipsize(f, text, sizeof text, L->px, LABEL_MAX_LENGTH);
             if (draw_text(cv, f, text, L->px, cx, y + 6, DRAW_END, DRAW_MID, DRAW_INK, 1) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         } else {
-            snprintf(text, sizeof text, "%s", tokens[j]);
+            snprintf(text, sizeof text, "%s", shown[j]);
             snprintf(text + strlen(text) + 1, sizeof text - strlen(text) - 1, "%d", j);
             if (draw_text(cv, f, text, L->px, cx, y + 4, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
                 draw_text(cv, f, text + strlen(text) + 1, L->px, cx, y + 4 + (int)draw_line_height(L->px),
@@ -187,7 +186,7 @@ static int draw_legend(DrawCanvas *cv, const DrawFont *f, int H, int y)
         return MHAVIZ_OK;
     for (int h = 0; h < H; h++) {
         const int x = SCORES_X + h * entry_w;
-        draw_fill_rect(cv, x, y + 2, 16, 16, head_colour(h));
+        draw_fill_rect(cv, x, y + 2, 16, 16, draw_colour(h));
         snprintf(name, sizeof name, "head %d", h);
         if (draw_text(cv, f, name, SMALL_PX, x + 22, y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
             return MHAVIZ_ENOMEM;
@@ -239,18 +238,24 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     const int *top = p->top + (size_t)i * H;
     float *contrib = malloc((size_t)(H + 1) * n * sizeof *contrib); /* (H + 1, n): the heads', then the wide head's own */
     char *caption = malloc(2048);
+    char *labels = malloc((size_t)n * RENDER_LABEL_BYTES); /* (n, RENDER_LABEL_BYTES) the keys as shown */
+    char **shown = malloc((size_t)n * sizeof *shown);       /* (n) key j's label, as every picture shows it */
     int rc = MHAVIZ_ENOMEM;
-    if (!contrib || !caption || draw_canvas_reset(cv, RENDER_PULL_W, RENDER_PULL_H) != MHAVIZ_OK)
+    if (!contrib || !caption || !labels || !shown || draw_canvas_reset(cv, RENDER_PULL_W, RENDER_PULL_H) != MHAVIZ_OK)
         goto cleanup;
+    for (int j = 0; j < n; j++) { /* whitespace made visible, "" for the empty token (render.h) */
+        shown[j] = labels + (size_t)j * RENDER_LABEL_BYTES;
+        render_token_label(font, tokens[j], LABEL_PX, LABEL_MAX_LENGTH, shown[j]);
+    }
     char text[512];
 
     /* Title and caption. */
-    snprintf(text, sizeof text, "The pulls on '%s' (token %d): each head's, and the %s", tokens[i], i,
+    snprintf(text, sizeof text, "The pulls on '%s' (token %d): each head's, and the %s", shown[i], i,
              p->identity ? "wide head's, which adds them up" : "separately trained wide head's");
     draw_ellipsize(font, text, sizeof text, TITLE_PX, (float)(RENDER_PULL_W - 2 * MARGIN));
     if (draw_text(cv, font, text, TITLE_PX, MARGIN, MARGIN - 12, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto cleanup;
-    pull_caption(caption, 2048, p, i, tokens, single->att);
+    pull_caption(caption, 2048, p, i, shown, single->att);
     if (draw_caption(cv, font, caption, 86) != MHAVIZ_OK)
         goto cleanup;
 
@@ -264,7 +269,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
 
     /* Rows: H of height unit, then the wide head's. */
     Labels L;
-    plan_labels(font, tokens, n, &L);
+    plan_labels(font, shown, n, &L);
     const int body_end = RENDER_PULL_H - 12 - L.height;
     const int unit = (body_end - BODY_Y - WIDE_GAP) / (H + WIDE_ROWS);
     const int pad = unit >= 40 ? 8 : 2;
@@ -282,10 +287,10 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     for (int h = 0; h < H; h++) {
         const int y = BODY_Y + h * unit, y0 = y + pad, y1 = y + unit - pad;
         const float *s_hi = multi->scores + ((size_t)h * T + i) * T;
-        const DrawRgb col = head_colour(h);
+        const DrawRgb col = draw_colour(h);
         char name[32], second[160];
         snprintf(name, sizeof name, "head %d", h);
-        snprintf(second, sizeof second, "favourite: %s %d", tokens[top[h]], top[h]);
+        snprintf(second, sizeof second, "favourite: %s %d", shown[top[h]], top[h]);
         if (draw_row_label(cv, font, y + pad, unit - pad, &col, name, second) != MHAVIZ_OK ||
             draw_score_axis(cv, font, y0, y1, depth) != MHAVIZ_OK)
             goto cleanup;
@@ -344,7 +349,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
             const int from = (int)lround(below / wide_depth * (y1 - y0));
             below -= contrib[(size_t)h * n + j];
             const int to = (int)lround(below / wide_depth * (y1 - y0));
-            draw_fill_rect(cv, x, y0 + from, bar_w, to - from, head_colour(h));
+            draw_fill_rect(cv, x, y0 + from, bar_w, to - from, draw_colour(h));
         }
     }
     draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
@@ -354,8 +359,8 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
         goto cleanup;
 
     /* The keys, under both columns. */
-    if (draw_labels(cv, font, tokens, &L, SCORES_X, L.slot_s, body_end) != MHAVIZ_OK ||
-        draw_labels(cv, font, tokens, &L, WEIGHTS_X, L.slot_w, body_end) != MHAVIZ_OK)
+    if (draw_labels(cv, font, shown, &L, SCORES_X, L.slot_s, body_end) != MHAVIZ_OK ||
+        draw_labels(cv, font, shown, &L, WEIGHTS_X, L.slot_w, body_end) != MHAVIZ_OK)
         goto cleanup;
 
     rc = draw_write_png(cv, png_path, err, errlen);
@@ -364,5 +369,7 @@ cleanup:
         snprintf(err, errlen, "%s: out of memory", png_path);
     free(contrib);
     free(caption);
+    free(labels);
+    free(shown);
     return rc;
 }

@@ -5,6 +5,7 @@
  * as one head of width d_model, never as a sum) and on mhaviz's own passes
  * over the samples; the row outcomes and captions on small score tables
  * whose softmax is derived in the comments. */
+#include "check_files.h"
 #include "input.h"
 #include "mha.h"
 #include "pull.h"
@@ -389,6 +390,44 @@ START_TEST(slide_of_because)
 }
 END_TEST
 
+/* The slide shows a token as every other picture does (render.h's
+ * render_token_label): a newline as \n, a tab as \t, the empty token as
+ * "". So lesson 1 with tokens 2, 3 and 4 made "\n", "" and "\t" draws the
+ * same slide as with them spelled out as those labels; before, the slide
+ * drew the raw bytes (U+FFFD boxes, nothing). */
+START_TEST(slide_shows_whitespace_tokens_as_labels)
+{
+    Run r;
+    run_sample(&r, "samples/lesson1.json");
+    char dir[] = "/tmp/mhaviz-pull-XXXXXX", raw[64], spelled[64], err[MHAVIZ_ERRLEN] = "";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(raw, sizeof raw, "%s/raw.png", dir);
+    snprintf(spelled, sizeof spelled, "%s/spelled.png", dir);
+    DrawFont *font;
+    ck_assert_int_eq(draw_font_open(&font, NULL, err, sizeof err), MHAVIZ_OK);
+    DrawCanvas *cv = draw_canvas_new(1, 1);
+    ck_assert_ptr_nonnull(cv);
+    char *tokens[11];
+    memcpy(tokens, r.in.tokens, sizeof tokens);
+    char *const as_bytes[3] = {"\n", "", "\t"}, *const as_labels[3] = {"\\n", "\"\"", "\\t"};
+    for (int k = 0; k < 3; k++)
+        tokens[2 + k] = as_bytes[k];
+    ck_assert_int_eq(render_pull(cv, font, raw, &r.in.cfg, tokens, &r.multi, &r.single, &r.p, 7, err, sizeof err),
+                     MHAVIZ_OK);
+    for (int k = 0; k < 3; k++)
+        tokens[2 + k] = as_labels[k];
+    ck_assert_int_eq(render_pull(cv, font, spelled, &r.in.cfg, tokens, &r.multi, &r.single, &r.p, 7, err, sizeof err),
+                     MHAVIZ_OK);
+    ck_assert_msg(files_same(raw, spelled), "%s and %s differ", raw, spelled);
+    draw_canvas_free(cv);
+    draw_font_close(font);
+    remove(raw);
+    remove(spelled);
+    rmdir(dir);
+    run_free(&r);
+}
+END_TEST
+
 /* ------------------------------------------------------------- --query */
 
 START_TEST(find_query)
@@ -424,6 +463,7 @@ Suite *pull_suite(void)
     tcase_add_test(t, contributions_add_up);
     tcase_add_test(t, find_query);
     tcase_add_test(t, slide_of_because);
+    tcase_add_test(t, slide_shows_whitespace_tokens_as_labels);
     suite_add_tcase(s, t);
     return s;
 }

@@ -394,7 +394,7 @@ int main(int argc, char **argv)
 #else
     const int threads = 1;
 #endif
-    const int n_pictures = 3 + in.cfg.n_heads + (o.steps ? in.cfg.n_heads + 1 : 0);
+    const int n_pictures = variant_pictures(in.cfg.n_heads, o.steps);
     const double pictures = pictures_bytes(renderer, &in, threads, n_pictures);
     if (pictures < 0)
         goto oom;

@@ -107,6 +107,8 @@ static void join(char *s, size_t len, const char *part)
     snprintf(s + n, len - n, "%s%s", n ? " \xc2\xb7 " : "", part);
 }
 
+int variant_pictures(int n_heads, int steps) { return n_heads + 5 + (steps ? n_heads + 1 : 0); }
+
 /* The two slides render.c does not draw, as render jobs (RENDER_OWN). */
 typedef struct {
     const Renderer *r;
@@ -149,7 +151,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     const int H = c->n_heads, T = c->T, G = c->n_kv_heads;
     const size_t map = (size_t)T * T;
     const int kv_mul = H / G;
-    const int n_jobs = 5 + (H + 1) * (steps ? 2 : 1);
+    const int n_jobs = variant_pictures(H, steps);
     RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
     char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
     char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */

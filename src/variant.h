@@ -59,6 +59,11 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, int query, const char 
 int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
                   Timing *tm, char *err, size_t errlen);
 
+/* How many pictures variant_write draws for n_heads heads: overview.png,
+ * one heatmap per head, single_head.png, sharpness.png, query_NN.png and
+ * architecture.png, and with steps each map's scores. */
+int variant_pictures(int n_heads, int steps);
+
 /* Free what variant_run made and zero *v. Safe on a zeroed variant. */
 void variant_free(Variant *v);
 

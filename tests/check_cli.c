@@ -6,7 +6,7 @@
  * current folder, on the files under tests/data/. This process never starts
  * OpenMP: the binary does, in its own process. */
 #include "check_files.h"
-#include "status.h"
+#include "core/status.h"
 
 #include <check.h>
 #ifdef _OPENMP

@@ -6,8 +6,8 @@
  * assets/colormaps.inc. The PNG decoder is stb_image (libstb), a reader
  * independent of the writer: every picture written is decoded and
  * compared pixel by pixel. */
-#include "draw.h"
-#include "status.h"
+#include "draw/draw.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <stb_image.h>

@@ -1,8 +1,8 @@
 /* check_finite.c — finite inputs whose forward pass overflows float32 are
  * refused (exit 1) with the place of the first overflow, not drawn as
  * garbage. */
-#include "mha.h"
-#include "status.h"
+#include "core/mha.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <fcntl.h>

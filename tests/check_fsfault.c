@@ -16,8 +16,8 @@
  * Inputs: two small valid files from the fuzz seed corpus (they differ in T
  * and n_kv_heads, so their outputs differ). The binary: $MHAVIZ_BIN. */
 #define _GNU_SOURCE
-#include "outdir.h"
-#include "status.h"
+#include "io/outdir.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <dirent.h>

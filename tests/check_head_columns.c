@@ -1,5 +1,5 @@
-/* check_head_columns.c — which heads a picture shows (src/head_columns.c). */
-#include "head_columns.h"
+/* check_head_columns.c — which heads a picture shows (src/pictures/head_columns.c). */
+#include "pictures/head_columns.h"
 
 #include <check.h>
 

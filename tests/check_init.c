@@ -1,10 +1,10 @@
 /* check_init.c — the seeded PRNG, `mhaviz init`'s starter models (random and
  * designed), the JSON writer. */
-#include "init.h"
-#include "measures.h"
-#include "mha.h"
-#include "pool.h"
-#include "status.h"
+#include "models/init.h"
+#include "core/measures.h"
+#include "core/mha.h"
+#include "core/pool.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -292,7 +292,7 @@ static void designed_run(const char *tokens, int n_heads, int n_kv, const char *
     init_model_free(&m);
 }
 
-/* The report's role (src/measures.c) of each head of a run. */
+/* The report's role (src/core/measures.c) of each head of a run. */
 static void roles_of(const MhaInput *in, const MhaState *st, MeasuresRole *role)
 {
     const int T = in->cfg.T;
@@ -407,7 +407,7 @@ END_TEST
  * 1's 16 (9 words + 1, t, t^2 = 12 dims; head_dim 4 for the values of its
  * 2 repeated words + "another word" + t); 40 distinct words with 4 heads
  * need 43 dims, so head_dim 11, d_model 44. --kv-heads pools the designed
- * K/V heads (src/pool.c) and says so. Bad options name themselves. */
+ * K/V heads (src/core/pool.c) and says so. Bad options name themselves. */
 START_TEST(designed_shape_and_options)
 {
     InitModel m, p;

@@ -6,8 +6,8 @@
  * repository root (as `make test` does). The .npy files are made by
  * tests/data/make_npy.py. Expected numbers are the ones written in those
  * files, or derived in the comment beside the check. */
-#include "input.h"
-#include "status.h"
+#include "io/input.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * Each tests/check_<module>.c exports Suite *<module>_suite(void); add it
  * to the list below. Check forks each test, and no OpenMP region runs here
  * before the forks, so every test starts with a fresh thread pool. */
-#include "blas_setup.h"
+#include "core/blas_setup.h"
 
 #include <check.h>
 #include <stdlib.h>

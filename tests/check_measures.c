@@ -3,8 +3,8 @@
  *
  * Each expected value is derived in the comment beside its check. Maps are
  * (T, T), row i = query i; causal maps have zeros above the diagonal. */
-#include "measures.h"
-#include "status.h"
+#include "core/measures.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <math.h>

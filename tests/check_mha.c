@@ -5,10 +5,10 @@
  * the formulas and sharing no code with src/), which `make test` runs into
  * the folder named by MHAVIZ_REF before this suite; or from a derivation in
  * the comment beside the check. */
-#include "blas_setup.h"
-#include "input.h"
-#include "mha.h"
-#include "status.h"
+#include "core/blas_setup.h"
+#include "io/input.h"
+#include "core/mha.h"
+#include "core/status.h"
 
 #include <blis.h>
 #include <check.h>

@@ -1,6 +1,6 @@
 /* check_outdir.c — the output folder appears whole or not at all. */
-#include "outdir.h"
-#include "status.h"
+#include "io/outdir.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <dirent.h>

@@ -1,8 +1,8 @@
 /* check_pool.c — mean-pooling K/V heads: MHA -> GQA -> MQA. */
-#include "init.h"
-#include "mha.h"
-#include "pool.h"
-#include "status.h"
+#include "models/init.h"
+#include "core/mha.h"
+#include "core/pool.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -6,11 +6,11 @@
  * over the samples; the row outcomes and captions on small score tables
  * whose softmax is derived in the comments. */
 #include "check_files.h"
-#include "input.h"
-#include "mha.h"
-#include "pull.h"
-#include "render_pull.h"
-#include "status.h"
+#include "io/input.h"
+#include "core/mha.h"
+#include "core/pull.h"
+#include "pictures/pull_slide.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <math.h>

@@ -6,9 +6,9 @@
  * round(255 * (v - lo) / (hi - lo))), never from the renderer's own
  * colour function; the mask colours are the ones render.c documents. */
 #include "check_files.h"
-#include "architecture.h"
-#include "render.h"
-#include "status.h"
+#include "pictures/architecture.h"
+#include "pictures/render.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <stb_image.h>

@@ -1,17 +1,17 @@
 /* check_report.c — report.json and report.txt as issues 2 and 4 specify:
  * report.json parses back (cJSON) with the right shapes, every float32 reads
- * back to the same bits, the measures match src/measures.c, nulls are null;
+ * back to the same bits, the measures match src/core/measures.c, nulls are null;
  * report.txt holds the configuration, the table, the sentences, the blur and
  * cost summaries, in at most 100 columns; a full disk is an error naming
  * the file.
  *
  * The layers are random (seeded xorshift) and run through mha_forward: the
  * report does not care what the maps say, only that it says it faithfully. */
-#include "measures.h"
-#include "mha.h"
-#include "npy.h"
-#include "report.h"
-#include "status.h"
+#include "core/measures.h"
+#include "core/mha.h"
+#include "io/npy.h"
+#include "report/report.h"
+#include "core/status.h"
 
 #include <cJSON.h>
 #include <check.h>

@@ -2,16 +2,16 @@
  *
  * Lesson 1's heads were designed by hand (samples/generate.c); here each
  * head must get the role it was built for from the report's measures
- * (src/measures.c), the single wide head built from the same weights must be
+ * (src/core/measures.c), the single wide head built from the same weights must be
  * blurrier than the heads, and the
  * pooled lessons 2 (GQA) and 3 (MQA) must show what the README says sharing
  * K/V heads does. Then: `make samples` regenerates every file byte for byte,
  * every sample runs through the CLI, and `mhaviz init` / `--kv-heads` behave
  * as documented. Binaries: $MHAVIZ_BIN (mhaviz), $MHAVIZ_GEN (generate_samples). */
-#include "input.h"
-#include "measures.h"
-#include "mha.h"
-#include "status.h"
+#include "io/input.h"
+#include "core/measures.h"
+#include "core/mha.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -71,7 +71,7 @@ static const float *head_map(const Run *r, int h)
     return h < 0 ? r->single.att : r->multi.att + (size_t)h * T * T;
 }
 
-/* The report's measures (src/measures.c, issue 4) of head h, or of the
+/* The report's measures (src/core/measures.c, issue 4) of head h, or of the
  * single wide head when h < 0. */
 static MapMeasures measure(const Run *r, int h)
 {

@@ -2,7 +2,7 @@
  * the progress line appears only when allowed (stderr is a terminal) and
  * after about a second, and timing_end clears it. stderr is captured in a
  * file for each check (every test runs in its own fork). */
-#include "timing.h"
+#include "core/timing.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -5,11 +5,11 @@
  * sentence and a longer story, beside the attention maps PyTorch itself
  * computed (npy/<text>_layer<L>_att.npy, (n_heads * T, T)). No PyTorch here:
  * the maps PyTorch wrote are the independent reference. */
-#include "input.h"
-#include "measures.h"
-#include "mha.h"
-#include "npy.h"
-#include "status.h"
+#include "io/input.h"
+#include "core/measures.h"
+#include "core/mha.h"
+#include "io/npy.h"
+#include "core/status.h"
 
 #include <check.h>
 #include <math.h>

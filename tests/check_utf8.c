@@ -1,7 +1,7 @@
 /* check_utf8.c — utf8_decode accepts exactly the well-formed UTF-8 of
  * Unicode's Table 3-7 (The Unicode Standard, ch. 3, "Well-Formed UTF-8
  * Byte Sequences"); the expected code points are the bytes decoded by hand. */
-#include "utf8.h"
+#include "text/utf8.h"
 
 #include <check.h>
 #include <stdint.h>

@@ -14,10 +14,10 @@
  * pass: FUZZ_MAX_* below. The loader runs with its default limits except the
  * memory bound, lowered to FUZZ_MAX_MEMORY_MB so that no accepted input can
  * approach libFuzzer's 2 GB malloc limit. */
-#include "input.h"
-#include "mha.h"
-#include "pool.h"
-#include "status.h"
+#include "io/input.h"
+#include "core/mha.h"
+#include "core/pool.h"
+#include "core/status.h"
 
 #include <math.h>
 #include <stdint.h>

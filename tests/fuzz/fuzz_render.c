@@ -9,8 +9,8 @@
  * go to /dev/null: the harness checks that drawing works and stays within
  * its memory, not the pixels (tests/check_render.c does that).
  * Built by `make fuzz FUZZ_TARGET=render`. */
-#include "render.h"
-#include "status.h"
+#include "pictures/render.h"
+#include "core/status.h"
 
 #include <math.h>
 #include <stdint.h>

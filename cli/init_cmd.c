@@ -6,9 +6,9 @@
  *               [--kv-heads 2] [--seed 7] [--embeddings] [--digits 4] > my.json */
 #include "init_cmd.h"
 #include "args.h"
-#include "models/init.h"
-#include "io/input.h"
 #include "core/status.h"
+#include "io/input.h"
+#include "models/init.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -4,19 +4,19 @@
  *   passes, measures (variant.c) -> its pictures + report into a temporary
  *   folder (a sub-folder kvN/ each when there are several, with the
  *   comparison at the top) -> move the folder into place. */
-#include "init_cmd.h"
 #include "args.h"
 #include "core/blas_setup.h"
-#include "io/input.h"
-#include "io/outdir.h"
 #include "core/pool.h"
 #include "core/pull.h"
-#include "pictures/render.h"
-#include "pictures/pull_slide.h"
-#include "report/report.h"
 #include "core/status.h"
 #include "core/timing.h"
 #include "core/variant.h"
+#include "init_cmd.h"
+#include "io/input.h"
+#include "io/outdir.h"
+#include "pictures/pull_slide.h"
+#include "pictures/render.h"
+#include "report/report.h"
 #include "run/variants.h"
 
 #include <errno.h>

@@ -53,7 +53,7 @@ static void run_sample_causal(const char *name, int causal, Run *r)
     ck_assert_int_eq(mha_state_build(&r->single, &wc, 0), MHAVIZ_OK);
     mha_forward(&r->in.cfg, &r->in.w, r->in.x, &r->multi);
     mha_forward(&wc, &wide, r->in.x, &r->single);
-    input_weights_free(&wide);
+    mha_weights_free(&wide);
 }
 
 static void run_sample(const char *name, Run *r) { run_sample_causal(name, -1, r); }

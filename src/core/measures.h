@@ -10,7 +10,7 @@
 #ifndef MHAVIZ_MEASURES_H
 #define MHAVIZ_MEASURES_H
 
-#include "io/input.h"
+#include "core/layer.h"
 
 #include <stdint.h>
 

@@ -249,7 +249,7 @@ int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
     wide->b_v = malloc(d * sizeof(float));
     if (!wide->W_q || !wide->W_o || !wide->b_q || !wide->b_o ||
         !wide->W_k || !wide->W_v || !wide->b_k || !wide->b_v) {
-        input_weights_free(wide);
+        mha_weights_free(wide);
         return MHAVIZ_ENOMEM;
     }
     /* K/V head g serves query heads g*kv_mul .. (g+1)*kv_mul-1: lay its

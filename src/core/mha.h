@@ -6,7 +6,7 @@
 #ifndef MHAVIZ_MHA_H
 #define MHAVIZ_MHA_H
 
-#include "io/input.h"
+#include "core/layer.h"
 
 /* Everything the forward pass computes. Build with mha_state_build,
  * free with mha_state_free. */
@@ -60,7 +60,7 @@ MhaConfig mha_single_head_config(const MhaConfig *c);
  * d_model whose query is all of q and whose key/value are the K/V head
  * columns laid out per query head (head h's block is K/V head g's block).
  * Fills *wide_cfg (n_heads = n_kv_heads = 1, head_dim = d_model) and *wide
- * (owned by the caller: free with input_weights_free).
+ * (owned by the caller: free with mha_weights_free).
  * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
                             MhaConfig *wide_cfg, MhaWeights *wide);

@@ -14,7 +14,7 @@
 #ifndef MHAVIZ_POOL_H
 #define MHAVIZ_POOL_H
 
-#include "io/input.h"
+#include "core/layer.h"
 
 #include <stddef.h>
 

@@ -20,7 +20,7 @@
 #ifndef MHAVIZ_PULL_H
 #define MHAVIZ_PULL_H
 
-#include "io/input.h"
+#include "core/layer.h"
 
 /* A row blurs when the wide head gives no key more than this share of its
  * attention (a tie of two keys at one half each blurs). */

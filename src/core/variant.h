@@ -1,5 +1,5 @@
 /* variant.h — one K/V layout of the input's layer (MHA, GQA-n or MQA), run
- * and written into an output folder.
+ * and measured (run/variant_write.h writes it into an output folder).
  *
  * A run of mhaviz is one variant or several (--kv-heads 4,2,1); each is
  * made from the input's K/V heads by mean-pooling (pool.h), then runs the
@@ -10,23 +10,14 @@
 #ifndef MHAVIZ_VARIANT_H
 #define MHAVIZ_VARIANT_H
 
-#include "io/input.h"
+#include "core/layer.h"
 #include "core/measures.h"
 #include "core/mha.h"
-#include "io/outdir.h"
 #include "core/pool.h"
 #include "core/pull.h"
-#include "pictures/render.h"
 #include "core/timing.h"
 
 #include <stddef.h>
-
-/* What the command line asks of every variant's outputs. */
-typedef struct {
-    int steps;  /* --steps: also each head's pre-softmax scores (head_NN_scores.png) */
-    int npy;    /* --npy: report.json's matrices as .npy files */
-    int layers; /* --layers: kv_cache.png counts this many layers (variants.h) */
-} VariantOptions;
 
 typedef struct {
     MhaInput in;           /* a view of the input with this variant's cfg and weights (owns nothing) */
@@ -51,18 +42,6 @@ typedef struct {
  * also after a failure) before in. */
 int variant_run(Variant *v, const MhaInput *in, int n_kv, int query, const char *name, Timing *tm,
                 char *err, size_t errlen);
-
-/* Write v's pictures and report.txt / report.json into the folder sub of
- * out ("" = out itself, or a sub-folder such as "kv2", made here), as o
- * asks, with query_NN.png. Returns MHAVIZ_OK,
- * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
-int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
-                  Timing *tm, char *err, size_t errlen);
-
-/* How many pictures variant_write draws for n_heads heads: overview.png,
- * one heatmap per head, single_head.png, sharpness.png, query_NN.png and
- * architecture.png, and with steps each map's scores. */
-int variant_pictures(int n_heads, int steps);
 
 /* Free what variant_run made and zero *v. Safe on a zeroed variant. */
 void variant_free(Variant *v);

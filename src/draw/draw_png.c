@@ -8,8 +8,8 @@
  * one) compiles it, instead of taking the copy in libstb: with
  * STB_IMAGE_WRITE_STATIC its functions are private to this file and do
  * not clash with libstb's. */
-#include "draw/draw.h"
 #include "core/status.h"
+#include "draw/draw.h"
 
 #include <libdeflate.h>
 

@@ -14,10 +14,10 @@
  * Every message names the place: the key, the row and column (counted from
  * 0), or file:line:col for syntax errors. */
 #include "io/input.h"
-#include "io/npy.h"
 #include "core/status.h"
-#include "text/utf8.h"
+#include "io/npy.h"
 #include "io/syntax.h"
+#include "text/utf8.h"
 
 #include <cjson/cJSON.h>
 
@@ -686,21 +686,6 @@ static int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w)
     return MHAVIZ_OK;
 }
 
-void input_weights_free(MhaWeights *w)
-{
-    if (!w)
-        return;
-    free(w->W_q);
-    free(w->W_k);
-    free(w->W_v);
-    free(w->W_o);
-    free(w->b_q);
-    free(w->b_k);
-    free(w->b_v);
-    free(w->b_o);
-    memset(w, 0, sizeof *w);
-}
-
 void input_free(MhaInput *in)
 {
     if (!in)
@@ -711,8 +696,8 @@ void input_free(MhaInput *in)
     free(in->tokens);
     free(in->title);
     free(in->x);
-    input_weights_free(&in->w);
-    input_weights_free(&in->single);
+    mha_weights_free(&in->w);
+    mha_weights_free(&in->single);
     free(in->warnings);
     memset(in, 0, sizeof *in);
 }

@@ -7,47 +7,9 @@
 #ifndef MHAVIZ_INPUT_H
 #define MHAVIZ_INPUT_H
 
+#include "core/layer.h"
+
 #include <stddef.h>
-
-/* Hyper-parameters of one attention layer. */
-typedef struct {
-    int T;           /* tokens in the sequence */
-    int d_model;     /* width of each hidden state */
-    int n_heads;     /* query heads */
-    int n_kv_heads;  /* key/value heads: n_heads = MHA, 1 = MQA, between = GQA */
-    int head_dim;    /* d_model / n_heads */
-    int causal;      /* 1: query i sees keys 0..i only */
-} MhaConfig;
-
-/* kv_dim = n_kv_heads * head_dim: width of k and v. */
-static inline int mha_kv_dim(const MhaConfig *c) { return c->n_kv_heads * c->head_dim; }
-
-/* Projection weights of one attention layer, "x@W" layout. */
-typedef struct {
-    float *W_q;   /* (d_model, d_model)  q = x W_q + b_q */
-    float *W_k;   /* (d_model, kv_dim)   k = x W_k + b_k */
-    float *W_v;   /* (d_model, kv_dim)   v = x W_v + b_v */
-    float *W_o;   /* (d_model, d_model)  out = concat W_o + b_o */
-    float *b_q;   /* (d_model) zeros when the input gave none */
-    float *b_k;   /* (kv_dim) */
-    float *b_v;   /* (kv_dim) */
-    float *b_o;   /* (d_model) */
-    int has_bias; /* 1 when the input gave any bias (the cost table counts them) */
-} MhaWeights;
-
-/* A loaded input. Build with input_load / input_parse, free with input_free. */
-typedef struct {
-    MhaConfig cfg;
-    char **tokens;     /* (T) NUL-terminated UTF-8 strings */
-    char *title;       /* the optional "title" (UTF-8, at most INPUT_MAX_TITLE_BYTES), or NULL */
-    float *x;          /* (T, d_model) input hidden states */
-    MhaWeights w;      /* the multi-head layer */
-    int has_single;    /* 1 when "single_head" gave its own weights */
-    MhaWeights single; /* (d_model, d_model) each; valid when has_single */
-    char *warnings;    /* newline-separated warnings (e.g. unknown keys), or NULL */
-    size_t parse_bytes; /* memory the JSON text and cJSON's tree took while parsed (counted
-                         * before parsing: one 80-byte node per value, each string's copy) */
-} MhaInput;
 
 /* Stated limits, checked before any allocation sized by the input. */
 #define INPUT_MAX_T 4096                   /* tokens */
@@ -108,8 +70,5 @@ void input_add_positions(float *x, int T, int d_model);
 
 /* Free everything *in owns and zero it. Safe on a zeroed or failed input. */
 void input_free(MhaInput *in);
-
-/* Free the arrays of a weights struct and zero it. */
-void input_weights_free(MhaWeights *w);
 
 #endif

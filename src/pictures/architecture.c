@@ -6,11 +6,11 @@
  * holds one, right; a K/V box is joined by a line to every head of its
  * group, so sharing shows as lines fanning out from one box. */
 #include "pictures/architecture.h"
-#include "draw/figure.h"
-#include "pictures/head_columns.h"
-#include "report/report.h"
 #include "core/status.h"
 #include "core/variant.h"
+#include "draw/figure.h"
+#include "pictures/head_columns.h"
+#include "text/format.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -212,7 +212,7 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
 
     /* The caption: the parameters, counted as the cost table counts them. */
     const int kv_dim = nkv * hd;
-    report_grouped(a, params);
+    format_grouped(a, params);
     snprintf(b, sizeof b,
              "parameters: W_q %d\xc3\x97%d + W_k %d\xc3\x97%d + W_v %d\xc3\x97%d + W_O %d\xc3\x97%d%s = %s",
              d, d, d, kv_dim, d, kv_dim, d, d, has_bias ? " + biases" : "", a);

@@ -4,8 +4,8 @@
  * every line is straight with slope 1 and the lines lie apart by the ratio
  * of their K/V heads. */
 #include "pictures/kv_cache_chart.h"
-#include "draw/figure.h"
 #include "core/status.h"
+#include "draw/figure.h"
 
 #include <math.h>
 #include <stdio.h>

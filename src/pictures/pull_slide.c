@@ -5,8 +5,8 @@
  * labels. Left to right: the row labels, the score charts, the softmax
  * charts. All in pixels of the 1920 x 1080 slide. */
 #include "pictures/pull_slide.h"
-#include "pictures/render.h"
 #include "core/status.h"
+#include "pictures/render.h"
 
 #include <math.h>
 #include <stdio.h>

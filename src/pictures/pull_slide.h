@@ -14,10 +14,10 @@
 #ifndef MHAVIZ_RENDER_PULL_H
 #define MHAVIZ_RENDER_PULL_H
 
-#include "draw/draw.h"
-#include "io/input.h"
 #include "core/mha.h"
 #include "core/pull.h"
+#include "draw/draw.h"
+#include "io/input.h"
 
 #define RENDER_PULL_W 1920
 #define RENDER_PULL_H 1080

@@ -9,9 +9,9 @@
  * (with the glyphs its text used), so the bytes of each PNG never depend
  * on the thread count. */
 #include "pictures/render.h"
+#include "core/status.h"
 #include "draw/draw.h"
 #include "pictures/sharpness.h"
-#include "core/status.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
  * title, 28 px token labels and ticks, a 30 px legend). */
 #include "pictures/sharpness.h"
 #include "core/measures.h"
-#include "pictures/render.h"
 #include "core/status.h"
+#include "pictures/render.h"
 
 #include <math.h>
 #include <stdio.h>

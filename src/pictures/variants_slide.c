@@ -1,11 +1,11 @@
 /* variants_slide.c — variants.png (see variants_slide.h). */
 #include "pictures/variants_slide.h"
+#include "core/measures.h"
+#include "core/status.h"
 #include "draw/draw.h"
 #include "draw/figure.h"
 #include "pictures/head_columns.h"
-#include "core/measures.h"
-#include "report/report.h"
-#include "core/status.h"
+#include "text/format.h"
 
 #include <stdio.h>
 
@@ -83,7 +83,7 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
         figure_text(&s, a, NAME_PX, 30, my + side / 2 - 30, DRAW_START, DRAW_BOTTOM, DRAW_INK);
         snprintf(a, sizeof a, "%d K/V head%s", c->n_kv_heads, c->n_kv_heads == 1 ? "" : "s");
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 - 22, DRAW_START, DRAW_TOP, GREY_TEXT);
-        snprintf(a, sizeof a, "%s B/token", report_grouped(b, cost.input.kv_cache_bytes));
+        snprintf(a, sizeof a, "%s B/token", format_grouped(b, cost.input.kv_cache_bytes));
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 14, DRAW_START, DRAW_TOP, GREY_TEXT);
 
         /* The K/V mark: one bar over the maps of each group's shown heads. */

@@ -8,8 +8,8 @@
 #ifndef MHAVIZ_VARIANTS_SLIDE_H
 #define MHAVIZ_VARIANTS_SLIDE_H
 
-#include "pictures/render.h"
 #include "core/variant.h"
+#include "pictures/render.h"
 
 #include <stddef.h>
 

@@ -10,10 +10,11 @@
  * files). Every write is checked: a full disk is an error that names the
  * file, never a short report. */
 #include "report/report.h"
-#include "text/utf8.h"
 #include "core/measures.h"
-#include "io/npy.h"
 #include "core/status.h"
+#include "io/npy.h"
+#include "text/format.h"
+#include "text/utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -418,21 +419,6 @@ static const char *cell(char *buf, size_t n, const char *fmt, double x)
     return buf;
 }
 
-const char *report_grouped(char *buf, int64_t v)
-{
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%" PRId64, v < 0 ? -v : v), k = 0;
-    if (v < 0)
-        buf[k++] = '-';
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[k++] = ',';
-        buf[k++] = digits[i];
-    }
-    buf[k] = '\0';
-    return buf;
-}
-
 /* The tokens separated by " | ", the first line starting at column col,
  * wrapped to REPORT_WIDTH columns with continuation lines after indent
  * spaces; a line breaks after a "|", or inside a token too long for a line
@@ -652,7 +638,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
                               x->mac_value_mix, x->mac_projections + x->mac_scores + x->mac_value_mix,
                               x->kv_cache_bytes};
         for (int k = 0; k < 8; k++) {
-            report_grouped(num[r][k], v[k]);
+            format_grouped(num[r][k], v[k]);
             if ((int)strlen(num[r][k]) > w[k])
                 w[k] = (int)strlen(num[r][k]);
         }
@@ -687,7 +673,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
             "not computed, so not counted).  MAC: multiply-adds.  K/V B/token: bytes of K/V cache per\n"
             "token per layer = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
-            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", report_grouped(a, t->pairs));
+            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", format_grouped(a, t->pairs));
     char line[256];
     if (c->n_heads == 1) {
         fputs("With one head, the multi-head layer is itself one wide head: the same counts.\n", f);
@@ -704,12 +690,12 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     char c1[32];
     int n = snprintf(line, sizeof line,
                      "Sharing K/V heads shrinks the K/V cache from %s bytes per token per layer (MHA)",
-                     report_grouped(a, t->mha.kv_cache_bytes));
+                     format_grouped(a, t->mha.kv_cache_bytes));
     if (t->gqa_valid)
         n += snprintf(line + n, sizeof line - (size_t)n, " to %s (GQA, %d K/V heads)",
-                      report_grouped(b, t->gqa.kv_cache_bytes), t->gqa.n_kv_heads);
+                      format_grouped(b, t->gqa.kv_cache_bytes), t->gqa.n_kv_heads);
     snprintf(line + n, sizeof line - (size_t)n, "%s %s (MQA).", t->gqa_valid ? " and" : " to",
-             report_grouped(c1, t->mqa.kv_cache_bytes));
+             format_grouped(c1, t->mqa.kv_cache_bytes));
     txt_wrapped(f, "", line);
 }
 
@@ -997,8 +983,8 @@ static void variant_sentence(char *buf, size_t len, const VariantSummary *x, con
     char a[32], b[32], js[16];
     const CostRow *r = &x->cost.input, *r0 = &ref->cost.input;
     int used = snprintf(buf, len, "%s cuts the K/V cache %dx (%s to %s bytes per token per layer)", x->name,
-                        r0->n_kv_heads / r->n_kv_heads, report_grouped(a, r0->kv_cache_bytes),
-                        report_grouped(b, r->kv_cache_bytes));
+                        r0->n_kv_heads / r->n_kv_heads, format_grouped(a, r0->kv_cache_bytes),
+                        format_grouped(b, r->kv_cache_bytes));
     int most = 0, least = 0, n_barely = 0;
     for (int h = 0; h < n_heads; h++) {
         pick[h] = barely_changes(&x->cmp[h]);
@@ -1060,9 +1046,9 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
     for (int i = 0; i < n; i++) {
         const CostRow *r = &s[i].cost.input;
         char p[32], m[32], kv[32], at[32], bl[16];
-        fprintf(f, "%-8s %9d %12s %14s %12s %16s %6s\n", s[i].name, r->n_kv_heads, report_grouped(p, r->params),
-                report_grouped(m, r->mac_projections + r->mac_scores + r->mac_value_mix), report_grouped(kv, r->kv_cache_bytes),
-                report_grouped(at, r->kv_cache_bytes * c->T), cell(bl, sizeof bl, "%+.2f", s[i].blur));
+        fprintf(f, "%-8s %9d %12s %14s %12s %16s %6s\n", s[i].name, r->n_kv_heads, format_grouped(p, r->params),
+                format_grouped(m, r->mac_projections + r->mac_scores + r->mac_value_mix), format_grouped(kv, r->kv_cache_bytes),
+                format_grouped(at, r->kv_cache_bytes * c->T), cell(bl, sizeof bl, "%+.2f", s[i].blur));
     }
     fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
           "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",

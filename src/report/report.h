@@ -2,11 +2,11 @@
 #ifndef MHAVIZ_REPORT_H
 #define MHAVIZ_REPORT_H
 
-#include "io/input.h"
 #include "core/measures.h"
 #include "core/mha.h"
 #include "core/pull.h"
 #include "core/variant.h"
+#include "io/input.h"
 
 /* What a report is written from; nothing here is owned by the report. */
 typedef struct {
@@ -55,8 +55,5 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
  * Returns as report_write does. */
 int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen);
 
-/* v with thousands separators into buf (at least 32 bytes): 16384 -> "16,384".
- * Returns buf. */
-const char *report_grouped(char *buf, int64_t v);
 
 #endif

@@ -1,11 +1,11 @@
 /* variants.c — several K/V layouts of one input: a sub-folder each, the
  * comparison at the top. */
 #include "run/variants.h"
-#include "pictures/kv_cache_chart.h"
 #include "core/measures.h"
-#include "report/report.h"
-#include "pictures/variants_slide.h"
 #include "core/status.h"
+#include "pictures/kv_cache_chart.h"
+#include "pictures/variants_slide.h"
+#include "report/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>

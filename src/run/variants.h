@@ -9,10 +9,10 @@
 #ifndef MHAVIZ_VARIANTS_H
 #define MHAVIZ_VARIANTS_H
 
+#include "core/timing.h"
 #include "io/outdir.h"
 #include "pictures/render.h"
-#include "core/timing.h"
-#include "core/variant.h"
+#include "run/variant_write.h"
 
 #include <stddef.h>
 

@@ -115,7 +115,7 @@ static void run_forward(MhaInput *in, int pool_to)
             for (int j = i + 1; j < c->T; j++)
                 FUZZ_ASSERT(multi.att[((size_t)h * c->T + i) * c->T + j] == 0.0f, "masked cell is 0");
 cleanup:
-    input_weights_free(&wide);
+    mha_weights_free(&wide);
     mha_state_free(&single);
     mha_state_free(&multi);
 }

@@ -12,6 +12,7 @@
 #include "core/timing.h"
 #include "core/variant.h"
 #include "init_cmd.h"
+#include "core/memory.h"
 #include "io/input.h"
 #include "io/outdir.h"
 #include "pictures/pull_slide.h"
@@ -402,7 +403,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n_vars; i++) {
         MhaConfig vc = in.cfg;
         vc.n_kv_heads = kv[i];
-        arrays += input_memory_estimate(&vc, 0);
+        arrays += memory_estimate(&vc, 0);
     }
     tm.estimate_bytes = arrays + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
     if (n_vars > 1 && tm.estimate_bytes > lim.max_memory_bytes) {

@@ -852,7 +852,7 @@ START_TEST(sharpness_lines_per_head)
     char *legend[3] = {"head 0 \xc2\xb7 first-token", "head 1 \xc2\xb7 diffuse", "wide head \xc2\xb7 mixed"};
     Renderer *r = open_renderer(-1, 0);
     char *png = scratch_png("sharpness.png"), err[MHAVIZ_ERRLEN];
-    const RenderJob job = {.kind = RENDER_SHARPNESS, .path = png, .title = "sharpness", .maps = maps,
+    const RenderJob job = {.draw = render_draw_sharpness, .path = png, .title = "sharpness", .maps = maps,
                            .n_maps = 3, .panel_titles = legend, .subtitle = "lesson"};
     ck_assert_int_eq(render_jobs(r, &job, 1, T, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     RenderSharpnessLayout l;
@@ -898,7 +898,7 @@ START_TEST(sharpness_without_values)
     char *tok[1] = {"alone"};
     Renderer *r = open_renderer(-1, 0);
     char *png = scratch_png("sharp1.png"), err[MHAVIZ_ERRLEN];
-    const RenderJob job = {.kind = RENDER_SHARPNESS, .path = png, .title = "t", .maps = maps, .n_maps = 2};
+    const RenderJob job = {.draw = render_draw_sharpness, .path = png, .title = "t", .maps = maps, .n_maps = 2};
     ck_assert_int_eq(render_jobs(r, &job, 1, 1, tok, 1, err, sizeof err), MHAVIZ_OK);
     RenderSharpnessLayout l;
     render_sharpness_layout(r, 2, 1, tok, NULL, NULL, &l);
@@ -938,7 +938,7 @@ static void assert_same_after_an_overview(Renderer *r, RenderJob job, const char
     ck_assert_int_eq(render_jobs(r, &job, 1, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     job.path = again;
     RenderJob after[2] = {
-        {.kind = RENDER_OVERVIEW, .path = ov, .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
+        {.draw = render_draw_overview, .path = ov, .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
         job,
     };
     ck_assert_int_eq(render_jobs(r, after, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
@@ -954,30 +954,32 @@ START_TEST(a_picture_drawn_after_others_is_the_same_bytes)
     Renderer *r = open_renderer(-1, 0);
     float att[16];
     map4(att);
-    assert_same_after_an_overview(r, (RenderJob){.kind = RENDER_WEIGHTS, .title = "head 0 of 1", .values = att},
+    assert_same_after_an_overview(r, (RenderJob){.draw = render_draw_weights, .title = "head 0 of 1", .values = att},
                                   "heatmap");
     render_close(r);
 }
 END_TEST
 
-/* So is a slide drawn by its own function (RENDER_OWN: here the
+/* So is a slide drawn by a function of its own (here the
  * architecture diagram, as mhaviz draws it) on a thread's canvas. */
 typedef struct {
     const Renderer *r;
     MhaConfig c;
 } ArchitectureJob;
 
-static int draw_architecture_job(const void *arg, DrawCanvas *canvas, const char *path, char *err, size_t errlen)
+static int draw_architecture_job(Renderer *r, DrawCanvas *canvas, const RenderJob *j, int T, char *const *tokens,
+                                 int causal, char *err, size_t errlen)
 {
-    const ArchitectureJob *a = arg;
-    return architecture_draw(canvas, render_font(a->r), path, &a->c, 16640, 1, err, errlen);
+    (void)T, (void)tokens, (void)causal;
+    const ArchitectureJob *a = j->arg;
+    return architecture_draw(canvas, render_font(r), j->path, &a->c, 16640, 1, err, errlen);
 }
 
 START_TEST(a_slide_drawn_on_a_used_canvas_is_the_same_bytes)
 {
     Renderer *r = open_renderer(-1, 0);
     const ArchitectureJob arch = {r, {.T = 4, .d_model = 64, .n_heads = 4, .n_kv_heads = 2, .head_dim = 16, .causal = 1}};
-    assert_same_after_an_overview(r, (RenderJob){.kind = RENDER_OWN, .draw = draw_architecture_job, .arg = &arch},
+    assert_same_after_an_overview(r, (RenderJob){.draw = draw_architecture_job, .arg = &arch},
                                   "architecture");
     render_close(r);
 }
@@ -1013,7 +1015,7 @@ START_TEST(progress_comes_from_the_calling_thread_and_ends_at_one)
         char name[16];
         snprintf(name, sizeof name, "p%d.png", k);
         p[k] = scratch_png(name);
-        jobs[k] = (RenderJob){.kind = RENDER_WEIGHTS, .path = p[k], .title = "w", .values = att};
+        jobs[k] = (RenderJob){.draw = render_draw_weights, .path = p[k], .title = "w", .values = att};
     }
     char err[MHAVIZ_ERRLEN];
     for (int threads = 1; threads <= 3; threads += 2) {
@@ -1058,9 +1060,9 @@ START_TEST(bytes_do_not_depend_on_threads)
         for (int k = 0; k < 3; k++)
             p[run][k] = scratch_png(names[run][k]);
         RenderJob jobs[3] = {
-            {.kind = RENDER_OVERVIEW, .path = p[run][0], .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
-            {.kind = RENDER_WEIGHTS, .path = p[run][1], .title = "w", .values = att},
-            {.kind = RENDER_SCORES, .path = p[run][2], .title = "d", .values = att},
+            {.draw = render_draw_overview, .path = p[run][0], .title = "o", .maps = maps, .n_maps = 2, .panel_titles = titles},
+            {.draw = render_draw_weights, .path = p[run][1], .title = "w", .values = att},
+            {.draw = render_draw_scores, .path = p[run][2], .title = "d", .values = att},
         };
         ck_assert_int_eq(render_jobs(r, jobs, 3, 4, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     }
@@ -1083,8 +1085,8 @@ START_TEST(unwritable_png_is_an_io_error)
     ck_assert_int_eq(render_heatmap(r, path, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, path) != NULL, "message does not name the file: %s", err);
     /* render_jobs reports the first failed job in list order */
-    RenderJob jobs[2] = {{.kind = RENDER_WEIGHTS, .path = "/nonexistent-a/x.png", .title = "t", .values = att},
-                         {.kind = RENDER_WEIGHTS, .path = "/nonexistent-b/y.png", .title = "t", .values = att}};
+    RenderJob jobs[2] = {{.draw = render_draw_weights, .path = "/nonexistent-a/x.png", .title = "t", .values = att},
+                         {.draw = render_draw_weights, .path = "/nonexistent-b/y.png", .title = "t", .values = att}};
     ck_assert_int_eq(render_jobs(r, jobs, 2, 4, TOK4, 1, err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, "/nonexistent-a/x.png") != NULL, "%s", err);
     render_close(r);

@@ -18,27 +18,14 @@
 #define INPUT_MAX_TITLE_BYTES 200          /* the optional "title", shown under the overview's title */
 #define INPUT_MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB of JSON */
 #define INPUT_MAX_MEMORY_MB 2048           /* default bound on the run's estimated memory */
-/* Bytes of memory per byte of JSON text while it is parsed, for numbers
- * printed with about 6 significant digits (the text plus cJSON's tree: one
- * 64-byte node, 80 bytes from malloc, per number of about 11 characters with
- * its ", ": 1 + 80 / 11 = 8.3). The loader itself counts the exact figure in
- * the text before parsing. */
-#define INPUT_JSON_MEMORY_FACTOR 9
-
 typedef struct {
     int max_T, max_d_model, max_heads;
     size_t max_file_bytes;   /* size of the JSON file */
-    size_t max_memory_bytes; /* input_memory_estimate must stay under this */
+    size_t max_memory_bytes; /* memory_estimate (core/memory.h) must stay under this */
 } InputLimits;
 
 /* Fill *lim with the defaults above. */
 void input_default_limits(InputLimits *lim);
-
-/* Estimated bytes of the arrays of a whole run for config c (the input, the
- * weights, both forward passes, the maps' copies for the pictures and the
- * reports), plus parsing json_bytes of typical JSON. The pictures' canvases
- * and the program itself are the caller's to add (cli/main.c). */
-size_t input_memory_estimate(const MhaConfig *c, size_t json_bytes);
 
 /* Read and validate the JSON file at path into *in.
  * Returns MHAVIZ_OK, MHAVIZ_EINPUT (bad content; err names the place, e.g.

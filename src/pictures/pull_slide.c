@@ -1,4 +1,4 @@
-/* render_pull.c — query_NN.png, the heads' pulls on one query (see render_pull.h).
+/* pull_slide.c — query_NN.png, the heads' pulls on one query (see pull_slide.h).
  *
  * Layout, top to bottom: title, caption (up to two lines), column headers,
  * one row per head, a gap, the wide head's row (three rows tall), the key

@@ -1,4 +1,4 @@
-/* render_pull.h — query_NN.png: the heads' pulls on one query token, and
+/* pull_slide.h — query_NN.png: the heads' pulls on one query token, and
  * what the wide head made of them (pull.h), as a 1920 x 1080 slide.
  *
  * One row of bar charts per head, then the wide head's row; every chart

@@ -6,11 +6,11 @@
  *   render_scores      one map of pre-softmax scores (T, T), each row less
  *                      its maximum: blue (below) to white (the row's winner)
  *   render_overview    the heads' softmax maps and the wide head's on one slide
- *   RENDER_SHARPNESS   each query's normalised entropy, head by head and in
- *                      the wide head, as lines (render_sharpness.c)
- *   RENDER_OWN         a slide drawn by a function of its own (the pull
- *                      slide, the architecture diagram)
- *   render_jobs        any list of the above, in parallel (OpenMP); with
+ *   render_draw_sharpness  each query's normalised entropy, head by head and
+ *                      in the wide head, as lines (sharpness.c)
+ *   render_jobs        any list of pictures, each a job whose draw function
+ *                      is its kind (one of the above, or a slide's own: the
+ *                      pull slide, the architecture), in parallel (OpenMP); with
  *                      render_jobs_progress, reporting as pictures finish
  * Every function returns MHAVIZ_OK, MHAVIZ_EIO (cannot load the font or
  * write the PNG; err names the file) or MHAVIZ_ENOMEM. The PNG bytes depend
@@ -46,7 +46,7 @@ typedef struct Renderer Renderer;
 int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen);
 void render_close(Renderer *r);
 
-/* For the pictures drawn outside the job list (variants.png, render_pull.h, ...)
+/* For the pictures drawn outside the job list (variants.png, pull_slide.h, ...)
  * with draw.h: the font r draws its text in (owned by r); */
 const DrawFont *render_font(const Renderer *r);
 
@@ -146,24 +146,36 @@ typedef struct {
 int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,
                             const char *subtitle, RenderSharpnessLayout *out);
 
-/* One picture to draw. Nothing here is owned by the job. */
-typedef enum { RENDER_WEIGHTS, RENDER_SCORES, RENDER_OVERVIEW, RENDER_SHARPNESS, RENDER_OWN } RenderKind;
-typedef struct {
-    RenderKind kind;
+/* One picture to draw: its kind is the function that draws it, one of the
+ * render_draw_* below or a slide's own. Nothing here is owned by the job. */
+typedef struct RenderJob RenderJob;
+typedef int (*RenderDraw)(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
+                          char *err, size_t errlen);
+struct RenderJob {
+    RenderDraw draw;                /* draws the picture on the thread's canvas c and writes it at path,
+                                       returning a status as the functions here do */
     const char *path;               /* the PNG to write */
     const char *title;
-    const float *values;            /* WEIGHTS: (T, T) softmax weights; SCORES: (T, T) scores */
-    const float *const *maps;       /* OVERVIEW, SHARPNESS: (n_maps) pointers to (T, T) softmax maps,
+    const float *values;            /* weights: (T, T) softmax weights; scores: (T, T) scores */
+    const float *const *maps;       /* overview, sharpness: (n_maps) pointers to (T, T) softmax maps,
                                        the last the single wide head's */
-    int n_maps;                     /* OVERVIEW, SHARPNESS */
-    char *const *panel_titles;      /* OVERVIEW: (n_maps) panel titles; SHARPNESS: the legend's lines */
+    int n_maps;                     /* overview, sharpness */
+    char *const *panel_titles;      /* overview: (n_maps) panel titles; sharpness: the legend's lines */
     const char *subtitle;           /* a line under the title; NULL: none */
-    /* OWN: draw(arg, canvas, path, err, errlen) draws the picture on the
-     * thread's canvas and writes it, returning a status as the functions
-     * here do */
-    int (*draw)(const void *arg, DrawCanvas *canvas, const char *path, char *err, size_t errlen);
-    const void *arg;
-} RenderJob;
+    const void *arg;                /* a slide's own draw function: what it draws from */
+};
+
+/* The kinds of picture drawn here: a softmax map (values) on its own
+ * figure, a scores map (values, drawn less each row's maximum), the
+ * overview (maps), sharpness (maps; sharpness.c). */
+int render_draw_weights(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
+                        char *err, size_t errlen);
+int render_draw_scores(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
+                       char *err, size_t errlen);
+int render_draw_overview(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
+                         char *err, size_t errlen);
+int render_draw_sharpness(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
+                          char *err, size_t errlen);
 
 /* Draw every job, several at a time with OpenMP. On failure err holds the
  * message of the first failed job in list order. */
@@ -178,7 +190,7 @@ typedef void (*RenderProgress)(void *ctx, double fraction);
 int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, char *const *tokens,
                          int causal, RenderProgress progress, void *ctx, char *err, size_t errlen);
 
-/* For the pictures' own files (render_sharpness.c): the label shown for
+/* For the pictures' own files (sharpness.c, pull_slide.c): the label shown for
  * token tok into buf (RENDER_LABEL_BYTES), whitespace made visible (space
  * as U+2423, newline as \n, tab as \t), the empty token as "", cut with an
  * ellipsis to max_w pixels at px; and the smallest "nice" label step (1, 2,

@@ -1,11 +1,21 @@
-/* render_sharpness.c — sharpness.png: each query's normalised entropy in
- * every head and in the single wide head, as lines on one slide.
+/* sharpness.c — sharpness.png: how sharp each query's attention is,
+ * in every head and in the single wide head, as lines on one slide.
+ *
+ * For each query token i (x axis, labelled with the tokens) and each map,
+ * the normalised entropy of row i (measures_row_entropy_norm): 0 = all of
+ * the attention on one key, 1 = spread evenly over the keys query i may
+ * see. A row with one visible key has none: the line has a gap there (no
+ * point is drawn at 0). One line per head in a colour of its own (more
+ * than RENDER_SHARPNESS_COLOURS heads: thin grey lines), the wide head's
+ * line in ink and bold, a legend on the right. The class sees where the
+ * wide head is blurrier than the heads, and where it is not.
+ * A render job draws it: render_draw_sharpness (render.h).
  *
  * Left to right: the y axis caption, its ticks, the plot, the legend; top
  * to bottom: title, subtitle, the plot, the query tokens (turned), the x
  * axis caption. Sizes follow the picture's height (1080 px: a 44 px
  * title, 28 px token labels and ticks, a 30 px legend). */
-#include "pictures/sharpness.h"
+#include "pictures/render_parts.h"
 #include "core/measures.h"
 #include "core/status.h"
 #include "pictures/render.h"
@@ -14,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define RENDER_SHARPNESS_COLOURS DRAW_N_COLOURS /* heads drawn in colours of their own, at most */
 
 /* The heads' colours are draw_colour's, as on the pull slide; the wide
  * head is drawn in ink, bold. */
@@ -47,8 +59,6 @@ static void legend_text(const Layout *L, char *const *legend, int k, char *buf, 
     else
         snprintf(buf, len, "map %d", p);
 }
-
-static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* Token t of T has a label: every step-th, and the last, which keeps a
  * step's room from the one before it. */
@@ -109,7 +119,10 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
     P->wide_px = fmaxf(8.0f * s, 3.0f);
 }
 
-int render_sharpness_layout_at(const DrawFont *font, int w, int h, int n_maps, int T, char *const *tokens,
+/* The layout of a w x h sharpness.png for n_maps maps of T tokens whose
+ * legend lines are legend[p] (NULL: "map p"), under subtitle (NULL: none).
+ * Returns MHAVIZ_OK. */
+static int render_sharpness_layout_at(const DrawFont *font, int w, int h, int n_maps, int T, char *const *tokens,
                                char *const *legend, const char *subtitle, RenderSharpnessLayout *out)
 {
     Layout L;
@@ -137,7 +150,11 @@ static void draw_series(DrawCanvas *c, const RenderSharpnessLayout *P, const dou
     }
 }
 
-int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int h, const char *png_path,
+/* Draw sharpness.png on c (w x h) and write it to png_path: maps (n_maps)
+ * pointers to (T, T) softmax maps, the last the single wide head's; title
+ * and subtitle (NULL: none) on top. Returns MHAVIZ_OK, MHAVIZ_EIO (err
+ * names the file) or MHAVIZ_ENOMEM. */
+static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int h, const char *png_path,
                           const float *const *maps, int n_maps, int T, char *const *tokens, int causal,
                           const char *title, const char *subtitle, char *const *legend, char *err, size_t errlen)
 {
@@ -239,4 +256,18 @@ oom:
     free(v);
     snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
     return MHAVIZ_ENOMEM;
+}
+
+int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,
+                            const char *subtitle, RenderSharpnessLayout *out)
+{
+    return render_sharpness_layout_at(r->font, r->opt.overview_w, r->opt.overview_h, n_maps, T, tokens, legend,
+                                      subtitle, out);
+}
+
+int render_draw_sharpness(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
+                          char *err, size_t errlen)
+{
+    return render_sharpness_draw(c, r->font, r->opt.overview_w, r->opt.overview_h, j->path, j->maps, j->n_maps, T,
+                                 tokens, causal, j->title, j->subtitle, j->panel_titles, err, errlen);
 }

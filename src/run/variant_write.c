@@ -33,29 +33,29 @@ static void join(char *s, size_t len, const char *part)
 
 int variant_pictures(int n_heads, int steps) { return n_heads + 5 + (steps ? n_heads + 1 : 0); }
 
-/* The two slides render.c does not draw, as render jobs (RENDER_OWN). */
-typedef struct {
-    const Renderer *r;
-    const Variant *v;
-} Slide;
+/* The two slides drawn by functions of their own, as render jobs: j->arg
+ * is the variant (the slides need no more of the job). */
 
-/* The heads' pulls on v's query token (render_pull.h). */
-static int draw_pull_slide(const void *arg, DrawCanvas *canvas, const char *path, char *err, size_t errlen)
+/* The heads' pulls on the variant's query token (pull_slide.h). */
+static int draw_pull_slide(Renderer *r, DrawCanvas *canvas, const RenderJob *j, int T, char *const *tokens,
+                           int causal, char *err, size_t errlen)
 {
-    const Slide *s = arg;
-    const Variant *v = s->v;
-    return render_pull(canvas, render_font(s->r), path, &v->in.cfg, v->in.tokens, &v->multi, &v->single, &v->pulls,
+    (void)T, (void)tokens, (void)causal;
+    const Variant *v = j->arg;
+    return render_pull(canvas, render_font(r), j->path, &v->in.cfg, v->in.tokens, &v->multi, &v->single, &v->pulls,
                        v->query, err, errlen);
 }
 
 /* The layer's architecture, with its parameter count as the report's cost table has it. */
-static int draw_architecture(const void *arg, DrawCanvas *canvas, const char *path, char *err, size_t errlen)
+static int draw_architecture(Renderer *r, DrawCanvas *canvas, const RenderJob *j, int T, char *const *tokens,
+                             int causal, char *err, size_t errlen)
 {
-    const Slide *s = arg;
-    const MhaInput *in = &s->v->in;
+    (void)T, (void)tokens, (void)causal;
+    const MhaInput *in = &((const Variant *)j->arg)->in;
     CostTable cost;
     measures_cost(&in->cfg, in->w.has_bias, in->w.has_bias, &cost);
-    return architecture_draw(canvas, render_font(s->r), path, &in->cfg, cost.input.params, in->w.has_bias, err, errlen);
+    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, cost.input.params, in->w.has_bias, err,
+                             errlen);
 }
 
 /* Render every picture into the folder folder of out: architecture.png,
@@ -130,7 +130,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
              c->head_dim, c->d_model);
     snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
     join(sub, sizeof sub, pooled);
-    jobs[n] = (RenderJob){.kind = RENDER_OVERVIEW, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
+    jobs[n] = (RenderJob){.draw = render_draw_overview, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
     names[n] = sub_path(out, folder, "overview.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
 
     for (int h = 0; h < H; h++) {
@@ -148,7 +148,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
         snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
         join(sub, sizeof sub, sharing);
         join(sub, sizeof sub, pooled);
-        jobs[n] = (RenderJob){.kind = RENDER_WEIGHTS, .values = maps[h]};
+        jobs[n] = (RenderJob){.draw = render_draw_weights, .values = maps[h]};
         names[n] = sub_path(out, folder, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
     }
     snprintf(title, sizeof title, "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits", c->d_model,
@@ -156,14 +156,14 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
     join(sub, sizeof sub, wide_from);
     join(sub, sizeof sub, in->has_single ? NULL : pooled);
-    jobs[n] = (RenderJob){.kind = RENDER_WEIGHTS, .values = single->att};
+    jobs[n] = (RenderJob){.draw = render_draw_weights, .values = single->att};
     names[n] = sub_path(out, folder, "single_head.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
 
     snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and the wide head (bold)",
              variant, H);
     snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
     join(sub, sizeof sub, pooled);
-    jobs[n] = (RenderJob){.kind = RENDER_SHARPNESS, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
+    jobs[n] = (RenderJob){.draw = render_draw_sharpness, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
     names[n] = sub_path(out, folder, "sharpness.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
 
     for (int p = 0; steps && p <= H; p++) {
@@ -182,19 +182,18 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
         snprintf(sub, sizeof sub, "the softmax ignores a constant added to a row \xc2\xb7 "
                                   "each row's winner is 0, its lightest cell");
         join(sub, sizeof sub, pooled);
-        jobs[n] = (RenderJob){.kind = RENDER_SCORES, .values = p < H ? multi->scores + (size_t)p * map : single->scores};
+        jobs[n] = (RenderJob){.draw = render_draw_scores, .values = p < H ? multi->scores + (size_t)p * map : single->scores};
         names[n] = sub_path(out, folder, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
     }
     /* The two 1920 x 1080 slides, drawn by functions of their own. */
-    const Slide slide = {r, v};
     int digits = 2;
     for (int t = T - 1; t >= 100; t /= 10)
         digits++;
     char query_png[32];
     snprintf(query_png, sizeof query_png, "query_%0*d.png", digits, v->query);
-    jobs[n] = (RenderJob){.kind = RENDER_OWN, .draw = draw_pull_slide, .arg = &slide};
+    jobs[n] = (RenderJob){.draw = draw_pull_slide, .arg = v};
     names[n] = sub_path(out, folder, query_png), titles[n] = strdup(""), subs[n++] = strdup("");
-    jobs[n] = (RenderJob){.kind = RENDER_OWN, .draw = draw_architecture, .arg = &slide};
+    jobs[n] = (RenderJob){.draw = draw_architecture, .arg = v};
     names[n] = sub_path(out, folder, "architecture.png"), titles[n] = strdup(""), subs[n++] = strdup("");
 
     for (int k = 0; k < n; k++) {

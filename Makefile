@@ -41,7 +41,12 @@ SRC      := $(shell find src -name '*.c' | sort)
 HDR      := $(shell find src cli tests -name '*.h' | sort)
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
-TESTS    := $(wildcard tests/check_*.c) tests/fuzz/fuzz_input.c
+# Tests by kind: tests/unit/, tests/cli/, tests/faults/, each file a Check
+# suite named by the file (tests/cli/check_samples.c: samples_suite), listed
+# for tests/main.c from the names; tests/support.c holds what they share.
+SUITE_SRC := $(sort $(wildcard tests/*/check_*.c))
+SUITES    := $(foreach f,$(SUITE_SRC),SUITE($(patsubst check_%,%,$(basename $(notdir $(f))))))
+TESTS    := $(SUITE_SRC) tests/main.c tests/support.c tests/fuzz/fuzz_input.c
 TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
             samples/base_paper.json samples/random_init.json
@@ -65,6 +70,10 @@ $(BIN): $(OBJ) $(CLI_OBJ) .linked-from
 $(BUILD)/%.o: %.c $(HDR) assets/colormaps.inc | deps-quiet
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%.o: CPPFLAGS += -Itests
+$(BUILD)/tests/main.o: CPPFLAGS += -D'SUITES=$(SUITES)'
+$(BUILD)/tests/main.o: $(SUITE_SRC)
 
 # The attention loops in src/core/mha.c: gcc vectorises them at -O3 (at -O2 only
 # loops whose trip count it knows; these run over the keys a query may see).
@@ -98,6 +107,7 @@ test: deps
 	@$(MAKE) --no-print-directory run-tests
 
 run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
+	PYTHON=$(PYTHON) tests/layers.sh
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
 

@@ -12,7 +12,7 @@
  * environment variable BLIS_ARCH_TYPE (its number for a kernel set) at
  * that first call; so this sets it before, unless the user has set it.
  * The kernels change the bits of a product, never their sameness for any
- * thread count (tests/check_mha.c). */
+ * thread count (tests/unit/check_mha.c). */
 #include "core/blas_setup.h"
 
 #include <blis.h>

@@ -2,7 +2,7 @@
  * the forward pass on whatever validates.
  *
  * Built by `make fuzz` with clang -fsanitize=fuzzer,address,undefined. The
- * same file is also linked into the Check runner (tests/check_fuzzreplay.c),
+ * same file is also linked into the Check runner (tests/faults/check_fuzzreplay.c),
  * which replays the seed corpus and every regression file through it, so a
  * crash found once stays fixed under `make test`, `make asan` and
  * `make memcheck` too.

@@ -7,7 +7,7 @@
  * the picture kind (heatmap, score map, overview of two maps, sharpness of
  * the two). Pictures
  * go to /dev/null: the harness checks that drawing works and stays within
- * its memory, not the pixels (tests/check_render.c does that).
+ * its memory, not the pixels (tests/unit/check_render.c does that).
  * Built by `make fuzz FUZZ_TARGET=render`. */
 #include "pictures/render.h"
 #include "core/status.h"

@@ -5,7 +5,7 @@
  * come from the committed tables in assets/colormaps.inc (entry
  * round(255 * (v - lo) / (hi - lo))), never from the renderer's own
  * colour function; the mask colours are the ones render.c documents. */
-#include "check_files.h"
+#include "support.h"
 #include "pictures/architecture.h"
 #include "pictures/render.h"
 #include "core/status.h"

@@ -5,7 +5,7 @@
  * `make test`) with fork + exec, in a fresh scratch folder under /tmp as its
  * current folder, on the files under tests/data/. This process never starts
  * OpenMP: the binary does, in its own process. */
-#include "check_files.h"
+#include "support.h"
 #include "core/status.h"
 
 #include <check.h>

@@ -1,5 +1,5 @@
-/* check_files.c — comparing files the tests wrote (see check_files.h). */
-#include "check_files.h"
+/* support.c — what the tests share (see support.h). */
+#include "support.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * as one head of width d_model, never as a sum) and on mhaviz's own passes
  * over the samples; the row outcomes and captions on small score tables
  * whose softmax is derived in the comments. */
-#include "check_files.h"
+#include "support.h"
 #include "io/input.h"
 #include "core/mha.h"
 #include "core/pull.h"

@@ -25,10 +25,8 @@ typedef struct {
     char note[160];         /* under the subtitle when not one labelled cell per token */
 } Layout;
 
-/* A single map's figure fits a slide of SLIDE_W x SLIDE_H at the default
+/* A single map's figure fits a slide (SLIDE_W x SLIDE_H) at the default
  * cell size: the map is made smaller when the labels need the room. */
-#define SLIDE_W 1920
-#define SLIDE_H 1080
 
 /* Lay out the figure for T tokens with a map of at most target pixels;
  * fills labels (T, LABEL_BYTES) for the labelled tokens, cut to label_w

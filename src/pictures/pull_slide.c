@@ -26,7 +26,7 @@
 #define SCORES_X 300   /* the score charts */
 #define SCORES_W 760
 #define WEIGHTS_X 1120 /* the softmax charts */
-#define WEIGHTS_W (RENDER_PULL_W - MARGIN - WEIGHTS_X)
+#define WEIGHTS_W (SLIDE_W - MARGIN - WEIGHTS_X)
 #define BODY_Y 200     /* the first row's top */
 #define WIDE_ROWS 3    /* the wide head's row is this many head rows tall */
 #define WIDE_GAP 44    /* between the heads' rows and the wide head's: a rule and the legend */
@@ -199,7 +199,7 @@ static int draw_legend(DrawCanvas *cv, const DrawFont *f, int H, int y)
  * ellipsis only when even the smallest size does not hold it. */
 static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, int y)
 {
-    const float width = (float)(RENDER_PULL_W - 2 * MARGIN);
+    const float width = (float)(SLIDE_W - 2 * MARGIN);
     char first[512], rest[512];
     float px = CAPTION_PX;
     for (;; px -= 2) {
@@ -241,7 +241,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     char *labels = malloc((size_t)n * RENDER_LABEL_BYTES); /* (n, RENDER_LABEL_BYTES) the keys as shown */
     char **shown = malloc((size_t)n * sizeof *shown);       /* (n) key j's label, as every picture shows it */
     int rc = MHAVIZ_ENOMEM;
-    if (!contrib || !caption || !labels || !shown || draw_canvas_reset(cv, RENDER_PULL_W, RENDER_PULL_H) != MHAVIZ_OK)
+    if (!contrib || !caption || !labels || !shown || draw_canvas_reset(cv, SLIDE_W, SLIDE_H) != MHAVIZ_OK)
         goto cleanup;
     for (int j = 0; j < n; j++) { /* whitespace made visible, "" for the empty token (render.h) */
         shown[j] = labels + (size_t)j * RENDER_LABEL_BYTES;
@@ -252,7 +252,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     /* Title and caption. */
     snprintf(text, sizeof text, "The pulls on '%s' (token %d): each head's, and the %s", shown[i], i,
              p->identity ? "wide head's, which adds them up" : "separately trained wide head's");
-    draw_ellipsize(font, text, sizeof text, TITLE_PX, (float)(RENDER_PULL_W - 2 * MARGIN));
+    draw_ellipsize(font, text, sizeof text, TITLE_PX, (float)(SLIDE_W - 2 * MARGIN));
     if (draw_text(cv, font, text, TITLE_PX, MARGIN, MARGIN - 12, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto cleanup;
     pull_caption(caption, 2048, p, i, shown, single->att);
@@ -270,7 +270,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     /* Rows: H of height unit, then the wide head's. */
     Labels L;
     plan_labels(font, shown, n, &L);
-    const int body_end = RENDER_PULL_H - 12 - L.height;
+    const int body_end = SLIDE_H - 12 - L.height;
     const int unit = (body_end - BODY_Y - WIDE_GAP) / (H + WIDE_ROWS);
     const int pad = unit >= 40 ? 8 : 2;
 
@@ -305,13 +305,13 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
         if (draw_weights(cv, font, multi->att + ((size_t)h * T + i) * T, n, L.slot_w, y0, y1, col) != MHAVIZ_OK)
             goto cleanup;
         if (h + 1 < H)
-            draw_fill_rect(cv, LABEL_X, y + unit - 1, RENDER_PULL_W - 2 * MARGIN, 1, (DrawRgb){235, 235, 235});
+            draw_fill_rect(cv, LABEL_X, y + unit - 1, SLIDE_W - 2 * MARGIN, 1, (DrawRgb){235, 235, 235});
     }
 
     /* The wide head: the heads' contributions stacked downwards (one colour
      * per head), or its own scores when it has weights of its own. */
     const int y = BODY_Y + H * unit + WIDE_GAP, y0 = y + pad, y1 = y + WIDE_ROWS * unit - pad;
-    draw_fill_rect(cv, LABEL_X, y - WIDE_GAP + 4, RENDER_PULL_W - 2 * MARGIN, 2, DRAW_FRAME);
+    draw_fill_rect(cv, LABEL_X, y - WIDE_GAP + 4, SLIDE_W - 2 * MARGIN, 2, DRAW_FRAME);
     const float *w_i = single->scores + (size_t)i * T;
     float *own = contrib + (size_t)H * n; /* (n) the wide head's scores less its top score */
     for (int j = 0; j < n; j++)

@@ -38,7 +38,7 @@ static const DrawRgb GRID = {222, 222, 222};        /* the lines at 0, 0.25, ...
 
 typedef struct {
     RenderSharpnessLayout pub;
-    float s;                        /* scale: h / 1080 */
+    float s;                        /* scale: h / SLIDE_H */
     float title_px, sub_px, tick_px, label_px, cap_px, legend_px;
     int m, tick_w, label_w, legend_x, legend_dy, swatch_w;
     int n_heads;                    /* maps before the wide head's */
@@ -68,7 +68,7 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
                    const char *subtitle, Layout *L)
 {
     memset(L, 0, sizeof *L);
-    const float s = (float)h / 1080.0f;
+    const float s = (float)h / (float)SLIDE_H;
     L->s = s;
     L->n_heads = n_maps - 1;
     L->m = (int)(32.0f * s);

@@ -328,6 +328,6 @@ void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *
 const char *measures_layout_name(int n_heads, int n_kv_heads)
 {
     if (n_kv_heads == n_heads)
-        return "MHA";
-    return n_kv_heads == 1 ? "MQA" : "GQA";
+        return LAYOUT_MHA;
+    return n_kv_heads == 1 ? LAYOUT_MQA : LAYOUT_GQA;
 }

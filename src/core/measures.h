@@ -146,8 +146,13 @@ double measures_output_cosine(const float *a, const float *b, int rows, int cols
  * (wide_bias for the single wide head's row). */
 void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *t);
 
-/* Name of the layout n_kv_heads gives with n_heads: "MHA", "GQA" or "MQA"
- * (a single head, n_heads = 1, is "MHA"). */
+/* The layouts' names, as every picture and report writes them. */
+#define LAYOUT_MHA "MHA" /* each head its own keys and values */
+#define LAYOUT_GQA "GQA" /* groups of heads share them ("GQA-2": two K/V heads, variant_name) */
+#define LAYOUT_MQA "MQA" /* all heads share one */
+
+/* Name of the layout n_kv_heads gives with n_heads: LAYOUT_MHA, _GQA or
+ * _MQA (a single head, n_heads = 1, is MHA). */
 const char *measures_layout_name(int n_heads, int n_kv_heads);
 
 #endif

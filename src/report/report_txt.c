@@ -221,7 +221,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     const MhaConfig *c = s->c;
     char input_label[48];
     snprintf(input_label, sizeof input_label, "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
-    const char *labels[5] = {input_label, "MHA", "GQA", "MQA", "one wide head"};
+    const char *labels[5] = {input_label, LAYOUT_MHA, LAYOUT_GQA, LAYOUT_MQA, "one wide head"};
     const CostRow *rows[5] = {&t->input, &t->mha, &t->gqa, &t->mqa, &t->wide};
     const int valid[5] = {1, 1, t->gqa_valid, 1, 1};
     const char *heads[8] = {"heads", "K/V", "params", "MAC proj", "MAC scores", "MAC mix", "MAC total",

@@ -91,17 +91,17 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     const char *layout = measures_layout_name(H, G);
     char variant[64], pooled[96] = "", sharing[128], wide_from[160], sub[512];
     if (G == H)
-        snprintf(variant, sizeof variant, "MHA");
+        snprintf(variant, sizeof variant, "%s", layout);
     else
         snprintf(variant, sizeof variant, "%s (%d K/V head%s)", layout, G, G == 1 ? "" : "s");
     if (pooled_from)
         snprintf(pooled, sizeof pooled, "K/V mean-pooled from %d heads, not retrained", pooled_from);
     if (G == H)
-        snprintf(sharing, sizeof sharing, "MHA: each head has its own keys and values");
+        snprintf(sharing, sizeof sharing, "%s: each head has its own keys and values", layout);
     else if (G == 1)
-        snprintf(sharing, sizeof sharing, "MQA: all %d heads share one K/V head", H);
+        snprintf(sharing, sizeof sharing, "%s: all %d heads share one K/V head", layout, H);
     else
-        snprintf(sharing, sizeof sharing, "GQA: each K/V head serves %d query heads", kv_mul);
+        snprintf(sharing, sizeof sharing, "%s: each K/V head serves %d query heads", layout, kv_mul);
     if (in->has_single)
         snprintf(wide_from, sizeof wide_from, "its own weights (the input's single_head), not the heads'");
     else

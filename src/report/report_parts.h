@@ -3,6 +3,7 @@
 #ifndef MHAVIZ_REPORT_PARTS_H
 #define MHAVIZ_REPORT_PARTS_H
 
+#include "io/outdir.h"
 #include "report/report.h"
 
 #include <stddef.h>

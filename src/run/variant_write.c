@@ -112,8 +112,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     /* One line per picture: kind, file, title, subtitle. The titles carry
      * each map's role and entropy (issue 4) from m (H + 1). */
     int n = 0;
-    const char *pad = H >= 100 ? "%03d" : "%02d"; /* head_00 .. head_99, head_000 from 100 heads */
-    char fmt[64], name[64], title[192];
+    char head[32], name[64], title[192];
     for (int p = 0; p <= H; p++) {
         maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
         if (p < H && G < H && G > 1) /* GQA: which K/V head (with MQA there is one) */
@@ -134,8 +133,8 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     names[n] = sub_path(out, folder, "overview.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
 
     for (int h = 0; h < H; h++) {
-        snprintf(fmt, sizeof fmt, "head_%s.png", pad);
-        snprintf(name, sizeof name, fmt, h);
+        outdir_head_name(head, sizeof head, h, H);
+        snprintf(name, sizeof name, "%s.png", head);
         if (G == 1 && H > 1)
             snprintf(title, sizeof title, "head %d of %d \xc2\xb7 the shared K/V head \xc2\xb7 %s \xc2\xb7 %.2f bits",
                      h, H, measures_role_name(m[h].role), m[h].entropy_bits);
@@ -167,9 +166,9 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     names[n] = sub_path(out, folder, "sharpness.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
 
     for (int p = 0; steps && p <= H; p++) {
-        snprintf(fmt, sizeof fmt, "head_%s_scores.png", pad);
+        outdir_head_name(head, sizeof head, p, H);
         if (p < H)
-            snprintf(name, sizeof name, fmt, p);
+            snprintf(name, sizeof name, "%s_scores.png", head);
         else
             snprintf(name, sizeof name, "single_head_scores.png");
         if (p < H)

@@ -60,7 +60,7 @@ static double mean_or_null(double sum, long count) { return count > 0 ? sum / (d
 void measures_row_entropy_norm(const float *att, int T, int causal, double *out)
 {
     for (int i = 0; i < T; i++) {
-        const int n_i = causal ? i + 1 : T; /* keys query i may see */
+        const int n_i = mha_visible_keys(causal, i, T); /* keys query i may see */
         out[i] = n_i >= 2 ? row_entropy(att + (size_t)i * T, n_i) / log2((double)n_i) : NAN;
     }
 }
@@ -109,7 +109,7 @@ static int fixed_key(const float *att, int T, int causal)
     const int first = causal ? 1 : 0; /* rows from here on see two keys or more */
     int candidate = 0, votes = 0;
     for (int i = first; i < T; i++) {
-        const int top = measures_argmax(att + (size_t)i * T, causal ? i + 1 : T);
+        const int top = measures_argmax(att + (size_t)i * T, mha_visible_keys(causal, i, T));
         if (votes == 0)
             candidate = top;
         votes += top == candidate ? 1 : -1;
@@ -117,7 +117,7 @@ static int fixed_key(const float *att, int T, int causal)
     int held = 0;
     for (int i = first; i < T; i++) {
         const float *a_i = att + (size_t)i * T; /* (T) row i */
-        held += measures_argmax(a_i, causal ? i + 1 : T) == candidate && a_i[candidate] >= 0.5f;
+        held += measures_argmax(a_i, mha_visible_keys(causal, i, T)) == candidate && a_i[candidate] >= 0.5f;
     }
     if (2 * held <= T - first || candidate == 0 || (!causal && candidate == T - 1))
         return -1;
@@ -135,7 +135,7 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
 
     for (int i = 0; i < T; i++) {
         const float *a_i = att + (size_t)i * T; /* (T) row i */
-        const int n_i = causal ? i + 1 : T;     /* keys query i may see */
+        const int n_i = mha_visible_keys(causal, i, T);     /* keys query i may see */
 
         const double h_i = row_entropy(a_i, n_i);
         entropy += h_i;
@@ -241,7 +241,7 @@ void measures_compare(const float *att, const float *wide, int T, int causal, Ma
     long agree = 0;
     for (int i = 0; i < T; i++) {
         const float *a_i = att + (size_t)i * T, *w_i = wide + (size_t)i * T; /* (T) rows */
-        const int n_i = causal ? i + 1 : T;
+        const int n_i = mha_visible_keys(causal, i, T);
         js += js_divergence(a_i, w_i, n_i);
         agree += measures_argmax(a_i, n_i) == measures_argmax(w_i, n_i);
     }

@@ -97,7 +97,7 @@ static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
              *    itself and the tokens before it). Textbooks set the other
              *    scores to -infinity so that softmax gives them exp(-inf) = 0;
              *    here they are never computed, and written as exact zeros. */
-            const int n_visible = c->causal ? i + 1 : T;
+            const int n_visible = mha_visible_keys(c->causal, i, T);
             for (int j = 0; j < n_visible; j++)
                 att_hi[j] = 0.0f;
             for (int e = 0; e < hd; e++) {

@@ -236,7 +236,7 @@ void render_scores_less_row_max(float *out, const float *scores, int T, int caus
     for (int i = 0; i < T; i++) {
         const float *s_i = scores + (size_t)i * T; /* (T) row i */
         float *o_i = out + (size_t)i * T;
-        const int n_i = causal ? i + 1 : T;       /* keys query i may see */
+        const int n_i = mha_visible_keys(causal, i, T);       /* keys query i may see */
         float max = s_i[0];
         for (int j = 1; j < n_i; j++)
             if (s_i[j] > max)

@@ -169,7 +169,7 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
                 sum[p] += share[p];
                 even[p] += (double)cells[p] / n_i;
                 m->rows[p]++;
-                m->shown[p] += share[p] >= 0.5;
+                m->shown[p] += share[p] >= MEASURES_SHOWN_SHARE;
             }
     }
 
@@ -188,8 +188,10 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
         /* support: a habit, not a coincidence of one row or a few, and
          * at least twice what spreading evenly would give (one repeated
          * word: most keys are earlier copies, even attention's share) */
-        const int supported = m->shown[p] >= MEASURES_MIN_ROLE_ROWS && 4 * m->shown[p] >= m->rows[p];
-        if (supported && m->pattern[p] >= 0.5 && m->pattern[p] >= 2.0 * m->even[p] &&
+        const int supported = m->shown[p] >= MEASURES_MIN_ROLE_ROWS &&
+                              MEASURES_ROLE_ROWS_PART * m->shown[p] >= m->rows[p];
+        if (supported && m->pattern[p] >= MEASURES_ROLE_SHARE &&
+            m->pattern[p] >= MEASURES_ROLE_EVEN_TIMES * m->even[p] &&
             (best < 0 || m->pattern[p] > m->pattern[best]))
             best = p;
     }
@@ -197,7 +199,7 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
         m->role = (MeasuresRole)best;
     else if (norm_rows == 0)
         m->role = MEASURES_NONE;
-    else if (m->entropy_norm >= 0.8)
+    else if (m->entropy_norm >= MEASURES_DIFFUSE_NORM)
         m->role = MEASURES_DIFFUSE;
     else
         m->role = MEASURES_MIXED;

@@ -6,6 +6,7 @@
  * patterns (Olsson et al. 2022). Definitions are in measures.h and docs/report.md.
  */
 #include "core/measures.h"
+#include "core/parallel.h"
 #include "core/status.h"
 
 #include <math.h>
@@ -214,8 +215,7 @@ int measures_layer(const float *att, int n_heads, const float *wide, int T, int 
     measures_token_ids(tokens, T, ids);
     const size_t cells = ((size_t)n_heads + 1) * (size_t)T * (size_t)T;
     (void)cells; /* read only by the OpenMP pragma */
-    /* threads only for maps worth waking them (not at class size) */
-#pragma omp parallel for schedule(dynamic) if (cells >= ((size_t)1 << 15))
+#pragma omp parallel for schedule(dynamic) if (cells >= PARALLEL_MIN_CELLS)
     for (int p = 0; p <= n_heads; p++) /* each map's sums in its own order: any thread count */
         measures_map(p < n_heads ? att + (size_t)p * T * T : wide, T, causal, ids, &m[p]);
     free(ids);

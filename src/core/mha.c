@@ -13,6 +13,7 @@
  * computes it, so the results do not depend on the thread count.
  */
 #include "core/mha.h"
+#include "core/parallel.h"
 #include "core/status.h"
 
 #include <blis.h>
@@ -23,12 +24,6 @@
 
 /* Column blocks of a projection: the work matmul shares out among threads. */
 #define MATMUL_BLOCKS 8
-
-/* Multiply-adds below which a loop runs on one thread: waking a second
- * thread costs more than it saves, far more on a busy machine, where each
- * parallel loop may wait milliseconds for a core (T = 7, d_model 16: 0.6 ms
- * a forward pass on one thread, 79 ms on two, with 12 programs running). */
-#define PARALLEL_MIN_WORK 4194304.0 /* 2^22 */
 
 /* out (n, d_out) = x (n, d_in) W (d_in, d_out) + b (d_out).
  * The columns of out are cut into MATMUL_BLOCKS blocks (widths a multiple

@@ -232,7 +232,7 @@ int report_write_variants(const char *dir, const Variant *v, int n, char *err, s
         s[i].blur = blur_of(x->measures, H, &s[i].heads_norm_mean);
         if (!(s[i].cmp = malloc((size_t)H * sizeof *s[i].cmp)))
             goto cleanup;
-#pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= REPORT_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= PARALLEL_MIN_CELLS)
         for (int h = 0; h < H; h++)
             measures_compare(x->multi.att + (size_t)h * map, v[0].multi.att + (size_t)h * map, T, c->causal,
                              &s[i].cmp[h]);

@@ -7,6 +7,7 @@
 #include "pictures/pull_slide.h"
 #include "core/status.h"
 #include "pictures/render.h"
+#include "pictures/render_parts.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,8 +19,8 @@
 #define CAPTION_PX 26.0f
 #define HEADER_PX 22.0f /* column headers and row labels */
 #define SMALL_PX 18.0f  /* second lines of row labels, axis numbers, weights on the bars */
-#define LABEL_PX 22.0f  /* key labels, at most */
-#define LABEL_MIN_PX 12.0f
+#define KEY_LABEL_PX 22.0f /* key labels, at most */
+#define KEY_LABEL_MIN_PX 12.0f
 #define LABEL_MAX_LENGTH 200.0f /* pixels a turned key label may take; longer ones are shortened */
 
 #define LABEL_X MARGIN /* the row labels' column */
@@ -56,7 +57,7 @@ static void plan_labels(const DrawFont *f, char *const *shown, int n, Labels *L)
     for (int j = 0; j < n; j++)
         widest = fmaxf(widest, draw_text_width(f, shown[j], 1.0f));
     /* Across, on two lines (the token, its index), at the largest size that fits. */
-    L->px = fminf(LABEL_PX, (slot - 6) / fmaxf(widest, 1e-3f));
+    L->px = fminf(KEY_LABEL_PX, (slot - 6) / fmaxf(widest, 1e-3f));
     L->step = 1;
     if (L->px >= 16.0f) {
         L->rotated = 0;
@@ -66,8 +67,8 @@ static void plan_labels(const DrawFont *f, char *const *shown, int n, Labels *L)
     /* Else turned, "token index" reading upwards, thinned when the keys are
      * narrower than a line of text. */
     L->rotated = 1;
-    L->px = fmaxf(LABEL_MIN_PX, fminf(LABEL_PX, slot * 0.85f));
-    L->step = (int)ceilf(draw_line_height(L->px) / slot);
+    L->px = fmaxf(KEY_LABEL_MIN_PX, fminf(KEY_LABEL_PX, slot * 0.85f));
+    L->step = key_label_step(draw_line_height(L->px), slot);
     float longest = 0;
     for (int j = 0; j < n; j++) {
         char text[160];
@@ -83,7 +84,7 @@ static int draw_labels(DrawCanvas *cv, const DrawFont *f, char *const *shown, co
 {
     char text[160];
     for (int j = 0; j < L->n; j++) {
-        if (j % L->step != 0 && j != L->n - 1)
+        if (!is_labelled_key(j, L->n, L->step))
             continue;
         const int cx = x + (int)((j + 0.5f) * slot);
         if (L->rotated) {
@@ -245,7 +246,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
         goto cleanup;
     for (int j = 0; j < n; j++) { /* whitespace made visible, "" for the empty token (render.h) */
         shown[j] = labels + (size_t)j * RENDER_LABEL_BYTES;
-        render_token_label(font, tokens[j], LABEL_PX, LABEL_MAX_LENGTH, shown[j]);
+        render_token_label(font, tokens[j], KEY_LABEL_PX, LABEL_MAX_LENGTH, shown[j]);
     }
     char text[512];
 

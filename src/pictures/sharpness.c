@@ -60,10 +60,6 @@ static void legend_text(const Layout *L, char *const *legend, int k, char *buf, 
         snprintf(buf, len, "map %d", p);
 }
 
-/* Token t of T has a label: every step-th, and the last, which keeps a
- * step's room from the one before it. */
-static int labelled(int t, int T, int step) { return t == T - 1 || (t % step == 0 && T - 1 - t >= step); }
-
 static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *const *tokens, char *const *legend,
                    const char *subtitle, Layout *L)
 {
@@ -103,7 +99,7 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
     P->label_step = render_label_step(P->pitch, 1.1f * L->label_px);
     float widest = 0.0f;
     for (int t = 0; t < T; t++) {
-        if (!labelled(t, T, P->label_step))
+        if (!is_labelled_axis(t, T, P->label_step))
             continue;
         char label[RENDER_LABEL_BYTES];
         render_token_label(font, tokens[t], L->label_px, 8.0f * L->label_px, label);
@@ -204,7 +200,7 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
         goto oom;
     const int label_top = bottom + (int)(10.0f * s);
     for (int t = 0; t < T; t++) {
-        if (!labelled(t, T, P->label_step))
+        if (!is_labelled_axis(t, T, P->label_step))
             continue;
         char label[RENDER_LABEL_BYTES];
         render_token_label(font, tokens[t], L.label_px, 8.0f * L.label_px, label);

@@ -18,6 +18,7 @@
 #include "pictures/render.h"
 #include "report/report.h"
 #include "run/run_memory.h"
+#include "text/query.h"
 #include "run/variants.h"
 
 #include <errno.h>
@@ -381,7 +382,7 @@ int main(int argc, char **argv)
 
     /* --query: the token query_NN.png is about (a usage error names a bad one). */
     int query = -1; /* -1: the default, pull.h's choice once the pulls are known */
-    if (o.query && (query = pull_find_query(o.query, in.tokens, in.cfg.T, err, sizeof err)) < 0) {
+    if (o.query && (query = query_find(o.query, in.tokens, in.cfg.T, err, sizeof err)) < 0) {
         rc = MHAVIZ_EUSAGE;
         goto cleanup;
     }

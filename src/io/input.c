@@ -332,6 +332,7 @@ static char *dir_of(const char *path)
     return d;
 }
 
+/* Long on purpose: the file read in the order of the safety argument at the top of this file. */
 int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, char *err,
                       size_t errlen)
 {

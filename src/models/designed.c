@@ -169,6 +169,8 @@ int init_designed_d_model(const char *tokens, int n_heads)
     return d;
 }
 
+/* Long on purpose: the four jobs' weights, one block each, in the order
+ * samples/README.md explains them. */
 int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *subject,
                   InitModel *m, char *err, size_t errlen)
 {

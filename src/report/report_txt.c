@@ -402,6 +402,7 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
     txt_wrapped(f, "  ", line);
 }
 
+/* Long on purpose: report.txt's sections in the order they are printed. */
 void write_txt(FILE *f, const ReportData *d, const Summary *s)
 {
     const MhaConfig *c = s->c;

@@ -307,8 +307,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
     goto cleanup;
 
 oom:
-    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
-    rc = MHAVIZ_ENOMEM;
+    rc = draw_nomem(err, errlen, png_path);
 cleanup:
     free(labels);
     return rc;

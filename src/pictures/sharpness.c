@@ -251,8 +251,7 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
 
 oom:
     free(v);
-    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
-    return MHAVIZ_ENOMEM;
+    return draw_nomem(err, errlen, png_path);
 }
 
 int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,

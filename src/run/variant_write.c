@@ -1,6 +1,7 @@
 /* variant_write.c — one variant's pictures and report, into its folder. */
 #include "run/variant_write.h"
 #include "core/status.h"
+#include "core/rival.h"
 #include "pictures/architecture.h"
 #include "pictures/pull_slide.h"
 #include "report/report.h"
@@ -102,8 +103,9 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
         snprintf(sharing, sizeof sharing, "MQA: all %d heads share one K/V head", H);
     else
         snprintf(sharing, sizeof sharing, "GQA: each K/V head serves %d query heads", kv_mul);
+    const RivalName *rival = rival_name(in->has_single);
     if (in->has_single)
-        snprintf(wide_from, sizeof wide_from, "its own weights (the input's single_head), not the heads'");
+        snprintf(wide_from, sizeof wide_from, "its weights: the input's single_head, not built from the heads' projections");
     else
         snprintf(wide_from, sizeof wide_from,
                  "the heads' projections as one head: its score = (sum of the %d heads' scores) / \xe2\x88\x9a%d",
@@ -122,12 +124,13 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
         else if (p < H)
             snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, measures_role_name(m[p].role));
         else
-            snprintf(title, sizeof title, "wide head \xc2\xb7 %s", measures_role_name(m[p].role));
+            snprintf(title, sizeof title, "%s \xc2\xb7 %s", rival->panel, measures_role_name(m[p].role));
         if (!(panels[p] = strdup(title)))
             goto cleanup;
     }
-    snprintf(title, sizeof title, "%s: %d heads of width %d, and one wide head of width %d", variant, H,
-             c->head_dim, c->d_model);
+    snprintf(title, sizeof title, in->has_single ? "%s: %d heads of width %d, and one head of width %d trained on its own"
+                                                 : "%s: %d heads of width %d, and one wide head of width %d",
+             variant, H, c->head_dim, c->d_model);
     snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
     join(sub, sizeof sub, pooled);
     jobs[n] = (RenderJob){.draw = render_draw_overview, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
@@ -151,16 +154,17 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
         jobs[n] = (RenderJob){.draw = render_draw_weights, .values = maps[h]};
         names[n] = sub_path(out, folder, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
     }
-    snprintf(title, sizeof title, "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits", c->d_model,
-             measures_role_name(m[H].role), m[H].entropy_bits);
+    snprintf(title, sizeof title, in->has_single ? "one head of width %d, trained on its own \xc2\xb7 %s \xc2\xb7 %.2f bits"
+                                                 : "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits",
+             c->d_model, measures_role_name(m[H].role), m[H].entropy_bits);
     snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
     join(sub, sizeof sub, wide_from);
     join(sub, sizeof sub, in->has_single ? NULL : pooled);
     jobs[n] = (RenderJob){.draw = render_draw_weights, .values = single->att};
     names[n] = sub_path(out, folder, "single_head.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
 
-    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and the wide head (bold)",
-             variant, H);
+    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and %s (bold)",
+             variant, H, rival->the);
     snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
     join(sub, sizeof sub, pooled);
     jobs[n] = (RenderJob){.draw = render_draw_sharpness, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
@@ -177,8 +181,8 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
                      "head %d of %d \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", p, H,
                      c->head_dim);
         else
-            snprintf(title, sizeof title,
-                     "single wide head \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", c->d_model);
+            snprintf(title, sizeof title, "%s \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum",
+                     in->has_single ? rival->title : "single wide head", c->d_model);
         snprintf(sub, sizeof sub, "the softmax ignores a constant added to a row \xc2\xb7 "
                                   "each row's winner is 0, its lightest cell");
         join(sub, sizeof sub, pooled);

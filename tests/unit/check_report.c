@@ -501,7 +501,7 @@ START_TEST(txt_says_what_a_class_needs)
     check_contains(txt, "8 x head_dim 8");
     check_contains(txt, "K/V heads  8: MHA");
     check_contains(txt, "causal     yes");
-    check_contains(txt, "own weights from the input");
+    check_contains(txt, "one head   1 head of width 64, trained on its own (the input's \"single_head\")");
     int ids[15];
     measures_token_ids(tokens, T, ids);
     for (int h = 0; h < H; h++) {

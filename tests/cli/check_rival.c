@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "io/input.h"
 #include "io/npy.h"
+#include "support.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -83,27 +84,6 @@ START_TEST(one_head_lost_more_at_every_seed)
 }
 END_TEST
 
-/* The whole of a file, NUL-terminated; the caller frees it. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
-    do {
-        if (len + 4096 + 1 > cap) {
-            cap = 2 * cap + 8192;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-        n = fread(buf + len, 1, 4096, f);
-        len += n;
-    } while (n > 0);
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
-
 /* text with every run of white space (line breaks and indents included)
  * made one space: prose as a reader reads it, however it is wrapped. */
 static char *flat(char *text)
@@ -129,21 +109,20 @@ static void check_says(const char *text, const char *where, const char *want)
  * and *json (the caller frees both) are report.txt flattened and report.json. */
 static void run_sample(char **txt, cJSON **json)
 {
-    char dir[] = "/tmp/mhaviz-rival-XXXXXX", cmd[512], path[600];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *dir = scratch("rival"), cmd[512], path[600];
     const char *bin = getenv("MHAVIZ_BIN");
     ck_assert_msg(bin != NULL, "MHAVIZ_BIN is not set");
     snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/out' " SAMPLE " > /dev/null", bin, dir);
     ck_assert_int_eq(system(cmd), 0);
     snprintf(path, sizeof path, "%s/out/report.txt", dir);
-    *txt = flat(slurp(path));
+    *txt = flat(slurp(path, NULL));
     snprintf(path, sizeof path, "%s/out/report.json", dir);
-    char *text = slurp(path);
+    char *text = slurp(path, NULL);
     *json = cJSON_Parse(text);
     ck_assert_ptr_nonnull(*json);
     free(text);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    remove_tree(dir);
+    free(dir);
 }
 
 static const cJSON *get(const cJSON *o, const char *key)
@@ -198,7 +177,7 @@ START_TEST(docs_quote_the_report)
     char *txt;
     cJSON *json;
     run_sample(&txt, &json);
-    char *readme = flat(slurp("README.md")), *docs = flat(slurp("docs/trained.md"));
+    char *readme = flat(slurp("README.md", NULL)), *docs = flat(slurp("docs/trained.md", NULL));
     const cJSON *loss = get(get(json, "training"), "held_out_loss");
     const cJSON *lh = get(loss, "heads"), *ls = get(loss, "single_head");
     const cJSON *one = get(json, "single_head"), *heads = get(json, "heads");

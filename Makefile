@@ -49,7 +49,7 @@ SUITES    := $(foreach f,$(SUITE_SRC),SUITE($(patsubst check_%,%,$(basename $(no
 TESTS    := $(SUITE_SRC) tests/main.c tests/support.c tests/fuzz/fuzz_input.c
 TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
-            samples/base_paper.json samples/random_init.json
+            samples/base_paper.json samples/random_init.json samples/trained/rival.json
 
 # Debian packages the build, the tests and the demo need.
 DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy
@@ -91,13 +91,14 @@ demo: deps
 run-demo: $(BIN)
 	@for f in $(DEMO); do echo "== ./$(BIN) $$f"; ./$(BIN) $$f || exit 1; done
 
-## samples: regenerate samples/*.json from samples/generate.c (the same bytes every time), then train samples/trained/ (PyTorch, minutes)
+## samples: regenerate samples/*.json from samples/generate.c (the same bytes every time), then train samples/trained/ and its rival.json (PyTorch, minutes)
 # Only this target needs PyTorch: Debian's build for /usr/bin/python3.
 TRAIN_DEBS := python3-torch
 samples: $(BUILD)/generate_samples
 	$(BUILD)/generate_samples samples
 	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(TRAIN_DEBS)"
 	$(PYTHON) samples/train_tiny.py samples/trained
+	$(PYTHON) samples/train_rival.py samples/trained
 
 $(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)

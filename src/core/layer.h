@@ -35,6 +35,19 @@ typedef struct {
     int has_bias; /* 1 when the input gave any bias (the cost table counts them) */
 } MhaWeights;
 
+/* The optional "training" of an input whose "single_head" was trained on
+ * its own (docs/input.md): the held-out losses of the multi-head model and
+ * of the one-head model, trained the same way at each seed. */
+#define TRAINING_MAX_SEEDS 32
+typedef struct {
+    int n_seeds;                            /* 0: the input gave no "training" */
+    int seeds[TRAINING_MAX_SEEDS];          /* (n_seeds) distinct */
+    int seed;                               /* the seed whose weights the input holds: one of seeds */
+    int steps;                              /* training steps, the same for both models */
+    double loss_heads[TRAINING_MAX_SEEDS];  /* (n_seeds) held-out loss in nats, the multi-head model */
+    double loss_single[TRAINING_MAX_SEEDS]; /* (n_seeds) the one head trained on its own */
+} Training;
+
 /* A layer with its input: the tokens, their hidden states and the weights.
  * The loader builds it (io/input.h: input_load, input_parse) and frees it
  * (input_free); variants make views of it with other weights. */
@@ -46,6 +59,7 @@ typedef struct {
     MhaWeights w;      /* the multi-head layer */
     int has_single;    /* 1 when "single_head" gave its own weights */
     MhaWeights single; /* (d_model, d_model) each; valid when has_single */
+    Training training; /* n_seeds 0 unless the input gave "training" (then has_single is 1) */
     char *warnings;    /* newline-separated warnings (e.g. unknown keys), or NULL */
     size_t parse_bytes; /* memory the JSON text and cJSON's tree took while parsed (counted
                          * before parsing: one 80-byte node per value, each string's copy) */

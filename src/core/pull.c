@@ -3,6 +3,7 @@
  * Shapes: scores (n_heads, T, T), wide (T, T), row i = query i, column j =
  * key j; query i may see keys 0..n_keys(i)-1 (causal: i + 1, else T). */
 #include "core/pull.h"
+#include "core/rival.h"
 #include "core/measures.h"
 #include "core/status.h"
 
@@ -164,7 +165,7 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
     const PullRow *r = &p->rows[i];
     const int *top = p->top + (size_t)i * H;
     const float *att_i = wide_att + (size_t)i * T;
-    const char *wide = p->identity ? "the wide head" : "the separately trained wide head";
+    const RivalName *wide = rival_name(!p->identity); /* weights of its own: trained on its own */
     buf[0] = '\0';
     switch (r->outcome) {
     case PULL_NO_CHOICE:
@@ -173,19 +174,19 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
     case PULL_AGREED:
         add(buf, n, "every head's top key is ");
         add_key(buf, n, tokens, r->n_keys, r->wide_top);
-        add(buf, n, ", and %s's too (%.2f): nothing lost", wide, r->wide_top_att);
+        add(buf, n, ", and %s too (%.2f): nothing lost", wide->too, r->wide_top_att);
         if (r->blurs) /* agreed, and still no key gets more than half */
             add(buf, n, "; no key gets more than half its attention: the row blurs");
         return;
     case PULL_FOLLOWED:
         if (p->identity) {
-            add(buf, n, "%s followed ", wide);
+            add(buf, n, "%s followed ", wide->the);
             add_heads(buf, n, top, H, r->wide_top);
             add(buf, n, " to ");
             add_key(buf, n, tokens, r->n_keys, r->wide_top);
             add(buf, n, " (%.2f); it gives ", r->wide_top_att);
         } else { /* its own weights: the same key, not a pull it followed */
-            add(buf, n, "%s's top key ", wide);
+            add(buf, n, "%s ", wide->top);
             add_key(buf, n, tokens, r->n_keys, r->wide_top);
             add(buf, n, " (%.2f) is the top key of ", r->wide_top_att);
             add_heads(buf, n, top, H, r->wide_top);
@@ -193,12 +194,12 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         }
         break;
     case PULL_OWN:
-        add(buf, n, "%s's top key ", wide);
+        add(buf, n, "%s ", wide->top);
         add_key(buf, n, tokens, r->n_keys, r->wide_top);
         add(buf, n, " (%.2f) is no head's top key; it gives ", r->wide_top_att);
         break;
     case PULL_SPLIT:
-        add(buf, n, "%s: %s gives ", p->identity ? "the pulls split and the row blurs" : "the row blurs", wide);
+        add(buf, n, "%s: %s gives ", p->identity ? "the pulls split and the row blurs" : "the row blurs", wide->the);
         break;
     }
     /* The heads' top keys it did not follow (all of them when it split),

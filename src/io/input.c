@@ -64,7 +64,7 @@ void input_free(MhaInput *in)
 static const char *const top_keys[] = {
     "tokens", "d_model", "n_heads", "n_kv_heads", "causal", "x", "embeddings",
     "positional", "W_q", "W_k", "W_v", "W_o", "weight_layout", "b_q", "b_k",
-    "b_v", "b_o", "single_head", "comment", "title", NULL,
+    "b_v", "b_o", "single_head", "training", "comment", "title", NULL,
 };
 static const char *const single_keys[] = {
     "W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o", "comment", NULL,
@@ -198,6 +198,8 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
     }
 
     if (emb && (rc = find_embeddings(L, emb, pos, tokens_json, D)) != MHAVIZ_OK)
+        return rc;
+    if ((rc = read_training(L, root, sh != NULL, &in->training)) != MHAVIZ_OK)
         return rc;
 
     /* The memory the run will need, before any allocation sized by the shapes. */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -105,6 +106,107 @@ int read_title(Loader *L, const cJSON *root, MhaInput *in)
         return fail_nomem(L);
     if (bad)
         warn(L, "title: %d byte%s of invalid UTF-8 shown as U+FFFD", bad, bad == 1 ? "" : "s");
+    return MHAVIZ_OK;
+}
+
+static const char *const training_keys[] = {"seeds", "seed", "steps", "held_out_loss", NULL};
+static const char *const loss_keys[] = {"heads", "single_head", NULL};
+
+/* "training.held_out_loss.<key>": n finite numbers >= 0, into out. */
+static int read_losses(Loader *L, const cJSON *losses, const char *key, int n, double *out)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(losses, key);
+    if (!a)
+        return fail(L, "training.held_out_loss: missing \"%s\" (one loss per seed)", key);
+    if (!cJSON_IsArray(a))
+        return fail(L, "training.held_out_loss.%s: expected an array of %d numbers, got %s", key, n,
+                    type_name(a));
+    if (count_items(a) != (size_t)n)
+        return fail(L, "training.held_out_loss.%s: %zu numbers for %d seeds (one loss per seed)", key,
+                    count_items(a), n);
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a) {
+        if (!cJSON_IsNumber(e))
+            return fail(L, "training.held_out_loss.%s[%d]: expected a loss in nats (a number >= 0), got %s",
+                        key, i, type_name(e));
+        if (!isfinite(e->valuedouble) || e->valuedouble < 0)
+            return fail(L, "training.held_out_loss.%s[%d]: expected a loss in nats (a number >= 0), got %g",
+                        key, i, e->valuedouble);
+        out[i++] = e->valuedouble;
+    }
+    return MHAVIZ_OK;
+}
+
+/* "training.<key>": a whole number in [lo, INT_MAX], required. */
+static int training_int(Loader *L, const cJSON *tr, const char *key, int lo, const char *what, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(tr, key);
+    if (!v)
+        return fail(L, "training: missing \"%s\" (%s)", key, what);
+    if (!cJSON_IsNumber(v))
+        return fail(L, "training.%s: expected a whole number >= %d (%s), got %s", key, lo, what, type_name(v));
+    if (v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo || v->valuedouble > INT_MAX)
+        return fail(L, "training.%s: expected a whole number >= %d (%s), got %.15g", key, lo, what,
+                    v->valuedouble);
+    *out = (int)v->valuedouble;
+    return MHAVIZ_OK;
+}
+
+int read_training(Loader *L, const cJSON *root, int has_single, Training *t)
+{
+    int rc;
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(root, "training");
+    if (!tr)
+        return MHAVIZ_OK;
+    if (!cJSON_IsObject(tr))
+        return fail(L, "training: expected an object with seeds, seed, steps and held_out_loss, got %s",
+                    type_name(tr));
+    if (!has_single)
+        return fail(L, "training: describes a \"single_head\" trained on its own, and this input has none");
+    if ((rc = check_keys(L, tr, training_keys, "training.")) != MHAVIZ_OK)
+        return rc;
+    const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(tr, "seeds");
+    if (!seeds)
+        return fail(L, "training: missing \"seeds\" (the seeds both models were trained at)");
+    if (!cJSON_IsArray(seeds) || count_items(seeds) == 0)
+        return fail(L, "training.seeds: expected an array of 1 to %d whole numbers, got %s",
+                    TRAINING_MAX_SEEDS, cJSON_IsArray(seeds) ? "an empty array" : type_name(seeds));
+    if (count_items(seeds) > TRAINING_MAX_SEEDS)
+        return fail(L, "training.seeds: %zu seeds is over the limit of %d", count_items(seeds),
+                    TRAINING_MAX_SEEDS);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, seeds) {
+        const int i = t->n_seeds;
+        if (!cJSON_IsNumber(e))
+            return fail(L, "training.seeds[%d]: expected a whole number >= 0, got %s", i, type_name(e));
+        if (e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 || e->valuedouble > INT_MAX)
+            return fail(L, "training.seeds[%d]: expected a whole number >= 0, got %.15g", i, e->valuedouble);
+        t->seeds[i] = (int)e->valuedouble;
+        for (int k = 0; k < i; k++)
+            if (t->seeds[k] == t->seeds[i])
+                return fail(L, "training.seeds[%d]: seed %d is already seeds[%d]", i, t->seeds[i], k);
+        t->n_seeds++;
+    }
+    if ((rc = training_int(L, tr, "seed", 0, "the seed whose weights these are", &t->seed)) != MHAVIZ_OK ||
+        (rc = training_int(L, tr, "steps", 1, "training steps, the same for both models", &t->steps)) != MHAVIZ_OK)
+        return rc;
+    int found = 0;
+    for (int k = 0; k < t->n_seeds; k++)
+        found |= t->seeds[k] == t->seed;
+    if (!found)
+        return fail(L, "training.seed: %d is not one of training.seeds (the seed whose weights these are)",
+                    t->seed);
+    const cJSON *losses = cJSON_GetObjectItemCaseSensitive(tr, "held_out_loss");
+    if (!losses)
+        return fail(L, "training: missing \"held_out_loss\" (an object with heads and single_head)");
+    if (!cJSON_IsObject(losses))
+        return fail(L, "training.held_out_loss: expected an object with heads and single_head, got %s",
+                    type_name(losses));
+    if ((rc = check_keys(L, losses, loss_keys, "training.held_out_loss.")) != MHAVIZ_OK ||
+        (rc = read_losses(L, losses, "heads", t->n_seeds, t->loss_heads)) != MHAVIZ_OK ||
+        (rc = read_losses(L, losses, "single_head", t->n_seeds, t->loss_single)) != MHAVIZ_OK)
+        return rc;
     return MHAVIZ_OK;
 }
 

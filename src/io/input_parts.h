@@ -89,6 +89,10 @@ int copy_tokens(Loader *L, const cJSON *tok, MhaInput *in);
  * invalid UTF-8 replaced (with a warning) as in the tokens. */
 int read_title(Loader *L, const cJSON *root, MhaInput *in);
 
+/* The optional "training" into *t (docs/input.md); has_single: the input
+ * gave "single_head", which "training" describes. */
+int read_training(Loader *L, const cJSON *root, int has_single, Training *t);
+
 /* A matrix stored as rows.n rows of cols.n numbers (or a .npy file name)
  * under key. dst NULL: check the shape only, allocating nothing. Otherwise
  * copy into dst, transposed when transpose (dst is then (cols.n, rows.n)). */

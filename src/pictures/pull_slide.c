@@ -233,7 +233,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
 
     /* Title and caption. */
     snprintf(text, sizeof text, "The pulls on '%s' (token %d): each head's, and the %s", shown[i], i,
-             p->identity ? "wide head's, which adds them up" : "separately trained wide head's");
+             p->identity ? "wide head's, which adds them up" : "one head's, trained on its own");
     draw_ellipsize(font, text, sizeof text, TITLE_PX, (float)(SLIDE_W - 2 * MARGIN));
     if (draw_text(cv, font, text, TITLE_PX, MARGIN, MARGIN - 12, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto cleanup;
@@ -315,7 +315,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
                  "(less a constant);\ndot: its top key, the\nshortest stack", H);
     else
         snprintf(more, sizeof more, "trained separately:\nits own scores, not\nthe heads' sum;\ndot: its top key");
-    if (draw_row_label(cv, font, y0, y1 - y0, NULL, "wide head", more) != MHAVIZ_OK ||
+    if (draw_row_label(cv, font, y0, y1 - y0, NULL, p->identity ? "wide head" : "one head", more) != MHAVIZ_OK ||
         draw_score_axis(cv, font, y0, y1, wide_depth) != MHAVIZ_OK ||
         (p->identity && draw_legend(cv, font, H, y - WIDE_GAP + 14) != MHAVIZ_OK))
         goto cleanup;

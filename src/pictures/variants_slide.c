@@ -1,6 +1,7 @@
 /* variants_slide.c — variants.png (see variants_slide.h). */
 #include "pictures/variants_slide.h"
 #include "core/measures.h"
+#include "core/rival.h"
 #include "core/status.h"
 #include "draw/draw.h"
 #include "draw/figure.h"
@@ -69,7 +70,8 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
             snprintf(a, sizeof a, "head %d", col_head[i]);
         figure_text(&s, a, TEXT_PX, x0 + i * pitch + side / 2, y0 - 12, DRAW_MID, DRAW_BOTTOM, DRAW_INK);
     }
-    figure_text(&s, "wide head", TEXT_PX, wide_x + side / 2, y0 - 12, DRAW_MID, DRAW_BOTTOM, DRAW_INK);
+    const int trained = v[0].in.has_single; /* the one head trained on its own, not a wide head */
+    figure_text(&s, rival_name(trained)->panel, TEXT_PX, wide_x + side / 2, y0 - 12, DRAW_MID, DRAW_BOTTOM, DRAW_INK);
     draw_line(s.c, wide_x - WIDE_GAP / 2.0f, y0 - 40, wide_x - WIDE_GAP / 2.0f, y0 + n * row_pitch, 2.0f, GREY_TEXT);
 
     for (int k = 0; k < n; k++) {
@@ -124,8 +126,9 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
     const int bar_h = n * row_pitch / 2 < 400 ? n * row_pitch / 2 : 400;
     s.failed |= render_weights_bar(r, s.c, SLIDE_W - BAR_W + 10, y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) != MHAVIZ_OK;
     snprintf(a, sizeof a,
-             "each map: rows = queries, columns = keys, T = %d, one colour scale for all; wide head: one head of "
-             "width %d; B/token: K/V cache per token per layer at fp16", T, c0->d_model);
+             "each map: rows = queries, columns = keys, T = %d, one colour scale for all; %s: one head of "
+             "width %d%s; B/token: K/V cache per token per layer at fp16", T, rival_name(trained)->panel, c0->d_model,
+             trained ? ", trained on its own" : "");
     figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     if (side < T) { /* render_paint_map shares the tokens out over the pixels */
         const int k = (T + side - 1) / side;

@@ -134,6 +134,30 @@ static void json_pulls(FILE *f, const PullLayer *p)
     fputs("    ]\n  },\n", f);
 }
 
+/* "training": the input's own, as given, and in how many seeds the one head
+ * trained on its own ended with the larger held-out loss. */
+static void json_training(FILE *f, const Training *t)
+{
+    int worse = 0;
+    fputs("  \"training\": {\n    \"seeds\": [", f);
+    for (int k = 0; k < t->n_seeds; k++) {
+        fprintf(f, "%s%d", k ? ", " : "", t->seeds[k]);
+        worse += t->loss_single[k] > t->loss_heads[k];
+    }
+    fprintf(f, "],\n    \"seed\": %d,\n    \"steps\": %d,\n    \"held_out_loss\": {\n      \"heads\": [",
+            t->seed, t->steps);
+    for (int k = 0; k < t->n_seeds; k++) {
+        fputs(k ? ", " : "", f);
+        json_number(f, t->loss_heads[k]);
+    }
+    fputs("],\n      \"single_head\": [", f);
+    for (int k = 0; k < t->n_seeds; k++) {
+        fputs(k ? ", " : "", f);
+        json_number(f, t->loss_single[k]);
+    }
+    fprintf(f, "]\n    },\n    \"seeds_single_head_worse\": %d\n  },\n", worse);
+}
+
 /* Long on purpose: report.json's keys in the order they are written. */
 void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
 {
@@ -190,6 +214,8 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
         json_matrix(f, mx, d->single->scores, T, T, "single_head_scores.npy", "        ");
     }
     fputs("\n  },\n", f);
+    if (d->in->training.n_seeds)
+        json_training(f, &d->in->training);
 
     fputs("  \"comparison\": {\n    \"blur\": ", f);
     json_number(f, s->blur);

@@ -5,6 +5,7 @@
 #include "core/status.h"
 #include "io/npy.h"
 #include "text/format.h"
+#include "core/rival.h"
 #include "text/utf8.h"
 
 #include <errno.h>
@@ -244,7 +245,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     const MhaConfig *c = s->c;
     char input_label[48];
     snprintf(input_label, sizeof input_label, "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
-    const char *labels[5] = {input_label, LAYOUT_MHA, LAYOUT_GQA, LAYOUT_MQA, "one wide head"};
+    const char *labels[5] = {input_label, LAYOUT_MHA, LAYOUT_GQA, LAYOUT_MQA, d->single_given ? "one head" : "one wide head"};
     const CostRow *rows[5] = {&t->input, &t->mha, &t->gqa, &t->mqa, &t->wide};
     const int valid[5] = {1, 1, t->gqa_valid, 1, 1};
     const char *heads[8] = {"heads", "K/V", "params", "MAC proj", "MAC scores", "MAC mix", "MAC total",
@@ -304,8 +305,9 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
                t->mha.mac_scores == t->wide.mac_scores) {
         snprintf(line, sizeof line,
                  "%d heads of width %d have the same parameters and multiply-adds as one head of width %d; "
-                 "they add %d softmaxes and %d T x T attention maps where the wide head has one of each.",
-                 c->n_heads, c->head_dim, c->d_model, c->n_heads, c->n_heads);
+                 "they add %d softmaxes and %d T x T attention maps where %s has one of each.",
+                 c->n_heads, c->head_dim, c->d_model, c->n_heads, c->n_heads,
+                 d->single_given ? "one head" : "the wide head");
         txt_wrapped(f, "", line);
     }
     if (c->n_heads == 1)
@@ -348,7 +350,11 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
 {
     char line[1024];
     const int H = p->n_heads;
-    fputs("\nHow the wide head combines the heads (query_NN.png)\n", f);
+    const char *who = rival_name(!p->identity)->the; /* a wide head of its own weights is trained on its own */
+    if (p->identity)
+        fputs("\nHow the wide head combines the heads (query_NN.png)\n", f);
+    else
+        fprintf(f, "\nThe heads' top keys against those of %s (query_NN.png)\n", who);
     char dev[64];
     if (p->identity_max_dev == 0)
         snprintf(dev, sizeof dev, "they agree exactly");
@@ -361,9 +367,9 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
                  "key is in proportion to the product over the heads of exp(score_h / sqrt(%d)).", H, H, dev,
                  p->max_abs_score, H);
     else
-        snprintf(line, sizeof line, "The wide head has weights of its own (\"single_head\"), so its scores "
-                 "are not the heads' scores added up: that identity holds only for a wide head built "
-                 "from the heads' projections. Its top keys are compared with the heads' all the same.");
+        snprintf(line, sizeof line, "It has weights of its own (\"single_head\"), so its scores are not the "
+                 "heads' scores added up: that identity holds only for a wide head built from the heads' "
+                 "projections. Its top keys are compared with the heads' all the same.");
     txt_wrapped(f, "  ", line);
     const int choosing = p->T - p->count[PULL_NO_CHOICE];
     if (choosing == 0) {
@@ -374,15 +380,20 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
     char also[96] = "";
     if (agreed_blur > 0)
         snprintf(also, sizeof also, ", though %d of them blur", agreed_blur);
-    snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: in %d every head's "
-             "top key is the wide head's (nothing lost%s); in %d %s (no key gets more than %.0f%% of the "
-             "wide head's attention); in %d %s; in %d it chose a key that is no head's top key.",
-             choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT],
-             p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
-             p->count[PULL_FOLLOWED],
-             p->identity ? "the wide head followed the top key of some heads over the others"
-                         : "the wide head's top key is the top key of some heads, not of the others",
-             p->count[PULL_OWN]);
+    if (p->identity)
+        snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: in %d every head's "
+                 "top key is the wide head's (nothing lost%s); in %d %s (no key gets more than %.0f%% of the "
+                 "wide head's attention); in %d %s; in %d it chose a key that is no head's top key.",
+                 choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT], "the pulls split and the row blurs",
+                 100 * PULL_BLUR_AT_MOST, p->count[PULL_FOLLOWED],
+                 "the wide head followed the top key of some heads over the others", p->count[PULL_OWN]);
+    else
+        snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: in %d every head's "
+                 "top key is its top key too (nothing lost%s); in %d the row blurs (no key gets more than "
+                 "%.0f%% of its attention); in %d its top key is the top key of some heads, not of the "
+                 "others; in %d it chose a key that is no head's top key.",
+                 choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT], 100 * PULL_BLUR_AT_MOST,
+                 p->count[PULL_FOLLOWED], p->count[PULL_OWN]);
     txt_wrapped(f, "  ", line);
     txt_pull_rows(f, p, tokens, PULL_AGREED, "nothing lost:");
     txt_pull_rows(f, p, tokens, PULL_SPLIT, "split:");
@@ -392,6 +403,45 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
     snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default '%s' (%d), where the "
              "heads' top keys differ most (%d different keys); --query picks another.", tokens[q], q,
              p->rows[q].n_top_keys);
+    txt_wrapped(f, "  ", line);
+}
+
+/* The held-out losses of the multi-head model and of the one head trained
+ * on its own (the input's "training"), per seed while they fit, and their
+ * spread over the seeds. */
+static void txt_training(FILE *f, const Training *t, int n_heads)
+{
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    int single_worse = 0;
+    for (int k = 0; k < t->n_seeds; k++) {
+        const double v[2] = {t->loss_heads[k], t->loss_single[k]};
+        for (int m = 0; m < 2; m++)
+            lo[m] = fmin(lo[m], v[m]), hi[m] = fmax(hi[m], v[m]);
+        single_worse += t->loss_single[k] > t->loss_heads[k];
+    }
+    const int per_seed = t->n_seeds <= 6; /* one column per seed while the line fits */
+    fprintf(f, "held-out loss in nats after %d training steps, the same data for both (these weights: seed %d)\n",
+            t->steps, t->seed);
+    fprintf(f, "%-31s", "");
+    for (int k = 0; per_seed && k < t->n_seeds; k++) {
+        char seed[24];
+        snprintf(seed, sizeof seed, "seed %d", t->seeds[k]);
+        fprintf(f, " %7s", seed);
+    }
+    fprintf(f, "   %s\n", t->n_seeds == 1 ? "" : "lowest to highest");
+    for (int m = 0; m < 2; m++) {
+        char who[32];
+        snprintf(who, sizeof who, "%d heads", n_heads);
+        fprintf(f, "  %-29s", m == 0 ? who : "one head trained on its own");
+        for (int k = 0; per_seed && k < t->n_seeds; k++)
+            fprintf(f, " %7.3f", m == 0 ? t->loss_heads[k] : t->loss_single[k]);
+        if (t->n_seeds > 1)
+            fprintf(f, "   %.3f to %.3f", lo[m], hi[m]);
+        fputc('\n', f);
+    }
+    char line[256];
+    snprintf(line, sizeof line, "The one head trained on its own ended with a larger held-out loss than the %d "
+             "heads in %d of the %d seed%s.", n_heads, single_worse, t->n_seeds, t->n_seeds == 1 ? "" : "s");
     txt_wrapped(f, "  ", line);
 }
 
@@ -405,7 +455,9 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
                                                           : "grouped-query: heads share key/value heads in groups";
     const int kv_mul = c->n_heads / c->n_kv_heads;
 
-    fputs("mhaviz report: multi-head attention against one wide head\n\n", f);
+    const RivalName *rival = rival_name(d->single_given);
+    fprintf(f, "mhaviz report: multi-head attention against %s\n\n",
+            d->single_given ? "one head trained on its own" : "one wide head");
     txt_tokens(f, d->in->tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
     fprintf(f, "d_model    %d\n", c->d_model);
     fprintf(f, "heads      %d x head_dim %d\n", c->n_heads, c->head_dim);
@@ -415,9 +467,10 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
     fputs(")\n", f);
     fprintf(f, "causal     %s\n", c->causal ? "yes: each token sees itself and earlier tokens"
                                              : "no: each token sees every token");
-    fprintf(f, "wide head  1 head of width %d, %s\n", c->d_model,
-            d->single_given ? "with its own weights from the input (\"single_head\")"
-                            : "built from the same projections");
+    if (d->single_given)
+        fprintf(f, "one head   1 head of width %d, trained on its own (the input's \"single_head\")\n", c->d_model);
+    else
+        fprintf(f, "wide head  1 head of width %d, built from the same projections\n", c->d_model);
     if (d->notes) {
         /* as given, line by line; a line too wide for the report is wrapped */
         fputs("\nNotes\n", f);
@@ -433,7 +486,8 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
         }
     }
 
-    fputs("\nWhat each head does (rows: the heads, then the single wide head)\n", f);
+    fprintf(f, "\nWhat each head does (rows: the heads, then %s)\n",
+            d->single_given ? rival->the : "the single wide head");
     fprintf(f, "%5s %4s  %-15s %6s %5s %5s %6s %5s %5s\n", "head", "K/V", "role", "bits", "norm", "conf",
             "dist", "JS", "top1");
     for (int h = 0; h < c->n_heads; h++) {
@@ -442,12 +496,16 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
         snprintf(kv, sizeof kv, "%d", h / kv_mul);
         txt_table_row(f, label, kv, &s->heads[h], &s->cmp[h]);
     }
-    txt_table_row(f, "wide", "-", &s->wide, NULL);
+    txt_table_row(f, rival->label, "-", &s->wide, NULL);
     fputs("bits: mean row entropy (0 = one key).  norm: entropy / the most possible (1 = uniform).\n"
-          "conf: mean largest weight.  dist: mean distance to the keys looked at, in tokens.\n"
-          "JS: Jensen-Shannon divergence from the wide head (0 = same, 1 = disjoint).\n"
-          "top1: share of rows whose top key is the wide head's.  - : not defined for this input.\n",
-          f);
+          "conf: mean largest weight.  dist: mean distance to the keys looked at, in tokens.\n", f);
+    if (d->single_given)
+        fprintf(f, "alone: %s.\nJS: Jensen-Shannon divergence from it (0 = same, 1 = disjoint).\n"
+                   "top1: share of rows whose top key is its top key too.  - : not defined for this input.\n",
+                rival->the);
+    else
+        fputs("JS: Jensen-Shannon divergence from the wide head (0 = same, 1 = disjoint).\n"
+              "top1: share of rows whose top key is the wide head's.  - : not defined for this input.\n", f);
 
     fputs("\nWhere the attention goes: each pattern's share of a row, on average over the rows where\n"
           "it could show\n",
@@ -467,7 +525,7 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
         snprintf(label, sizeof label, "%d", h);
         txt_pattern_row(f, label, &s->heads[h]);
     }
-    txt_pattern_row(f, "wide", &s->wide);
+    txt_pattern_row(f, rival->label, &s->wide);
     fputs("prev, self, next: the token before, itself, the token after.  dup: earlier copies of its\n"
           "token.  ind: the token after an earlier copy (induction).  first, last: token 0, token T-1.\n"
           "fixed: the one key most rows look at, named below.  rows: rows where each could show\n"
@@ -491,12 +549,14 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
         snprintf(who, sizeof who, "head %d", h);
         txt_sentence(f, who, &s->heads[h], d->in->tokens, c->T);
     }
-    txt_sentence(f, "the wide head", &s->wide, d->in->tokens, c->T);
+    txt_sentence(f, rival->the, &s->wide, d->in->tokens, c->T);
 
-    fputs("\nMany heads against one wide head\n", f);
+    fprintf(f, "\nMany heads against %s\n", d->single_given ? "one head trained on its own" : "one wide head");
+    if (d->in->training.n_seeds)
+        txt_training(f, &d->in->training, c->n_heads);
     char b1[16], b2[16];
-    fprintf(f, "mean row entropy: %.2f bits per head on average, %.2f bits for the wide head\n",
-            s->heads_bits_mean, s->wide.entropy_bits);
+    fprintf(f, "mean row entropy: %.2f bits per head on average, %.2f bits for %s\n",
+            s->heads_bits_mean, s->wide.entropy_bits, rival->the);
     if (measures_is_null(s->blur)) {
         fputs("blur: not defined (no row can see two or more tokens)\n", f);
     } else {
@@ -505,9 +565,10 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
             strcpy(blur, "0.00"); /* not "-0.00" */
         else
             snprintf(blur, sizeof blur, "%+.2f", s->blur);
-        fprintf(f, "blur = %s: the wide head's normalised entropy is %.2f, the heads' mean %.2f:\n"
+        fprintf(f, "blur = %s: %s normalised entropy is %.2f, the heads' mean %.2f:\n"
                    "  one distribution per token came out %s the heads' own.\n",
-                blur, s->wide.entropy_norm, s->heads_norm_mean,
+                blur, d->single_given ? "the one head's" : "the wide head's", s->wide.entropy_norm,
+                s->heads_norm_mean,
                 s->blur >= BLUR_NOTICEABLE ? "blurrier than" :
                 s->blur <= -BLUR_NOTICEABLE ? "sharper than" : "about as sharp as");
     }

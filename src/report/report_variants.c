@@ -128,9 +128,14 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
                 format_grouped(m, r->mac_projections + r->mac_scores + r->mac_value_mix), format_grouped(kv, r->kv_cache_bytes),
                 format_grouped(at, r->kv_cache_bytes * c->T), txt_cell(bl, sizeof bl, "%+.2f", s[i].blur));
     }
-    fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
-          "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
-          f);
+    if (v[0].in.has_single)
+        fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the normalised\n"
+              "entropy of the one head trained on its own less the heads' mean (above 0: it is blurrier).\n",
+              f);
+    else
+        fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
+              "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
+              f);
 
     fprintf(f, "\nHow far each head moves from its %s self\n", ref);
     fprintf(f, "%5s", "head");

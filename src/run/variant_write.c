@@ -1,5 +1,6 @@
 /* variant_write.c — one variant's pictures and report, into its folder. */
 #include "run/variant_write.h"
+#include "core/rival.h"
 #include "core/status.h"
 #include "pictures/architecture.h"
 #include "pictures/pull_slide.h"
@@ -110,7 +111,7 @@ static void words_of(const Variant *v, Words *w)
     else
         snprintf(w->sharing, sizeof w->sharing, "%s: each K/V head serves %d query heads", layout, H / G);
     if (v->in.has_single)
-        snprintf(w->wide_from, sizeof w->wide_from, "its own weights (the input's single_head), not the heads'");
+        snprintf(w->wide_from, sizeof w->wide_from, "its weights: the input's single_head, not built from the heads' projections");
     else
         snprintf(w->wide_from, sizeof w->wide_from,
                  "the heads' projections as one head: its score = (sum of the %d heads' scores) / \xe2\x88\x9a%d",
@@ -139,7 +140,7 @@ static char *panel_title(const Variant *v, int p)
     else if (p < H)
         snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, role);
     else
-        snprintf(title, sizeof title, "wide head \xc2\xb7 %s", role);
+        snprintf(title, sizeof title, "%s \xc2\xb7 %s", rival_name(v->in.has_single)->panel, role);
     return strdup(title);
 }
 
@@ -148,7 +149,8 @@ static void list_overview(JobList *l, const Variant *v, const Words *w, const fl
 {
     const MhaConfig *c = &v->in.cfg;
     char title[192], sub[512];
-    snprintf(title, sizeof title, "%s: %d heads of width %d, and one wide head of width %d", w->variant,
+    snprintf(title, sizeof title, v->in.has_single ? "%s: %d heads of width %d, and one head of width %d trained on its own"
+                                                   : "%s: %d heads of width %d, and one wide head of width %d", w->variant,
              c->n_heads, c->head_dim, c->d_model);
     add_job(l, (RenderJob){.draw = render_draw_overview, .maps = maps, .n_maps = c->n_heads + 1, .panel_titles = panels},
             "overview.png", title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
@@ -159,8 +161,8 @@ static void list_sharpness(JobList *l, const Variant *v, const Words *w, const f
 {
     const int H = v->in.cfg.n_heads;
     char title[192], sub[512];
-    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and the wide head (bold)",
-             w->variant, H);
+    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and %s (bold)",
+             w->variant, H, rival_name(v->in.has_single)->the);
     add_job(l, (RenderJob){.draw = render_draw_sharpness, .maps = maps, .n_maps = H + 1, .panel_titles = panels},
             "sharpness.png", title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
 }
@@ -188,8 +190,9 @@ static void list_heads(JobList *l, const Variant *v, const Words *w, const float
         add_job(l, (RenderJob){.draw = render_draw_weights, .values = maps[h]}, name, title,
                 parts(sub, sizeof sub, w->title, w->sharing, w->pooled));
     }
-    snprintf(title, sizeof title, "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits", c->d_model,
-             measures_role_name(m[H].role), m[H].entropy_bits);
+    snprintf(title, sizeof title, v->in.has_single ? "one head of width %d, trained on its own \xc2\xb7 %s \xc2\xb7 %.2f bits"
+                                                   : "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits",
+             c->d_model, measures_role_name(m[H].role), m[H].entropy_bits);
     add_job(l, (RenderJob){.draw = render_draw_weights, .values = maps[H]}, "single_head.png", title,
             parts(sub, sizeof sub, w->title, w->wide_from, v->in.has_single ? NULL : w->pooled));
 }
@@ -213,8 +216,8 @@ static void list_scores(JobList *l, const Variant *v, const Words *w)
                      c->head_dim);
         } else {
             snprintf(name, sizeof name, "single_head_scores.png");
-            snprintf(title, sizeof title,
-                     "single wide head \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", c->d_model);
+            snprintf(title, sizeof title, "%s \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum",
+                     v->in.has_single ? rival_name(1)->title : "single wide head", c->d_model);
         }
         const float *scores = p < H ? v->multi.scores + (size_t)p * map : v->single.scores; /* (T, T) */
         add_job(l, (RenderJob){.draw = render_draw_scores, .values = scores}, name, title, sub);

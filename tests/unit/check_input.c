@@ -390,6 +390,13 @@ static const BadCase BAD[] = {
     {"npy_not_npy.json", "x: tests/data/bad/../npy/not_npy.npy: not a .npy file"},
     {"npy_claims_1024.json", "x: tests/data/bad/missing_x.npy: cannot open: No such file or directory"},
     {"npy_missing.json", "W_v: tests/data/bad/../npy/no_such_file.npy: cannot open"},
+    {"training_without_single_head.json", "training: describes a \"single_head\" trained on its own, and this input has none"},
+    {"training_seed_not_listed.json", "training.seed: 4 is not one of training.seeds"},
+    {"training_losses_short.json", "training.held_out_loss.single_head: 2 numbers for 3 seeds"},
+    {"training_loss_negative.json", "training.held_out_loss.heads[1]: expected a loss in nats (a number >= 0), got -0.1"},
+    {"training_seed_twice.json", "training.seeds[1]: seed 1 is already seeds[0]"},
+    {"training_steps_zero.json", "training.steps: expected a whole number >= 1 (training steps, the same for both models), got 0"},
+    {"training_missing_losses.json", "training: missing \"held_out_loss\""},
 };
 #define N_BAD ((int)(sizeof BAD / sizeof BAD[0]))
 

@@ -182,7 +182,7 @@ START_TEST(lesson1_rows)
 }
 END_TEST
 
-/* A wide head of its own ("single_head" in the input): no identity. */
+/* A head trained on its own ("single_head" in the input): no identity. */
 START_TEST(given_single_head_has_no_identity)
 {
     Run r;
@@ -194,7 +194,7 @@ START_TEST(given_single_head_has_no_identity)
     pull_caption(caption, sizeof caption, &r.p, r.p.default_query, r.in.tokens, r.single.att);
     /* Its own weights: it shares a head's top key, it does not follow it. */
     ck_assert_int_eq(r.p.default_query, 3);
-    ck_assert_msg(strstr(caption, "the separately trained wide head's top key 'down' (") == caption &&
+    ck_assert_msg(strstr(caption, "the top key of the one head trained on its own 'down' (") == caption &&
                   strstr(caption, ") is the top key of head 1 too; it gives ") && !strstr(caption, "followed"),
                   "%s", caption);
     run_free(&r);

@@ -453,7 +453,8 @@ START_TEST(json_escapes_tokens)
 END_TEST
 
 /* report.txt: configuration, one table row and one sentence per head beside
- * the wide head, the blur and output summaries, the cost table, in 100 columns. */
+ * the one head trained on its own (the fixture gives "single_head"), the blur
+ * and output summaries, the cost table, in 100 columns. */
 START_TEST(txt_says_what_a_class_needs)
 {
     char *tokens[] = {"When", "Mary", "and", "John", "went", "to", "the", "store", ",", "John", "gave", "a",
@@ -470,7 +471,7 @@ START_TEST(txt_says_what_a_class_needs)
     check_contains(txt, "8 x head_dim 8");
     check_contains(txt, "K/V heads  8: MHA");
     check_contains(txt, "causal     yes");
-    check_contains(txt, "own weights from the input");
+    check_contains(txt, "one head   1 head of width 64, trained on its own (the input's \"single_head\")");
     int ids[15];
     measures_token_ids(tokens, T, ids);
     for (int h = 0; h < H; h++) {
@@ -489,9 +490,9 @@ START_TEST(txt_says_what_a_class_needs)
     MapMeasures wide;
     measures_map(f.single.att, T, 1, ids, &wide);
     char row[64];
-    snprintf(row, sizeof row, " wide    -  %-15s %6.2f", measures_role_name(wide.role), wide.entropy_bits);
+    snprintf(row, sizeof row, "alone    -  %-15s %6.2f", measures_role_name(wide.role), wide.entropy_bits);
     check_contains(txt, row);
-    check_contains(txt, "\n  the wide head ");
+    check_contains(txt, "\n  the one head trained on its own ");
     check_contains(txt, "blur = ");
     check_contains(txt, "||O_multi - O_single|| / ||O_multi|| = ");
     /* cost rows: MHA of d = 64: 4 * 64^2 = 16,384 params, GQA 8/4 = 2 K/V heads, MQA */
@@ -499,12 +500,12 @@ START_TEST(txt_says_what_a_class_needs)
     check_contains(txt, "16,384");
     check_contains(txt, "\nGQA  ");
     check_contains(txt, "\nMQA  ");
-    check_contains(txt, "\none wide head  ");
+    check_contains(txt, "\none head         ");
     check_contains(txt, "masked cells are\nnot computed");
     /* exact cost wording: the same counts, what the heads add, K/V per token per layer */
     char *flat = unwrap(txt, "  ", " ");
     check_contains(flat, "8 heads of width 8 have the same parameters and multiply-adds as one head of width 64; "
-                         "they add 8 softmaxes and 8 T x T attention maps where the wide head has one of each.");
+                         "they add 8 softmaxes and 8 T x T attention maps where one head has one of each.");
     check_contains(flat, "bytes per token per layer (MHA)");
     check_contains(txt, "K/V B/token: bytes of K/V cache per\ntoken per layer");
     free(flat);

@@ -1,5 +1,8 @@
 /* labels.c — the one rule for token labels (see labels.h). */
 #include "labels.h"
+#include "status.h"
+
+#include <ctype.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -82,15 +85,15 @@ LabelsPlan labels_plan(int T, char *const *tokens, int query, float pitch, float
     for (int t = 0; t < T; t++)
         centre[t] = ((float)t + 0.5f) * pitch;
 
-    /* Every token: one level, else two staggered. */
-    for (int levels = 1; T <= LABELS_ALL_UP_TO && levels <= max_levels && levels <= 2; levels++) {
+    /* Every token: one level, else as few staggered ones as fit. */
+    for (int levels = 1; T <= LABELS_ALL_UP_TO && levels <= max_levels && levels <= LABELS_MAX_LEVELS; levels++) {
         const float px = fminf(max_px, (float)levels * pitch / LABELS_SPACING);
         if (px >= LABELS_MIN_PX) {
             p.px = floorf(px);
             p.levels = levels;
             p.n = T;
             for (int t = 0; t < T; t++)
-                shown[t] = (unsigned char)(1 + (levels == 2 ? t % 2 : 0));
+                shown[t] = (unsigned char)(1 + t % levels);
             return p;
         }
     }
@@ -131,18 +134,17 @@ LabelsPlan labels_plan(int T, char *const *tokens, int query, float pitch, float
     return p;
 }
 
-int labels_overlap(const LabelsPlan *p, int T, const unsigned char *shown, const float *centre, float level0_w,
-                   float level1_from, int *a, int *b)
+int labels_overlap(const LabelsPlan *p, int T, const unsigned char *shown, const float *centre, const float *from,
+                   const float *to, int *a, int *b)
 {
     for (int s = 0; s < T; s++) {
         if (!shown[s])
             continue;
         for (int t = s + 1; t < T; t++) {
-            if (!shown[t])
+            if (!shown[t] || fabsf(centre[t] - centre[s]) >= p->px)
                 continue;
-            const int same = shown[s] == shown[t];
-            if ((same && fabsf(centre[t] - centre[s]) < p->px) ||
-                (!same && fabsf(centre[t] - centre[s]) < p->px && level1_from < level0_w)) {
+            const int k = shown[s] - 1, l = shown[t] - 1;
+            if (from[k] < to[l] && from[l] < to[k]) {
                 *a = s, *b = t;
                 return 1;
             }
@@ -166,4 +168,33 @@ void labels_note(const LabelsPlan *p, char *buf, unsigned long len)
     else
         snprintf(buf, len, "%d of the tokens labelled: the first, the last, the repeated words and every %d%s",
                  p->n, p->step, ordinal(p->step));
+}
+
+int labels_is_punctuation(const char *label)
+{
+    if (!*label)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)label; *p; p++)
+        if (!ispunct(*p))
+            return 0;
+    return 1;
+}
+
+int labels_draw(DrawCanvas *c, const DrawFont *f, const char *label, float px, int x, int y, int along, int rotated)
+{
+    static const DrawRgb CHIP = {215, 215, 215};
+    if (!labels_is_punctuation(label))
+        return draw_text(c, f, label, px, x, y, along, DRAW_MID, DRAW_INK, rotated);
+    /* The chip: along, the text's width and a little more (at least a
+     * line's), the text centred in it; across, from above the capitals'
+     * middle to below the baseline, where "." and "," sit. */
+    const int w = (int)ceilf(fmaxf(draw_text_width(f, label, px) + 0.4f * px, 1.0f * px));
+    const int up = (int)ceilf(0.45f * px), down = (int)ceilf(0.55f * px);
+    const int start = along == DRAW_START ? 0 : along == DRAW_MID ? -w / 2 : -w; /* along the text, from the anchor */
+    if (rotated) { /* along runs up the canvas, the text's top faces left */
+        draw_fill_rect(c, x - up, y - start - w, up + down, w, CHIP);
+        return draw_text(c, f, label, px, x, y - start - w / 2, DRAW_MID, DRAW_MID, DRAW_INK, 1);
+    }
+    draw_fill_rect(c, x + start, y - up, w, up + down, CHIP);
+    return draw_text(c, f, label, px, x + start + w / 2, y, DRAW_MID, DRAW_MID, DRAW_INK, 0);
 }

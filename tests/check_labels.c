@@ -31,7 +31,8 @@ START_TEST(test_every_token_up_to_48)
     ck_assert_float_eq(p.px, 16.0f); /* floor(17.78 / 1.1) */
     ck_assert(!p.thinned);
     int a, b;
-    ck_assert(!labels_overlap(&p, 45, shown, centre, 0.0f, 0.0f, &a, &b));
+    const float one_from[1] = {0.0f}, one_to[1] = {60.0f};
+    ck_assert(!labels_overlap(&p, 45, shown, centre, one_from, one_to, &a, &b));
 
     p = labels_plan(45, class45, -1, 8.0f, 28.0f, 2, shown, centre);
     ck_assert_int_eq(p.n, 45);
@@ -40,9 +41,17 @@ START_TEST(test_every_token_up_to_48)
     for (int t = 0; t < 45; t++)
         ck_assert_int_eq(shown[t], 1 + t % 2);
     /* level 1 set beyond level 0's widest label: apart; set over it: overlapping neighbours */
-    ck_assert(!labels_overlap(&p, 45, shown, centre, 60.0f, 66.0f, &a, &b));
-    ck_assert(labels_overlap(&p, 45, shown, centre, 60.0f, 30.0f, &a, &b));
+    const float apart_from[2] = {0.0f, 66.0f}, apart_to[2] = {60.0f, 126.0f};
+    const float over_from[2] = {0.0f, 30.0f}, over_to[2] = {60.0f, 90.0f};
+    ck_assert(!labels_overlap(&p, 45, shown, centre, apart_from, apart_to, &a, &b));
+    ck_assert(labels_overlap(&p, 45, shown, centre, over_from, over_to, &a, &b));
     ck_assert_int_eq(b, a + 1);
+
+    /* 5 px a token (variants.png's maps): four levels, each with 20 px a line */
+    p = labels_plan(45, class45, -1, 5.0f, 20.0f, LABELS_MAX_LEVELS, shown, centre);
+    ck_assert_int_eq(p.n, 45);
+    ck_assert_int_eq(p.levels, 4);
+    ck_assert_float_ge(p.px, LABELS_MIN_PX);
 
     /* 48 tokens at the heatmap's 16 px a token (768 px map): one level at 14 px */
     char *t48[48];
@@ -77,7 +86,8 @@ START_TEST(test_thinned_past_48)
     ck_assert(shown[0] && shown[T - 1] && shown[57] && shown[30] && shown[70]);
     ck_assert(!shown[56] && !shown[58]); /* the query's neighbours give way to it */
     int a, b;
-    ck_assert(!labels_overlap(&p, T, shown, centre, 0.0f, 0.0f, &a, &b));
+    const float from[1] = {0.0f}, to[1] = {40.0f};
+    ck_assert(!labels_overlap(&p, T, shown, centre, from, to, &a, &b));
     /* the end labels stay half a line inside the axis */
     ck_assert_float_ge(centre[0], 0.5f * p.px);
     ck_assert_float_le(centre[T - 1], (float)T * pitch - 0.5f * p.px);
@@ -102,7 +112,8 @@ START_TEST(test_thinned_long)
     ck_assert_int_gt(p.n, 20);
     ck_assert_int_le(p.n, 60); /* 800 px / 15.4 px a label */
     int a, b;
-    ck_assert(!labels_overlap(&p, MAX_T, shown, centre, 0.0f, 0.0f, &a, &b));
+    const float from[1] = {0.0f}, to[1] = {40.0f};
+    ck_assert(!labels_overlap(&p, MAX_T, shown, centre, from, to, &a, &b));
     ck_assert(shown[0] && shown[MAX_T - 1]);
 }
 END_TEST

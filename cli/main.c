@@ -15,6 +15,7 @@
 #include "core/memory.h"
 #include "io/input.h"
 #include "io/outdir.h"
+#include "draw/slide.h"
 #include "pictures/pull_slide.h"
 #include "pictures/render.h"
 #include "report/report.h"
@@ -292,12 +293,12 @@ static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n
             MHAVIZ_OK)
         return -1;
     const double heatmap = canvas_bytes(heat.width, heat.height);
-    const double fixed = fmax(canvas_bytes(RENDER_PULL_W, RENDER_PULL_H), heatmap);
+    const double fixed = fmax(canvas_bytes(SLIDE_W, SLIDE_H), heatmap);
     const double largest = fmax(canvas_bytes(over.width, over.height), fixed);
     const int held = threads < n_pictures ? threads : n_pictures; /* canvases */
     const int at_size = held < 2 ? held : 2;                         /* overview, sharpness */
     const int at_fixed = held - at_size < 2 ? held - at_size : 2;    /* the two slides */
-    const double kept = (1.0 + 3.0 * RENDER_PULL_W) * RENDER_PULL_H; /* a slide's filtered copy */
+    const double kept = (1.0 + 3.0 * SLIDE_W) * SLIDE_H; /* a slide's filtered copy */
     return at_size * largest + at_fixed * fixed + (held - at_size - at_fixed) * heatmap + held * kept;
 }
 

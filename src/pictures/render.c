@@ -16,6 +16,7 @@
 #include "pictures/render_parts.h"
 #include "core/status.h"
 #include "draw/draw.h"
+#include "draw/slide.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,8 +34,8 @@ void render_default_options(RenderOptions *o)
     o->cmap = "viridis";
     o->cell_px = 0;
     o->annotate = -1;
-    o->overview_w = 1920;
-    o->overview_h = 1080;
+    o->overview_w = SLIDE_W;
+    o->overview_h = SLIDE_H;
 }
 
 /* The colour maps a user may choose (draw_cmap has them), each with the

@@ -1,5 +1,5 @@
 /* check_labels.c — the one rule for token labels (labels.h). */
-#include "labels.h"
+#include "pictures/labels.h"
 
 #include <check.h>
 #include <stdio.h>

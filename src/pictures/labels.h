@@ -25,7 +25,7 @@
 #ifndef MHAVIZ_LABELS_H
 #define MHAVIZ_LABELS_H
 
-#include "draw.h"
+#include "draw/draw.h"
 
 #define LABELS_MIN_PX 14.0f   /* no token label is set smaller (line height, px, on the 1920 x 1080 slide) */
 #define LABELS_ALL_UP_TO 48   /* every token has a label up to this many tokens */

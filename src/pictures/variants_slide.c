@@ -38,12 +38,18 @@ static const DrawRgb GREY_TEXT = {90, 90, 90};
 
 int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, int n, char *err, size_t errlen)
 {
-    Figure s;
-    int rc = figure_begin(&s, NULL, render_font(r), W, H, err, errlen);
-    if (rc != MHAVIZ_OK)
-        return rc;
     const MhaConfig *c0 = &v[0].in.cfg;
     const int nh = c0->n_heads, T = c0->T;
+    unsigned char *shown = malloc((size_t)T); /* (T) 0: no label, else 1 + its level (labels.h) */
+    float *centre = malloc((size_t)T * sizeof *centre); /* (T) each label's centre, pixels down from a map's top */
+    Figure s;
+    int rc = shown && centre ? figure_begin(&s, NULL, render_font(r), W, H, err, errlen) : MHAVIZ_ENOMEM;
+    if (rc != MHAVIZ_OK) {
+        free(shown), free(centre);
+        if (rc == MHAVIZ_ENOMEM)
+            snprintf(err, errlen, "%s: out of memory drawing the picture", path);
+        return rc;
+    }
     const size_t map = (size_t)T * T;
     int col_head[VARIANTS_SLIDE_MAX_COLUMNS];
     const int n_cols = head_columns(nh, VARIANTS_SLIDE_MAX_COLUMNS, col_head);
@@ -52,14 +58,6 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
      * side is as large as both the rows and the columns allow with the
      * labels' levels beside it, on as few levels as give every token a
      * label (at most LABELS_MAX_LEVELS, else thinned). */
-    unsigned char *shown = malloc((size_t)T);
-    float *centre = malloc((size_t)T * sizeof *centre);
-    if (!shown || !centre) {
-        free(shown), free(centre);
-        figure_write(&s, path, err, errlen); /* frees the canvas */
-        snprintf(err, errlen, "%s: out of memory drawing the picture", path);
-        return MHAVIZ_ENOMEM;
-    }
     char label[RENDER_LABEL_BYTES];
     float widest = 0.0f; /* at LABEL_PX, cut at 5 lines */
     for (int t = 0; t < T; t++) {
@@ -193,11 +191,16 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
              "each map: rows = queries (tokens at the left), columns = keys, T = %d, one colour scale; under it "
              "its role; wide head: width %d; B/token: K/V cache per token per layer, fp16", T, c0->d_model);
     figure_text(&s, a, TEXT_PX * 0.9f, W / 2, H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
-    if (side < T) { /* render_paint_map shares the tokens out over the pixels */
+    /* Under the title: blocks averaged (render_paint_map shares the tokens
+     * out over the pixels), labels thinned. */
+    char note[200] = "", labelled[160];
+    if (side < T) {
         const int k = (T + side - 1) / side;
-        snprintf(a, sizeof a, "each pixel of a map is the mean of a block of up to %d \xc3\x97 %d tokens", k, k);
-        figure_text(&s, a, TEXT_PX * 0.9f, W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
+        snprintf(note, sizeof note, "each pixel of a map is the mean of a block of up to %d \xc3\x97 %d tokens", k, k);
     }
+    labels_note(&plan, labelled, sizeof labelled);
+    snprintf(a, sizeof a, "%s%s%s", note, note[0] && labelled[0] ? " \xc2\xb7 " : "", labelled);
+    figure_text(&s, a, TEXT_PX * 0.9f, W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
 
     return figure_write(&s, path, err, errlen);
 }

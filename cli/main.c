@@ -15,7 +15,6 @@
 #include "core/memory.h"
 #include "io/input.h"
 #include "io/outdir.h"
-#include "draw/slide.h"
 #include "pictures/pull_slide.h"
 #include "pictures/render.h"
 #include "report/report.h"
@@ -81,7 +80,7 @@ static void usage(FILE *f)
         "      --cell PX      cell size in pixels (default: chosen for slides)\n"
         "      --annotate     print each weight in its cell (default: when T <= 16)\n"
         "      --no-annotate  never print weights in the cells\n"
-        "      --size WxH     size of overview.png (default: 1920x1080)\n"
+        "      --size WxH     size of overview.png (default: %dx%d)\n"
         "      --steps        also write the scores before the softmax: head_NN_scores.png,\n"
         "                     single_head_scores.png, and in report.json\n"
         "      --query N|TEXT query_NN.png shows the heads' pulls on token N, or on the last\n"
@@ -94,7 +93,7 @@ static void usage(FILE *f)
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",
-        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20));
+        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20), SLIDE_W, SLIDE_H);
 }
 
 static _Noreturn void usage_error(const char *fmt, const char *arg)

@@ -13,6 +13,7 @@
  * computes it, so the results do not depend on the thread count.
  */
 #include "core/mha.h"
+#include "core/parallel.h"
 #include "core/status.h"
 
 #include <blis.h>
@@ -23,12 +24,6 @@
 
 /* Column blocks of a projection: the work matmul shares out among threads. */
 #define MATMUL_BLOCKS 8
-
-/* Multiply-adds below which a loop runs on one thread: waking a second
- * thread costs more than it saves, far more on a busy machine, where each
- * parallel loop may wait milliseconds for a core (T = 7, d_model 16: 0.6 ms
- * a forward pass on one thread, 79 ms on two, with 12 programs running). */
-#define PARALLEL_MIN_WORK 4194304.0 /* 2^22 */
 
 /* out (n, d_out) = x (n, d_in) W (d_in, d_out) + b (d_out).
  * The columns of out are cut into MATMUL_BLOCKS blocks (widths a multiple
@@ -97,7 +92,7 @@ static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
              *    itself and the tokens before it). Textbooks set the other
              *    scores to -infinity so that softmax gives them exp(-inf) = 0;
              *    here they are never computed, and written as exact zeros. */
-            const int n_visible = c->causal ? i + 1 : T;
+            const int n_visible = mha_visible_keys(c->causal, i, T);
             for (int j = 0; j < n_visible; j++)
                 att_hi[j] = 0.0f;
             for (int e = 0; e < hd; e++) {

@@ -7,13 +7,10 @@
 #include "pictures/kv_cache_chart.h"
 #include "core/status.h"
 #include "draw/figure.h"
-#include "draw/slide.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define W SLIDE_W
-#define H SLIDE_H
 #define TITLE_PX 40.0f
 #define GROUP_PX 30.0f /* a group's name */
 #define TEXT_PX 26.0f  /* the bars' names, sizes, the notes */
@@ -71,7 +68,7 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
                         int head_dim, int T, int layers, char *err, size_t errlen)
 {
     Figure fig;
-    int rc = figure_begin(&fig, NULL, f, W, H, err, errlen);
+    int rc = figure_begin(&fig, NULL, f, SLIDE_W, SLIDE_H, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     const double ctx = KV_CACHE_CHART_CONTEXT;
@@ -79,9 +76,9 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
 
     snprintf(text, sizeof text, "The K/V cache at %d tokens of context (fp16), over all of a model's layers",
              KV_CACHE_CHART_CONTEXT);
-    figure_text(&fig, text, TITLE_PX, W / 2, 30, DRAW_MID, DRAW_TOP, DRAW_INK);
+    figure_text(&fig, text, TITLE_PX, SLIDE_W / 2, 30, DRAW_MID, DRAW_TOP, DRAW_INK);
     figure_text(&fig, "each group on its own linear scale: its largest bar spans the width; the bars' lengths "
-                      "compare within a group", TEXT_PX, W / 2, 86, DRAW_MID, DRAW_TOP, GREY_TEXT);
+                      "compare within a group", TEXT_PX, SLIDE_W / 2, 86, DRAW_MID, DRAW_TOP, GREY_TEXT);
 
     /* Groups: this input, then each model with three bars (MHA, its own, MQA; two when its own is MHA). */
     const int groups = 1 + KV_CACHE_CHART_N_MODELS;
@@ -90,7 +87,7 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
         bars += 2 + (KV_CACHE_CHART_MODELS[m].n_kv_heads != KV_CACHE_CHART_MODELS[m].n_heads);
     const int group_h = (int)(GROUP_PX * 1.3f) + 6;
     const int used = groups * group_h + bars * (BAR_H + BAR_GAP);
-    const int spare = (H - TOP - BOTTOM - used) / groups; /* between groups */
+    const int spare = (SLIDE_H - TOP - BOTTOM - used) / groups; /* between groups */
     int y = TOP + spare / 2;
 
     /* This input's layer(s). */
@@ -147,10 +144,10 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
     snprintf(text, sizeof text,
              "Why it matters: at decode every generated token reads the whole cache, %s for %s at %d tokens",
              size, eight->name, KV_CACHE_CHART_CONTEXT);
-    figure_text(&fig, text, TEXT_PX, W / 2, H - 100, DRAW_MID, DRAW_BOTTOM, DRAW_INK);
-    figure_text(&fig, "(per sequence): fewer K/V heads, less memory to read for every token", TEXT_PX, W / 2,
-                H - 100 + (int)draw_line_height(TEXT_PX), DRAW_MID, DRAW_BOTTOM, DRAW_INK);
+    figure_text(&fig, text, TEXT_PX, SLIDE_W / 2, SLIDE_H - 100, DRAW_MID, DRAW_BOTTOM, DRAW_INK);
+    figure_text(&fig, "(per sequence): fewer K/V heads, less memory to read for every token", TEXT_PX, SLIDE_W / 2,
+                SLIDE_H - 100 + (int)draw_line_height(TEXT_PX), DRAW_MID, DRAW_BOTTOM, DRAW_INK);
     figure_text(&fig, "bytes = 2 (K and V) \xc3\x97 K/V heads \xc3\x97 head_dim \xc3\x97 2 bytes (fp16) \xc3\x97 "
-                      "tokens \xc3\x97 layers", TEXT_PX, W / 2, H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
+                      "tokens \xc3\x97 layers", TEXT_PX, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     return figure_write(&fig, path, err, errlen);
 }

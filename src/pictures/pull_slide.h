@@ -11,13 +11,12 @@
  *   right: each head's softmax weights, then the wide head's
  * The title names the query token and its index; the caption under it is
  * pull_caption's sentence. */
-#ifndef MHAVIZ_RENDER_PULL_H
-#define MHAVIZ_RENDER_PULL_H
+#ifndef MHAVIZ_SLIDE_H
+#define MHAVIZ_SLIDE_H
 
 #include "core/mha.h"
 #include "core/pull.h"
 #include "draw/draw.h"
-#include "draw/slide.h"
 #include "io/input.h"
 
 /* Draw query's slide for layer c (tokens (T)) from the heads' pass multi

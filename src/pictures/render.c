@@ -16,7 +16,6 @@
 #include "pictures/render_parts.h"
 #include "core/status.h"
 #include "draw/draw.h"
-#include "draw/slide.h"
 
 #include <math.h>
 #include <stdio.h>

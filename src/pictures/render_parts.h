@@ -4,6 +4,7 @@
 #ifndef MHAVIZ_RENDER_PARTS_H
 #define MHAVIZ_RENDER_PARTS_H
 
+#include "core/layer.h"
 #include "draw/draw.h"
 #include "pictures/labels.h"
 #include "pictures/render.h"

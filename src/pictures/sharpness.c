@@ -40,7 +40,7 @@ static const DrawRgb GRID = {222, 222, 222};        /* the lines at 0, 0.25, ...
 
 typedef struct {
     RenderSharpnessLayout pub;
-    float s;                        /* scale: h / 1080 */
+    float s;                        /* scale: h / SLIDE_H */
     float title_px, sub_px, tick_px, label_px, cap_px, legend_px;
     int m, tick_w, label_w, legend_x, legend_dy, swatch_w;
     int n_heads;                    /* maps before the wide head's */
@@ -75,7 +75,7 @@ static double effective_keys(const float *const *maps, int n_maps, int T, int ca
         double *v_p = v + (size_t)p * T;
         measures_row_entropy_norm(maps[p], T, causal, v_p);
         for (int i = 0; i < T; i++) {
-            const int n_i = causal ? i + 1 : T;
+            const int n_i = mha_visible_keys(causal, i, T);
             v_p[i] = isnan(v_p[i]) ? 1.0 : pow(2.0, v_p[i] * log2((double)n_i));
             most = fmax(most, v_p[i]);
         }
@@ -102,7 +102,7 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
     float *centre = L->centre;
     memset(L, 0, sizeof *L);
     L->shown = shown, L->centre = centre;
-    const float s = (float)h / 1080.0f;
+    const float s = (float)h / (float)SLIDE_H;
     L->s = s;
     L->n_heads = n_maps - 1;
     L->m = (int)(32.0f * s);

@@ -4,7 +4,6 @@
 #include "core/status.h"
 #include "draw/draw.h"
 #include "draw/figure.h"
-#include "draw/slide.h"
 #include "pictures/head_columns.h"
 #include "pictures/labels.h"
 #include "text/format.h"
@@ -13,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define W SLIDE_W
-#define H SLIDE_H
 #define TITLE_PX 44.0f
 #define NAME_PX 40.0f  /* the variant's name */
 #define TEXT_PX 28.0f  /* everything else */
@@ -43,7 +40,7 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
     unsigned char *shown = malloc((size_t)T); /* (T) 0: no label, else 1 + its level (labels.h) */
     float *centre = malloc((size_t)T * sizeof *centre); /* (T) each label's centre, pixels down from a map's top */
     Figure s;
-    int rc = shown && centre ? figure_begin(&s, NULL, render_font(r), W, H, err, errlen) : MHAVIZ_ENOMEM;
+    int rc = shown && centre ? figure_begin(&s, NULL, render_font(r), SLIDE_W, SLIDE_H, err, errlen) : MHAVIZ_ENOMEM;
     if (rc != MHAVIZ_OK) {
         free(shown), free(centre);
         if (rc == MHAVIZ_ENOMEM)
@@ -64,11 +61,11 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
         render_token_label(s.f, v[0].in.tokens[t], LABEL_PX, 5.0f * LABEL_PX, label);
         widest = fmaxf(widest, draw_text_width(s.f, label, LABEL_PX));
     }
-    const int row_room = (H - TOP - BOTTOM) / n - MARK_H - ROLE_H - GAP;
+    const int row_room = (SLIDE_H - TOP - BOTTOM) / n - MARK_H - ROLE_H - GAP;
     int side = 0, levels = 1;
     for (levels = 1; levels <= LABELS_MAX_LEVELS; levels++) {
         const int labels_w = (int)ceilf((float)levels * (widest + LEVEL_GAP)) + 10;
-        const int col_room = (W - NAMES_W - labels_w - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
+        const int col_room = (SLIDE_W - NAMES_W - labels_w - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
         side = row_room < col_room ? row_room : col_room;
         if (side >= T)
             side -= side % T; /* whole pixels per token, as render_paint_map draws them */
@@ -93,9 +90,9 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
     }
     const int pitch = side + GAP, row_pitch = MARK_H + side + ROLE_H + GAP;
     const int x0 = NAMES_W + (int)ceilf(labels_w) +
-                   (W - NAMES_W - (int)ceilf(labels_w) - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
+                   (SLIDE_W - NAMES_W - (int)ceilf(labels_w) - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
     const int wide_x = x0 + n_cols * pitch + WIDE_GAP;
-    const int y0 = TOP + (H - TOP - BOTTOM - n * row_pitch) / 2;
+    const int y0 = TOP + (SLIDE_H - TOP - BOTTOM - n * row_pitch) / 2;
     char a[192], b[64];
 
     /* Title and the column names. */
@@ -105,9 +102,9 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
         variant_name(b, sizeof b, nh, v[k].in.cfg.n_kv_heads);
         used += snprintf(a + used, sizeof a - (size_t)used, "%s%s", k == 0 ? "" : k + 1 < n ? ", " : " and ", b);
     }
-    if (used >= (int)sizeof a || draw_text_width(s.f, a, TITLE_PX) > W - 80)
+    if (used >= (int)sizeof a || draw_text_width(s.f, a, TITLE_PX) > SLIDE_W - 80)
         snprintf(a, sizeof a, "Each of the %d heads' maps as their keys and values are shared", nh);
-    figure_text(&s, a, TITLE_PX, W / 2, 24, DRAW_MID, DRAW_TOP, DRAW_INK);
+    figure_text(&s, a, TITLE_PX, SLIDE_W / 2, 24, DRAW_MID, DRAW_TOP, DRAW_INK);
     for (int i = 0; i < n_cols; i++) {
         if (col_head[i] == HEAD_COLUMNS_ELIDED)
             snprintf(a, sizeof a, "\xe2\x80\xa6");
@@ -186,11 +183,11 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
 
     /* The one colour scale, and how to read the maps. */
     const int bar_h = n * row_pitch / 2 < 400 ? n * row_pitch / 2 : 400;
-    s.failed |= render_weights_bar(r, s.c, W - BAR_W + 10, y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) != MHAVIZ_OK;
+    s.failed |= render_weights_bar(r, s.c, SLIDE_W - BAR_W + 10, y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) != MHAVIZ_OK;
     snprintf(a, sizeof a,
              "each map: rows = queries (tokens at the left), columns = keys, T = %d, one colour scale; under it "
              "its role; wide head: width %d; B/token: K/V cache per token per layer, fp16", T, c0->d_model);
-    figure_text(&s, a, TEXT_PX * 0.9f, W / 2, H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
+    figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     /* Under the title: blocks averaged (render_paint_map shares the tokens
      * out over the pixels), labels thinned. */
     char note[200] = "", labelled[160];
@@ -200,7 +197,7 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
     }
     labels_note(&plan, labelled, sizeof labelled);
     snprintf(a, sizeof a, "%s%s%s", note, note[0] && labelled[0] ? " \xc2\xb7 " : "", labelled);
-    figure_text(&s, a, TEXT_PX * 0.9f, W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
+    figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
 
     return figure_write(&s, path, err, errlen);
 }

@@ -3,6 +3,8 @@
 #ifndef MHAVIZ_REPORT_PARTS_H
 #define MHAVIZ_REPORT_PARTS_H
 
+#include "core/parallel.h"
+#include "io/outdir.h"
 #include "report/report.h"
 
 #include <stddef.h>
@@ -12,10 +14,6 @@
 #define BLUR_NOTICEABLE 0.05
 
 #define REPORT_WIDTH 100 /* report.txt fits in this many columns */
-
-/* Numbers (cells or floats to print) below which a loop stays on one thread:
- * waking the threads would cost more than it saves (a class-size layer). */
-#define REPORT_PARALLEL_MIN ((size_t)1 << 15)
 
 /* Everything both files say, computed once. */
 typedef struct {

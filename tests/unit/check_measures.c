@@ -6,6 +6,8 @@
 #include "core/measures.h"
 #include "core/status.h"
 
+#include "support.h"
+
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -145,15 +147,6 @@ START_TEST(uniform_noncausal_map)
     free(ids);
 }
 END_TEST
-
-/* A seeded xorshift32, so the "random" sequence is the same every run. */
-static uint32_t xorshift(uint32_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return *s;
-}
 
 /* A random sequence of L distinct tokens (from a vocabulary of 1000),
  * repeated: T = 2L. The induction map: row i of the second half attends only

@@ -18,13 +18,13 @@
 #include "pictures/pull_slide.h"
 #include "pictures/render.h"
 #include "pictures/variants_slide.h"
+#include "support.h"
 
 #include <check.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -34,28 +34,14 @@ static const char CLASS45[] =
     "Mary gave the old book to John because John had helped Mary move . Then John thanked Mary , and Mary "
     "smiled at John . Later Tom asked John where Mary was , and John said that Mary went home with Tom and Sue .";
 
-static char dir[64];
+static char *dir; /* the suite's scratch folder (support.h), made by class_open */
 
-static char *scratch(const char *name)
+/* A file name in the scratch folder (caller frees). */
+static char *scratch_png(const char *name)
 {
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/mhaviz-slides-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(dir));
-    }
     char *p = malloc(strlen(dir) + strlen(name) + 2);
     sprintf(p, "%s/%s", dir, name);
     return p;
-}
-
-static void remove_scratch(void)
-{
-    if (dir[0]) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", dir);
-        dir[0] = '\0';
-    }
 }
 
 /* The class sentence's designed layer under MHA, GQA-2 and MQA. */
@@ -83,6 +69,7 @@ static void class_open(Class *k)
     RenderOptions o;
     render_default_options(&o);
     ck_assert_msg(render_open(&k->r, &o, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    dir = scratch("slides");
 }
 
 static void class_close(Class *k)
@@ -91,7 +78,8 @@ static void class_close(Class *k)
         variant_free(&k->v[i]);
     render_close(k->r);
     init_model_free(&k->m);
-    remove_scratch();
+    remove_tree(dir);
+    free(dir);
 }
 
 /* 1 when s holds a number in scientific notation: a digit, 'e' or 'E', an optional sign, a digit. */
@@ -163,7 +151,7 @@ static void key_label(const Class *k, int t, char *buf)
 static void check_job(Class *k, RenderJob job, const char *name, int axes)
 {
     DrawTextLog log = {0};
-    char *png = scratch(name), err[MHAVIZ_ERRLEN];
+    char *png = scratch_png(name), err[MHAVIZ_ERRLEN];
     job.path = png;
     draw_text_log(&log);
     const int rc = render_jobs(k->r, &job, 1, 45, k->m.in.tokens, 1, err, sizeof err);
@@ -202,7 +190,7 @@ START_TEST(scores_45)
     Class k;
     class_open(&k);
     DrawTextLog log = {0};
-    char *png = scratch("head_00_scores.png"), err[MHAVIZ_ERRLEN];
+    char *png = scratch_png("head_00_scores.png"), err[MHAVIZ_ERRLEN];
     const RenderJob job = {.draw = render_draw_scores, .path = png, .title = "head 0 of 4 scores",
                            .values = k.v[0].multi.scores};
     draw_text_log(&log);
@@ -280,7 +268,7 @@ START_TEST(pull_45)
         DrawTextLog log = {0};
         char name[32], err[MHAVIZ_ERRLEN];
         snprintf(name, sizeof name, "query_%02d.png", queries[q]);
-        char *png = scratch(name);
+        char *png = scratch_png(name);
         draw_text_log(&log);
         const int rc = render_pull(c, render_font(k.r), png, &v->in.cfg, v->in.tokens, &v->multi, &v->single,
                                    &v->pulls, queries[q], err, sizeof err);
@@ -314,7 +302,7 @@ START_TEST(variants_45)
     Class k;
     class_open(&k);
     DrawTextLog log = {0};
-    char *png = scratch("variants.png"), err[MHAVIZ_ERRLEN];
+    char *png = scratch_png("variants.png"), err[MHAVIZ_ERRLEN];
     draw_text_log(&log);
     const int rc = variants_slide_draw(k.r, png, k.v, 3, err, sizeof err);
     draw_text_log(NULL);
@@ -341,7 +329,7 @@ START_TEST(kv_cache_and_architecture_45)
     Class k;
     class_open(&k);
     DrawTextLog log = {0};
-    char *png = scratch("kv_cache.png"), err[MHAVIZ_ERRLEN];
+    char *png = scratch_png("kv_cache.png"), err[MHAVIZ_ERRLEN];
     const KvCacheLine lines[3] = {{"MHA", 4, 128}, {"GQA-2", 2, 64}, {"MQA", 1, 32}};
     draw_text_log(&log);
     ck_assert_int_eq(kv_cache_chart_draw(render_font(k.r), png, lines, 3, 4, 8, 45, 1, err, sizeof err), MHAVIZ_OK);
@@ -358,7 +346,7 @@ START_TEST(kv_cache_and_architecture_45)
     free(png);
 
     DrawTextLog arch = {0};
-    png = scratch("architecture.png");
+    png = scratch_png("architecture.png");
     DrawCanvas *c = draw_canvas_new(1, 1);
     draw_text_log(&arch);
     ck_assert_int_eq(architecture_draw(c, render_font(k.r), png, &k.v[0].in.cfg, 4096, 0, err, sizeof err), MHAVIZ_OK);

@@ -27,6 +27,11 @@ char *scratch(const char *what);
 /* rm -r path: every file and folder below it, read-only ones too. */
 void remove_tree(const char *path);
 
+/* A test that cannot run on this machine (it lacks what the test needs:
+ * why) says so on stderr, "SKIPPED: test: why"; under CI=true that fails
+ * the test, so a green CI means every test ran. The caller returns after. */
+void cannot_run(const char *test, const char *why);
+
 /* The next number of the xorshift32 sequence seeded with *s (not 0): the
  * same "random" numbers on every run and machine. */
 uint32_t xorshift(uint32_t *s);

@@ -303,11 +303,6 @@ static int probe_fails(char *const argv[], const Fault *f)
     return r.status != 0;
 }
 
-static void skip_note(const char *test, const char *why)
-{
-    fprintf(stderr, "SKIPPED: fsfault %s: %s\n", test, why);
-}
-
 /* --- reading the input --- */
 
 START_TEST(missing_input)
@@ -342,7 +337,7 @@ START_TEST(unreadable_input)
     f.drop_dac = 1;
     char *cat[] = {"/bin/cat", in, NULL};
     if (!probe_fails(cat, &f)) {
-        skip_note("unreadable_input", "cannot make a file unreadable here (root without capability control)");
+        cannot_run("fsfault unreadable_input", "cannot make a file unreadable here (root without capability control)");
     } else {
         Result r;
         run_mhaviz(in, out, &f, &r);
@@ -382,7 +377,7 @@ START_TEST(output_folder_not_writable)
     char *probe_dir = path2(ro, "probe");
     char *mk[] = {"/bin/mkdir", probe_dir, NULL};
     if (!probe_fails(mk, &f)) {
-        skip_note("output_folder_not_writable", "cannot make a folder read-only here");
+        cannot_run("fsfault output_folder_not_writable", "cannot make a folder read-only here");
     } else {
         Result r;
         run_mhaviz(in, out, &f, &r);
@@ -408,7 +403,7 @@ START_TEST(output_inside_read_only_mount)
     Result r;
     run_mhaviz(in, out, &f, &r);
     if (r.status == SETUP_FAILED) {
-        skip_note("output_inside_read_only_mount", "no private mount namespace here");
+        cannot_run("fsfault output_inside_read_only_mount", "no private mount namespace here");
     } else {
         const char *allowed[] = {"in.json", "ro", NULL};
         assert_refused(&r, ro, s, allowed);
@@ -516,7 +511,7 @@ START_TEST(disk_full)
     Result r;
     run_mhaviz(in, out, &f, &r);
     if (r.status == SETUP_FAILED) {
-        skip_note("disk_full", "no private tmpfs here (the file size limit test covers EFBIG)");
+        cannot_run("fsfault disk_full", "no private tmpfs here (the file size limit test covers EFBIG)");
     } else {
         const char *allowed[] = {"in.json", "small", NULL};
         assert_refused(&r, mnt, s, allowed);
@@ -539,7 +534,7 @@ START_TEST(swap_refused_by_a_sandbox)
         Result r;
         run_mhaviz(INPUT_B, out, &f, &r);
         if (r.status == SETUP_FAILED) {
-            skip_note("swap_refused_by_a_sandbox", "no seccomp filter here");
+            cannot_run("fsfault swap_refused_by_a_sandbox", "no seccomp filter here");
         } else {
             ck_assert_msg(r.status == 0, "renameat2 refused with %s: exit %d: %s", strerror(errs[k]), r.status,
                           r.err);
@@ -759,7 +754,7 @@ END_TEST
 START_TEST(outdir_commit_race_two_step)
 {
     if (!race_rounds(1))
-        skip_note("outdir_commit_race_two_step", "no seccomp filter here");
+        cannot_run("fsfault outdir_commit_race_two_step", "no seccomp filter here");
 }
 END_TEST
 

@@ -133,6 +133,25 @@ float draw_line_height(float px);
 int draw_text(DrawCanvas *c, const DrawFont *f, const char *s, float px, int x, int y, int along, int across,
               DrawRgb col, int rotated);
 
+/* For the tests: a record of the texts drawn, each with its line height
+ * and the box of its inked pixels on the canvas, [x0, x1) x [y0, y1).
+ * While draw_text_log(log) is set, every draw_text on the calling thread
+ * adds one entry (a text longer than the entry is cut). */
+typedef struct {
+    char text[96];
+    float px;
+    int rotated;
+    int x0, y0, x1, y1;
+} DrawTextEntry;
+
+typedef struct {
+    DrawTextEntry *e; /* (cap) the first n in use; the log's owner frees it */
+    int n, cap;
+} DrawTextLog;
+
+/* Start recording into log (appending), or stop with NULL. */
+void draw_text_log(DrawTextLog *log);
+
 /* Shorten s (a buffer of cap bytes) in place, ending it with an ellipsis,
  * so that it is at most max_w pixels wide at px; s is left alone when it
  * fits. */

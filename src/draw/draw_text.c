@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,6 +291,41 @@ static void blit_mask(DrawCanvas *c, const TextMask *m, int x, int y, int along,
     }
 }
 
+/* The calling thread's record of the texts drawn (draw_text_log), or NULL. */
+static _Thread_local DrawTextLog *text_log;
+
+void draw_text_log(DrawTextLog *log)
+{
+    text_log = log;
+}
+
+/* Add text s, drawn from mask m anchored as blit_mask places it, to the log. */
+static int log_text(const char *s, const TextMask *m, int x, int y, int along, int across, int rotated)
+{
+    DrawTextLog *log = text_log;
+    if (log->n == log->cap) {
+        const int cap = log->cap ? 2 * log->cap : 64;
+        DrawTextEntry *e = realloc(log->e, (size_t)cap * sizeof *e);
+        if (!e)
+            return MHAVIZ_ENOMEM;
+        log->e = e, log->cap = cap;
+    }
+    DrawTextEntry *e = &log->e[log->n++];
+    snprintf(e->text, sizeof e->text, "%s", s);
+    e->px = m->px;
+    e->rotated = rotated;
+    const int ax = along == DRAW_START ? PAD : along == DRAW_MID ? m->w / 2 : m->w - PAD - 1;
+    const int ay = across == DRAW_TOP ? 0 : across == DRAW_MID ? m->baseline - (int)lroundf(0.32f * m->px) : m->h - 1;
+    if (!rotated) {
+        e->x0 = x - ax + m->ink_x0, e->x1 = x - ax + m->ink_x1;
+        e->y0 = y - ay + m->ink_y0, e->y1 = y - ay + m->ink_y1;
+    } else {
+        e->x0 = x - ay + m->ink_y0, e->x1 = x - ay + m->ink_y1;
+        e->y0 = y + ax - m->ink_x1 + 1, e->y1 = y + ax - m->ink_x0 + 1;
+    }
+    return MHAVIZ_OK;
+}
+
 /* Draw s at line height px, anchored as blit_mask says. Returns MHAVIZ_OK
  * or MHAVIZ_ENOMEM. */
 int draw_text(DrawCanvas *c, const DrawFont *f, const char *s, float px, int x, int y,
@@ -301,8 +337,9 @@ int draw_text(DrawCanvas *c, const DrawFont *f, const char *s, float px, int x, 
     if (text_mask(f, c->glyphs, s, px, &m) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
     blit_mask(c, &m, x, y, along, across, col, rotated);
+    const int rc = text_log ? log_text(s, &m, x, y, along, across, rotated) : MHAVIZ_OK;
     free(m.a);
-    return MHAVIZ_OK;
+    return rc;
 }
 
 /* Shorten s in place with an ellipsis so it is at most max_w wide at px. */

@@ -22,16 +22,16 @@
 #define MIN_PX 22.0f   /* a shape is never set smaller: it is left to the row's name */
 
 /* The bands, top to bottom: y and height. */
-#define WO_Y 150
-#define WO_H 80
-#define CAT_Y 290
-#define CAT_H 80
-#define HEADS_Y 430
-#define HEADS_H 160
-#define PROJ_Y 700
+#define WO_Y 140
+#define WO_H 70
+#define CAT_Y 255
+#define CAT_H 70
+#define HEADS_Y 370
+#define HEADS_H 290
+#define PROJ_Y 720
 #define PROJ_H 110
-#define X_Y 870
-#define X_H 80
+#define X_Y 880
+#define X_H 76
 #define CAPTION_Y 990
 
 /* The columns: right of the row names. */
@@ -131,7 +131,8 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
     snprintf(a, sizeof a, "back to %d \xc3\x97 %d", T, d);
     row_name(&p, CAT_Y, CAT_H, "concatenate", a, NULL);
     snprintf(a, sizeof a, "%d heads in parallel", nh);
-    row_name(&p, HEADS_Y, HEADS_H, a, "each its own softmax", NULL);
+    snprintf(b, sizeof b, "scores,%s softmax, \xc3\x97 V", c->causal ? " mask," : "");
+    row_name(&p, HEADS_Y, HEADS_H, a, "each its own steps:", b);
     snprintf(a, sizeof a, "W_q: %d of %d \xc3\x97 %d", nh, d, hd);
     snprintf(b, sizeof b, "W_k, W_v: %d of %d \xc3\x97 %d", nkv, d, hd);
     row_name(&p, PROJ_Y, PROJ_H, "projections", a, b);
@@ -163,13 +164,25 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
             figure_text(&p, a, SHAPE_PX, mx, HEADS_Y + 20, DRAW_MID, DRAW_TOP, GREY_TEXT);
             continue;
         }
-        /* the head, emphasised, with its own softmax */
+        /* the head, emphasised, with its steps and their shapes: scores
+         * Q Kᵀ / √head_dim (T × T), the causal mask, the softmax (T × T),
+         * times V (T × head_dim) */
         snprintf(a, sizeof a, "head %d", h);
         draw_fill_rect(p.c, cx + pad, HEADS_Y, cw - 2 * pad, HEADS_H, HEAD_FILL);
         draw_frame(p.c, cx + pad + 4, HEADS_Y + 4, cw - 2 * pad - 8, HEADS_H - 8, 4, HEAD_EDGE);
-        figure_text(&p, a, NAME_PX, cx + cw / 2, HEADS_Y + 40, DRAW_MID, DRAW_MID, DRAW_INK);
-        figure_text(&p, "softmax", SHAPE_PX, cx + cw / 2, HEADS_Y + 82, DRAW_MID, DRAW_MID, DRAW_INK);
-        figure_text(&p, b, SHAPE_PX, cx + cw / 2, HEADS_Y + 122, DRAW_MID, DRAW_MID, DRAW_INK);
+        figure_text(&p, a, NAME_PX, cx + cw / 2, HEADS_Y + 34, DRAW_MID, DRAW_MID, DRAW_INK);
+        char step[4][96];
+        snprintf(step[0], sizeof step[0], "Q K\xe1\xb5\x80/\xe2\x88\x9a%d: %d \xc3\x97 %d", hd, T, T);
+        snprintf(step[1], sizeof step[1], "%s", c->causal ? "causal mask" : "no mask");
+        snprintf(step[2], sizeof step[2], "softmax: %d \xc3\x97 %d", T, T);
+        snprintf(step[3], sizeof step[3], "\xc3\x97 V: %d \xc3\x97 %d", T, hd);
+        for (int k = 0; k < 4; k++) {
+            const float px = fit_px(&p, step[k], SHAPE_PX, cw - 2 * pad - 16);
+            figure_text(&p, step[k], px ? px : MIN_PX, cx + cw / 2, HEADS_Y + 86 + k * 50, DRAW_MID, DRAW_MID, DRAW_INK);
+            if (k < 3) /* each step feeds the next */
+                draw_line(p.c, cx + cw / 2.0f, HEADS_Y + 86 + k * 50 + 15, cx + cw / 2.0f, HEADS_Y + 86 + k * 50 + 33,
+                          2.0f, LINK);
+        }
         arrow(&p, cx + cw / 2.0f, HEADS_Y, cx + cw / 2.0f, CAT_Y + CAT_H);
 
         /* its query projection */

@@ -15,16 +15,28 @@ static const DrawRgb SCORES_MASK_BG = {196, 196, 196}, SCORES_MASK_HATCH = {140,
 
 /* ------------------------------------------------------------------ scales */
 
+/* Score cells further below their row's top than the scale reaches: the
+ * softmax gives them less than e^-10 of the top key's weight. Dark grey,
+ * no colour of the blue scale. */
+static const DrawRgb CLIPPED = {70, 70, 70};
+
 static DrawRgb scale_color(const Scale *s, float v)
 {
+    if (s->clipped && v < s->lo)
+        return CLIPPED;
     return draw_cmap_at(s->table, (v - s->lo) / (s->hi - s->lo) * (float)(s->n - 1) / 255.0f);
 }
 
 Scale weights_scale(const Renderer *r)
 {
-    Scale s = {r->cmap, 256, 0.0f, 1.0f, r->mask_bg, r->mask_hatch, 0};
+    Scale s = {r->cmap, 256, 0.0f, 1.0f, r->mask_bg, r->mask_hatch, 0, 0};
     return s;
 }
+
+/* The scores maps' colours reach this far below a row's top score: a key
+ * SCORES_WINDOW below the top gets e^-10 = 0.00005 of the top key's
+ * weight, nothing a slide can show. What decides the softmax is inside. */
+#define SCORES_WINDOW 10.0f
 
 Scale scores_scale(const float *v, int T, int causal)
 {
@@ -35,8 +47,11 @@ Scale scores_scale(const float *v, int T, int causal)
                 m = fabsf(v[(size_t)i * T + j]);
     if (!(m > 0.0f) || !isfinite(m))
         m = 1.0f;
+    const int clipped = m > SCORES_WINDOW;
+    if (clipped)
+        m = SCORES_WINDOW;
     /* Round the end of the scale up to a number a class can read off the bar
-     * (0.757 -> 0.8, 36 -> 40): the ticks then fall on m/2 and m. */
+     * (0.757 -> 0.8, 3.6 -> 4): the ticks then fall on m/2 and m. */
     static const float nice[] = {1.0f, 1.2f, 1.5f, 2.0f, 2.5f, 3.0f, 4.0f, 5.0f, 6.0f, 8.0f, 10.0f};
     const float mag = powf(10.0f, floorf(log10f(m)));
     for (size_t k = 0; k < sizeof nice / sizeof nice[0]; k++) {
@@ -45,7 +60,7 @@ Scale scores_scale(const float *v, int T, int causal)
             break;
         }
     }
-    Scale s = {draw_cmap("rdbu"), 128, -m, 0.0f, SCORES_MASK_BG, SCORES_MASK_HATCH, 1};
+    Scale s = {draw_cmap("rdbu"), 128, -m, 0.0f, SCORES_MASK_BG, SCORES_MASK_HATCH, 1, clipped};
     return s;
 }
 
@@ -265,8 +280,17 @@ int colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, i
         if (draw_text(c, r->font, tl[k], tick_px, x + w + 11, ty + 1, DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
             return MHAVIZ_ENOMEM;
     }
+    int sy = y + h + (int)(0.8f * tick_px); /* the swatches under the bar */
+    if (s->clipped) {
+        char below[40];
+        snprintf(below, sizeof below, "< %s: clipped", tl[0]);
+        draw_fill_rect(c, x, sy, w, w, CLIPPED);
+        draw_stroke_rect(c, x - 1, sy - 1, w + 2, w + 2, DRAW_FRAME);
+        if (draw_text(c, r->font, below, tick_px, x + w + 11, sy + w / 2, DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+        sy += w + (int)(0.5f * tick_px);
+    }
     if (causal) {
-        const int sy = y + h + (int)(0.8f * tick_px);
         draw_fill_hatched(c, x, sy, w, w, x, sy, s->mask_bg, s->mask_hatch);
         draw_stroke_rect(c, x - 1, sy - 1, w + 2, w + 2, DRAW_FRAME);
         if (draw_text(c, r->font, "masked", tick_px, x + w + 11, sy + w / 2, DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)

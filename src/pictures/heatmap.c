@@ -17,12 +17,12 @@ typedef struct {
     Grid g;
     int map;                /* map side in pixels */
     float pitch;            /* pixels per token */
-    LabelPick lp;           /* which tokens are labelled */
-    float label_px, title_px, cap_px, lw;
+    LabelSet *ls;           /* the token labels (the caller's) */
+    float label_px, title_px, cap_px, lw;   /* lw: pixels the labels take across their axis */
     int m, frame, cap_h, bar_x, bar_w, key_top;
     char title[LABEL_BYTES * 2]; /* as drawn: cut to the slide's width */
     TextLines sub;          /* the subtitle as drawn: wrapped to the figure's width */
-    char note[160];         /* under the subtitle when not one labelled cell per token */
+    char note[256];         /* under the subtitle when not one labelled cell per token */
 } Layout;
 
 /* A single map's figure fits a slide (SLIDE_W x SLIDE_H) at the default
@@ -34,42 +34,40 @@ typedef struct {
  * caption, labels, map, colour bar, ticks; top to bottom: title,
  * subtitle, note, map, key labels, caption. */
 static void map_layout_at(const Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
-                          int target, float label_w, Layout *L, char *labels)
+                          int target, float label_w, Layout *L, LabelSet *ls)
 {
     memset(L, 0, sizeof *L);
+    L->ls = ls;
     L->g = grid_for_slide(T, r->opt.cell_px, target);
     L->map = L->g.B * L->g.cell;
     L->pitch = (float)L->map / (float)T;
-    LabelPick lp = label_pick(L->pitch, 1.1f * LABEL_MIN_PX);
-    L->label_px = clampf(0.75f * (float)lp.step * L->pitch, LABEL_MIN_PX, fmaxf(28.0f, (float)L->map / 30.0f));
-    if (lp.step > 1)
-        lp.need = label_need(L->label_px, L->pitch);
-    L->lp = lp;
+    const float max_px = fmaxf(28.0f, (float)L->map / 30.0f);
     L->title_px = clampf((float)L->map / 24.0f, 30.0f, 50.0f);
-    L->cap_px = clampf(fmaxf(L->label_px * 1.05f, (float)L->map / 40.0f), 22.0f, 36.0f);
     L->m = 24;
     L->frame = frame_px(L->map);
     if (!(label_w > 0.0f))
-        label_w = clampf(8.0f * L->label_px, 110.0f, 260.0f);
-    L->lw = make_labels(r, tokens, T, lp, L->label_px, label_w, labels);
-    const int step = lp.step;
+        label_w = clampf(8.0f * fminf(max_px, L->pitch), 110.0f, 260.0f);
+    L->lw = plan_labels(r, tokens, T, L->pitch, max_px, 2, label_w, ls);
+    L->label_px = ls->plan.px;
+    L->cap_px = clampf(fmaxf(L->label_px * 1.05f, (float)L->map / 40.0f), 22.0f, 36.0f);
 
     const Grid *g = &L->g;
-    if (g->k > 1 && step > 1)
-        snprintf(L->note, sizeof L->note,
-                 "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %d%s token labelled, and the last",
-                 g->k, g->k, step, ordinal(step));
-    else if (g->k > 1)
-        snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged", g->k, g->k);
-    else if (step > 1)
-        snprintf(L->note, sizeof L->note, "every %d%s token labelled, and the last", step, ordinal(step));
+    char labelled[160];
+    labels_note(&ls->plan, labelled, sizeof labelled);
+    if (g->k > 1)
+        snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged%s%s", g->k, g->k,
+                 labelled[0] ? " \xc2\xb7 " : "", labelled);
+    else
+        snprintf(L->note, sizeof L->note, "%s", labelled);
 
     const int m = L->m, map = L->map;
     L->cap_h = (int)draw_line_height(L->cap_px);
     L->pub.map_x = m + L->cap_h + 10 + (int)ceilf(L->lw) + 10 + L->frame;
     L->bar_w = (int)clampf((float)map / 24.0f, 24.0f, 40.0f);
     L->bar_x = L->pub.map_x + map + 36;
-    const float tick_w = fmaxf(draw_text_width(r->font, "\xe2\x88\x92" "0.888", L->cap_px), draw_text_width(r->font, "masked", L->cap_px));
+    /* the widest tick or swatch label: a score map's "< −10: clipped" */
+    const float tick_w = fmaxf(draw_text_width(r->font, "\xe2\x88\x92" "0.888", L->cap_px),
+                               draw_text_width(r->font, "< \xe2\x88\x92" "10: clipped", L->cap_px));
     int W = L->bar_x + L->bar_w + 11 + (int)ceilf(tick_w) + m;
     /* The title may widen the figure up to the slide; the subtitle wraps. */
     snprintf(L->title, sizeof L->title, "%s", title ? title : "");
@@ -87,7 +85,10 @@ static void map_layout_at(const Renderer *r, int T, char *const *tokens, const c
     L->pub.height = H;
     L->pub.cell = g->cell;
     L->pub.block = g->k;
-    L->pub.label_step = step;
+    L->pub.label_step = ls->plan.step;
+    L->pub.label_levels = ls->plan.levels;
+    L->pub.label_px = ls->plan.px;
+    L->pub.labelled = ls->plan.n;
     L->pub.frame = L->frame;
 }
 
@@ -96,31 +97,36 @@ static void map_layout_at(const Renderer *r, int T, char *const *tokens, const c
  * (down to 4 lines' width), then the map made smaller. A forced cell size
  * (--cell) is laid out as it is. */
 static void map_layout(const Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
-                       Layout *L, char *labels)
+                       Layout *L, LabelSet *ls)
 {
     int target = MAP_TARGET_PX;
-    map_layout_at(r, T, tokens, title, subtitle, target, 0.0f, L, labels);
+    map_layout_at(r, T, tokens, title, subtitle, target, 0.0f, L, ls);
     for (int tries = 0; tries < 8 && r->opt.cell_px == 0 && L->pub.height > SLIDE_H; tries++) {
         const float over = (float)(L->pub.height - SLIDE_H);
-        const float label_w = fmaxf(L->lw - over, 4.0f * L->label_px);
-        const int shrink = (int)ceilf(over - (L->lw - label_w)); /* what shorter labels do not win */
+        const int levels = ls->plan.levels;
+        /* each level's labels cut shorter, down to 4 lines' width */
+        const float cut = fmaxf((L->lw - over - (float)(levels - 1) * LEVEL_GAP) / (float)levels, 4.0f * L->label_px);
+        const float lw = (float)levels * cut + (float)(levels - 1) * LEVEL_GAP;
+        const int shrink = (int)ceilf(over - (L->lw - lw)); /* what shorter labels do not win */
         if (shrink > 0)
             target = L->map - shrink > 64 ? L->map - shrink : 64;
-        map_layout_at(r, T, tokens, title, subtitle, target, label_w, L, labels);
+        map_layout_at(r, T, tokens, title, subtitle, target, cut, L, ls);
     }
 }
 
 int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
                           RenderLayout *out)
 {
-    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
-    if (!labels)
-        return MHAVIZ_ENOMEM;
-    Layout L;
-    map_layout(r, T, tokens, title, subtitle, &L, labels);
-    *out = L.pub;
-    free(labels);
-    return MHAVIZ_OK;
+    LabelSet ls;
+    int rc = MHAVIZ_ENOMEM;
+    if (labelset_alloc(&ls, T)) {
+        Layout L;
+        map_layout(r, T, tokens, title, subtitle, &L, &ls);
+        *out = L.pub;
+        rc = MHAVIZ_OK;
+    }
+    labelset_free(&ls);
+    return rc;
 }
 
 /* x at which text w pixels wide is centred over the map (map_x, map pixels
@@ -140,11 +146,11 @@ static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const fl
                       char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
-        Layout L;
-    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
-    if (!labels)
+    Layout L;
+    LabelSet ls;
+    if (!labelset_alloc(&ls, T))
         goto oom;
-    map_layout(r, T, tokens, title, subtitle, &L, labels);
+    map_layout(r, T, tokens, title, subtitle, &L, &ls);
     const int m = L.m, map = L.map, map_x = L.pub.map_x, map_y = L.pub.map_y;
     const int W = L.pub.width;
     if (draw_canvas_reset(c, W, L.pub.height) != MHAVIZ_OK)
@@ -172,8 +178,7 @@ static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const fl
         goto oom;
 
     /* Labels and the axis captions. */
-    if (token_labels(c, r, labels, T, L.lp, L.pitch, L.label_px, map_x, map_y, map_x - 10 - L.frame,
-                          L.key_top, 1, 1) != MHAVIZ_OK ||
+    if (token_labels(c, r, &ls, T, map_x, map_y, map_x - 10 - L.frame, L.key_top, 1, 1) != MHAVIZ_OK ||
         draw_text(c, r->font, "query", L.cap_px, m, map_y + map / 2, DRAW_MID, DRAW_TOP, DRAW_INK, 1) != MHAVIZ_OK ||
         draw_text(c, r->font, "key", L.cap_px, map_x + map / 2, L.key_top + (int)ceilf(L.lw) + 10, DRAW_MID, DRAW_TOP, DRAW_INK, 0) !=
             MHAVIZ_OK)
@@ -188,7 +193,7 @@ static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const fl
 oom:
     rc = draw_nomem(err, errlen, png_path);
 cleanup:
-    free(labels);
+    labelset_free(&ls);
     return rc;
 }
 

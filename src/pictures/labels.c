@@ -1,11 +1,14 @@
-/* labels.c — text on the pictures: the label shown for a token, which
- * tokens get one when there is no room for all (three rules, one per kind
- * of picture), and text fitted to a width (shrunk, put on two lines, or
- * wrapped at its parts: the ways of fitting text, in one place). */
+/* labels.c — token labels on every picture: the one rule for which tokens
+ * get a label, at what size and where (labels.h), how a label is drawn
+ * (punctuation on a chip), the label shown for a token, the maps' labels
+ * (query rows and key columns, render_parts.h), and text wrapped to a
+ * width. */
+#include "pictures/labels.h"
 #include "pictures/render_parts.h"
 #include "core/status.h"
 #include "draw/draw.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,96 +110,278 @@ void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, T
         draw_ellipsize(font, out->line[k], sizeof out->line[k], px, max_w);
 }
 
-int render_label_step(float pitch, float min_pitch)
+/* ------------------------------------------------------------ the rule */
+
+int labels_repeated(char *const *tokens, int T, int t)
 {
-    int step = 1;
-    for (int mag = 1;; mag *= 10) {
-        static const int nice[3] = {1, 2, 5};
-        for (int k = 0; k < 3; k++) {
-            step = nice[k] * mag;
-            if ((float)step * pitch >= min_pitch || mag > 100000)
-                return step;
+    if (!tokens)
+        return 0;
+    for (int u = 0; u < T; u++)
+        if (u != t && strcmp(tokens[u], tokens[t]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A token's text and index, sorted by text to find the repeated ones in T log T. */
+typedef struct {
+    const char *text;
+    int t;
+} Entry;
+
+static int by_text(const void *a, const void *b)
+{
+    const Entry *x = a, *y = b;
+    const int c = strcmp(x->text, y->text);
+    return c ? c : (x->t > y->t) - (x->t < y->t);
+}
+
+/* rep (T) = 1 for each token whose text appears again; 0 when out of memory. */
+static int mark_repeated(char *const *tokens, int T, unsigned char *rep)
+{
+    Entry *e = malloc((size_t)T * sizeof *e); /* (T) the tokens sorted by text */
+    if (!e)
+        return 0;
+    for (int t = 0; t < T; t++)
+        e[t] = (Entry){tokens[t], t};
+    qsort(e, (size_t)T, sizeof *e, by_text);
+    for (int k = 0; k < T; k++)
+        rep[e[k].t] = (unsigned char)((k > 0 && strcmp(e[k - 1].text, e[k].text) == 0) ||
+                                      (k + 1 < T && strcmp(e[k + 1].text, e[k].text) == 0));
+    free(e);
+    return 1;
+}
+
+/* Token t's label centre on an axis of T tokens: the middle of its token,
+ * moved in to keep half a line (half) from the axis's ends. */
+static float centre_of(int t, int T, float pitch, float half)
+{
+    const float c = ((float)t + 0.5f) * pitch, end = (float)T * pitch;
+    if (end < 2.0f * half)
+        return end / 2.0f;
+    return c < half ? half : c > end - half ? end - half : c;
+}
+
+/* Place token t's label on level 0 unless a placed one is closer than
+ * room (only tokens within room and a line of t can be: the ends move a
+ * centre by half a line at most). */
+static int try_place(int t, int T, float pitch, float px, unsigned char *shown, float *centre)
+{
+    const float c = centre_of(t, T, pitch, 0.5f * px), room = LABELS_SPACING * px;
+    const int reach = (int)ceilf((room + px) / pitch) + 1;
+    if (shown[t])
+        return 1;
+    for (int u = t - reach < 0 ? 0 : t - reach; u < T && u <= t + reach; u++)
+        if (shown[u] && fabsf(centre[u] - c) < room)
+            return 0;
+    shown[t] = 1;
+    centre[t] = c;
+    return 1;
+}
+
+LabelsPlan labels_plan(int T, char *const *tokens, int query, float pitch, float max_px, int max_levels,
+                       unsigned char *shown, float *centre)
+{
+    LabelsPlan p = {LABELS_MIN_PX, 1, 1, 0, 0};
+    if (max_px < LABELS_MIN_PX)
+        max_px = LABELS_MIN_PX;
+    memset(shown, 0, (size_t)T);
+    for (int t = 0; t < T; t++)
+        centre[t] = ((float)t + 0.5f) * pitch;
+
+    /* Every token: one level, else as few staggered ones as fit. */
+    for (int levels = 1; T <= LABELS_ALL_UP_TO && levels <= max_levels && levels <= LABELS_MAX_LEVELS; levels++) {
+        const float px = fminf(max_px, (float)levels * pitch / LABELS_SPACING);
+        if (px >= LABELS_MIN_PX) {
+            p.px = floorf(px);
+            p.levels = levels;
+            p.n = T;
+            for (int t = 0; t < T; t++)
+                shown[t] = (unsigned char)(1 + t % levels);
+            return p;
         }
     }
+
+    /* Thinned, one level, at the smallest size: the tokens that must have a
+     * label first, then every step-th where there is room. */
+    p.thinned = 1;
+    const float px = LABELS_MIN_PX;
+    for (int mag = 1;; mag *= 10) {
+        static const int nice[3] = {1, 2, 5};
+        int k = 0;
+        for (; k < 3; k++) {
+            p.step = nice[k] * mag;
+            if ((float)p.step * pitch >= LABELS_SPACING * px)
+                break;
+        }
+        if (k < 3 || mag > T)
+            break;
+    }
+    try_place(0, T, pitch, px, shown, centre);
+    if (T > 1)
+        try_place(T - 1, T, pitch, px, shown, centre);
+    if (query >= 0 && query < T)
+        try_place(query, T, pitch, px, shown, centre);
+    unsigned char *rep = tokens ? malloc((size_t)T) : NULL; /* (T) 1: the token's text appears again */
+    if (rep && !mark_repeated(tokens, T, rep))
+        for (int t = 0; t < T; t++) /* out of memory to sort: the slow way */
+            rep[t] = (unsigned char)labels_repeated(tokens, T, t);
+    for (int t = 0; rep && t < T; t++)
+        if (rep[t])
+            try_place(t, T, pitch, px, shown, centre);
+    free(rep);
+    for (int t = 0; t < T; t += p.step)
+        try_place(t, T, pitch, px, shown, centre);
+    for (int t = 0; t < T; t++)
+        p.n += shown[t] != 0;
+    p.thinned = p.n < T;
+    return p;
 }
 
-LabelPick label_pick(float pitch, float min_pitch)
+int labels_overlap(const LabelsPlan *p, int T, const unsigned char *shown, const float *centre, const float *from,
+                   const float *to, int *a, int *b)
 {
-    LabelPick lp;
-    lp.step = render_label_step(pitch, min_pitch);
-    lp.need = (int)ceilf(min_pitch / pitch);
-    if (lp.need < 1)
-        lp.need = 1;
-    return lp;
+    for (int s = 0; s < T; s++) {
+        if (!shown[s])
+            continue;
+        for (int t = s + 1; t < T; t++) {
+            if (!shown[t] || fabsf(centre[t] - centre[s]) >= p->px)
+                continue;
+            const int k = shown[s] - 1, l = shown[t] - 1;
+            if (from[k] < to[l] && from[l] < to[k]) {
+                *a = s, *b = t;
+                return 1;
+            }
+        }
+    }
+    return 0;
 }
 
-int label_need(float px, float pitch)
-{
-    const int need = (int)ceilf((1.1f * px + 0.5f * fmaxf(px, pitch)) / pitch - 0.5f);
-    return need < 1 ? 1 : need;
-}
-
-/* Which tokens get a label when not all fit: three rules, one per kind of
- * picture, kept apart here (one rule for all would change pictures).
- *
- * 1. The maps (heatmaps, overview panels): the first, the last, and the
- *    multiples of lp.step at least lp.need tokens from both. */
-static int is_labelled(int t, int T, LabelPick lp)
-{
-    if (lp.step <= 1 || t == 0 || t == T - 1)
-        return 1;
-    return t % lp.step == 0 && t >= lp.need && T - 1 - t >= lp.need;
-}
-
-/* 2. sharpness.png's axis: every step-th token, and the last, which keeps
- *    a step's room from the one before it. */
-int is_labelled_axis(int t, int T, int step) { return t == T - 1 || (t % step == 0 && T - 1 - t >= step); }
-
-/* 3. The pull slide's keys: every step-th key and the last, the step the
- *    keys a line of text covers (line_h pixels over slots of slot). */
-int key_label_step(float line_h, float slot) { return (int)ceilf(line_h / slot); }
-int is_labelled_key(int j, int n, int step) { return j % step == 0 || j == n - 1; }
-
-const char *ordinal(int n)
+/* English ordinal suffix: 2 -> "nd", 5 -> "th", 21 -> "st", 12 -> "th". */
+static const char *ordinal(int n)
 {
     if (n % 100 >= 11 && n % 100 <= 13)
         return "th";
     return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
 }
 
-float make_labels(const Renderer *r, char *const *tokens, int T, LabelPick lp, float px, float max_w,
-                         char *labels)
+void labels_note(const LabelsPlan *p, char *buf, unsigned long len)
+{
+    if (!p->thinned)
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "%d of the tokens labelled: the first, the last, the repeated words and every %d%s",
+                 p->n, p->step, ordinal(p->step));
+}
+
+int labels_is_punctuation(const char *label)
+{
+    if (!*label)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)label; *p; p++)
+        if (!ispunct(*p))
+            return 0;
+    return 1;
+}
+
+int labels_draw(DrawCanvas *c, const DrawFont *f, const char *label, float px, int x, int y, int along, int rotated)
+{
+    static const DrawRgb CHIP = {215, 215, 215};
+    if (!labels_is_punctuation(label))
+        return draw_text(c, f, label, px, x, y, along, DRAW_MID, DRAW_INK, rotated);
+    /* The chip: along, the text's width and a little more (at least a
+     * line's), the text centred in it; across, from above the capitals'
+     * middle to below the baseline, where "." and "," sit. */
+    const int w = (int)ceilf(fmaxf(draw_text_width(f, label, px) + 0.4f * px, 1.0f * px));
+    const int up = (int)ceilf(0.45f * px), down = (int)ceilf(0.55f * px);
+    const int start = along == DRAW_START ? 0 : along == DRAW_MID ? -w / 2 : -w; /* along the text, from the anchor */
+    if (rotated) { /* along runs up the canvas, the text's top faces left */
+        draw_fill_rect(c, x - up, y - start - w, up + down, w, CHIP);
+        return draw_text(c, f, label, px, x, y - start - w / 2, DRAW_MID, DRAW_MID, DRAW_INK, 1);
+    }
+    draw_fill_rect(c, x + start, y - up, w, up + down, CHIP);
+    return draw_text(c, f, label, px, x + start + w / 2, y, DRAW_MID, DRAW_MID, DRAW_INK, 0);
+}
+
+/* ------------------------------------------------------- the maps' labels */
+
+
+int labelset_alloc(LabelSet *s, int T)
+{
+    memset(s, 0, sizeof *s);
+    s->text = calloc((size_t)T, LABEL_BYTES);
+    s->shown = calloc((size_t)T, 1);
+    s->centre = calloc((size_t)T, sizeof *s->centre);
+    return s->text && s->shown && s->centre;
+}
+
+void labelset_free(LabelSet *s)
+{
+    free(s->text);
+    free(s->shown);
+    free(s->centre);
+}
+
+/* Plan the labels for T tokens at pitch pixels a token (labels.h), at most
+ * max_px and max_levels, each cut to max_w pixels; returns the pixels the
+ * labels take across the axis (both levels and the gap between). */
+float plan_labels(const Renderer *r, char *const *tokens, int T, float pitch, float max_px, int max_levels,
+                         float max_w, LabelSet *s)
+{
+    s->plan = labels_plan(T, tokens, -1, pitch, max_px, max_levels, s->shown, s->centre);
+    memset(s->level_w, 0, sizeof s->level_w);
+    for (int t = 0; t < T; t++) {
+        if (!s->shown[t])
+            continue;
+        char *l = s->text + (size_t)t * LABEL_BYTES;
+        render_token_label(r->font, tokens[t], s->plan.px, max_w, l);
+        const float w = draw_text_width(r->font, l, s->plan.px);
+        if (w > s->level_w[s->shown[t] - 1])
+            s->level_w[s->shown[t] - 1] = w;
+    }
+    float out = 0.0f;
+    for (int l = 0; l < s->plan.levels; l++) {
+        s->from[l] = out;
+        out += s->level_w[l] + (l + 1 < s->plan.levels ? LEVEL_GAP : 0.0f);
+    }
+    return out;
+}
+
+/* The widest label of all T tokens at line height px (no cut past max_w). */
+float widest_label(const Renderer *r, char *const *tokens, int T, float px, float max_w)
 {
     float widest = 0.0f;
+    char l[LABEL_BYTES];
     for (int t = 0; t < T; t++) {
-        if (!is_labelled(t, T, lp))
-            continue;
-        char *l = labels + (size_t)t * LABEL_BYTES;
         render_token_label(r->font, tokens[t], px, max_w, l);
-        const float w = draw_text_width(r->font, l, px);
-        if (w > widest)
-            widest = w;
+        widest = fmaxf(widest, draw_text_width(r->font, l, px));
     }
     return widest;
 }
 
-int token_labels(DrawCanvas *c, const Renderer *r, const char *labels, int T, LabelPick lp,
-                             float pitch, float px, int map_x, int map_y, int x_right, int y_top,
-                             int query, int key)
+/* Query labels left of the rows (right-aligned at x_right) and key labels
+ * under the columns (turned, ending at y_top), as s planned them: a label
+ * of a further level set beyond the levels before it, with a thin tick
+ * back to the map so the eye finds its row. Either side is skipped when
+ * its flag is 0. */
+int token_labels(DrawCanvas *c, const Renderer *r, const LabelSet *s, int T, int map_x, int map_y,
+                        int x_right, int y_top, int query, int key)
 {
-    const int half = (int)ceilf(0.5f * px), side = (int)lroundf(pitch * (float)T);
+    const float px = s->plan.px;
+    static const DrawRgb TICK = {175, 175, 175};
     for (int t = 0; t < T; t++) {
-        if (!is_labelled(t, T, lp))
+        if (!s->shown[t])
             continue;
-        const char *l = labels + (size_t)t * LABEL_BYTES;
-        int centre = (int)floorf(((float)t + 0.5f) * pitch);
-        if (lp.step > 1 && side > 2 * half) {
-            /* thinned: the end labels stay within the map's edges, clear of the next panel's */
-            centre = centre < half ? half : centre > side - half ? side - half : centre;
-        }
-        if ((query && draw_text(c, r->font, l, px, x_right, map_y + centre, DRAW_END, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK) ||
-            (key && draw_text(c, r->font, l, px, map_x + centre, y_top, DRAW_END, DRAW_MID, DRAW_INK, 1) != MHAVIZ_OK))
+        const char *l = s->text + (size_t)t * LABEL_BYTES;
+        const int centre = (int)floorf(s->centre[t]), far = s->shown[t] > 1;
+        const int dx = (int)ceilf(s->from[s->shown[t] - 1]);
+        if (far && query)
+            draw_fill_rect(c, x_right - dx + 3, map_y + centre, dx - 3, 1, TICK);
+        if (far && key)
+            draw_fill_rect(c, map_x + centre, y_top, 1, dx - 3, TICK);
+        if ((query && labels_draw(c, r->font, l, px, x_right - dx, map_y + centre, DRAW_END, 0) != MHAVIZ_OK) ||
+            (key && labels_draw(c, r->font, l, px, map_x + centre, y_top + dx, DRAW_END, 1) != MHAVIZ_OK))
             return MHAVIZ_ENOMEM;
     }
     return MHAVIZ_OK;
 }
+

@@ -15,13 +15,13 @@
 typedef struct {
     RenderOverviewLayout pub; /* size, grid, first map, panel steps, cell, labels, the wide panel */
     Grid g;
-    LabelPick lp;
+    LabelSet *ls;   /* the token labels (the caller's) */
     float title_px, note_px, pt_px, cap_px, lp_px; /* lp_px = 0: no token labels */
     int m, gap, sep, pth, cap_h, lm_left, lm_bottom, title_h;
     int bar_x, bar_y, bar_w, bar_h;
     int rule_x, rule_y0, rule_y1; /* the line between the heads and the wide head (apart only) */
     TextLines sub;  /* the subtitle as drawn, wrapped to the figure's width */
-    char note[160]; /* last title line: blocks averaged, labels thinned */
+    char note[256]; /* last title line: blocks averaged, labels thinned */
 } OvLayout;
 
 /* The overview's axis captions sit in the corners its labels leave free:
@@ -67,19 +67,21 @@ static int ov_best(const OvLayout *L, int n_grid, int apart, int aw, int ah, int
     return best;
 }
 
-/* Lay out the overview of n_maps maps of T tokens; fills labels (T,
- * LABEL_BYTES) for the labelled tokens. With two maps or more the last
- * (the wide head's) stands apart: the others in a grid, then a rule, then
- * its panel with labels of its own. The grid is the one giving the
- * biggest square maps; token labels get the largest size between H/50 and
- * H/32 at which every token has its own line, else the smallest with only
- * every step-th token labelled, else none.
+/* Lay out the overview of n_maps maps of T tokens; plans the token labels
+ * into ls. With two maps or more the last (the wide head's) stands apart:
+ * the others in a grid, then a rule, then its panel with labels of its
+ * own. The grid is the one giving the biggest square maps; token labels
+ * (labels.h) get the largest size from H/32 down to LABELS_MIN_PX at which
+ * every token has a line of its own, else the largest at which every token
+ * has a label on two staggered levels, else LABELS_MIN_PX thinned, else
+ * none (maps too small to carry any).
  * Long on purpose: one layout decided in order (margins, grid, label size,
  * note), each step using the last. */
 static void overview_layout(const Renderer *r, int n_maps, int T, char *const *tokens, int causal,
-                            const char *subtitle, OvLayout *L, char *labels)
+                            const char *subtitle, OvLayout *L, LabelSet *ls)
 {
     memset(L, 0, sizeof *L);
+    L->ls = ls;
     const int W = r->opt.overview_w, H = r->opt.overview_h;
     const int apart = n_maps > 1, n_grid = n_maps - apart;
     L->pub.width = W;
@@ -96,38 +98,42 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
     L->bar_w = (int)clampf((float)W / 64.0f, 12.0f, 40.0f);
     L->pub.frame = frame_px(H / 3);
     wrap_parts(r->font, subtitle, L->note_px, (float)(W - 2 * L->m), &L->sub);
-    const float lp_max = clampf((float)H / 32.0f, 10.0f, 40.0f), lp_min = clampf((float)H / 50.0f, 9.0f, 30.0f);
+    const float lp_max = clampf((float)H / 32.0f, LABELS_MIN_PX, 40.0f);
     const int tick_w = (int)ceilf(fmaxf(draw_text_width(r->font, "masked", L->pt_px), draw_text_width(r->font, "0.75", L->pt_px)));
     const int bar_block = L->gap + L->bar_w + 11 + tick_w;
 
-    /* Labels are measured once at 100 px; widths scale with the size. */
-    const LabelPick all = {1, 1};
-    const float w100 = make_labels(r, tokens, T, all, 100.0f, 600.0f, labels);
+    /* Labels are measured once at 100 px (cut at 6 lines); widths scale with the size. */
+    const float w100 = widest_label(r, tokens, T, 100.0f, 600.0f);
 
     /* The note line (blocks averaged, labels thinned) is known only at the
      * end; its room is kept whenever T is large enough to need it. */
     for (int pass = 0; pass < 2; pass++) {
         L->title_h = (int)draw_line_height(L->title_px) + (L->sub.n + pass) * (int)draw_line_height(L->note_px);
         const int ay = L->m + L->title_h + L->m / 2, aw = W - 2 * L->m, ah = H - L->m - ay;
-        int best = 0, best_cols = 1;
+        int best = 0, best_cols = 1, best_levels = 1;
         float best_lp = 0.0f;
-        /* Descend from the largest label size; stop at the first at which
-         * every token has a line of its own. */
-        for (float lp = lp_max; lp >= lp_min - 0.01f; lp -= 1.0f) {
-            int lml, lmb, cols;
-            ov_margins(r, L, w100 * lp / 100.0f, &lml, &lmb);
-            const int side = ov_best(L, n_grid, apart, aw, ah, lml, lmb, bar_block, &cols);
-            const Grid g = grid_for_panel(T, side > 1 ? side : 1);
-            const float pitch = (float)(g.B * g.cell) / (float)T;
-            if (pitch >= 1.1f * lp) {
-                best = side, best_cols = cols, best_lp = lp;
-                break;
+        /* Descend from the largest label size, on one level, then on two;
+         * stop at the first at which every token has a label. */
+        for (int levels = 1; levels <= 2 && best_lp == 0.0f && T <= LABELS_ALL_UP_TO; levels++) {
+            for (float lp = floorf(lp_max); lp >= LABELS_MIN_PX; lp -= 1.0f) {
+                int lml, lmb, cols;
+                ov_margins(r, L, (float)levels * w100 * lp / 100.0f + (float)(levels - 1) * LEVEL_GAP, &lml, &lmb);
+                const int side = ov_best(L, n_grid, apart, aw, ah, lml, lmb, bar_block, &cols);
+                const Grid g = grid_for_panel(T, side > 1 ? side : 1);
+                const float pitch = (float)(g.B * g.cell) / (float)T;
+                if ((float)levels * pitch >= LABELS_SPACING * lp) {
+                    best = side, best_cols = cols, best_lp = lp, best_levels = levels;
+                    break;
+                }
             }
-            if (lp <= lp_min + 0.5f) {
-                /* thinned labels at the smallest size, when the maps are big enough to carry some */
-                best = side, best_cols = cols;
-                best_lp = (float)(g.B * g.cell) >= 4.0f * lp ? lp : 0.0f;
-            }
+        }
+        if (best_lp == 0.0f) {
+            /* thinned labels at the smallest size, when the maps are big enough to carry some */
+            int lml, lmb;
+            ov_margins(r, L, w100 * LABELS_MIN_PX / 100.0f, &lml, &lmb);
+            best = ov_best(L, n_grid, apart, aw, ah, lml, lmb, bar_block, &best_cols);
+            const Grid g = grid_for_panel(T, best > 1 ? best : 1);
+            best_lp = (float)(g.B * g.cell) >= 4.0f * LABELS_MIN_PX ? LABELS_MIN_PX : 0.0f;
         }
         if (best_lp == 0.0f) {
             /* no labels: captions only */
@@ -140,11 +146,12 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         L->g = grid_for_panel(T, best);
         const int mp = L->g.B * L->g.cell;
         const float pitch = (float)mp / (float)T;
-        L->lp_px = best_lp;
-        L->lp = label_pick(pitch, 1.1f * (best_lp > 0.0f ? best_lp : 1.0f));
-        if (L->lp.step > 1)
-            L->lp.need = label_need(best_lp, pitch);
-        L->pub.label_step = best_lp > 0.0f ? L->lp.step : 0;
+        /* the labels as planned for the maps' pitch (labels.h), cut at 6 lines each */
+        const float lw = best_lp > 0.0f ? plan_labels(r, tokens, T, pitch, best_lp, best_levels, 6.0f * best_lp, ls) : 0.0f;
+        L->lp_px = best_lp > 0.0f ? ls->plan.px : 0.0f;
+        L->pub.label_step = best_lp > 0.0f ? ls->plan.step : 0;
+        L->pub.label_levels = best_lp > 0.0f ? ls->plan.levels : 0;
+        L->pub.labelled = best_lp > 0.0f ? ls->plan.n : 0;
         L->note[0] = '\0';
         char blocks[64] = "";
         if (L->g.k > 1) {
@@ -154,19 +161,14 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
             else
                 snprintf(blocks, sizeof blocks, "blocks of %d to %d tokens a side averaged", kmin, L->g.k);
         }
-        if (blocks[0] && L->pub.label_step > 1)
-            snprintf(L->note, sizeof L->note, "%s \xc2\xb7 every %d%s token labelled, and the last", blocks,
-                     L->lp.step, ordinal(L->lp.step));
-        else if (blocks[0])
-            snprintf(L->note, sizeof L->note, "%s", blocks);
-        else if (L->pub.label_step > 1)
-            snprintf(L->note, sizeof L->note, "every %d%s token labelled, and the last", L->lp.step,
-                     ordinal(L->lp.step));
+        char labelled[160] = "";
+        if (best_lp > 0.0f)
+            labels_note(&ls->plan, labelled, sizeof labelled);
+        snprintf(L->note, sizeof L->note, "%s%s%s", blocks, blocks[0] && labelled[0] ? " \xc2\xb7 " : "", labelled);
         if (L->note[0] && pass == 0)
             continue; /* lay out again with room for the note */
 
         /* Place the grid, the wide panel and the bar, centred in the area. */
-        const float lw = best_lp > 0.0f ? make_labels(r, tokens, T, L->lp, best_lp, 6.0f * best_lp, labels) : 0.0f;
         ov_margins(r, L, lw, &L->lm_left, &L->lm_bottom);
         const int cols = best_cols, rows = (n_grid + cols - 1) / cols;
         const int grid_w = L->lm_left + cols * mp + (cols - 1) * L->gap;
@@ -177,7 +179,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         L->pub.side = mp;
         L->pub.cell = L->g.cell;
         L->pub.block = L->g.k;
-        L->pub.label_px = best_lp;
+        L->pub.label_px = L->lp_px;
         L->pub.dx = mp + L->gap;
         L->pub.dy = L->pth + mp + L->gap;
         L->pub.map_x = L->m + (aw - gw) / 2 + L->lm_left;
@@ -205,14 +207,16 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
 int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, int causal, const char *subtitle,
                            RenderOverviewLayout *out)
 {
-    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
-    if (!labels)
-        return MHAVIZ_ENOMEM;
-    OvLayout L;
-    overview_layout(r, n_maps, T, tokens, causal, subtitle, &L, labels);
-    *out = L.pub;
-    free(labels);
-    return MHAVIZ_OK;
+    LabelSet ls;
+    int rc = MHAVIZ_ENOMEM;
+    if (labelset_alloc(&ls, T)) {
+        OvLayout L;
+        overview_layout(r, n_maps, T, tokens, causal, subtitle, &L, &ls);
+        *out = L.pub;
+        rc = MHAVIZ_OK;
+    }
+    labelset_free(&ls);
+    return rc;
 }
 
 int render_overview(Renderer *r, const char *png_path, const float *const *maps, int n_maps,
@@ -227,7 +231,7 @@ int render_overview(Renderer *r, const char *png_path, const float *const *maps,
 /* One panel of the overview at map origin (x, y): its title, cells, frame,
  * query labels (when `query`), key labels (when `key`), and the "query ↓" /
  * "key →" captions beside them. */
-static int overview_panel(DrawCanvas *c, const Renderer *r, const OvLayout *L, const char *labels, const float *map, int T,
+static int overview_panel(DrawCanvas *c, const Renderer *r, const OvLayout *L, const float *map, int T,
                       int causal, const Scale *s, const char *panel_title, int x, int y, int query, int key)
 {
     const int mp = L->pub.side, frame = L->pub.frame;
@@ -241,8 +245,7 @@ static int overview_panel(DrawCanvas *c, const Renderer *r, const OvLayout *L, c
     paint_cells(c, map, T, causal, &L->g, x, y, s);
     draw_frame(c, x, y, mp, mp, frame, DRAW_FRAME);
     if (L->lp_px > 0.0f &&
-        token_labels(c, r, labels, T, L->lp, (float)mp / (float)T, L->lp_px, x, y, x - 6 - frame,
-                          y + mp + 6 + frame, query, key) != MHAVIZ_OK)
+        token_labels(c, r, L->ls, T, x, y, x - 6 - frame, y + mp + 6 + frame, query, key) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
     /* Axis captions in the free corners: "query ↓" on the title line,
      * "key →" beside the key labels. */
@@ -258,12 +261,12 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
                          const char *subtitle, char *const *panel_titles, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
-        char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
     const Scale s = weights_scale(r);
     OvLayout L;
-    if (!labels)
+    LabelSet ls;
+    if (!labelset_alloc(&ls, T))
         goto oom;
-    overview_layout(r, n_maps, T, tokens, causal, subtitle, &L, labels);
+    overview_layout(r, n_maps, T, tokens, causal, subtitle, &L, &ls);
     const int W = L.pub.width, H = L.pub.height, m = L.m, cols = L.pub.cols;
     const int n_grid = n_maps - L.pub.apart;
     if (draw_canvas_reset(c, W, H) != MHAVIZ_OK)
@@ -288,7 +291,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
      * bottom map of each column. */
     for (int p = 0; p < n_grid; p++) {
         const int row = p / cols, col = p % cols;
-        if (overview_panel(c, r, &L, labels, maps[p], T, causal, &s, panel_titles ? panel_titles[p] : NULL,
+        if (overview_panel(c, r, &L, maps[p], T, causal, &s, panel_titles ? panel_titles[p] : NULL,
                        L.pub.map_x + col * L.pub.dx, L.pub.map_y + row * L.pub.dy, col == 0,
                        p + cols >= n_grid) != MHAVIZ_OK)
             goto oom;
@@ -296,7 +299,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
     /* The wide head, apart: a rule, then its panel with labels of its own. */
     if (L.pub.apart) {
         draw_fill_rect(c, L.rule_x - 1, L.rule_y0, 2, L.rule_y1 - L.rule_y0, DRAW_FRAME);
-        if (overview_panel(c, r, &L, labels, maps[n_maps - 1], T, causal, &s,
+        if (overview_panel(c, r, &L, maps[n_maps - 1], T, causal, &s,
                        panel_titles ? panel_titles[n_maps - 1] : NULL, L.pub.wide_x, L.pub.wide_y, 1, 1) != MHAVIZ_OK)
             goto oom;
     }
@@ -309,7 +312,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
 oom:
     rc = draw_nomem(err, errlen, png_path);
 cleanup:
-    free(labels);
+    labelset_free(&ls);
     return rc;
 }
 

@@ -6,6 +6,7 @@
  * charts. All in pixels of the 1920 x 1080 slide. */
 #include "pictures/pull_slide.h"
 #include "core/status.h"
+#include "pictures/labels.h"
 #include "pictures/render.h"
 #include "pictures/render_parts.h"
 
@@ -19,8 +20,7 @@
 #define CAPTION_PX 26.0f
 #define HEADER_PX 22.0f /* column headers and row labels */
 #define SMALL_PX 18.0f  /* second lines of row labels, axis numbers, weights on the bars */
-#define KEY_LABEL_PX 22.0f /* key labels, at most */
-#define KEY_LABEL_MIN_PX 12.0f
+#define LABEL_PX 22.0f  /* key labels, at most (at least LABELS_MIN_PX, labels.h) */
 #define LABEL_MAX_LENGTH 200.0f /* pixels a turned key label may take; longer ones are shortened */
 
 #define LABEL_X MARGIN /* the row labels' column */
@@ -38,44 +38,65 @@ static const DrawRgb MUTED = {90, 90, 90};   /* axis numbers */
 
 /* Where the key labels go, shared by both charts. */
 typedef struct {
-    int n;          /* keys */
-    float slot_s;   /* pixels per key in a score chart */
-    float slot_w;   /* pixels per key in a softmax chart */
-    float px;       /* label text size */
-    int rotated;    /* labels read bottom to top */
-    int step;       /* every step-th key labelled (and the last) */
-    int height;     /* pixels the labels take below the charts */
+    int n;               /* keys */
+    float slot_s;        /* pixels per key in a score chart */
+    float slot_w;        /* pixels per key in a softmax chart */
+    LabelsPlan plan;     /* which keys have a label, at what size (labels.h) */
+    unsigned char *shown;/* (n) 0: no label, else 1 + its level */
+    float *centre;       /* (n) label centres along the narrower chart, pixels */
+    float level0_w;      /* the widest label of the first level (turned: its length) */
+    int rotated;         /* labels read bottom to top */
+    int height;          /* pixels the labels take below the charts */
 } Labels;
 
-static void plan_labels(const DrawFont *f, char *const *shown, int n, Labels *L)
+/* Key j's label as drawn turned: "token index" (the index is never cut). */
+static void turned_label(const DrawFont *f, const char *shown, int j, float px, char *text, size_t len)
+{
+    char index[16];
+    snprintf(index, sizeof index, " %d", j);
+    snprintf(text, len, "%s", shown);
+    draw_ellipsize(f, text, len, px, LABEL_MAX_LENGTH - draw_text_width(f, index, px));
+    snprintf(text + strlen(text), len - strlen(text), "%s", index);
+}
+
+/* Plan the key labels of query i's n keys (labels.h, with the query always
+ * labelled past LABELS_ALL_UP_TO). Returns 0 when out of memory. */
+static int plan_key_labels(const DrawFont *f, char *const *shown, int n, int query, Labels *L)
 {
     L->n = n;
     L->slot_s = (float)SCORES_W / n;
     L->slot_w = (float)WEIGHTS_W / n;
+    L->shown = malloc((size_t)n);
+    L->centre = malloc((size_t)n * sizeof *L->centre);
+    if (!L->shown || !L->centre)
+        return 0;
     const float slot = fminf(L->slot_s, L->slot_w);
     float widest = 0;
     for (int j = 0; j < n; j++)
         widest = fmaxf(widest, draw_text_width(f, shown[j], 1.0f));
     /* Across, on two lines (the token, its index), at the largest size that fits. */
-    L->px = fminf(KEY_LABEL_PX, (slot - 6) / fmaxf(widest, 1e-3f));
-    L->step = 1;
-    if (L->px >= 16.0f) {
+    const float across = fminf(LABEL_PX, (slot - 6) / fmaxf(widest, 1e-3f));
+    if (across >= 16.0f) {
         L->rotated = 0;
-        L->height = (int)(2 * draw_line_height(L->px)) + 8;
-        return;
+        L->plan = labels_plan(n, shown, query, slot, across, 1, L->shown, L->centre);
+        L->plan.px = floorf(across);
+        L->height = (int)(2 * draw_line_height(L->plan.px)) + 8;
+        return 1;
     }
-    /* Else turned, "token index" reading upwards, thinned when the keys are
-     * narrower than a line of text. */
+    /* Else turned, "token index" reading upwards, as labels.h places them. */
     L->rotated = 1;
-    L->px = fmaxf(KEY_LABEL_MIN_PX, fminf(KEY_LABEL_PX, slot * 0.85f));
-    L->step = key_label_step(draw_line_height(L->px), slot);
-    float longest = 0;
+    L->plan = labels_plan(n, shown, query, slot, LABEL_PX, 2, L->shown, L->centre);
+    float longest[2] = {0, 0};
     for (int j = 0; j < n; j++) {
+        if (!L->shown[j])
+            continue;
         char text[160];
-        snprintf(text, sizeof text, "%s %d", shown[j], j);
-        longest = fmaxf(longest, draw_text_width(f, text, L->px));
+        turned_label(f, shown[j], j, L->plan.px, text, sizeof text);
+        longest[L->shown[j] - 1] = fmaxf(longest[L->shown[j] - 1], draw_text_width(f, text, L->plan.px));
     }
-    L->height = (int)fminf(longest, LABEL_MAX_LENGTH) + 10;
+    L->level0_w = longest[0];
+    L->height = (int)(L->plan.levels == 2 ? longest[0] + 8 + longest[1] : longest[0]) + 10;
+    return 1;
 }
 
 /* The key labels under a chart whose first key's slot starts at x. */
@@ -83,21 +104,24 @@ static int draw_labels(DrawCanvas *cv, const DrawFont *f, char *const *shown, co
                        int y)
 {
     char text[160];
+    const float px = L->plan.px;
     for (int j = 0; j < L->n; j++) {
-        if (!is_labelled_key(j, L->n, L->step))
+        if (!L->shown[j])
             continue;
-        const int cx = x + (int)((j + 0.5f) * slot);
+        /* the label's centre on this chart: its planned place scaled to the chart's slots */
+        const int cx = x + (int)(L->centre[j] * slot / fminf(L->slot_s, L->slot_w));
         if (L->rotated) {
-            snprintf(text, sizeof text, "%s %d", shown[j], j);
-            draw_ellipsize(f, text, sizeof text, L->px, LABEL_MAX_LENGTH);
-            if (draw_text(cv, f, text, L->px, cx, y + 6, DRAW_END, DRAW_MID, DRAW_INK, 1) != MHAVIZ_OK)
+            turned_label(f, shown[j], j, px, text, sizeof text);
+            const int dy = L->shown[j] == 2 ? (int)ceilf(L->level0_w + 8) : 0;
+            if (dy)
+                draw_fill_rect(cv, cx, y + 6, 1, dy - 3, RULE);
+            if (labels_draw(cv, f, text, px, cx, y + 6 + dy, DRAW_END, 1) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         } else {
-            snprintf(text, sizeof text, "%s", shown[j]);
-            snprintf(text + strlen(text) + 1, sizeof text - strlen(text) - 1, "%d", j);
-            if (draw_text(cv, f, text, L->px, cx, y + 4, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
-                draw_text(cv, f, text + strlen(text) + 1, L->px, cx, y + 4 + (int)draw_line_height(L->px),
-                          DRAW_MID, DRAW_TOP, MUTED, 0) != MHAVIZ_OK)
+            snprintf(text, sizeof text, "%d", j);
+            if (labels_draw(cv, f, shown[j], px, cx, y + 4 + (int)(0.6f * px), DRAW_MID, 0) != MHAVIZ_OK ||
+                draw_text(cv, f, text, px, cx, y + 4 + (int)draw_line_height(px), DRAW_MID, DRAW_TOP, MUTED, 0) !=
+                    MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         }
     }
@@ -111,12 +135,45 @@ static void dot(DrawCanvas *cv, int x, int y, DrawRgb col)
     draw_line(cv, (float)x + 0.5f, (float)y + 0.5f, (float)x + 0.5f, (float)y + 0.5f, 11.0f, col);
 }
 
+/* depth rounded up to a number a class reads off an axis: 1, 1.2, 1.5,
+ * 2, 2.5, 3, 4, 5, 6, 8 times a power of ten (9 130 -> 10 000, 19 -> 20). */
+static double round_depth(double depth)
+{
+    static const double nice[] = {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0};
+    const double mag = pow(10.0, floor(log10(depth)));
+    for (size_t k = 0; k < sizeof nice / sizeof nice[0]; k++)
+        if (nice[k] * mag >= depth * 0.9999)
+            return nice[k] * mag;
+    return depth;
+}
+
+/* "−10 000", "−20", "−2.5", "−0.8": minus v, never in scientific notation,
+ * thousands set apart by a thin space. */
+static void axis_number(char *buf, size_t len, double v)
+{
+    char digits[64];
+    snprintf(digits, sizeof digits, v >= 10.0 ? "%.0f" : v >= 1.0 ? "%.1f" : "%.2f", v);
+    size_t n = snprintf(buf, len, "\xe2\x88\x92"); /* U+2212 minus */
+    const size_t int_len = strcspn(digits, ".");
+    for (size_t k = 0; digits[k] && n + 4 < len; k++) {
+        if (k > 0 && k < int_len && (int_len - k) % 3 == 0) {
+            memcpy(buf + n, "\xe2\x80\x89", 3); /* U+2009 thin space */
+            n += 3;
+        }
+        buf[n++] = digits[k];
+    }
+    buf[n] = '\0';
+    /* "−2.0" reads as "−2" */
+    if (n > 2 && strcmp(buf + n - 2, ".0") == 0)
+        buf[n - 2] = '\0';
+}
+
 /* The score axis of one row: 0 at y0, -depth at y1, just left of the
  * chart, each number inside the row. */
 static int draw_score_axis(DrawCanvas *cv, const DrawFont *f, int y0, int y1, double depth)
 {
-    char num[32];
-    snprintf(num, sizeof num, "\xe2\x88\x92%.3g", depth); /* U+2212 minus */
+    char num[64];
+    axis_number(num, sizeof num, depth);
     if (draw_text(cv, f, "0", SMALL_PX, SCORES_X - 10, y0, DRAW_END, DRAW_TOP, MUTED, 0) != MHAVIZ_OK ||
         draw_text(cv, f, num, SMALL_PX, SCORES_X - 10, y1, DRAW_END, DRAW_BOTTOM, MUTED, 0) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
@@ -125,24 +182,28 @@ static int draw_score_axis(DrawCanvas *cv, const DrawFont *f, int y0, int y1, do
 }
 
 /* One row's softmax chart: weights w (n) as bars up from the row's
- * baseline y1 (1 reaches y0), each weight of at least 0.005 printed above
- * its bar when the bars are wide enough to hold it. */
+ * baseline y1 (1 reaches y0 less room for a number), each weight of at
+ * least WEIGHT_LABELLED printed above its bar: across when the slot holds
+ * it, else turned. */
+#define WEIGHT_LABELLED 0.05f
+#define WEIGHT_PX 16.0f
 static int draw_weights(DrawCanvas *cv, const DrawFont *f, const float *w, int n, float slot, int y0, int y1,
                         DrawRgb col)
 {
-    const int room = (int)draw_line_height(SMALL_PX);
+    const float num_w = draw_text_width(f, "0.00", WEIGHT_PX);
+    const int turned = slot < num_w + 4;
+    const int room = turned ? (int)ceilf(num_w) + 6 : (int)draw_line_height(WEIGHT_PX);
     const int top = y0 + room, bar_w = (int)fmaxf(1.0f, slot * 0.7f);
-    const int numbers = slot >= draw_text_width(f, "0.00", SMALL_PX) + 4 && y1 - top >= 2 * room;
     draw_fill_rect(cv, WEIGHTS_X, y1, WEIGHTS_W, 1, RULE);
     for (int j = 0; j < n; j++) {
         const int x = WEIGHTS_X + (int)(j * slot + (slot - bar_w) / 2);
         const int len = (int)lroundf(w[j] * (float)(y1 - top));
         draw_fill_rect(cv, x, y1 - len, bar_w, len, col);
-        if (numbers && w[j] >= 0.005f) {
+        if (w[j] >= WEIGHT_LABELLED) {
             char num[16];
             snprintf(num, sizeof num, "%.2f", w[j]);
-            if (draw_text(cv, f, num, SMALL_PX, x + bar_w / 2, y1 - len - 2, DRAW_MID, DRAW_BOTTOM, DRAW_INK, 0) !=
-                MHAVIZ_OK)
+            if (draw_text(cv, f, num, WEIGHT_PX, x + bar_w / 2, y1 - len - 3, turned ? DRAW_START : DRAW_MID,
+                          turned ? DRAW_MID : DRAW_BOTTOM, DRAW_INK, turned) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         }
     }
@@ -173,6 +234,26 @@ static int draw_row_label(DrawCanvas *cv, const DrawFont *f, int y, int h, const
         p += n + (p[n] == '\n');
     }
     return MHAVIZ_OK;
+}
+
+/* A head's favourite key for its row label, never cut: "favourite: Mary 0"
+ * on one line when it fits the label column, else "favourite:" and then
+ * the key (its text shortened, never its index) on a line of its own. */
+static void favourite_text(const DrawFont *f, const char *key, int j, int row_h, char *buf, size_t len)
+{
+    const float width = (float)(SCORES_X - 70 - LABEL_X - 28);
+    char index[16], text[160];
+    snprintf(index, sizeof index, " %d", j);
+    snprintf(buf, len, "favourite: %s%s", key, index);
+    if (draw_text_width(f, buf, SMALL_PX) <= width)
+        return;
+    snprintf(text, sizeof text, "%s", key);
+    draw_ellipsize(f, text, sizeof text, SMALL_PX, width - draw_text_width(f, index, SMALL_PX));
+    /* two lines when the row holds them, else the key alone after an arrow */
+    if (row_h >= (int)draw_line_height(HEADER_PX) + 2 * (int)draw_line_height(SMALL_PX))
+        snprintf(buf, len, "favourite:\n%s%s", text, index);
+    else
+        snprintf(buf, len, "\xe2\x86\x92 %s%s", text, index);
 }
 
 /* The colours of the stacked contributions, "head 0" to "head H-1", on
@@ -222,12 +303,13 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     char *caption = malloc(2048);
     char *labels = malloc((size_t)n * RENDER_LABEL_BYTES); /* (n, RENDER_LABEL_BYTES) the keys as shown */
     char **shown = malloc((size_t)n * sizeof *shown);       /* (n) key j's label, as every picture shows it */
+    Labels L = {0};
     int rc = MHAVIZ_ENOMEM;
     if (!contrib || !caption || !labels || !shown || draw_canvas_reset(cv, SLIDE_W, SLIDE_H) != MHAVIZ_OK)
         goto cleanup;
     for (int j = 0; j < n; j++) { /* whitespace made visible, "" for the empty token (render.h) */
         shown[j] = labels + (size_t)j * RENDER_LABEL_BYTES;
-        render_token_label(font, tokens[j], KEY_LABEL_PX, LABEL_MAX_LENGTH, shown[j]);
+        render_token_label(font, tokens[j], LABEL_PX, LABEL_MAX_LENGTH, shown[j]);
     }
     char text[512];
 
@@ -243,36 +325,37 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
 
     /* Column headers. */
     const int header_y = BODY_Y - (int)draw_line_height(HEADER_PX) - 8;
-    if (draw_text(cv, font, "score \xe2\x88\x92 the head's top score (0: its favourite key)", HEADER_PX, SCORES_X,
+    if (draw_text(cv, font, "score \xe2\x88\x92 the head's top score (0: its favourite key), each row on its own scale",
+                  HEADER_PX, SCORES_X,
                   header_y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
         draw_text(cv, font, "softmax: its share of attention", HEADER_PX, WEIGHTS_X, header_y, DRAW_START,
                   DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto cleanup;
 
     /* Rows: H of height unit, then the wide head's. */
-    Labels L;
-    plan_labels(font, shown, n, &L);
+    if (!plan_key_labels(font, shown, n, i, &L))
+        goto cleanup;
     const int body_end = SLIDE_H - 12 - L.height;
     const int unit = (body_end - BODY_Y - WIDE_GAP) / (H + WIDE_ROWS);
     const int pad = unit >= 40 ? 8 : 2;
 
-    /* The heads' scores less their top score, on one scale for all heads. */
-    double depth = 0;
-    for (int h = 0; h < H; h++) {
-        const float *s_hi = multi->scores + ((size_t)h * T + i) * T;
-        for (int j = 0; j < n; j++)
-            depth = fmax(depth, s_hi[top[h]] - s_hi[j]);
-    }
-    if (depth == 0)
-        depth = 1;
-
+    /* Each head's scores less its top score, on a scale of its own (0 to
+     * its deepest key, rounded up): one head's pull may be a hundred times
+     * another's (a designed previous-token head falls by 10 000 over 45
+     * tokens, a subject head by 20), and on one scale the weaker would
+     * vanish. The number at the bottom of each row's axis says how deep it
+     * goes; the wide head's row below adds them up on one scale. */
     for (int h = 0; h < H; h++) {
         const int y = BODY_Y + h * unit, y0 = y + pad, y1 = y + unit - pad;
         const float *s_hi = multi->scores + ((size_t)h * T + i) * T;
+        double depth = 0;
+        for (int j = 0; j < n; j++)
+            depth = fmax(depth, s_hi[top[h]] - s_hi[j]);
+        depth = depth > 0 ? round_depth(depth) : 1;
         const DrawRgb col = draw_colour(h);
-        char name[32], second[160];
+        char name[32], second[200];
         snprintf(name, sizeof name, "head %d", h);
-        snprintf(second, sizeof second, "favourite: %s %d", shown[top[h]], top[h]);
+        favourite_text(font, shown[top[h]], top[h], unit - pad, second, sizeof second);
         if (draw_row_label(cv, font, y + pad, unit - pad, &col, name, second) != MHAVIZ_OK ||
             draw_score_axis(cv, font, y0, y1, depth) != MHAVIZ_OK)
             goto cleanup;
@@ -307,8 +390,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
             total -= contrib[(size_t)h * n + j];
         wide_depth = fmax(wide_depth, p->identity ? total : -own[j]);
     }
-    if (wide_depth == 0)
-        wide_depth = 1;
+    wide_depth = wide_depth > 0 ? round_depth(wide_depth) : 1;
     char more[256];
     if (p->identity)
         snprintf(more, sizeof more, "the heads' bars \xc3\xb7 \xe2\x88\x9a%d,\nstacked: its own score\n"
@@ -353,5 +435,7 @@ cleanup:
     free(caption);
     free(labels);
     free(shown);
+    free(L.shown);
+    free(L.centre);
     return rc;
 }

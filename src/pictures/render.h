@@ -4,10 +4,11 @@
  * run loads them once. Pictures:
  *   render_heatmap     one softmax map (T, T) on the fixed 0..1 scale
  *   render_scores      one map of pre-softmax scores (T, T), each row less
- *                      its maximum: blue (below) to white (the row's winner)
+ *                      its maximum: blue (10 below) to white (the row's winner)
  *   render_overview    the heads' softmax maps and the wide head's on one slide
- *   render_draw_sharpness  each query's normalised entropy, head by head and
- *                      in the wide head, as lines (sharpness.c)
+ *   render_draw_sharpness  each query's effective number of keys, head by
+ *                      head and in the wide head, as lines (sharpness.c)
+ * Token labels on every picture: labels.h.
  *   render_jobs        any list of pictures, each a job whose draw function
  *                      is its kind (one of the above, or a slide's own: the
  *                      pull slide, the architecture), in parallel (OpenMP); with
@@ -79,7 +80,10 @@ typedef struct {
     int map_x, map_y;    /* top-left pixel of the map */
     int cell;            /* pixels per drawn cell side */
     int block;           /* tokens per cell side: 1, or k when k x k blocks are averaged */
-    int label_step;      /* every label_step-th token is labelled (and the last) */
+    int label_step;      /* 1: every token labelled; else thinned, with every label_step-th (labels.h) */
+    int label_levels;    /* 1, or 2: labels staggered on two levels */
+    float label_px;      /* line height of the token labels */
+    int labelled;        /* tokens with a label */
     int frame;           /* pixels of dark frame just outside the map */
 } RenderLayout;
 
@@ -90,7 +94,9 @@ int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *t
 /* Same layout for scores (T, T) before the softmax, drawn as each row less
  * its maximum over the visible keys (the softmax ignores a constant added
  * to a row): the row's winner is 0, near-white, the others negative, blue
- * down to -m (m = the largest distance from a row's maximum, rounded up). */
+ * down to -10 (e^-10: what is further down no longer counts; such cells are
+ * clipped, dark grey, and the colour bar says so), or down to the largest
+ * distance from a row's maximum, rounded up, when that is less. */
 int render_scores(Renderer *r, const char *png_path, const float *scores, int T,
                   char *const *tokens, int causal, const char *title,
                   char *err, size_t errlen);
@@ -121,7 +127,9 @@ typedef struct {
     int cell;            /* pixels per drawn cell side */
     int block;           /* 1, or when T > side the most tokens a block side holds: the panel's
                             side pixels share the T tokens out evenly (block - 1 or block each) */
-    int label_step;      /* every label_step-th token labelled (and the last); 0: no token labels */
+    int label_step;      /* 1: every token labelled; else thinned (labels.h); 0: no token labels */
+    int label_levels;    /* 1, or 2: labels staggered on two levels; 0: none */
+    int labelled;        /* tokens with a label */
     float label_px;      /* line height of the token labels */
     int frame;           /* pixels of dark frame just outside each map */
     int apart;           /* 1: the last map stands apart, right of the grid */
@@ -133,18 +141,29 @@ int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, 
                            RenderOverviewLayout *out);
 
 /* Where sharpness.png puts things (the overview's size, --size): token i
- * at x = plot_x + (i + 0.5) pitch, value v at y = plot_y + (1 - v) plot_h. */
+ * at x = plot_x + (i + 0.5) pitch; an effective number of keys v (1 to
+ * keys_max) at y = plot_y + (keys_max - v) / (keys_max - 1) (plot_h - lift):
+ * one key lies lift pixels above the x axis, so a line there shows. Head p
+ * of H is drawn (p - (H - 1) / 2) head_gap pixels lower, so heads with one
+ * value lie side by side; the wide head's line is not moved. */
 typedef struct {
     int plot_x, plot_y, plot_w, plot_h; /* the plot area */
     float pitch;                        /* pixels per query token */
-    int label_step;                     /* every label_step-th token labelled, and the last (a step from the one before) */
+    int keys_max;                       /* the top of the y axis: a whole number of keys, at least 2 */
+    int lift;                           /* pixels from the x axis up to 1 key */
+    float head_gap;                     /* pixels between the lines of two heads with one value */
+    int label_step;                     /* 1: every token labelled; else thinned (labels.h) */
+    int label_levels;                   /* 1, or 2 staggered */
+    float label_px;                     /* line height of the token labels */
+    int labelled;                       /* tokens with a label */
     float head_px, wide_px;             /* line thickness: each head's, the wide head's */
 } RenderSharpnessLayout;
 
-/* For n_maps maps (the last the wide head's) of T tokens, legend[p] naming
- * map p (NULL: "map p"), and subtitle (NULL: none). Returns MHAVIZ_OK. */
-int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,
-                            const char *subtitle, RenderSharpnessLayout *out);
+/* For maps (n_maps, the last the wide head's) of T tokens, legend[p]
+ * naming map p (NULL: "map p"), and subtitle (NULL: none). Returns
+ * MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int render_sharpness_layout(Renderer *r, const float *const *maps, int n_maps, int T, char *const *tokens,
+                            int causal, char *const *legend, const char *subtitle, RenderSharpnessLayout *out);
 
 /* One picture to draw: its kind is the function that draws it, one of the
  * render_draw_* below or a slide's own. Nothing here is owned by the job. */
@@ -193,10 +212,8 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
 /* For the pictures' own files (sharpness.c, pull_slide.c): the label shown for
  * token tok into buf (RENDER_LABEL_BYTES), whitespace made visible (space
  * as U+2423, newline as \n, tab as \t), the empty token as "", cut with an
- * ellipsis to max_w pixels at px; and the smallest "nice" label step (1, 2,
- * 5, 10, 20, ...) with step * pitch >= min_pitch. */
+ * ellipsis to max_w pixels at px. Which tokens get a label: labels.h. */
 #define RENDER_LABEL_BYTES 160
 void render_token_label(const DrawFont *font, const char *tok, float px, float max_w, char *buf);
-int render_label_step(float pitch, float min_pitch);
 
 #endif

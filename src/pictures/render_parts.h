@@ -6,6 +6,7 @@
 
 #include "core/layer.h"
 #include "draw/draw.h"
+#include "pictures/labels.h"
 #include "pictures/render.h"
 
 #include <stddef.h>
@@ -26,12 +27,6 @@ static inline int frame_px(int side)
 
 #define LABEL_BYTES RENDER_LABEL_BYTES
 
-/* Token labels on a single heatmap: line height at least LABEL_MIN_PX
- * (capitals ~0.63 of it), every token labelled while a token has 1.1 times
- * that: with the default 800 px map, up to T = 40 (20 px a token); past it
- * every step-th. */
-#define LABEL_MIN_PX 18.0f
-
 /* Text set on at most TEXT_LINES lines. */
 #define TEXT_LINES 3
 
@@ -42,12 +37,20 @@ typedef struct {
 
 static inline float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* Which tokens get a label: every one when step is 1; else the first, the
- * last, and the multiples of step at least `need` tokens from both. */
+/* The token labels of a map's two axes (query rows, key columns: the same
+ * tokens, so one plan, labels.h), each token's label as drawn, and where
+ * each staggered level starts. */
 typedef struct {
-    int step; /* label every step-th token */
-    int need; /* fewest tokens between two labels that keep them apart */
-} LabelPick;
+    LabelsPlan plan;
+    char *text;                       /* (T, LABEL_BYTES) each labelled token as drawn */
+    unsigned char *shown;             /* (T) 0: no label, else 1 + its level */
+    float *centre;                    /* (T) the label's centre along the axis, pixels from the map's edge */
+    float level_w[LABELS_MAX_LEVELS]; /* widest label of each level */
+    float from[LABELS_MAX_LEVELS];    /* where each level starts, pixels out from the labels' edge */
+} LabelSet;
+
+/* Gap between two staggered levels of labels. */
+#define LEVEL_GAP 8.0f
 
 /* How values become colours. */
 typedef struct {
@@ -56,6 +59,7 @@ typedef struct {
     float lo, hi;                    /* values at entries 0 and n - 1 */
     DrawRgb mask_bg, mask_hatch;
     int scores;                      /* 0: weights, ticks 0 .. 1; 1: scores, ticks -m .. 0 */
+    int clipped;                     /* 1: values below lo are drawn in CLIPPED, not in the map's colours */
 } Scale;
 
 /* How a (T, T) map becomes pixels: B x B blocks of k x k tokens (k = 1: one
@@ -94,45 +98,37 @@ float fit_two_lines(const DrawFont *font, const char *text, float px, float min_
  * past the last line, is cut with an ellipsis. */
 void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out);
 
-LabelPick label_pick(float pitch, float min_pitch);
+/* A LabelSet for T tokens (1: allocated; 0: out of memory, free it anyway). */
+int labelset_alloc(LabelSet *s, int T);
+void labelset_free(LabelSet *s);
 
-/* `need` for thinned labels of line height px, pitch pixels per token: the
- * end labels are centred at least px / 2 inside the map (draw_token_labels),
- * and the next label's centre must lie 1.1 px beyond theirs:
- * (t + 1/2) pitch - max(px, pitch) / 2 >= 1.1 px. */
-int label_need(float px, float pitch);
+/* Plan s's labels for T tokens at pitch pixels a token (labels_plan), at
+ * most max_px and max_levels, each cut to max_w pixels; returns the pixels
+ * the labels take across the axis (every level and the gaps between). */
+float plan_labels(const Renderer *r, char *const *tokens, int T, float pitch, float max_px, int max_levels,
+                  float max_w, LabelSet *s);
 
-/* Which tokens get a label when not all fit (labels.c: three rules, one
- * per kind of picture): sharpness.png's axis, and the pull slide's keys
- * (the maps' rule is label_pick's). */
-int is_labelled_axis(int t, int T, int step);
-int key_label_step(float line_h, float slot);
-int is_labelled_key(int j, int n, int step);
-
-/* English ordinal suffix: 2 -> "nd", 5 -> "th", 21 -> "st", 12 -> "th". */
-const char *ordinal(int n);
-
-/* Labels of the labelled tokens into labels (T, LABEL_BYTES); returns the
- * widest width. */
-float make_labels(const Renderer *r, char *const *tokens, int T, LabelPick lp, float px, float max_w,
-                         char *labels);
+/* The widest label of all T tokens at line height px, cut at max_w. */
+float widest_label(const Renderer *r, char *const *tokens, int T, float px, float max_w);
 
 /* Query labels left of the rows (right-aligned at x_right) and key labels
- * under the columns (turned, ending at y_top), for the labelled tokens;
- * either side is skipped when its flag is 0. When thinned, a label is
- * never centred closer than half its line to the map's ends. */
-int token_labels(DrawCanvas *c, const Renderer *r, const char *labels, int T, LabelPick lp,
-                             float pitch, float px, int map_x, int map_y, int x_right, int y_top,
-                             int query, int key);
+ * under the columns (turned, ending at y_top), as s planned them: a label
+ * of a further level set beyond the levels before it, with a thin tick
+ * back to the map so the eye finds its row. Either side is skipped when
+ * its flag is 0. */
+int token_labels(DrawCanvas *c, const Renderer *r, const LabelSet *s, int T, int map_x, int map_y, int x_right,
+                 int y_top, int query, int key);
 
 /* ---- cells.c: how values become coloured cells, and the colour bar */
 
 Scale weights_scale(const Renderer *r);
 
 /* Scores less their row's maximum, v (T, T), all <= 0: on the blue half
- * of the diverging map (entries 0..127), dark blue at -m (m = the largest
- * |v| among visible cells, rounded up) to near-white at 0, so each row's
- * winner is its lightest cell. */
+ * of the diverging map (entries 0..127), dark blue at -m to near-white at
+ * 0, so each row's winner is its lightest cell. m is the largest |v| among
+ * visible cells, rounded up to a round number, at most SCORES_WINDOW (10):
+ * cells further down are clipped (drawn dark grey, said so under the
+ * colour bar). */
 Scale scores_scale(const float *v, int T, int causal);
 
 /* The overview panels' grid: one side of map_px pixels whatever T is;
@@ -153,7 +149,8 @@ int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int 
                           const Grid *g, int x0, int y0, const Scale *s);
 
 /* Vertical colour bar at (x, y), w x h, top = s->hi; ticks and their labels
- * to the right at tick_px; when causal a "masked" swatch below. Returns
+ * to the right at tick_px; below it a "clipped" swatch when s clips, and
+ * when causal a "masked" one. Returns
  * MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
                            float tick_px, int causal);

@@ -1,23 +1,26 @@
-/* sharpness.c — sharpness.png: how sharp each query's attention is,
- * in every head and in the single wide head, as lines on one slide.
+/* sharpness.c — sharpness.png: each query's effective number of keys in
+ * every head and in the single wide head, as lines on one slide.
  *
- * For each query token i (x axis, labelled with the tokens) and each map,
- * the normalised entropy of row i (measures_row_entropy_norm): 0 = all of
- * the attention on one key, 1 = spread evenly over the keys query i may
- * see. A row with one visible key has none: the line has a gap there (no
- * point is drawn at 0). One line per head in a colour of its own (more
- * than RENDER_SHARPNESS_COLOURS heads: thin grey lines), the wide head's
- * line in ink and bold, a legend on the right. The class sees where the
- * wide head is blurrier than the heads, and where it is not.
- * A render job draws it: render_draw_sharpness (render.h).
+ * For each query token i (x axis, labelled with the tokens, labels.h) and
+ * each map, the effective number of keys of row i, 2^H_i with H_i its
+ * entropy in bits: 1 = all on one key, 2 = an even split of two keys, k =
+ * as spread as an even split of k; it reads the same whatever the row's
+ * length (the normalised entropy H_i / log2 n_i puts a 50/50 split at 0.5
+ * for 4 keys and 0.33 for 8). One line per head in a colour of its own
+ * (more than RENDER_SHARPNESS_COLOURS heads: thin grey lines), heads with
+ * one value drawn side by side, the wide head's line in ink and bold, a
+ * legend on the right. The class sees where the wide head is blurrier than
+ * the heads, and where it is not. A render job draws it:
+ * render_draw_sharpness (render.h).
  *
  * Left to right: the y axis caption, its ticks, the plot, the legend; top
  * to bottom: title, subtitle, the plot, the query tokens (turned), the x
  * axis caption. Sizes follow the picture's height (1080 px: a 44 px
- * title, 28 px token labels and ticks, a 30 px legend). */
+ * title, 28 px token labels at most and ticks, a 30 px legend). */
 #include "pictures/render_parts.h"
 #include "core/measures.h"
 #include "core/status.h"
+#include "pictures/labels.h"
 #include "pictures/render.h"
 
 #include <math.h>
@@ -26,15 +29,14 @@
 #include <string.h>
 
 #define RENDER_SHARPNESS_COLOURS DRAW_N_COLOURS /* heads drawn in colours of their own, at most */
-
 /* The heads' colours are draw_colour's, as on the pull slide; the wide
  * head is drawn in ink, bold. */
 static const DrawRgb MANY_HEADS = {160, 160, 160}; /* every head, past RENDER_SHARPNESS_COLOURS */
 static const DrawRgb GRID = {222, 222, 222};        /* the lines at 0, 0.25, ..., 1 */
 
-#define Y_CAPTION "normalised entropy: 0 = one key, 1 = spread evenly"
+#define Y_CAPTION "effective keys, 2^entropy: 1 = one key, 2 = an even split of two"
 #define X_CAPTION "query token"
-#define NO_POINT "no point: the query sees one key"
+#define SHIFTED "heads with one value: lines drawn side by side"
 
 typedef struct {
     RenderSharpnessLayout pub;
@@ -42,6 +44,9 @@ typedef struct {
     float title_px, sub_px, tick_px, label_px, cap_px, legend_px;
     int m, tick_w, label_w, legend_x, legend_dy, swatch_w;
     int n_heads;                    /* maps before the wide head's */
+    unsigned char *shown;           /* (T) 0: no label, else 1 + its level (labels.h) */
+    float *centre;                  /* (T) each label's centre, pixels from plot_x */
+    float level0_w;                 /* the widest label of the first level */
 } Layout;
 
 /* The legend's text for line k (0..n_legend-1) into buf: one line per head
@@ -60,10 +65,43 @@ static void legend_text(const Layout *L, char *const *legend, int k, char *buf, 
         snprintf(buf, len, "map %d", p);
 }
 
-static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *const *tokens, char *const *legend,
-                   const char *subtitle, Layout *L)
+/* Each row's effective number of keys, v (n_maps, T): 2^H_i, H_i = the
+ * normalised entropy times log2 n_i (measures_row_entropy_norm); 1 for a row
+ * with one key. Returns the largest. */
+static double effective_keys(const float *const *maps, int n_maps, int T, int causal, double *v)
 {
+    double most = 1.0;
+    for (int p = 0; p < n_maps; p++) {
+        double *v_p = v + (size_t)p * T;
+        measures_row_entropy_norm(maps[p], T, causal, v_p);
+        for (int i = 0; i < T; i++) {
+            const int n_i = mha_visible_keys(causal, i, T);
+            v_p[i] = isnan(v_p[i]) ? 1.0 : pow(2.0, v_p[i] * log2((double)n_i));
+            most = fmax(most, v_p[i]);
+        }
+    }
+    return most;
+}
+
+/* The y axis's tick step for an axis of 1 to keys_max keys: 1, 2, 5, 10, ... */
+static int key_step(int keys_max)
+{
+    int step = 1;
+    for (int mag = 1; (keys_max - 1) / step > 8; mag *= 10)
+        for (int k = 0; k < 3 && (keys_max - 1) / step > 8; k++)
+            step = (int[]){1, 2, 5}[k] * mag;
+    return step;
+}
+
+/* Lay out for the largest effective number of keys `most`; L->shown and
+ * L->centre (T) are the caller's. */
+static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *const *tokens, char *const *legend,
+                   const char *subtitle, double most, Layout *L)
+{
+    unsigned char *shown = L->shown;
+    float *centre = L->centre;
     memset(L, 0, sizeof *L);
+    L->shown = shown, L->centre = centre;
     const float s = (float)h / (float)SLIDE_H;
     L->s = s;
     L->n_heads = n_maps - 1;
@@ -72,7 +110,7 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
     L->sub_px = L->cap_px = L->legend_px = clampf(30.0f * s, 11.0f, 60.0f);
     L->tick_px = L->label_px = clampf(28.0f * s, 10.0f, 56.0f);
     L->swatch_w = (int)(64.0f * s);
-    L->tick_w = (int)ceilf(draw_text_width(font, "0.75", L->tick_px));
+    L->tick_w = (int)ceilf(draw_text_width(font, "888", L->tick_px));
 
     /* The legend: as wide as its longest line, at most a third of the picture. */
     float lw = 0.0f;
@@ -82,7 +120,7 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
         lw = fmaxf(lw, draw_text_width(font, line, L->legend_px));
     }
     int legend_w = L->swatch_w + (int)(14.0f * s) + (int)ceilf(fminf(lw, (float)w / 3.0f));
-    const int note_w = (int)ceilf(draw_text_width(font, NO_POINT, 0.85f * L->legend_px)); /* under the lines */
+    const int note_w = (int)ceilf(draw_text_width(font, SHIFTED, 0.85f * L->legend_px)); /* under the lines */
     if (legend_w < note_w)
         legend_w = note_w;
     L->legend_dy = (int)draw_line_height(L->legend_px) + (int)(8.0f * s);
@@ -96,16 +134,21 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
     if (P->plot_w < T)
         P->plot_w = T; /* at least a pixel a token; clipped at the edge if the picture is that small */
     P->pitch = (float)P->plot_w / (float)T;
-    P->label_step = render_label_step(P->pitch, 1.1f * L->label_px);
-    float widest = 0.0f;
+    const LabelsPlan lp = labels_plan(T, tokens, -1, P->pitch, L->label_px, 2, shown, centre);
+    P->label_step = lp.step;
+    P->label_levels = lp.levels;
+    P->label_px = lp.px;
+    P->labelled = lp.n;
+    float widest[2] = {0.0f, 0.0f};
     for (int t = 0; t < T; t++) {
-        if (!is_labelled_axis(t, T, P->label_step))
+        if (!shown[t])
             continue;
         char label[RENDER_LABEL_BYTES];
-        render_token_label(font, tokens[t], L->label_px, 8.0f * L->label_px, label);
-        widest = fmaxf(widest, draw_text_width(font, label, L->label_px));
+        render_token_label(font, tokens[t], lp.px, 8.0f * lp.px, label);
+        widest[shown[t] - 1] = fmaxf(widest[shown[t] - 1], draw_text_width(font, label, lp.px));
     }
-    L->label_w = (int)ceilf(widest);
+    L->level0_w = widest[0];
+    L->label_w = (int)ceilf(lp.levels == 2 ? widest[0] + 8.0f * s + widest[1] : widest[0]);
     P->plot_y = L->m + (int)draw_line_height(L->title_px) + (subtitle && subtitle[0] ? (int)draw_line_height(L->sub_px) : 0) +
                 (int)(30.0f * s);
     P->plot_h = h - L->m - (int)draw_line_height(L->cap_px) - (int)(18.0f * s) - L->label_w - P->plot_y;
@@ -113,35 +156,50 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
         P->plot_h = 10;
     P->head_px = fmaxf(3.0f * s, 1.5f);
     P->wide_px = fmaxf(8.0f * s, 3.0f);
+    P->keys_max = (int)ceil(most - 1e-9) < 2 ? 2 : (int)ceil(most - 1e-9);
+    P->lift = (int)(14.0f * s) + (int)ceilf(P->head_px);
+    P->head_gap = 1.4f * P->head_px;
 }
 
-/* The layout of a w x h sharpness.png for n_maps maps of T tokens whose
+/* The y of v keys. */
+static float y_of(const RenderSharpnessLayout *P, double v)
+{
+    return (float)P->plot_y + (float)((P->keys_max - v) / (P->keys_max - 1)) * (float)(P->plot_h - P->lift);
+}
+
+/* The layout of a w x h sharpness.png for maps (n_maps) of T tokens whose
  * legend lines are legend[p] (NULL: "map p"), under subtitle (NULL: none).
- * Returns MHAVIZ_OK. */
-static int render_sharpness_layout_at(const DrawFont *font, int w, int h, int n_maps, int T, char *const *tokens,
-                               char *const *legend, const char *subtitle, RenderSharpnessLayout *out)
+ * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+static int render_sharpness_layout_at(const DrawFont *font, int w, int h, const float *const *maps, int n_maps, int T,
+                               char *const *tokens, int causal, char *const *legend, const char *subtitle,
+                               RenderSharpnessLayout *out)
 {
     Layout L;
-    layout(font, w, h, n_maps, T, tokens, legend, subtitle, &L);
-    *out = L.pub;
-    return MHAVIZ_OK;
+    L.shown = malloc((size_t)T);
+    L.centre = malloc((size_t)T * sizeof *L.centre);
+    double *v = malloc((size_t)n_maps * T * sizeof *v);
+    int rc = MHAVIZ_ENOMEM;
+    if (L.shown && L.centre && v) {
+        layout(font, w, h, n_maps, T, tokens, legend, subtitle, effective_keys(maps, n_maps, T, causal, v), &L);
+        *out = L.pub;
+        rc = MHAVIZ_OK;
+    }
+    free(L.shown), free(L.centre), free(v);
+    return rc;
 }
 
-/* Map p's line: a segment between neighbouring queries that both have a
- * value, a dot on every value (so a value without neighbours shows too;
- * dots only while the tokens are 12 px apart or more, or alone). */
-static void draw_series(DrawCanvas *c, const RenderSharpnessLayout *P, const double *v, int T, float thick, DrawRgb col)
+/* Map p's line, shift pixels below its values: a segment between
+ * neighbouring queries, a dot on every value while the tokens are 12 px
+ * apart or more (or the line has one point). */
+static void draw_series(DrawCanvas *c, const RenderSharpnessLayout *P, const double *v, int T, float shift, float thick,
+                        DrawRgb col)
 {
-    const float bottom = (float)(P->plot_y + P->plot_h);
     for (int i = 0; i < T; i++) {
-        if (isnan(v[i]))
-            continue;
         const float x = (float)P->plot_x + ((float)i + 0.5f) * P->pitch;
-        const float y = bottom - (float)v[i] * (float)P->plot_h;
-        const int prev = i > 0 && !isnan(v[i - 1]), next = i + 1 < T && !isnan(v[i + 1]);
-        if (prev)
-            draw_line(c, x - P->pitch, bottom - (float)v[i - 1] * (float)P->plot_h, x, y, thick, col);
-        if (P->pitch >= 12.0f || (!prev && !next))
+        const float y = y_of(P, v[i]) + shift;
+        if (i > 0)
+            draw_line(c, x - P->pitch, y_of(P, v[i - 1]) + shift, x, y, thick, col);
+        if (P->pitch >= 12.0f || T == 1)
             draw_line(c, x, y, x, y, 2.6f * thick > 8.0f ? 2.6f * thick : 8.0f, col);
     }
 }
@@ -156,21 +214,15 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
                           const char *title, const char *subtitle, char *const *legend, char *err, size_t errlen)
 {
     Layout L;
-    layout(font, w, h, n_maps, T, tokens, legend, subtitle, &L);
+    L.shown = malloc((size_t)T);
+    L.centre = malloc((size_t)T * sizeof *L.centre);
+    double *v = malloc((size_t)n_maps * T * sizeof *v); /* (n_maps, T) each row's effective number of keys */
+    if (!L.shown || !L.centre || !v || draw_canvas_reset(c, w, h) != MHAVIZ_OK)
+        goto oom;
+    layout(font, w, h, n_maps, T, tokens, legend, subtitle, effective_keys(maps, n_maps, T, causal, v), &L);
     const RenderSharpnessLayout *P = &L.pub;
     const float s = L.s;
-    const int m = L.m, bottom = P->plot_y + P->plot_h, right = P->plot_x + P->plot_w;
-    double *v = malloc((size_t)n_maps * T * sizeof *v); /* (n_maps, T) each row's normalised entropy */
-    if (!v || draw_canvas_reset(c, w, h) != MHAVIZ_OK)
-        goto oom;
-    int any = 0, gaps = 0; /* a row with a value; a row without */
-    for (int p = 0; p < n_maps; p++) {
-        measures_row_entropy_norm(maps[p], T, causal, v + (size_t)p * T);
-        for (int i = 0; i < T; i++) {
-            any |= !isnan(v[(size_t)p * T + i]);
-            gaps |= isnan(v[(size_t)p * T + i]);
-        }
-    }
+    const int m = L.m, bottom = P->plot_y + P->plot_h;
 
     /* Title and subtitle. */
     char line[RENDER_LABEL_BYTES * 2];
@@ -184,13 +236,15 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
                   DRAW_INK, 0) != MHAVIZ_OK)
         goto oom;
 
-    /* The axes: grid lines and ticks at 0, 0.25, ..., 1, the captions. */
-    static const char *const ticks[5] = {"0", "0.25", "0.5", "0.75", "1"};
-    for (int k = 0; k < 5; k++) {
-        const int y = bottom - (int)lroundf((float)k / 4.0f * (float)P->plot_h);
+    /* The axes: grid lines and ticks at whole numbers of keys, the captions. */
+    const int step = key_step(P->keys_max);
+    for (int k = 1; k <= P->keys_max; k += k == 1 && step > 1 ? step - 1 : step) {
+        const int y = (int)lroundf(y_of(P, k));
+        char tick[16];
+        snprintf(tick, sizeof tick, "%d", k);
         draw_fill_rect(c, P->plot_x, y, P->plot_w, 1, GRID);
         draw_fill_rect(c, P->plot_x - (int)(8.0f * s), y, (int)(8.0f * s), 2, DRAW_INK);
-        if (draw_text(c, font, ticks[k], L.tick_px, P->plot_x - (int)(14.0f * s), y, DRAW_END, DRAW_MID, DRAW_INK, 0) !=
+        if (draw_text(c, font, tick, L.tick_px, P->plot_x - (int)(14.0f * s), y, DRAW_END, DRAW_MID, DRAW_INK, 0) !=
             MHAVIZ_OK)
             goto oom;
     }
@@ -199,14 +253,19 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
     if (draw_text(c, font, Y_CAPTION, L.cap_px, m, P->plot_y + P->plot_h / 2, DRAW_MID, DRAW_TOP, DRAW_INK, 1) !=
         MHAVIZ_OK)
         goto oom;
+    /* The query tokens, turned, under the axis: the second level of
+     * staggered labels beyond the first, a thin tick leading up to it. */
     const int label_top = bottom + (int)(10.0f * s);
     for (int t = 0; t < T; t++) {
-        if (!is_labelled_axis(t, T, P->label_step))
+        if (!L.shown[t])
             continue;
         char label[RENDER_LABEL_BYTES];
-        render_token_label(font, tokens[t], L.label_px, 8.0f * L.label_px, label);
-        const int x = P->plot_x + (int)(((float)t + 0.5f) * P->pitch);
-        if (draw_text(c, font, label, L.label_px, x, label_top, DRAW_END, DRAW_MID, DRAW_INK, 1) != MHAVIZ_OK)
+        render_token_label(font, tokens[t], P->label_px, 8.0f * P->label_px, label);
+        const int x = P->plot_x + (int)L.centre[t];
+        const int dy = L.shown[t] == 2 ? (int)ceilf(L.level0_w + 8.0f * s) : 0;
+        if (dy)
+            draw_fill_rect(c, x, label_top, 1, dy - 3, GRID);
+        if (labels_draw(c, font, label, P->label_px, x, label_top + dy, DRAW_END, 1) != MHAVIZ_OK)
             goto oom;
     }
     if (draw_text(c, font, X_CAPTION, L.cap_px, P->plot_x + P->plot_w / 2, label_top + L.label_w + (int)(8.0f * s),
@@ -214,23 +273,26 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
         goto oom;
 
     /* The lines: the wide head's bold one first, so that a head's line on
-     * top of it still shows. */
+     * top of it still shows; each head's moved by its shift, so heads with
+     * one value lie side by side. */
     const int coloured = L.n_heads <= RENDER_SHARPNESS_COLOURS;
     for (int k = 0; k < n_maps; k++) {
         const int p = (k + n_maps - 1) % n_maps; /* n_maps - 1, then 0, 1, ... */
         const int wide = p == n_maps - 1;
         const DrawRgb col = wide ? DRAW_INK : coloured ? draw_colour(p) : MANY_HEADS;
-        draw_series(c, P, v + (size_t)p * T, T, wide ? P->wide_px : P->head_px, col);
+        const float shift = wide || !coloured ? 0.0f : ((float)p - 0.5f * (float)(L.n_heads - 1)) * P->head_gap;
+        draw_series(c, P, v + (size_t)p * T, T, shift, wide ? P->wide_px : P->head_px, col);
     }
-    if (!any && draw_text(c, font, "no query sees more than one key: nothing to spread", L.legend_px,
-                          (P->plot_x + right) / 2, P->plot_y + P->plot_h / 2, DRAW_MID, DRAW_MID, DRAW_INK, 0) !=
-                    MHAVIZ_OK)
+
+    if (T == 1 && draw_text(c, font, "no query sees more than one key: nothing to spread", L.legend_px,
+                            P->plot_x + P->plot_w / 2, P->plot_y + P->plot_h / 2, DRAW_MID, DRAW_MID, DRAW_INK, 0) !=
+                      MHAVIZ_OK)
         goto oom;
 
-    /* The legend, level with the plot's top, and why a line has a gap. */
+    /* The legend, level with the plot's top, and why lines lie side by side. */
     const int n_lines = legend_lines(&L);
-    if (any && gaps &&
-        draw_text(c, font, NO_POINT, 0.85f * L.legend_px, L.legend_x, P->plot_y + n_lines * L.legend_dy + L.legend_dy / 2,
+    if (coloured && L.n_heads > 1 &&
+        draw_text(c, font, SHIFTED, 0.85f * L.legend_px, L.legend_x, P->plot_y + n_lines * L.legend_dy + L.legend_dy / 2,
                   DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
         goto oom;
     for (int k = 0; k < n_lines; k++) {
@@ -246,19 +308,19 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
             goto oom;
     }
 
-    free(v);
+    free(v), free(L.shown), free(L.centre);
     return draw_write_png(c, png_path, err, errlen);
 
 oom:
-    free(v);
+    free(v), free(L.shown), free(L.centre);
     return draw_nomem(err, errlen, png_path);
 }
 
-int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,
-                            const char *subtitle, RenderSharpnessLayout *out)
+int render_sharpness_layout(Renderer *r, const float *const *maps, int n_maps, int T, char *const *tokens,
+                            int causal, char *const *legend, const char *subtitle, RenderSharpnessLayout *out)
 {
-    return render_sharpness_layout_at(r->font, r->opt.overview_w, r->opt.overview_h, n_maps, T, tokens, legend,
-                                      subtitle, out);
+    return render_sharpness_layout_at(r->font, r->opt.overview_w, r->opt.overview_h, maps, n_maps, T, tokens, causal,
+                                      legend, subtitle, out);
 }
 
 int render_draw_sharpness(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,

@@ -6,20 +6,27 @@
 #include "draw/draw.h"
 #include "draw/figure.h"
 #include "pictures/head_columns.h"
+#include "pictures/labels.h"
 #include "text/format.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define TITLE_PX 44.0f
 #define NAME_PX 40.0f  /* the variant's name */
 #define TEXT_PX 28.0f  /* everything else */
 #define GROUP_PX 24.0f /* the K/V marks */
+#define ROLE_PX 22.0f  /* each map's role, under it */
+#define LABEL_PX 22.0f /* the query tokens left of the first column, at most */
+#define LEVEL_GAP 6    /* between staggered levels of labels */
 
 #define TOP 150        /* below the title and the column names */
 #define BOTTOM 70      /* the caption */
-#define NAMES_W 290    /* the variants' names */
+#define NAMES_W 240    /* the variants' names */
 #define BAR_W 190      /* the colour bar, its ticks and "masked" */
 #define MARK_H 34      /* the K/V mark above each row of maps */
+#define ROLE_H 28      /* each map's role under it */
 #define GAP 18         /* between maps */
 #define WIDE_GAP 50    /* before the wide head's column */
 
@@ -31,27 +38,63 @@ static const DrawRgb GREY_TEXT = {90, 90, 90};
  * row per variant, colour bar, note. */
 int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, int n, char *err, size_t errlen)
 {
-    Figure s;
-    int rc = figure_begin(&s, NULL, render_font(r), SLIDE_W, SLIDE_H, err, errlen);
-    if (rc != MHAVIZ_OK)
-        return rc;
     const MhaConfig *c0 = &v[0].in.cfg;
     const int nh = c0->n_heads, T = c0->T;
+    unsigned char *shown = malloc((size_t)T); /* (T) 0: no label, else 1 + its level (labels.h) */
+    float *centre = malloc((size_t)T * sizeof *centre); /* (T) each label's centre, pixels down from a map's top */
+    Figure s;
+    int rc = shown && centre ? figure_begin(&s, NULL, render_font(r), SLIDE_W, SLIDE_H, err, errlen) : MHAVIZ_ENOMEM;
+    if (rc != MHAVIZ_OK) {
+        free(shown), free(centre);
+        return rc == MHAVIZ_ENOMEM ? draw_nomem(err, errlen, path) : rc;
+    }
     const size_t map = (size_t)T * T;
     int col_head[VARIANTS_SLIDE_MAX_COLUMNS];
     const int n_cols = head_columns(nh, VARIANTS_SLIDE_MAX_COLUMNS, col_head);
 
-    /* The map side: as large as both the rows and the columns allow. */
-    const int row_room = (SLIDE_H - TOP - BOTTOM) / n - MARK_H - GAP;
-    const int col_room = (SLIDE_W - NAMES_W - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
-    int side = row_room < col_room ? row_room : col_room;
-    if (side >= T)
-        side -= side % T; /* whole pixels per token, as render_paint_map draws them */
-    const int pitch = side + GAP, row_pitch = MARK_H + side + GAP;
-    const int x0 = NAMES_W + (SLIDE_W - NAMES_W - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
+    /* The query tokens label the first column's rows (labels.h): the map
+     * side is as large as both the rows and the columns allow with the
+     * labels' levels beside it, on as few levels as give every token a
+     * label (at most LABELS_MAX_LEVELS, else thinned). */
+    char label[RENDER_LABEL_BYTES];
+    float widest = 0.0f; /* at LABEL_PX, cut at 5 lines */
+    for (int t = 0; t < T; t++) {
+        render_token_label(s.f, v[0].in.tokens[t], LABEL_PX, 5.0f * LABEL_PX, label);
+        widest = fmaxf(widest, draw_text_width(s.f, label, LABEL_PX));
+    }
+    const int row_room = (SLIDE_H - TOP - BOTTOM) / n - MARK_H - ROLE_H - GAP;
+    int side = 0, levels = 1;
+    for (levels = 1; levels <= LABELS_MAX_LEVELS; levels++) {
+        const int labels_w = (int)ceilf((float)levels * (widest + LEVEL_GAP)) + 10;
+        const int col_room = (SLIDE_W - NAMES_W - labels_w - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
+        side = row_room < col_room ? row_room : col_room;
+        if (side >= T)
+            side -= side % T; /* whole pixels per token, as render_paint_map draws them */
+        if (T > LABELS_ALL_UP_TO || (float)levels * (float)side / (float)T >= LABELS_SPACING * LABELS_MIN_PX)
+            break;
+    }
+    if (levels > LABELS_MAX_LEVELS)
+        levels = LABELS_MAX_LEVELS;
+    const LabelsPlan plan = labels_plan(T, v[0].in.tokens, -1, (float)side / (float)T, LABEL_PX, levels, shown, centre);
+    float from[LABELS_MAX_LEVELS]; /* each level's start, pixels left of the map */
+    float level_w[LABELS_MAX_LEVELS] = {0};
+    for (int t = 0; t < T; t++) {
+        if (!shown[t])
+            continue;
+        render_token_label(s.f, v[0].in.tokens[t], plan.px, 5.0f * LABEL_PX, label);
+        level_w[shown[t] - 1] = fmaxf(level_w[shown[t] - 1], draw_text_width(s.f, label, plan.px));
+    }
+    float labels_w = 10.0f;
+    for (int l = 0; l < plan.levels; l++) {
+        from[l] = labels_w;
+        labels_w += level_w[l] + LEVEL_GAP;
+    }
+    const int pitch = side + GAP, row_pitch = MARK_H + side + ROLE_H + GAP;
+    const int x0 = NAMES_W + (int)ceilf(labels_w) +
+                   (SLIDE_W - NAMES_W - (int)ceilf(labels_w) - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
     const int wide_x = x0 + n_cols * pitch + WIDE_GAP;
     const int y0 = TOP + (SLIDE_H - TOP - BOTTOM - n * row_pitch) / 2;
-    char a[192], b[64];
+    char a[256], b[64];
 
     /* Title and the column names. */
     /* Title: "Each head's map under MHA, GQA-2 and MQA", or without the names when too long. */
@@ -111,30 +154,53 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
             i = j + 1;
         }
 
-        /* The maps: each shown head, then the wide head. */
-        for (int i = 0; i < n_cols; i++) {
-            if (col_head[i] == HEAD_COLUMNS_ELIDED) {
-                figure_text(&s, "\xe2\x80\xa6", NAME_PX, x0 + i * pitch + side / 2, my + side / 2, DRAW_MID, DRAW_MID, DRAW_INK);
+        /* The maps: each shown head, then the wide head, each with the
+         * role the measures give it under this variant. */
+        for (int i = 0; i <= n_cols; i++) {
+            const int wide = i == n_cols, x = wide ? wide_x : x0 + i * pitch;
+            if (!wide && col_head[i] == HEAD_COLUMNS_ELIDED) {
+                figure_text(&s, "\xe2\x80\xa6", NAME_PX, x + side / 2, my + side / 2, DRAW_MID, DRAW_MID, DRAW_INK);
                 continue;
             }
-            render_paint_map(r, s.c, v[k].multi.att + (size_t)col_head[i] * map, T, c->causal, x0 + i * pitch, my, side);
+            const int h = wide ? nh : col_head[i];
+            render_paint_map(r, s.c, wide ? v[k].single.att : v[k].multi.att + (size_t)h * map, T, c->causal, x, my,
+                             side);
+            snprintf(a, sizeof a, "%s", measures_role_name(v[k].measures[h].role));
+            draw_ellipsize(s.f, a, sizeof a, ROLE_PX, (float)side + GAP);
+            figure_text(&s, a, ROLE_PX, x + side / 2, my + side + 4, DRAW_MID, DRAW_TOP, DRAW_INK);
         }
-        render_paint_map(r, s.c, v[k].single.att, T, c->causal, wide_x, my, side);
+
+        /* The query tokens left of the first column, on their levels. */
+        for (int t = 0; t < T; t++) {
+            if (!shown[t])
+                continue;
+            const int l = shown[t] - 1, y = my + (int)centre[t];
+            render_token_label(s.f, v[0].in.tokens[t], plan.px, 5.0f * LABEL_PX, label);
+            if (l > 0)
+                draw_fill_rect(s.c, x0 - (int)from[l] + 3, y, (int)from[l] - 6, 1, (DrawRgb){175, 175, 175});
+            s.failed |= labels_draw(s.c, s.f, label, plan.px, x0 - (int)from[l], y, DRAW_END, 0) != MHAVIZ_OK;
+        }
     }
+    free(shown), free(centre);
 
     /* The one colour scale, and how to read the maps. */
     const int bar_h = n * row_pitch / 2 < 400 ? n * row_pitch / 2 : 400;
     s.failed |= render_weights_bar(r, s.c, SLIDE_W - BAR_W + 10, y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) != MHAVIZ_OK;
     snprintf(a, sizeof a,
-             "each map: rows = queries, columns = keys, T = %d, one colour scale for all; %s: one head of "
-             "width %d%s; B/token: K/V cache per token per layer at fp16", T, rival_name(trained)->panel, c0->d_model,
-             trained ? ", trained on its own" : "");
+             "each map: rows = queries (tokens at the left), columns = keys, T = %d, one colour scale; under it "
+             "its role; %s: width %d%s; B/token: K/V cache per token per layer, fp16", T,
+             rival_name(trained)->panel, c0->d_model, trained ? ", trained on its own" : "");
     figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
-    if (side < T) { /* render_paint_map shares the tokens out over the pixels */
+    /* Under the title: blocks averaged (render_paint_map shares the tokens
+     * out over the pixels), labels thinned. */
+    char note[200] = "", labelled[160];
+    if (side < T) {
         const int k = (T + side - 1) / side;
-        snprintf(a, sizeof a, "each pixel of a map is the mean of a block of up to %d \xc3\x97 %d tokens", k, k);
-        figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
+        snprintf(note, sizeof note, "each pixel of a map is the mean of a block of up to %d \xc3\x97 %d tokens", k, k);
     }
+    labels_note(&plan, labelled, sizeof labelled);
+    snprintf(a, sizeof a, "%s%s%s", note, note[0] && labelled[0] ? " \xc2\xb7 " : "", labelled);
+    figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
 
     return figure_write(&s, path, err, errlen);
 }

@@ -21,9 +21,10 @@ static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const ch
         CostTable t;
         measures_cost(c, v[i].in.w.has_bias, v[i].in.w.has_bias, &t);
         variant_name(names[i], sizeof names[i], c->n_heads, c->n_kv_heads);
-        lines[i] = (KvCacheLine){names[i], t.input.kv_cache_bytes};
+        lines[i] = (KvCacheLine){names[i], c->n_kv_heads, t.input.kv_cache_bytes};
     }
-    return kv_cache_chart_draw(f, path, lines, n, v[0].in.cfg.T, layers, err, errlen);
+    const MhaConfig *c = &v[0].in.cfg;
+    return kv_cache_chart_draw(f, path, lines, n, c->n_heads, c->head_dim, c->T, layers, err, errlen);
 }
 
 int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm,

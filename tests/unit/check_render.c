@@ -7,6 +7,7 @@
  * colour function; the mask colours are the ones render.c documents. */
 #include "support.h"
 #include "pictures/architecture.h"
+#include "pictures/labels.h"
 #include "pictures/render.h"
 #include "core/status.h"
 
@@ -604,14 +605,16 @@ START_TEST(maps_are_sized_for_slides)
 }
 END_TEST
 
-/* Where label thinning starts (the README says the same): every token has
- * its own label while a cell is at least 1.1 x the 18 px label line
- * (19.8 px), i.e. up to T = 40 (20 px cells); at T = 41 (19 px) every 2nd
- * token. So also with a two-line subtitle and 30-character tokens (cut to
- * fit), and the figure stays within a 1920 x 1080 slide. */
-START_TEST(label_thinning_starts_after_40_tokens)
+/* Where label thinning starts (labels.h, docs/pictures.md): every token
+ * has a label up to T = 48, at LABELS_MIN_PX or more (on two levels if
+ * need be); past 48, one level at LABELS_MIN_PX, every token while a cell
+ * has 1.1 lines (15.4 px: floor(800 / 50) = 16 px cells), thinned from
+ * T = 51 (15 px cells: every 2nd, and the first and the last).
+ * So also with a two-line subtitle and 30-character tokens (cut to fit),
+ * and the figure stays within a 1920 x 1080 slide. */
+START_TEST(label_thinning_starts_after_48_tokens)
 {
-    enum { MAX_T = 41 };
+    enum { MAX_T = 51 };
     char words[MAX_T][40], longs[MAX_T][40], *w[MAX_T], *lg[MAX_T];
     for (int t = 0; t < MAX_T; t++) {
         snprintf(words[t], sizeof words[t], "word%d", t);
@@ -628,8 +631,13 @@ START_TEST(label_thinning_starts_after_40_tokens)
                          MHAVIZ_OK);
         ck_assert_int_eq(render_heatmap_layout(r, T, lg, "head 0 of 4 \xc2\xb7 self \xc2\xb7 0.50 bits", sub, &b),
                          MHAVIZ_OK);
-        ck_assert_int_eq(a.label_step, T <= 40 ? 1 : 2);
-        ck_assert_int_eq(b.label_step, T <= 40 ? 1 : 2);
+        ck_assert_int_eq(a.labelled, (T <= 50 ? T : 26)); /* 51: 0, 2, ..., 48 and 50 */
+        if (T <= 48)
+            ck_assert_int_eq(b.labelled, T);
+        else /* past 48: one level, at the smallest size */
+            ck_assert(b.label_levels == 1 && b.label_px == LABELS_MIN_PX);
+        ck_assert_float_ge(a.label_px, LABELS_MIN_PX);
+        ck_assert_float_ge(b.label_px, LABELS_MIN_PX);
         ck_assert_msg(b.width <= 1920 && b.height <= 1080, "T = %d: %d x %d px", T, b.width, b.height);
     }
     render_close(r);
@@ -651,10 +659,10 @@ static int ink_height(const Image *im, int x0, int x1, int y0, int y1)
     return top < 0 ? 0 : bottom - top + 1;
 }
 
-/* 60 tokens: labels stay readable (a line of at least 18 px, capitals 0.63
- * of it: at least 11 px) by labelling every 2nd token (13 px per token:
- * an 18 px label line needs two), and the last; the note says so. Tokens
- * "T0".."T59": a capital T and digits. */
+/* 60 tokens: labels stay readable (a line of at least LABELS_MIN_PX = 14
+ * px, capitals 0.63 of it: at least 8 px) by labelling every 2nd token (13
+ * px per token: a 14 px label line needs 15.4), and the last; the note
+ * says so. Tokens "T0".."T59": a capital T and digits. */
 START_TEST(many_tokens_get_thinned_readable_labels)
 {
     enum { T = 60 };
@@ -675,7 +683,7 @@ START_TEST(many_tokens_get_thinned_readable_labels)
     ck_assert_int_eq(l.label_step, 2);
     /* token 0's query label: one line centred on row 0, at least 14 px of capitals and digits */
     const int h = ink_height(&im, 0, l.map_x - l.frame - 2, l.map_y - l.cell, l.map_y + l.cell + l.cell / 2);
-    ck_assert_msg(h >= 11, "label of token 0 is %d px high", h);
+    ck_assert_msg(h >= 8, "label of token 0 is %d px high", h);
     /* token 1 (odd) has no label: nothing beside the middle of its row, away from label 0's line */
     const int y1 = l.map_y + l.cell + l.cell / 2;
     ck_assert_int_eq(ink(&im, l.map_x - 80, y1 + 4, l.map_x - l.frame - 2, y1 + 5), 0);
@@ -831,13 +839,15 @@ START_TEST(overview_panels_are_filled_past_one_pixel_per_token)
 END_TEST
 
 /* sharpness.png for two heads and the wide head, T = 4, causal, on the
- * default 1920 x 1080 slide. Each row's normalised entropy (measures.h):
- *   head 0, all on one key:          -, 0, 0, 0
- *   head 1, spread evenly:           -, 1, 1, 1
- *   wide: (1), (.5 .5), (1 0 0), (.5 .25 .25 0):  -, 1, 0, 0.75
- * Row 0 sees one key: no value, so nothing is drawn above token 0 (a gap,
- * not a point at 0). Colours (draw_colour): head 0 blue (0, 114, 178), head 1
- * orange (230, 159, 0), the wide head ink (25, 25, 25) and bold. */
+ * default 1920 x 1080 slide. Each row's effective number of keys, 2^H in
+ * bits (measures.h's entropy):
+ *   head 0, all on one key:          1, 1, 1, 1
+ *   head 1, spread evenly:           1, 2, 3, 4
+ *   wide: (1), (.5 .5), (1 0 0), (.5 .25 .25 0):  1, 2, 1, 2^1.5 = 2.83
+ * The axis runs from 1 to 4 keys; heads with one value lie side by side,
+ * head 0 half a gap above its value, head 1 half a gap below. Colours
+ * (draw_colour): head 0 blue (0, 114, 178), head 1 orange (230, 159, 0),
+ * the wide head ink (25, 25, 25) and bold. */
 START_TEST(sharpness_lines_per_head)
 {
     enum { T = 4 };
@@ -853,41 +863,43 @@ START_TEST(sharpness_lines_per_head)
                            .n_maps = 3, .panel_titles = legend, .subtitle = "lesson"};
     ck_assert_int_eq(render_jobs(r, &job, 1, T, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     RenderSharpnessLayout l;
-    ck_assert_int_eq(render_sharpness_layout(r, 3, T, TOK4, legend, "lesson", &l), MHAVIZ_OK);
+    ck_assert_int_eq(render_sharpness_layout(r, maps, 3, T, TOK4, 1, legend, "lesson", &l), MHAVIZ_OK);
     Image im = load_png(png);
     ck_assert_int_eq(im.w, 1920);
     ck_assert_int_eq(im.h, 1080);
+    ck_assert_int_eq(l.keys_max, 4);
     static const unsigned char blue[3] = {0, 114, 178}, orange[3] = {230, 159, 0}, ink3[3] = {25, 25, 25};
     const int bottom = l.plot_y + l.plot_h;
+    const float span = (float)(l.plot_h - l.lift) / 3.0f; /* pixels per key */
     int x[T];
     for (int i = 0; i < T; i++)
         x[i] = l.plot_x + (int)(((float)i + 0.5f) * l.pitch);
-    /* token 0: a gap in every line, from the top of the plot to just above its axis */
-    for (int y = l.plot_y - 10; y < bottom - 3; y++) {
-        const unsigned char *p = pix(&im, x[0], y);
-        ck_assert_msg(!same(p, blue) && !same(p, orange) && !dark(p), "a point above token 0 at y = %d", y);
-    }
-    /* head 0 at 0, head 1 at 1 (drawn over the wide head's line) */
-    assert_rgb(pix(&im, x[2], bottom - 2), blue, "head 0 at token 2");
-    assert_rgb(pix(&im, x[3], l.plot_y), orange, "head 1 at token 3");
-    /* the wide head at 0.75 for token 3, in ink */
-    assert_rgb(pix(&im, x[3], bottom - (int)lroundf(0.75f * (float)l.plot_h)), ink3, "the wide head at token 3");
-    /* bold: halfway from token 1 (1) to token 2 (0) its line is at 0.5, and
+#define Y_OF(v) ((float)l.plot_y + (4.0f - (v)) * span)
+    /* one key lies above the x axis, not on it */
+    ck_assert_int_ge(l.lift, 8);
+    /* head 0 at 1 key (half a gap up), head 1 at 4 (half a gap down) */
+    assert_rgb(pix(&im, x[2], (int)lroundf(Y_OF(1.0f) - 0.5f * l.head_gap)), blue, "head 0 at token 2");
+    assert_rgb(pix(&im, x[3], (int)lroundf(Y_OF(4.0f) + 0.5f * l.head_gap)), orange, "head 1 at token 3");
+    /* the wide head at 2.83 for token 3, in ink */
+    assert_rgb(pix(&im, x[3], (int)lroundf(Y_OF(2.8284f))), ink3, "the wide head at token 3");
+    /* bold: halfway from token 1 (2) to token 2 (1) its line is at 1.5, and
      * at least wide_px thick there; the heads' lines are thinner */
     ck_assert_float_gt(l.wide_px, 2.0f * l.head_px);
-    const int xm = (x[1] + x[2]) / 2, ym = bottom - l.plot_h / 2;
+    const int xm = (x[1] + x[2]) / 2, ym = (int)lroundf(Y_OF(1.5f));
     int run = 0;
-    for (int y = ym - 40; y < ym + 40; y++)
+    for (int y = ym - 40; y < ym + 40 && y < bottom; y++)
         run += dark(pix(&im, xm, y));
     ck_assert_int_ge(run, (int)l.wide_px);
+#undef Y_OF
     ck_assert_int_eq(l.label_step, 1);
+    ck_assert_int_eq(l.labelled, T);
     stbi_image_free(im.px);
     render_close(r);
     free(png);
 }
 END_TEST
 
-/* T = 1: no row has a value; the picture says so instead of drawing a line. */
+/* T = 1: no row has a choice; the picture says so beside its one point. */
 START_TEST(sharpness_without_values)
 {
     const float one[1] = {1};
@@ -898,7 +910,7 @@ START_TEST(sharpness_without_values)
     const RenderJob job = {.draw = render_draw_sharpness, .path = png, .title = "t", .maps = maps, .n_maps = 2};
     ck_assert_int_eq(render_jobs(r, &job, 1, 1, tok, 1, err, sizeof err), MHAVIZ_OK);
     RenderSharpnessLayout l;
-    render_sharpness_layout(r, 2, 1, tok, NULL, NULL, &l);
+    render_sharpness_layout(r, maps, 2, 1, tok, 1, NULL, NULL, &l);
     Image im = load_png(png);
     /* the sentence in the middle of the plot */
     ck_assert_int_gt(ink(&im, l.plot_x, l.plot_y + l.plot_h / 2 - 20, l.plot_x + l.plot_w, l.plot_y + l.plot_h / 2 + 20),
@@ -1370,7 +1382,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, maps_are_framed_and_their_top_is_not_white);
     tcase_add_test(tc, cell_numbers_are_large);
     tcase_add_test(tc, maps_are_sized_for_slides);
-    tcase_add_test(tc, label_thinning_starts_after_40_tokens);
+    tcase_add_test(tc, label_thinning_starts_after_48_tokens);
     tcase_add_test(tc, many_tokens_get_thinned_readable_labels);
     tcase_add_test(tc, overview_uses_the_slide);
     tcase_add_test(tc, overview_panels_are_filled_past_one_pixel_per_token);

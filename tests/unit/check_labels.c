@@ -1,0 +1,130 @@
+/* check_labels.c — the one rule for token labels (labels.h). */
+#include "pictures/labels.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_T 4096
+
+/* The 45-token sentence the slides are checked on:
+ * names that come back, and punctuation. */
+static char *class45[] = {"Mary", "gave",  "the",   "old",  "book", "to",   "John", "because", "John",
+                          "had",  "helped", "Mary", "move", ".",    "Then", "John", "thanked", "Mary",
+                          ",",    "and",   "Mary",  "smiled", "at",  "John", ".",    "Later",   "Tom",
+                          "asked", "John", "where", "Mary", "was",  ",",    "and",  "John",    "said",
+                          "that", "Mary",  "went",  "home", "with", "Tom",  "and",  "Sue",     "."};
+
+static unsigned char shown[MAX_T];
+static float centre[MAX_T];
+
+/* Up to 48 tokens every one has a label at LABELS_MIN_PX or more: one
+ * level while a line fits a token (17 px a token: 15 px lines, 17 / 1.1),
+ * two staggered levels when only two tokens' room fits one (8 px a token:
+ * 14 px lines, 2 x 8 / 1.1 = 14.5), none overlapping. */
+START_TEST(test_every_token_up_to_48)
+{
+    ck_assert_int_eq((int)(sizeof class45 / sizeof class45[0]), 45);
+    LabelsPlan p = labels_plan(45, class45, -1, 800.0f / 45.0f, 28.0f, 2, shown, centre);
+    ck_assert_int_eq(p.n, 45);
+    ck_assert_int_eq(p.levels, 1);
+    ck_assert_float_eq(p.px, 16.0f); /* floor(17.78 / 1.1) */
+    ck_assert(!p.thinned);
+    int a, b;
+    const float one_from[1] = {0.0f}, one_to[1] = {60.0f};
+    ck_assert(!labels_overlap(&p, 45, shown, centre, one_from, one_to, &a, &b));
+
+    p = labels_plan(45, class45, -1, 8.0f, 28.0f, 2, shown, centre);
+    ck_assert_int_eq(p.n, 45);
+    ck_assert_int_eq(p.levels, 2);
+    ck_assert_float_ge(p.px, LABELS_MIN_PX);
+    for (int t = 0; t < 45; t++)
+        ck_assert_int_eq(shown[t], 1 + t % 2);
+    /* level 1 set beyond level 0's widest label: apart; set over it: overlapping neighbours */
+    const float apart_from[2] = {0.0f, 66.0f}, apart_to[2] = {60.0f, 126.0f};
+    const float over_from[2] = {0.0f, 30.0f}, over_to[2] = {60.0f, 90.0f};
+    ck_assert(!labels_overlap(&p, 45, shown, centre, apart_from, apart_to, &a, &b));
+    ck_assert(labels_overlap(&p, 45, shown, centre, over_from, over_to, &a, &b));
+    ck_assert_int_eq(b, a + 1);
+
+    /* 5 px a token (variants.png's maps): four levels, each with 20 px a line */
+    p = labels_plan(45, class45, -1, 5.0f, 20.0f, LABELS_MAX_LEVELS, shown, centre);
+    ck_assert_int_eq(p.n, 45);
+    ck_assert_int_eq(p.levels, 4);
+    ck_assert_float_ge(p.px, LABELS_MIN_PX);
+
+    /* 48 tokens at the heatmap's 16 px a token (768 px map): one level at 14 px */
+    char *t48[48];
+    for (int t = 0; t < 48; t++)
+        t48[t] = class45[t % 45];
+    p = labels_plan(48, t48, -1, 16.0f, 28.0f, 2, shown, centre);
+    ck_assert_int_eq(p.n, 48);
+    ck_assert_int_eq(p.levels, 1);
+    ck_assert_float_eq(p.px, 14.0f);
+}
+END_TEST
+
+/* Past 48: one level at LABELS_MIN_PX, the first, the last, the query and
+ * the repeated words always labelled while they keep their room, then
+ * every step-th; nothing overlaps. */
+START_TEST(test_thinned_past_48)
+{
+    enum { T = 90 };
+    char *tok[T];
+    static char words[T][16];
+    for (int t = 0; t < T; t++) {
+        snprintf(words[t], sizeof words[t], "w%d", t);
+        tok[t] = words[t];
+    }
+    tok[30] = tok[70] = "John"; /* one name, twice */
+    const float pitch = 800.0f / T; /* 8.9 px: a 14 px label needs 15.4, so every 2nd fits */
+    LabelsPlan p = labels_plan(T, tok, 57, pitch, 28.0f, 2, shown, centre);
+    ck_assert(p.thinned);
+    ck_assert_int_eq(p.levels, 1);
+    ck_assert_float_eq(p.px, LABELS_MIN_PX);
+    ck_assert_int_eq(p.step, 2);
+    ck_assert(shown[0] && shown[T - 1] && shown[57] && shown[30] && shown[70]);
+    ck_assert(!shown[56] && !shown[58]); /* the query's neighbours give way to it */
+    int a, b;
+    const float from[1] = {0.0f}, to[1] = {40.0f};
+    ck_assert(!labels_overlap(&p, T, shown, centre, from, to, &a, &b));
+    /* the end labels stay half a line inside the axis */
+    ck_assert_float_ge(centre[0], 0.5f * p.px);
+    ck_assert_float_le(centre[T - 1], (float)T * pitch - 0.5f * p.px);
+    char note[200];
+    labels_note(&p, note, sizeof note);
+    ck_assert_ptr_nonnull(strstr(note, "every 2nd"));
+}
+END_TEST
+
+/* Many tokens in few pixels (4096 in 800): still no overlap, and fast
+ * enough (the repeated words are found by sorting). */
+START_TEST(test_thinned_long)
+{
+    static char *tok[MAX_T];
+    static char words[MAX_T][8];
+    for (int t = 0; t < MAX_T; t++) {
+        snprintf(words[t], sizeof words[t], "%d", t % 500);
+        tok[t] = words[t];
+    }
+    LabelsPlan p = labels_plan(MAX_T, tok, -1, 800.0f / MAX_T, 28.0f, 2, shown, centre);
+    ck_assert(p.thinned);
+    ck_assert_int_gt(p.n, 20);
+    ck_assert_int_le(p.n, 60); /* 800 px / 15.4 px a label */
+    int a, b;
+    const float from[1] = {0.0f}, to[1] = {40.0f};
+    ck_assert(!labels_overlap(&p, MAX_T, shown, centre, from, to, &a, &b));
+    ck_assert(shown[0] && shown[MAX_T - 1]);
+}
+END_TEST
+
+Suite *labels_suite(void)
+{
+    Suite *s = suite_create("labels");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_every_token_up_to_48);
+    tcase_add_test(tc, test_thinned_past_48);
+    tcase_add_test(tc, test_thinned_long);
+    suite_add_tcase(s, tc);
+    return s;
+}

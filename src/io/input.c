@@ -17,8 +17,6 @@
 #include "io/input_parts.h"
 #include "core/memory.h"
 #include "core/status.h"
-#include "io/npy.h"
-#include "io/syntax.h"
 #include "text/utf8.h"
 
 #include <cjson/cJSON.h>

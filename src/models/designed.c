@@ -2,7 +2,6 @@
  * subject, earlier mention, self) on any sentence, every weight chosen by
  * hand (samples/README.md explains them). */
 #include "models/init.h"
-#include "core/pool.h"
 #include "core/status.h"
 
 #include <ctype.h>

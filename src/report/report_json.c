@@ -4,7 +4,6 @@
 #include "core/measures.h"
 #include "core/status.h"
 #include "io/npy.h"
-#include "text/format.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -115,7 +115,7 @@ const char *ordinal(int n);
 /* Labels of the labelled tokens into labels (T, LABEL_BYTES); returns the
  * widest width. */
 float make_labels(const Renderer *r, char *const *tokens, int T, LabelPick lp, float px, float max_w,
-                         char *labels);
+                  char *labels);
 
 /* Query labels left of the rows (right-aligned at x_right) and key labels
  * under the columns (turned, ending at y_top), for the labelled tokens;
@@ -150,7 +150,7 @@ void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g
  * height (DejaVu's digits are 0.63 of the line height). Only for unaveraged
  * maps with cells big enough to read. */
 int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
-                          const Grid *g, int x0, int y0, const Scale *s);
+                   const Grid *g, int x0, int y0, const Scale *s);
 
 /* Vertical colour bar at (x, y), w x h, top = s->hi; ticks and their labels
  * to the right at tick_px; when causal a "masked" swatch below. Returns

@@ -17,7 +17,8 @@ const mapsBytes = decodeBase64(mapsText);
 const mapsView = new DataView(mapsBytes.buffer);
 const summary = facts.maps.mode === 'summary';
 
-const MASK = facts.colours.mask; /* the masked cells' colour, as in the PNGs */
+const MASK = facts.colours.mask;               /* the masked cells' colour, as in the PNGs */
+const SCORES_MASK = facts.colours.scores_mask; /* the same in the score maps */
 const WEIGHT_COLOURS = hexColours(facts.colours.weights); /* 256 entries, 0 .. 1 */
 const SCORE_COLOURS = hexColours(facts.colours.scores);   /* 128 entries, -m .. 0 */
 
@@ -188,7 +189,7 @@ function mapImage(k, p, values) {
       const top = values === 'scores' ? Math.max(...row.values) : 0;
       const m = values === 'scores' ? scoreScale(k, p) : 0;
       for (let j = 0; j < T; j++) {
-        if (j >= row.keys.length) px(i, j, MASK);
+        if (j >= row.keys.length) px(i, j, values === 'scores' ? SCORES_MASK : MASK);
         else px(i, j, values === 'scores' ? scoreColour(row.values[j] - top, m) : weightColour(row.values[j]));
       }
     }
@@ -229,6 +230,56 @@ function drawMap(canvas, k, p, i) {
     ctx.lineWidth = 2;
     ctx.strokeStyle = '#fff';
     ctx.strokeRect(3, y0 - 3, canvas.width - 6, y1 - y0 + 6);
+  }
+}
+
+/* The zoomed map: token labels along both sides up to 64 tokens, and each
+ * cell's value in it up to 16, as the PNGs have them. */
+function drawMapLabelled(canvas, k, p, i) {
+  const ctx = canvas.getContext('2d');
+  const margin = T <= 64 ? 150 : 0;
+  const side = canvas.width - margin, cell = side / T;
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.imageSmoothingEnabled = false;
+  const values = summary ? 'weights' : state.values;
+  ctx.drawImage(mapImage(k, p, values), margin, margin, side, side);
+  if (margin) {
+    ctx.fillStyle = '#000';
+    ctx.font = `${Math.min(18, Math.max(10, cell * 0.6))}px "DejaVu Sans", sans-serif`;
+    ctx.textBaseline = 'middle';
+    for (let t = 0; t < T; t++) {
+      const label = tokenLabel(facts.tokens[t]).slice(0, 14);
+      ctx.textAlign = 'right';
+      ctx.fillText(label, margin - 6, margin + (t + 0.5) * cell);
+      ctx.save();
+      ctx.translate(margin + (t + 0.5) * cell, margin - 6);
+      ctx.rotate(-Math.PI / 3);
+      ctx.textAlign = 'left';
+      ctx.fillText(label, 0, 0);
+      ctx.restore();
+    }
+  }
+  if (T <= 16 && !summary) {
+    ctx.textAlign = 'center';
+    ctx.font = `${Math.floor(cell * 0.3)}px "DejaVu Sans", sans-serif`;
+    for (let q = 0; q < T; q++) {
+      const row = mapRow(k, p, q, values);
+      const top = Math.max(...row.values), m = values === 'scores' ? scoreScale(k, p) : 0;
+      row.values.forEach((x, j) => {
+        const rgb = values === 'scores' ? scoreColour(x - top, m) : weightColour(x);
+        ctx.fillStyle = inkOn(rgb);
+        ctx.fillText(values === 'scores' ? scoreText(x) : weightText(x), margin + (j + 0.5) * cell, margin + (q + 0.5) * cell);
+      });
+    }
+  }
+  if (i >= 0) {
+    ctx.lineWidth = 4;
+    ctx.strokeStyle = '#000';
+    ctx.strokeRect(margin + 2, margin + i * cell, side - 4, cell);
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = '#fff';
+    ctx.strokeRect(margin + 5, margin + i * cell + 3, side - 10, cell - 6);
   }
 }
 
@@ -300,8 +351,9 @@ function buildTokens() {
 
 function buildMaps() {
   const box = document.getElementById('maps');
-  const cols = Math.ceil(Math.sqrt(H + 1));
-  const size = Math.max(96, Math.min(300, Math.floor(880 / cols) - 16));
+  /* as large as fits one screen's half: 5 maps in 2 rows of 240 px, 33 in 6 rows of 96 */
+  const cols = Math.ceil(Math.sqrt(H + 1)), rows = Math.ceil((H + 1) / cols);
+  const size = Math.max(96, Math.min(300, Math.floor(900 / cols) - 16, Math.floor(560 / rows) - 40));
   for (let p = 0; p <= H; p++) {
     const canvas = el('canvas', { width: 2 * size, height: 2 * size, 'aria-hidden': 'true' });
     canvas.style.width = canvas.style.height = `${size}px`;
@@ -410,6 +462,7 @@ function renderAll() {
 }
 
 function renderQuery() {
+  if (state.zoom >= 0) renderZoom();
   const k = state.variant, i = state.query;
   const buttons = document.getElementById('tokens').children;
   for (let t = 0; t < buttons.length; t++) {
@@ -485,11 +538,12 @@ function rowsView(k, i, maps, values) {
     body.append(tr);
   }
   const what = values === 'scores' ? 'scores' : 'weights';
-  return el('table', { 'aria-label': `${what} of query ${tokenName(i)}, one row per map` }, el('thead', {}, head), body);
+  return el('table', { class: 'pull', 'aria-label': `${what} of query ${tokenName(i)}, one row per map` },
+            el('thead', {}, head), body);
 }
 
 function rowsList(k, i, rows, values) {
-  const list = el('ul', { 'aria-label': `top keys of query ${tokenName(i)}` });
+  const list = el('ul', { class: 'pull', 'aria-label': `top keys of query ${tokenName(i)}` });
   for (const r of rows) {
     const order = r.row.keys.map((key, n) => ({ key, x: r.row.values[n] }))
       .sort((a, b) => b.x - a.x || a.key - b.key).slice(0, 5);
@@ -523,7 +577,7 @@ function renderZoom() {
   document.getElementById('zoom-h').textContent = `${mapName(p)} · ${f.role}`;
   const canvas = document.getElementById('zoom-canvas');
   canvas.setAttribute('aria-label', `${mapName(p)}'s map, ${T} by ${T}: ${f.sentence}`);
-  drawMap(canvas, k, p, state.query);
+  drawMapLabelled(canvas, k, p, state.query);
   document.getElementById('zoom-sentence').textContent = f.sentence;
 }
 
@@ -594,6 +648,12 @@ function start() {
   buildMaps();
   state.query = facts.variants[0].pulls.query;
   document.getElementById('zoom-close').addEventListener('click', closeZoom);
+  const zoom = document.getElementById('zoom-canvas');
+  zoom.addEventListener('mousemove', e => { /* the row under the pointer, past the labels' margin */
+    const r = zoom.getBoundingClientRect(), margin = T <= 64 ? 150 * r.height / zoom.height : 0;
+    const row = Math.floor((e.clientY - r.top - margin) / (r.height - margin) * T);
+    if (row >= 0 && row < T) preview(row);
+  });
   renderAll();
   buildQuiz(); /* quiz.js */
   document.body.dataset.drawnMs = String(Math.round(performance.now()));

@@ -154,11 +154,12 @@ function pullQuestion() {
     const heads = groups.get(key);
     const right = row.outcome === 'followed' && key === row.wide_top_key;
     const who = heads.length > 1 ? `heads ${heads.join(', ')}` : `head ${heads[0]}`;
-    return {
-      value: `followed:${key}`, text: `it follows ${who} to ${tokenName(key)}`, right,
-      why: right ? `Right: ${wideTop}, more than half of the row: it followed ${who}; the other pulls are lost.`
-        : `Wrong: the wide head gives ${tokenName(key)} ${weightOn(k, WIDE, q, key)}; ${wideTop}.`,
-    };
+    const gives = `the wide head gives ${tokenName(key)} ${weightOn(k, WIDE, q, key)}`;
+    let why;
+    if (right) why = `Right: ${gives}, more than half of the row: it followed ${who}; the other pulls are lost.`;
+    else if (key === row.wide_top_key) why = `Wrong: ${gives}, its top key, but not more than half of the row: it did not follow ${who}.`;
+    else why = `Wrong: ${gives}; ${wideTop}.`;
+    return { value: `followed:${key}`, text: `it follows ${who} to ${tokenName(key)}`, right, why };
   });
   const split = row.outcome === 'split';
   options.push({

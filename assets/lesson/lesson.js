@@ -353,7 +353,8 @@ function buildMaps() {
   const box = document.getElementById('maps');
   /* as large as fits one screen's half: 5 maps in 2 rows of 240 px, 33 in 6 rows of 96 */
   const cols = Math.ceil(Math.sqrt(H + 1)), rows = Math.ceil((H + 1) / cols);
-  const size = Math.max(96, Math.min(300, Math.floor(900 / cols) - 16, Math.floor(560 / rows) - 40));
+  const width = box.clientWidth || 800; /* each map takes its size + 22 px of padding, border and gap */
+  const size = Math.max(96, Math.min(300, Math.floor(width / cols) - 22, Math.floor(560 / rows) - 40));
   for (let p = 0; p <= H; p++) {
     const canvas = el('canvas', { width: 2 * size, height: 2 * size, 'aria-hidden': 'true' });
     canvas.style.width = canvas.style.height = `${size}px`;
@@ -519,7 +520,7 @@ function rowsView(k, i, maps, values) {
   for (const r of rows) {
     const f = mapFacts(k, r.p);
     const tr = el('tr', { class: r.p === WIDE ? 'wide' : null, 'data-map': r.p },
-                  el('th', { scope: 'row' }, `${mapName(r.p)} · ${f.role}`));
+                  el('th', { scope: 'row' }, mapName(r.p), el('br'), el('small', {}, f.role)));
     const top = values === 'scores' ? Math.max(...r.row.values) : 0;
     const m = values === 'scores' ? (summary ? top - Math.min(...r.row.values) : scoreScale(k, r.p)) : 0;
     for (const key of columns) {

@@ -124,6 +124,12 @@ class Report:
             return self.matrix(self.r['single_head']['attention'])
         return self.matrix(self.r['heads'][p]['attention'])
 
+    def scores(self, p):
+        """Map p's scores (report.json has them with --steps)."""
+        if p == self.r['n_heads']:
+            return self.matrix(self.r['single_head']['scores'])
+        return self.matrix(self.r['heads'][p]['scores'])
+
     def role(self, p):
         return (self.r['single_head'] if p == self.r['n_heads'] else self.r['heads'][p])['role']
 
@@ -252,6 +258,32 @@ def check_lock(c, d, name):
     c.check(stays and follows, f'{name}: a click locks the query (hover elsewhere keeps it), Esc unlocks')
 
 
+def check_switches(c, d, name, report):
+    """Scores instead of weights, and a head switched off."""
+    H = report.r['n_heads']
+    d.find_element(By.CSS_SELECTOR, 'input[name=values][value=scores]').click()
+    tokens = d.find_elements(By.CSS_SELECTOR, '#tokens button')
+    worst, cells = 0.0, 0
+    for i in range(len(report.r['tokens'])):
+        ActionChains(d).move_to_element(tokens[i]).perform()
+        for p, row in shown_weights(d).items():
+            for key, x in row.items():
+                s = float(report.scores(int(p))[i][int(key)])
+                # shown to 1 decimal, from a float16 (relative error 2^-11)
+                worst = max(worst, abs(x - s) / (0.05 + abs(s) * 2 ** -11))
+                cells += 1
+    c.check(0 < cells and worst <= 1.0, f'{name}: the scores switch shows report.json\'s scores ({cells} cells, '
+                                        f'largest difference {worst:.2f} of what the display allows)')
+    d.find_element(By.CSS_SELECTOR, 'input[name=values][value=weights]').click()
+    d.find_elements(By.CSS_SELECTOR, '#head-toggles input')[1].click()
+    rows = shown_weights(d)
+    map_hidden = d.execute_script("return document.querySelector('#maps .map[data-map=\"1\"]').hidden")
+    d.find_elements(By.CSS_SELECTOR, '#head-toggles input')[1].click()
+    back = shown_weights(d)
+    c.check('1' not in rows and len(rows) == H and map_hidden and len(back) == H + 1,
+            f'{name}: switching head 1 off hides its map and its row; on again shows them')
+
+
 def check_quiz(c, d, name, reports):
     items = d.find_elements(By.CSS_SELECTOR, '#questions > li')
     wrong, unexplained = [], 0
@@ -307,7 +339,7 @@ def main():
 
     samples = os.path.join(SAMPLES, '{}.json')
     pages = {
-        'lesson1': run_mhaviz(a.mhaviz, [samples.format('lesson1')], os.path.join(a.work, 'lesson1')),
+        'lesson1': run_mhaviz(a.mhaviz, ['--steps', samples.format('lesson1')], os.path.join(a.work, 'lesson1')),
         'lesson3': run_mhaviz(a.mhaviz, [samples.format('lesson3_mqa')], os.path.join(a.work, 'lesson3')),
         'lessons 1-3': run_mhaviz(a.mhaviz, ['--kv-heads', '4,2,1', samples.format('lesson1')],
                                   os.path.join(a.work, 'variants')),
@@ -332,8 +364,10 @@ def main():
             T = facts['T']
             check_hover_and_focus(c, d, name, reports[0], list(range(T)))
             check_lock(c, d, name)
+            if name == 'lesson1':
+                check_switches(c, d, name, reports[0])
             if name == 'lesson1' and a.screenshot:
-                d.execute_script('window.scrollTo(0, 0)')
+                d.execute_script('document.activeElement.blur(); window.scrollTo(0, 0)')
                 ActionChains(d).move_to_element(d.find_elements(By.CSS_SELECTOR, '#tokens button')[6]).perform()
                 d.save_screenshot(a.screenshot)
             check_quiz(c, d, name, reports)

@@ -8,7 +8,7 @@ CC       ?= cc
 PYTHON   ?= /usr/bin/python3
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -pedantic
-# (In ISO C mode gcc fuses no a*b+c into one FMA: src/mha.c's loops give the
+# (In ISO C mode gcc fuses no a*b+c into one FMA: src/core/mha.c's loops give the
 # same bits in each of their target_clones versions.)
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc
 # Deferred (=), so that `make deps` can install the libraries first.
@@ -18,7 +18,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate)
 # 0.15 ms: 220 000 instructions and 6 page faults fewer).
 PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
 # BLIS, the OpenMP build (libblis-openmp-dev), does the projections' matrix
-# products (src/mha.c, matmul). Debian gives it no pkg-config file, so its
+# products (src/core/mha.c, matmul). Debian gives it no pkg-config file, so its
 # folders are named here; the run-time path keeps to the OpenMP build
 # whichever BLIS variant the system's alternatives select.
 MULTIARCH := $(shell gcc -print-multiarch)
@@ -36,10 +36,17 @@ endif
 # Objects of the NO_OMP build live apart, so switching never mixes the two.
 BUILD    ?= build$(if $(NO_OMP),-noomp)
 BIN      ?= mhaviz
-SRC      := $(wildcard src/*.c)
+# src/ holds one folder per layer (docs/architecture.md): every .c under it.
+SRC      := $(shell find src -name '*.c' | sort)
+HDR      := $(shell find src cli tests -name '*.h' | sort)
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
-TESTS    := $(wildcard tests/check_*.c) tests/fuzz/fuzz_input.c
+# Tests by kind: tests/unit/, tests/cli/, tests/faults/, each file a Check
+# suite named by the file (tests/cli/check_samples.c: samples_suite), listed
+# for tests/main.c from the names; tests/support.c holds what they share.
+SUITE_SRC := $(sort $(wildcard tests/*/check_*.c))
+SUITES    := $(foreach f,$(SUITE_SRC),SUITE($(patsubst check_%,%,$(basename $(notdir $(f))))))
+TESTS    := $(SUITE_SRC) tests/main.c tests/support.c tests/fuzz/fuzz_input.c
 TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
             samples/base_paper.json samples/random_init.json
@@ -60,13 +67,17 @@ $(BIN): $(OBJ) $(CLI_OBJ) .linked-from
 	@echo '$(BUILD)' | cmp -s - $@ || echo '$(BUILD)' > $@
 .PHONY: FORCE
 
-$(BUILD)/%.o: %.c $(wildcard src/*.h cli/*.h tests/*.h) assets/colormaps.inc | deps-quiet
+$(BUILD)/%.o: %.c $(HDR) assets/colormaps.inc | deps-quiet
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -c -o $@ $<
 
-# The attention loops in src/mha.c: gcc vectorises them at -O3 (at -O2 only
+$(BUILD)/tests/%.o: CPPFLAGS += -Itests
+$(BUILD)/tests/main.o: CPPFLAGS += -D'SUITES=$(SUITES)'
+$(BUILD)/tests/main.o: $(SUITE_SRC)
+
+# The attention loops in src/core/mha.c: gcc vectorises them at -O3 (at -O2 only
 # loops whose trip count it knows; these run over the keys a query may see).
-$(BUILD)/src/mha.o: CFLAGS += -O3
+$(BUILD)/src/core/mha.o: CFLAGS += -O3
 
 $(BUILD)/check_mhaviz: $(TEST_OBJ) $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
@@ -96,6 +107,7 @@ test: deps
 	@$(MAKE) --no-print-directory run-tests
 
 run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
+	PYTHON=$(PYTHON) tests/layers.sh
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
 
@@ -151,7 +163,7 @@ fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	build-fuzz/fuzz_$(FUZZ_TARGET) $(FUZZ_DICT_$(FUZZ_TARGET)) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
 	  -artifact_prefix=build-fuzz/crashes/ build-fuzz/corpus_$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SRC) $(wildcard src/*.h) | dev-deps
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SRC) $(HDR) | dev-deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(CPPFLAGS) $(PKG_CFLAGS) \
 	  -o $@ $< $(SRC) $(PKG_LIBS)

@@ -15,10 +15,10 @@
  * prints the processor's clock in GHz as it runs now, measured with a chain
  * of dependent integer additions (one per cycle on any x86-64), or 0 where
  * that cannot be done (then bench.py uses /proc/cpuinfo). */
-#include "blas_setup.h"
-#include "input.h"
-#include "mha.h"
-#include "status.h"
+#include "core/blas_setup.h"
+#include "io/input.h"
+#include "core/mha.h"
+#include "core/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* args.c — usage errors and number options, shared by mhaviz and mhaviz init. */
 #include "args.h"
-#include "status.h"
+#include "core/status.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,9 +6,10 @@
  *               [--kv-heads 2] [--seed 7] [--embeddings] [--digits 4] > my.json */
 #include "init_cmd.h"
 #include "args.h"
-#include "init.h"
-#include "input.h"
-#include "status.h"
+#include "core/status.h"
+#include "core/memory.h"
+#include "io/input.h"
+#include "models/init.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -148,7 +149,7 @@ int init_command(int argc, char **argv)
                            2.0 * c.d_model * c.d_model + 2.0 * c.d_model * mha_kv_dim(&c);
     const double json_bytes = numbers * (digits + 5);
     if (json_bytes > (double)lim.max_file_bytes ||
-        input_memory_estimate(&c, (size_t)json_bytes) > lim.max_memory_bytes) {
+        memory_estimate(&c, (size_t)json_bytes) > lim.max_memory_bytes) {
         if (designed)
             snprintf(err, sizeof err, "--designed: %d tokens need d_model %d, a model too big to run "
                      "(over %zu MB); choose a shorter sentence", c.T, c.d_model, lim.max_memory_bytes >> 20);

@@ -4,20 +4,21 @@
  *   passes, measures (variant.c) -> its pictures + report into a temporary
  *   folder (a sub-folder kvN/ each when there are several, with the
  *   comparison at the top) -> move the folder into place. */
-#include "init_cmd.h"
 #include "args.h"
-#include "blas_setup.h"
-#include "input.h"
-#include "outdir.h"
-#include "pool.h"
-#include "pull.h"
-#include "render.h"
-#include "render_pull.h"
-#include "report.h"
-#include "status.h"
-#include "timing.h"
-#include "variant.h"
-#include "variants.h"
+#include "core/blas_setup.h"
+#include "core/pool.h"
+#include "core/pull.h"
+#include "core/status.h"
+#include "core/timing.h"
+#include "core/variant.h"
+#include "init_cmd.h"
+#include "core/memory.h"
+#include "io/input.h"
+#include "io/outdir.h"
+#include "pictures/pull_slide.h"
+#include "pictures/render.h"
+#include "report/report.h"
+#include "run/variants.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -402,7 +403,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n_vars; i++) {
         MhaConfig vc = in.cfg;
         vc.n_kv_heads = kv[i];
-        arrays += input_memory_estimate(&vc, 0);
+        arrays += memory_estimate(&vc, 0);
     }
     tm.estimate_bytes = arrays + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
     if (n_vars > 1 && tm.estimate_bytes > lim.max_memory_bytes) {

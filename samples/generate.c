@@ -4,15 +4,15 @@
  *                              DIR/base_paper.json, DIR/random_init.json
  *
  * lesson1.json is designed by hand: it is what `mhaviz init --designed`
- * writes for lesson 1's sentence (src/init.c; samples/README.md explains the
+ * writes for lesson 1's sentence (src/models/init.c; samples/README.md explains the
  * construction), each head doing one thing the lesson names. lesson2 and
  * lesson3 are lesson1 with its K/V heads mean-pooled into 2 groups, then 1
- * (src/pool.c, as `--kv-heads` does).
+ * (src/core/pool.c, as `--kv-heads` does).
  * base_paper.json and random_init.json are seeded random models, exactly
  * what `mhaviz init` writes for the same options. Same program, same bytes. */
-#include "init.h"
-#include "input.h"
-#include "status.h"
+#include "models/init.h"
+#include "io/input.h"
+#include "core/status.h"
 
 #include <stdio.h>
 

@@ -40,7 +40,7 @@ CASES = {
     # vectorised loops' tails and matmul's narrower last column block run.
     "ragged":    (37, 60, 5, 5, True, True, 7),
     "wide":      (70, 96, 6, 3, True, True, 8),
-    # Big enough (over 2^22 multiply-adds per loop) that src/mha.c's loops
+    # Big enough (over 2^22 multiply-adds per loop) that src/core/mha.c's loops
     # use their threads: the thread-count test needs it.
     "threads":   (130, 192, 12, 4, True, True, 9),
 }

@@ -2,7 +2,7 @@
  * the forward pass on whatever validates.
  *
  * Built by `make fuzz` with clang -fsanitize=fuzzer,address,undefined. The
- * same file is also linked into the Check runner (tests/check_fuzzreplay.c),
+ * same file is also linked into the Check runner (tests/faults/check_fuzzreplay.c),
  * which replays the seed corpus and every regression file through it, so a
  * crash found once stays fixed under `make test`, `make asan` and
  * `make memcheck` too.
@@ -14,10 +14,10 @@
  * pass: FUZZ_MAX_* below. The loader runs with its default limits except the
  * memory bound, lowered to FUZZ_MAX_MEMORY_MB so that no accepted input can
  * approach libFuzzer's 2 GB malloc limit. */
-#include "input.h"
-#include "mha.h"
-#include "pool.h"
-#include "status.h"
+#include "io/input.h"
+#include "core/mha.h"
+#include "core/pool.h"
+#include "core/status.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -115,7 +115,7 @@ static void run_forward(MhaInput *in, int pool_to)
             for (int j = i + 1; j < c->T; j++)
                 FUZZ_ASSERT(multi.att[((size_t)h * c->T + i) * c->T + j] == 0.0f, "masked cell is 0");
 cleanup:
-    input_weights_free(&wide);
+    mha_weights_free(&wide);
     mha_state_free(&single);
     mha_state_free(&multi);
 }

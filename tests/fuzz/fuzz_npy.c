@@ -1,4 +1,4 @@
-/* fuzz_npy.c — libFuzzer harness for the .npy reader (src/npy.c).
+/* fuzz_npy.c — libFuzzer harness for the .npy reader (src/io/npy.c).
  *
  * The JSON harness cannot reach it (its inputs never name a real file), so
  * this one writes the fuzz bytes after the first three into a scratch file
@@ -8,8 +8,8 @@
  *   transpose = data[2] & 1.
  * Every status must be a documented one, a failure must come with a message,
  * and every number read must be finite. Built by `make fuzz FUZZ_TARGET=npy`. */
-#include "npy.h"
-#include "status.h"
+#include "io/npy.h"
+#include "core/status.h"
 
 #include <math.h>
 #include <stdint.h>

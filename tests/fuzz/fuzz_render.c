@@ -7,10 +7,10 @@
  * the picture kind (heatmap, score map, overview of two maps, sharpness of
  * the two). Pictures
  * go to /dev/null: the harness checks that drawing works and stays within
- * its memory, not the pixels (tests/check_render.c does that).
+ * its memory, not the pixels (tests/unit/check_render.c does that).
  * Built by `make fuzz FUZZ_TARGET=render`. */
-#include "render.h"
-#include "status.h"
+#include "pictures/render.h"
+#include "core/status.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         const float *maps[2] = {a, b};
         char *panels[2] = {title, tokens[0]};
-        const RenderJob job = {.kind = kind == 2 ? RENDER_OVERVIEW : RENDER_SHARPNESS, .path = "/dev/null",
+        const RenderJob job = {.draw = kind == 2 ? render_draw_overview : render_draw_sharpness, .path = "/dev/null",
                                .title = title, .maps = maps, .n_maps = 2, .panel_titles = panels,
                                .subtitle = tokens[0]};
         rc = render_jobs(renderer, &job, 1, T, tokens, causal, err, sizeof err);

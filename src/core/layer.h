@@ -1,0 +1,53 @@
+/* layer.h — one attention layer's shape and weights: the types every
+ * layer of the program shares (the loader fills them, mha.h runs them). */
+#ifndef MHAVIZ_LAYER_H
+#define MHAVIZ_LAYER_H
+
+#include <stddef.h>
+
+/* Hyper-parameters of one attention layer. */
+typedef struct {
+    int T;           /* tokens in the sequence */
+    int d_model;     /* width of each hidden state */
+    int n_heads;     /* query heads */
+    int n_kv_heads;  /* key/value heads: n_heads = MHA, 1 = MQA, between = GQA */
+    int head_dim;    /* d_model / n_heads */
+    int causal;      /* 1: query i sees keys 0..i only */
+} MhaConfig;
+
+/* kv_dim = n_kv_heads * head_dim: width of k and v. */
+static inline int mha_kv_dim(const MhaConfig *c) { return c->n_kv_heads * c->head_dim; }
+
+/* Projection weights of one attention layer, "x@W" layout. */
+typedef struct {
+    float *W_q;   /* (d_model, d_model)  q = x W_q + b_q */
+    float *W_k;   /* (d_model, kv_dim)   k = x W_k + b_k */
+    float *W_v;   /* (d_model, kv_dim)   v = x W_v + b_v */
+    float *W_o;   /* (d_model, d_model)  out = concat W_o + b_o */
+    float *b_q;   /* (d_model) zeros when the input gave none */
+    float *b_k;   /* (kv_dim) */
+    float *b_v;   /* (kv_dim) */
+    float *b_o;   /* (d_model) */
+    int has_bias; /* 1 when the input gave any bias (the cost table counts them) */
+} MhaWeights;
+
+/* A layer with its input: the tokens, their hidden states and the weights.
+ * The loader builds it (io/input.h: input_load, input_parse) and frees it
+ * (input_free); variants make views of it with other weights. */
+typedef struct {
+    MhaConfig cfg;
+    char **tokens;     /* (T) NUL-terminated UTF-8 strings */
+    char *title;       /* the optional "title" (UTF-8, at most INPUT_MAX_TITLE_BYTES of io/input.h), or NULL */
+    float *x;          /* (T, d_model) input hidden states */
+    MhaWeights w;      /* the multi-head layer */
+    int has_single;    /* 1 when "single_head" gave its own weights */
+    MhaWeights single; /* (d_model, d_model) each; valid when has_single */
+    char *warnings;    /* newline-separated warnings (e.g. unknown keys), or NULL */
+    size_t parse_bytes; /* memory the JSON text and cJSON's tree took while parsed (counted
+                         * before parsing: one 80-byte node per value, each string's copy) */
+} MhaInput;
+
+/* Free the arrays of a weights struct and zero it. Safe on a zeroed struct. */
+void mha_weights_free(MhaWeights *w);
+
+#endif

@@ -1,0 +1,333 @@
+/* measures.c — per-map measures, head-vs-wide comparisons and the cost table.
+ *
+ * The measures follow the literature the report cites: attention entropy and
+ * the Jensen-Shannon divergence between maps (Clark et al. 2019), confidence
+ * (Voita et al. 2019), and the previous-token, duplicate-token and induction
+ * patterns (Olsson et al. 2022). Definitions are in measures.h and docs/report.md.
+ */
+#include "core/measures.h"
+#include "core/status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int measures_is_null(double x) { return isnan(x); }
+
+const char *measures_role_name(MeasuresRole r)
+{
+    static const char *const names[] = {
+        "previous-token", "self", "next-token", "duplicate-token", "induction", "first-token",
+        "last-token", "fixed-token", "diffuse", "mixed", "none",
+    };
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
+
+const char *measures_pattern_field(MeasuresRole r)
+{
+    static const char *const names[MEASURES_N_PATTERNS] = {
+        "previous_token", "self", "next_token", "duplicate_token", "induction", "first_token",
+        "last_token", "fixed_token",
+    };
+    return (unsigned)r < MEASURES_N_PATTERNS ? names[r] : "?";
+}
+
+void measures_token_ids(char *const *tokens, int T, int *ids)
+{
+    for (int i = 0; i < T; i++) {
+        ids[i] = i;
+        for (int p = 0; p < i; p++)
+            if (ids[p] == p && strcmp(tokens[p], tokens[i]) == 0) {
+                ids[i] = p;
+                break;
+            }
+    }
+}
+
+/* -sum_j p_j log2 p_j over the row's n cells; 0 log 0 = 0. */
+static double row_entropy(const float *row, int n)
+{
+    double h = 0.0;
+    for (int j = 0; j < n; j++)
+        if (row[j] > 0.0f)
+            h -= (double)row[j] * log2((double)row[j]);
+    return h;
+}
+
+/* Mean of sum/count, or null when no row counted. */
+static double mean_or_null(double sum, long count) { return count > 0 ? sum / (double)count : NAN; }
+
+void measures_row_entropy_norm(const float *att, int T, int causal, double *out)
+{
+    for (int i = 0; i < T; i++) {
+        const int n_i = causal ? i + 1 : T; /* keys query i may see */
+        out[i] = n_i >= 2 ? row_entropy(att + (size_t)i * T, n_i) / log2((double)n_i) : NAN;
+    }
+}
+
+int measures_argmax(const float *row, int n)
+{
+    int best = 0;
+    for (int j = 1; j < n; j++)
+        if (row[j] > row[best])
+            best = j;
+    return best;
+}
+
+/* The pattern visible cell (i, j) counts towards: the first in the list
+ * that names it (one cell, one pattern), or -1 for none. */
+static int cell_pattern(int i, int j, int T, int causal, const int *ids, int fixed_key)
+{
+    if (j == i - 1)
+        return MEASURES_PREVIOUS_TOKEN;
+    if (j == i)
+        return MEASURES_SELF;
+    if (j == i + 1)
+        return MEASURES_NEXT_TOKEN;
+    if (j < i && ids[j] == ids[i])
+        return MEASURES_DUPLICATE_TOKEN;
+    if (j >= 1 && j - 1 < i && ids[j - 1] == ids[i])
+        return MEASURES_INDUCTION; /* j follows an earlier copy j - 1 */
+    if (j == 0)
+        return MEASURES_FIRST_TOKEN;
+    if (!causal && j == T - 1)
+        return MEASURES_LAST_TOKEN;
+    if (j == fixed_key)
+        return MEASURES_FIXED_TOKEN;
+    return -1;
+}
+
+/* The key that is the top key (lowest index on ties), with at least half of
+ * the row, of more than half the rows that see two keys; -1 for none, and
+ * for token 0 and (without the mask) token T-1, which have patterns of their
+ * own. Such a key is the majority of the rows' top keys, so Boyer and
+ * Moore's vote finds the only candidate in one pass; a second pass counts it. */
+static int fixed_key(const float *att, int T, int causal)
+{
+    if (T < 2)
+        return -1;
+    const int first = causal ? 1 : 0; /* rows from here on see two keys or more */
+    int candidate = 0, votes = 0;
+    for (int i = first; i < T; i++) {
+        const int top = measures_argmax(att + (size_t)i * T, causal ? i + 1 : T);
+        if (votes == 0)
+            candidate = top;
+        votes += top == candidate ? 1 : -1;
+    }
+    int held = 0;
+    for (int i = first; i < T; i++) {
+        const float *a_i = att + (size_t)i * T; /* (T) row i */
+        held += measures_argmax(a_i, causal ? i + 1 : T) == candidate && a_i[candidate] >= 0.5f;
+    }
+    if (2 * held <= T - first || candidate == 0 || (!causal && candidate == T - 1))
+        return -1;
+    return candidate;
+}
+
+void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m)
+{
+    double entropy = 0.0, entropy_norm = 0.0, confidence = 0.0, distance = 0.0;
+    double sum[MEASURES_N_PATTERNS] = {0}, even[MEASURES_N_PATTERNS] = {0};
+    long norm_rows = 0;
+    memset(m->rows, 0, sizeof m->rows);
+    memset(m->shown, 0, sizeof m->shown);
+    m->fixed_key = fixed_key(att, T, causal);
+
+    for (int i = 0; i < T; i++) {
+        const float *a_i = att + (size_t)i * T; /* (T) row i */
+        const int n_i = causal ? i + 1 : T;     /* keys query i may see */
+
+        const double h_i = row_entropy(a_i, n_i);
+        entropy += h_i;
+        float max = a_i[0];
+        double dist_i = 0.0;
+        for (int j = 0; j < n_i; j++) {
+            if (a_i[j] > max)
+                max = a_i[j];
+            dist_i += (double)a_i[j] * (double)(i > j ? i - j : j - i);
+        }
+        confidence += max;
+        distance += dist_i;
+        if (n_i < 2)
+            continue; /* one key: no choice, so no pattern */
+        entropy_norm += h_i / log2((double)n_i);
+        norm_rows++;
+
+        /* The patterns: each visible cell's weight to the one pattern that
+         * names it; a pattern that names a cell could show in this row. */
+        double share[MEASURES_N_PATTERNS] = {0};
+        int cells[MEASURES_N_PATTERNS] = {0};
+        for (int j = 0; j < n_i; j++) {
+            const int p = cell_pattern(i, j, T, causal, ids, m->fixed_key);
+            if (p >= 0) {
+                share[p] += a_i[j];
+                cells[p]++;
+            }
+        }
+        for (int p = 0; p < MEASURES_N_PATTERNS; p++)
+            if (cells[p] > 0) {
+                sum[p] += share[p];
+                even[p] += (double)cells[p] / n_i;
+                m->rows[p]++;
+                m->shown[p] += share[p] >= 0.5;
+            }
+    }
+
+    m->entropy_bits = mean_or_null(entropy, T);
+    m->entropy_norm = mean_or_null(entropy_norm, norm_rows);
+    m->confidence = mean_or_null(confidence, T);
+    m->mean_distance = mean_or_null(distance, T);
+    m->strongest = -1;
+    int best = -1;
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
+        m->pattern[p] = mean_or_null(sum[p], m->rows[p]);
+        m->even[p] = mean_or_null(even[p], m->rows[p]);
+        if (m->rows[p] >= MEASURES_MIN_ROLE_ROWS &&
+            (m->strongest < 0 || m->pattern[p] > m->pattern[m->strongest]))
+            m->strongest = p;
+        /* support: a habit, not a coincidence of one row or a few, and
+         * at least twice what spreading evenly would give (one repeated
+         * word: most keys are earlier copies, even attention's share) */
+        const int supported = m->shown[p] >= MEASURES_MIN_ROLE_ROWS && 4 * m->shown[p] >= m->rows[p];
+        if (supported && m->pattern[p] >= 0.5 && m->pattern[p] >= 2.0 * m->even[p] &&
+            (best < 0 || m->pattern[p] > m->pattern[best]))
+            best = p;
+    }
+    if (best >= 0)
+        m->role = (MeasuresRole)best;
+    else if (norm_rows == 0)
+        m->role = MEASURES_NONE;
+    else if (m->entropy_norm >= 0.8)
+        m->role = MEASURES_DIFFUSE;
+    else
+        m->role = MEASURES_MIXED;
+}
+
+int measures_layer(const float *att, int n_heads, const float *wide, int T, int causal,
+                   char *const *tokens, MapMeasures *m)
+{
+    int *ids = malloc((size_t)T * sizeof *ids); /* (T) first index of each token */
+    if (!ids)
+        return MHAVIZ_ENOMEM;
+    measures_token_ids(tokens, T, ids);
+    const size_t cells = ((size_t)n_heads + 1) * (size_t)T * (size_t)T;
+    (void)cells; /* read only by the OpenMP pragma */
+    /* threads only for maps worth waking them (not at class size) */
+#pragma omp parallel for schedule(dynamic) if (cells >= ((size_t)1 << 15))
+    for (int p = 0; p <= n_heads; p++) /* each map's sums in its own order: any thread count */
+        measures_map(p < n_heads ? att + (size_t)p * T * T : wide, T, causal, ids, &m[p]);
+    free(ids);
+    return MHAVIZ_OK;
+}
+
+/* JS(P, Q) = 1/2 KL(P||M) + 1/2 KL(Q||M), M = (P + Q)/2, base 2, in [0, 1]. */
+static double js_divergence(const float *p, const float *q, int n)
+{
+    double js = 0.0;
+    for (int j = 0; j < n; j++) {
+        const double pj = p[j], qj = q[j], mj = 0.5 * (pj + qj);
+        if (pj > 0.0)
+            js += 0.5 * pj * log2(pj / mj);
+        if (qj > 0.0)
+            js += 0.5 * qj * log2(qj / mj);
+    }
+    /* rounding can leave it a hair outside [0, 1] */
+    return js < 0.0 ? 0.0 : js > 1.0 ? 1.0 : js;
+}
+
+void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c)
+{
+    double js = 0.0;
+    long agree = 0;
+    for (int i = 0; i < T; i++) {
+        const float *a_i = att + (size_t)i * T, *w_i = wide + (size_t)i * T; /* (T) rows */
+        const int n_i = causal ? i + 1 : T;
+        js += js_divergence(a_i, w_i, n_i);
+        agree += measures_argmax(a_i, n_i) == measures_argmax(w_i, n_i);
+    }
+    c->js_to_single = mean_or_null(js, T);
+    c->top1_agreement = mean_or_null((double)agree, T);
+}
+
+double measures_output_rel_diff(const float *a, const float *b, int rows, int cols)
+{
+    double diff = 0.0, norm = 0.0;
+    const size_t n = (size_t)rows * cols;
+    for (size_t k = 0; k < n; k++) {
+        const double d = (double)a[k] - (double)b[k];
+        diff += d * d;
+        norm += (double)a[k] * (double)a[k];
+    }
+    return norm > 0.0 ? sqrt(diff) / sqrt(norm) : NAN;
+}
+
+double measures_output_cosine(const float *a, const float *b, int rows, int cols)
+{
+    double sum = 0.0;
+    long counted = 0;
+    for (int r = 0; r < rows; r++) {
+        const float *a_r = a + (size_t)r * cols, *b_r = b + (size_t)r * cols; /* (cols) */
+        double dot = 0.0, aa = 0.0, bb = 0.0;
+        for (int k = 0; k < cols; k++) {
+            dot += (double)a_r[k] * b_r[k];
+            aa += (double)a_r[k] * a_r[k];
+            bb += (double)b_r[k] * b_r[k];
+        }
+        if (aa > 0.0 && bb > 0.0) {
+            sum += dot / (sqrt(aa) * sqrt(bb));
+            counted++;
+        }
+    }
+    return mean_or_null(sum, counted);
+}
+
+/* The cost of one layout of width d with n_heads query heads and n_kv K/V heads. */
+static CostRow cost_row(int64_t T, int64_t pairs, int64_t d, int n_heads, int n_kv, int64_t head_dim,
+                        int with_bias)
+{
+    CostRow r;
+    const int64_t kv_dim = n_kv * head_dim;
+    r.n_heads = n_heads;
+    r.n_kv_heads = n_kv;
+    r.head_dim = (int)head_dim;
+    /* W_q (d, d), W_k and W_v (d, kv_dim), W_o (d, d); biases d, kv_dim, kv_dim, d */
+    r.params = d * d + 2 * d * kv_dim + d * d + (with_bias ? d + 2 * kv_dim + d : 0);
+    /* each token's row times each matrix: d*d + 2*d*kv_dim + d*d per token */
+    r.mac_projections = T * (d * d + 2 * d * kv_dim + d * d);
+    /* each head: a head_dim dot product per visible pair, then a head_dim-wide
+     * weighted sum per visible pair; n_heads * head_dim = d */
+    r.mac_scores = pairs * n_heads * head_dim;
+    r.mac_value_mix = pairs * n_heads * head_dim;
+    r.kv_cache_bytes = 2 * kv_dim * 2;
+    return r;
+}
+
+void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *t)
+{
+    const int64_t T = c->T, d = c->d_model, hd = c->head_dim;
+    const int h = c->n_heads;
+    t->pairs = c->causal ? T * (T + 1) / 2 : T * T;
+    t->input = cost_row(T, t->pairs, d, h, c->n_kv_heads, hd, with_bias);
+    t->mha = cost_row(T, t->pairs, d, h, h, hd, with_bias);
+    t->mqa = cost_row(T, t->pairs, d, h, 1, hd, with_bias);
+    /* GQA: the input's own grouping if it is GQA, else n_heads/4 groups
+     * when that is a whole number of at least 2 (1 group would be MQA). */
+    int groups = 0;
+    if (c->n_kv_heads > 1 && c->n_kv_heads < h)
+        groups = c->n_kv_heads;
+    else if (h % 4 == 0 && h / 4 >= 2)
+        groups = h / 4;
+    t->gqa_valid = groups > 0;
+    if (t->gqa_valid)
+        t->gqa = cost_row(T, t->pairs, d, h, groups, hd, with_bias);
+    else
+        memset(&t->gqa, 0, sizeof t->gqa);
+    t->wide = cost_row(T, t->pairs, d, 1, 1, d, wide_bias);
+}
+
+const char *measures_layout_name(int n_heads, int n_kv_heads)
+{
+    if (n_kv_heads == n_heads)
+        return "MHA";
+    return n_kv_heads == 1 ? "MQA" : "GQA";
+}

@@ -1,0 +1,153 @@
+/* measures.h — what each attention map does, in numbers a class can read.
+ *
+ * A map A is (T, T), row i = query i, column j = key j; row i may look at
+ * n_i keys: n_i = i + 1 when causal (keys 0..i), T otherwise. Masked cells
+ * are 0. Logs are base 2 and 0 log 0 = 0. Every sum runs in a fixed order in
+ * double precision, so the numbers do not depend on the thread count.
+ *
+ * A measure that is not defined for a map (no row qualifies) is NAN, which
+ * the reports print as null; test it with measures_is_null. */
+#ifndef MHAVIZ_MEASURES_H
+#define MHAVIZ_MEASURES_H
+
+#include "core/layer.h"
+
+#include <stdint.h>
+
+/* The patterns a row's attention can follow, in the order that breaks ties
+ * and claims cells: each visible (query i, key j) cell counts towards the
+ * first pattern of this list that names it, so one cell never counts twice:
+ * a key just before the query is the previous token even when it also
+ * followed an earlier copy (not induction), and token 0 when it is an
+ * earlier copy of the query's token is that copy (not the first token). */
+typedef enum {
+    MEASURES_PREVIOUS_TOKEN, /* j = i - 1 */
+    MEASURES_SELF,           /* j = i */
+    MEASURES_NEXT_TOKEN,     /* j = i + 1 (visible only without the causal mask) */
+    MEASURES_DUPLICATE_TOKEN,/* j < i, token j = token i: an earlier copy */
+    MEASURES_INDUCTION,      /* j - 1 < i an earlier copy of token i: what followed it */
+    MEASURES_FIRST_TOKEN,    /* j = 0 */
+    MEASURES_LAST_TOKEN,     /* j = T - 1, without the causal mask */
+    MEASURES_FIXED_TOKEN,    /* j = the map's fixed key (fixed_key below) */
+    MEASURES_DIFFUSE,        /* no role, spread almost evenly (entropy_norm >= 0.8) */
+    MEASURES_MIXED,          /* no role, not even either */
+    MEASURES_NONE            /* no row sees two keys (T = 1): nothing to choose */
+} MeasuresRole;
+
+#define MEASURES_N_PATTERNS 8    /* the first eight roles are patterns */
+#define MEASURES_MIN_ROLE_ROWS 2 /* rows that must show a pattern before it names the role */
+
+/* The per-map measures. NAN = null (not defined for this map).
+ *
+ * Row i "shows" a pattern when the pattern's cells in the row hold at least
+ * half of the row's attention (no other pattern can then hold more). A row
+ * with one visible key (row 0 under the causal mask, every row at T = 1)
+ * shows no pattern and counts for none: it had no choice. A pattern "could
+ * show" in row i when it names at least one of the row's visible cells.
+ *
+ * role: the pattern with the largest share (list order on ties) among
+ * those with support: a share of at least 0.5 and at least twice its even
+ * share, shown in at least MEASURES_MIN_ROLE_ROWS rows and in at least a
+ * quarter of the rows that could show it; otherwise diffuse or mixed, or
+ * none when no row sees two keys. */
+typedef struct {
+    double entropy_bits;    /* mean over all rows of H_i = -sum_j A_ij log2 A_ij */
+    double entropy_norm;    /* mean over rows with n_i >= 2 of H_i / log2(n_i); 1 = uniform */
+    double confidence;      /* mean over all rows of max_j A_ij */
+    double mean_distance;   /* mean over all rows of sum_j A_ij |i - j|, in tokens */
+    double pattern[MEASURES_N_PATTERNS]; /* indexed by MeasuresRole: the pattern's share of
+                                          * the row, mean over the rows that could show it */
+    double even[MEASURES_N_PATTERNS];    /* the share spreading evenly would give: mean over
+                                          * the same rows of (the pattern's cells) / n_i */
+    int rows[MEASURES_N_PATTERNS];       /* rows that could show each pattern */
+    int shown[MEASURES_N_PATTERNS];      /* rows that show it (at least half the row) */
+    int fixed_key;          /* the key that is the top key, with at least half, of more than
+                             * half the rows with two visible keys; -1 when there is none or
+                             * it is token 0 or (without the mask) token T-1: those are the
+                             * first-token and last-token patterns */
+    int strongest;          /* the largest pattern share among patterns that could show in at
+                             * least MEASURES_MIN_ROLE_ROWS rows (list order on ties); -1: none */
+    MeasuresRole role;
+} MapMeasures;
+
+/* One attention map against the single wide head's map. */
+typedef struct {
+    double js_to_single;   /* mean over rows of the Jensen-Shannon divergence (base 2, in [0, 1]) */
+    double top1_agreement; /* fraction of rows whose most-attended key (lowest index on ties) agrees */
+} MapComparison;
+
+/* One layout in the cost table. Exact counts; biases are parameters but not
+ * multiply-accumulates; masked cells are not computed, so not counted. */
+typedef struct {
+    int n_heads, n_kv_heads, head_dim;
+    int64_t params;          /* W_q, W_k, W_v, W_o (+ b_q, b_k, b_v, b_o when biases are present) */
+    int64_t mac_projections; /* T (d*d + 2 d*kv_dim + d*d): q, k, v and the output projection */
+    int64_t mac_scores;      /* pairs * n_heads * head_dim: one dot product per visible (query, key) pair per head */
+    int64_t mac_value_mix;   /* pairs * n_heads * head_dim: one weighted value per visible pair per head */
+    int64_t kv_cache_bytes;  /* per token at fp16: 2 (K and V) * n_kv_heads * head_dim * 2 bytes */
+} CostRow;
+
+/* The cost table for one input shape. valid = 0 for a row that does not
+ * exist for this shape (GQA when n_heads/4 is not a whole number >= 2). */
+typedef struct {
+    int64_t pairs;  /* visible (query, key) pairs: T(T+1)/2 when causal, T*T otherwise */
+    CostRow input;  /* the input's own layout */
+    CostRow mha;    /* n_kv_heads = n_heads */
+    CostRow gqa;    /* the input's n_kv_heads if GQA, else n_heads/4 */
+    int gqa_valid;
+    CostRow mqa;    /* n_kv_heads = 1 */
+    CostRow wide;   /* one head of width d_model */
+} CostTable;
+
+/* 1 when x is a null measure. */
+int measures_is_null(double x);
+
+/* Role names as the reports print them: "previous-token", ..., "none". */
+const char *measures_role_name(MeasuresRole r);
+
+/* JSON field names of the pattern scores: "previous_token", "self", ... */
+const char *measures_pattern_field(MeasuresRole r);
+
+/* ids (T): for each token the index of its first occurrence, so tokens i
+ * and p are equal exactly when ids[i] == ids[p]. ids is the caller's. */
+void measures_token_ids(char *const *tokens, int T, int *ids);
+
+/* Measures of map att (T, T) whose tokens have ids (from measures_token_ids). */
+void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m);
+
+/* How sharp each row of map att (T, T) is: out (T) gets row i's entropy
+ * over log2(n_i), 0 = all on one key, 1 = spread evenly over the n_i keys
+ * it may see; NAN for a row with one key (n_i = 1: nothing to spread). */
+void measures_row_entropy_norm(const float *att, int T, int causal, double *out);
+
+/* measures_map of every map of a layer, once for both the pictures and the
+ * reports: head h's map att + h*T*T into m[h] for h < n_heads, the wide
+ * head's map wide (T, T) into m[n_heads]; the maps in parallel, each with
+ * the numbers measures_map gives. tokens (T) name the tokens. m holds
+ * n_heads + 1 measures (the caller's). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int measures_layer(const float *att, int n_heads, const float *wide, int T, int causal,
+                   char *const *tokens, MapMeasures *m);
+
+/* Index of the largest of row[0..n), the lowest index on ties: a row's
+ * top key. */
+int measures_argmax(const float *row, int n);
+
+/* Compare map att (T, T) with the wide head's map wide (T, T). */
+void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c);
+
+/* ||a - b||_F / ||a||_F for a, b (rows, cols); NAN when a is all zeros. */
+double measures_output_rel_diff(const float *a, const float *b, int rows, int cols);
+
+/* Mean over rows of cos(a_r, b_r), over rows where both are non-zero;
+ * NAN when no row qualifies. */
+double measures_output_cosine(const float *a, const float *b, int rows, int cols);
+
+/* The cost table for config c at its T; with_bias counts the four biases
+ * (wide_bias for the single wide head's row). */
+void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *t);
+
+/* Name of the layout n_kv_heads gives with n_heads: "MHA", "GQA" or "MQA"
+ * (a single head, n_heads = 1, is "MHA"). */
+const char *measures_layout_name(int n_heads, int n_kv_heads);
+
+#endif

@@ -1,0 +1,301 @@
+/* mha.c — the multi-head attention forward pass, step by step.
+ *
+ * Shapes use one notation throughout: (rows, cols), row-major; hd = head_dim.
+ *   x      (T, d_model)        one hidden state per token
+ *   q      (T, d_model)        = x W_q + b_q; head h owns columns [h*hd, (h+1)*hd)
+ *   k, v   (T, kv_dim)         = x W_k + b_k, x W_v + b_v; K/V head g owns [g*hd, (g+1)*hd)
+ *   kt     (n_kv_heads, hd, T) each K/V head's keys transposed (key j = column j)
+ *   att    (n_heads, T, T)     softmax weights, row i = query i, column j = key j
+ *   concat (T, d_model)        head h's output in columns [h*hd, (h+1)*hd)
+ *   out    (T, d_model)        = concat W_o + b_o
+ *
+ * Determinism: every number is one sum in a fixed order, whichever thread
+ * computes it, so the results do not depend on the thread count.
+ */
+#include "core/mha.h"
+#include "core/status.h"
+
+#include <blis.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Column blocks of a projection: the work matmul shares out among threads. */
+#define MATMUL_BLOCKS 8
+
+/* Multiply-adds below which a loop runs on one thread: waking a second
+ * thread costs more than it saves, far more on a busy machine, where each
+ * parallel loop may wait milliseconds for a core (T = 7, d_model 16: 0.6 ms
+ * a forward pass on one thread, 79 ms on two, with 12 programs running). */
+#define PARALLEL_MIN_WORK 4194304.0 /* 2^22 */
+
+/* out (n, d_out) = x (n, d_in) W (d_in, d_out) + b (d_out).
+ * The columns of out are cut into MATMUL_BLOCKS blocks (widths a multiple
+ * of 16), the same blocks whatever the thread count; each block is one call
+ * to BLIS's sgemm, on one thread. So every element is the same sum with any
+ * number of threads. (BLIS's own threads wait for each other by spinning:
+ * with more threads than free cores, a 7 x 16 x 16 product took 0.8 s
+ * instead of 12 us; OpenMP's loop does not suffer so. bench/README.md.) */
+static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in,
+                   int d_out)
+{
+    const int width = ((d_out + MATMUL_BLOCKS - 1) / MATMUL_BLOCKS + 15) / 16 * 16;
+    bli_thread_set_num_threads(1); /* threads come from the loop below, not from BLIS */
+#pragma omp parallel for schedule(static) if ((double)n * d_in * d_out >= PARALLEL_MIN_WORK)
+    for (int j0 = 0; j0 < d_out; j0 += width) {
+        const int cols = d_out - j0 < width ? d_out - j0 : width;
+        for (int i = 0; i < n; i++) /* out = b, then out += x W */
+            memcpy(out + (size_t)i * d_out + j0, b + j0, (size_t)cols * sizeof *b);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, cols, d_in,
+                    1.0f, x, d_in, W + j0, d_out, 1.0f, out + j0, d_out);
+    }
+}
+
+
+/* Steps 2 to 8 of the forward pass, from the projections in s->q, s->k,
+ * s->v (step 1, in mha_forward below). Compiled for three instruction sets,
+ * AVX-512, AVX2 and SSE2, x86-64's minimum; the processor's best runs: at
+ * T = 512, d_model 768 AVX2 takes the loops from 740 to 116 million
+ * instructions a forward pass against SSE2 (callgrind). Each number is
+ * still the same sum in the same order. */
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
+{
+    const int T = c->T, d_model = c->d_model, hd = c->head_dim;
+    const int kv_dim = mha_kv_dim(c);
+    const int kv_mul = c->n_heads / c->n_kv_heads; /* query heads per K/V head */
+    const float scale = 1.0f / sqrtf((float)hd);
+    const int threaded = (double)c->n_heads * T * T * hd >= PARALLEL_MIN_WORK;
+    (void)threaded; /* read only by the OpenMP pragmas: unused without OpenMP */
+
+    /* 2. Split into heads. Head h reads its columns of q and K/V head g's
+     *    columns of k and v. Each K/V head's keys are laid out as columns
+     *    (kt_g[e][j] = k_jg[e]), so that the scores of one query against
+     *    all keys run along a row. */
+#pragma omp parallel for if (threaded)
+    for (int g = 0; g < c->n_kv_heads; g++) {
+        float *kt_g = s->kt + (size_t)g * hd * T; /* (hd, T) */
+        for (int j = 0; j < T; j++)
+            for (int e = 0; e < hd; e++)
+                kt_g[(size_t)e * T + j] = s->k[(size_t)j * kv_dim + g * hd + e];
+    }
+
+    /* Every head and every query row is independent work: it writes its own
+     * row of att and its own columns of concat. */
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) if (threaded)
+    for (int h = 0; h < c->n_heads; h++) {
+        for (int i = 0; i < T; i++) {
+            int g = h / kv_mul;                                      /* the K/V head h reads */
+            const float *q_ih = s->q + (size_t)i * d_model + h * hd; /* (hd) */
+            const float *kt_g = s->kt + (size_t)g * hd * T;          /* (hd, T) */
+            float *att_hi = s->att + ((size_t)h * T + i) * T;        /* (T) */
+            float *out_ih = s->concat + (size_t)i * d_model + h * hd; /* (hd) */
+
+            /* 3. Scores: how well query i matches key j, q_ih . k_jg / sqrt(hd),
+             * 4. for the keys the mask lets it see: 0..n_visible-1 (causal:
+             *    itself and the tokens before it). Textbooks set the other
+             *    scores to -infinity so that softmax gives them exp(-inf) = 0;
+             *    here they are never computed, and written as exact zeros. */
+            const int n_visible = c->causal ? i + 1 : T;
+            for (int j = 0; j < n_visible; j++)
+                att_hi[j] = 0.0f;
+            for (int e = 0; e < hd; e++) {
+                const float q_ihe = q_ih[e];
+                const float *kt_ge = kt_g + (size_t)e * T; /* (T) element e of every key */
+                for (int j = 0; j < n_visible; j++)
+                    att_hi[j] += q_ihe * kt_ge[j];
+            }
+            for (int j = 0; j < n_visible; j++)
+                att_hi[j] *= scale;
+            if (s->scores) { /* kept for the pulls and --steps; masked cells 0 */
+                float *scores_hi = s->scores + ((size_t)h * T + i) * T;
+                memcpy(scores_hi, att_hi, (size_t)n_visible * sizeof *att_hi);
+                memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
+            }
+
+            /* 5. Softmax over the visible keys. Subtracting the largest score
+             *    first keeps every exponent <= 0 (no overflow) and leaves the
+             *    weights unchanged. Masked cells are exactly 0. */
+            float max = att_hi[0];
+            for (int j = 1; j < n_visible; j++)
+                max = att_hi[j] > max ? att_hi[j] : max;
+            float sum = 0.0f;
+            for (int j = 0; j < n_visible; j++) {
+                att_hi[j] = expf(att_hi[j] - max);
+                sum += att_hi[j];
+            }
+            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f; /* sum >= 1 unless a score is NaN */
+            for (int j = 0; j < n_visible; j++)
+                att_hi[j] *= inv;
+            for (int j = n_visible; j < T; j++)
+                att_hi[j] = 0.0f;
+
+            /* 6. Mix the values: head h's output for token i is the mean of
+             *    the values v_jg weighted by att_hi[j]. */
+            for (int e = 0; e < hd; e++)
+                out_ih[e] = 0.0f;
+            for (int j = 0; j < n_visible; j++) {
+                const float a = att_hi[j];
+                const float *v_jg = s->v + (size_t)j * kv_dim + g * hd; /* (hd) */
+                for (int e = 0; e < hd; e++)
+                    out_ih[e] += a * v_jg[e];
+            }
+        }
+    }
+
+    /* 7. Concatenate: the heads wrote their outputs side by side into concat.
+     * 8. Output projection: mix what the heads found. */
+    matmul(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
+}
+
+void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
+{
+    const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
+
+    /* 1. Project every token into a query, a key and a value. */
+    matmul(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
+    matmul(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
+    matmul(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
+
+    attend(c, w, s);
+}
+
+/* Copy K/V head g's columns [g*hd, (g+1)*hd) of src (rows, kv_dim) into
+ * query head h's columns of dst (rows, d_model), for every query head h. */
+static void spread_kv_columns(float *dst, const float *src, int rows, const MhaConfig *c)
+{
+    const int hd = c->head_dim, kv_dim = mha_kv_dim(c), d_model = c->d_model;
+    const int kv_mul = c->n_heads / c->n_kv_heads;
+    for (int r = 0; r < rows; r++)
+        for (int h = 0; h < c->n_heads; h++) {
+            int g = h / kv_mul;
+            memcpy(dst + (size_t)r * d_model + h * hd, src + (size_t)r * kv_dim + g * hd,
+                   (size_t)hd * sizeof(float));
+        }
+}
+
+void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s)
+{
+    const MhaConfig wide = mha_single_head_config(c);
+    /* 1. The projections: the heads' q, and their k and v with each K/V
+     *    head's columns repeated for the query heads that read it. */
+    memcpy(s->q, heads->q, (size_t)c->T * c->d_model * sizeof *s->q);
+    spread_kv_columns(s->k, heads->k, c->T, c);
+    spread_kv_columns(s->v, heads->v, c->T, c);
+    attend(&wide, w, s);
+}
+
+int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
+{
+    const size_t T = (size_t)c->T, d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
+    const size_t maps = (size_t)c->n_heads * T * T;
+    memset(s, 0, sizeof *s);
+    s->q = malloc(T * d * sizeof(float));
+    s->k = malloc(T * kv * sizeof(float));
+    s->v = malloc(T * kv * sizeof(float));
+    s->kt = malloc(kv * T * sizeof(float));
+    s->att = malloc(maps * sizeof(float));
+    s->concat = malloc(T * d * sizeof(float));
+    s->out = malloc(T * d * sizeof(float));
+    if (keep_scores)
+        s->scores = malloc(maps * sizeof(float));
+    if (!s->q || !s->k || !s->v || !s->kt || !s->att || !s->concat || !s->out ||
+        (keep_scores && !s->scores)) {
+        mha_state_free(s);
+        return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+void mha_state_free(MhaState *s)
+{
+    free(s->q), free(s->k), free(s->v), free(s->kt);
+    free(s->att), free(s->concat), free(s->out), free(s->scores);
+    memset(s, 0, sizeof *s);
+}
+static float *copy_floats(const float *src, size_t n)
+{
+    float *dst = malloc(n * sizeof(float));
+    if (dst)
+        memcpy(dst, src, n * sizeof(float));
+    return dst;
+}
+
+MhaConfig mha_single_head_config(const MhaConfig *c)
+{
+    MhaConfig wide = *c;
+    wide.n_heads = 1;
+    wide.n_kv_heads = 1;
+    wide.head_dim = c->d_model;
+    return wide;
+}
+
+int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
+                            MhaConfig *wide_cfg, MhaWeights *wide)
+{
+    const size_t d = (size_t)c->d_model;
+    *wide_cfg = mha_single_head_config(c);
+
+    memset(wide, 0, sizeof *wide);
+    wide->has_bias = w->has_bias;
+    wide->W_q = copy_floats(w->W_q, d * d);
+    wide->W_o = copy_floats(w->W_o, d * d);
+    wide->b_q = copy_floats(w->b_q, d);
+    wide->b_o = copy_floats(w->b_o, d);
+    wide->W_k = malloc(d * d * sizeof(float));
+    wide->W_v = malloc(d * d * sizeof(float));
+    wide->b_k = malloc(d * sizeof(float));
+    wide->b_v = malloc(d * sizeof(float));
+    if (!wide->W_q || !wide->W_o || !wide->b_q || !wide->b_o ||
+        !wide->W_k || !wide->W_v || !wide->b_k || !wide->b_v) {
+        mha_weights_free(wide);
+        return MHAVIZ_ENOMEM;
+    }
+    /* K/V head g serves query heads g*kv_mul .. (g+1)*kv_mul-1: lay its
+     * columns out once per query head, so the wide key/value has width d_model. */
+    spread_kv_columns(wide->W_k, w->W_k, c->d_model, c);
+    spread_kv_columns(wide->W_v, w->W_v, c->d_model, c);
+    spread_kv_columns(wide->b_k, w->b_k, 1, c);
+    spread_kv_columns(wide->b_v, w->b_v, 1, c);
+    return MHAVIZ_OK;
+}
+
+int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, char *err,
+                     size_t errlen)
+{
+    const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
+    /* The steps in the order they run: the first overflow is the cause. */
+    const struct {
+        const char *name;
+        const float *m;
+        size_t n;
+        int cols;
+    } steps[] = {
+        {"q", s->q, (size_t)T * d_model, d_model},
+        {"k", s->k, (size_t)T * kv_dim, kv_dim},
+        {"v", s->v, (size_t)T * kv_dim, kv_dim},
+        {"attention", s->att, (size_t)c->n_heads * T * T, T},
+        {"the heads' concatenated output", s->concat, (size_t)T * d_model, d_model},
+        {"the output", s->out, (size_t)T * d_model, d_model},
+    };
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        size_t i = 0;
+        while (i < steps[k].n && isfinite(steps[k].m[i]))
+            i++;
+        if (i == steps[k].n)
+            continue;
+        char place[128];
+        const long row = (long)(i / steps[k].cols), col = (long)(i % steps[k].cols);
+        if (steps[k].m == s->att)
+            snprintf(place, sizeof place, "the attention of head %ld, query %ld, key %ld "
+                     "(its scores q.k overflowed)", row / T, row % T, col);
+        else
+            snprintf(place, sizeof place, "%s at token %ld, column %ld", steps[k].name, row, col);
+        snprintf(err, errlen, "%s: the numbers overflow float32: %s is %s; "
+                 "scale the weights or the inputs down", what, place,
+                 isnan(steps[k].m[i]) ? "not a number" : "infinite");
+        return MHAVIZ_EINPUT;
+    }
+    return MHAVIZ_OK;
+}

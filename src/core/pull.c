@@ -1,0 +1,261 @@
+/* pull.c — the pulls of the heads on one query (the identity in pull.h).
+ *
+ * Shapes: scores (n_heads, T, T), wide (T, T), row i = query i, column j =
+ * key j; query i may see keys 0..n_keys(i)-1 (causal: i + 1, else T). */
+#include "core/pull.h"
+#include "core/measures.h"
+#include "core/status.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int n_keys(const MhaConfig *c, int i) { return c->causal ? i + 1 : c->T; }
+
+int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *wide_scores,
+                     const float *wide_att, int identity)
+{
+    const int T = c->T, H = c->n_heads;
+    const double per_head = 1.0 / sqrt((double)H);
+    memset(p, 0, sizeof *p);
+    p->T = T, p->n_heads = H, p->identity = identity;
+    p->top = malloc((size_t)T * H * sizeof *p->top);
+    p->rows = malloc((size_t)T * sizeof *p->rows);
+    if (!p->top || !p->rows) {
+        pull_layer_free(p);
+        return MHAVIZ_ENOMEM;
+    }
+
+    double max_dev = 0, max_abs = 0;
+    int most_distinct = 0;
+    for (int i = 0; i < T; i++) {
+        const int n = n_keys(c, i);
+        const float *wide_i = wide_scores + (size_t)i * T;
+        int *top_i = p->top + (size_t)i * H;
+        PullRow *r = &p->rows[i];
+
+        /* The identity, cell by cell: wide(i, j) against sum_h score_h(i, j)/sqrt(h). */
+        for (int j = 0; j < n; j++) {
+            double sum = 0;
+            for (int h = 0; h < H; h++)
+                sum += scores[((size_t)h * T + i) * T + j];
+            max_dev = fmax(max_dev, fabs(wide_i[j] - sum * per_head));
+            max_abs = fmax(max_abs, fabs(wide_i[j]));
+        }
+
+        /* Each head's top key, and how many different ones there are. */
+        r->n_top_keys = 0;
+        for (int h = 0; h < H; h++) {
+            top_i[h] = measures_argmax(scores + ((size_t)h * T + i) * T, n);
+            int seen = 0;
+            for (int g = 0; g < h; g++)
+                seen |= top_i[g] == top_i[h];
+            r->n_top_keys += !seen;
+        }
+
+        /* What the wide head did with them. */
+        r->n_keys = n;
+        r->wide_top = measures_argmax(wide_i, n);
+        r->wide_top_att = wide_att[(size_t)i * T + r->wide_top];
+        r->blurs = n > 1 && r->wide_top_att <= PULL_BLUR_AT_MOST;
+        int followed = 0;
+        for (int h = 0; h < H; h++)
+            followed += top_i[h] == r->wide_top;
+        r->outcome = n == 1 ? PULL_NO_CHOICE
+                   : followed == H ? PULL_AGREED
+                   : r->blurs ? PULL_SPLIT
+                   : followed > 0 ? PULL_FOLLOWED
+                   : PULL_OWN;
+        p->count[r->outcome]++;
+        p->n_blur += r->blurs;
+        if (r->n_top_keys >= most_distinct) { /* >=: on ties the later row */
+            most_distinct = r->n_top_keys;
+            p->default_query = i;
+        }
+    }
+    p->identity_max_dev = identity ? max_dev : NAN;
+    p->max_abs_score = max_abs;
+    return MHAVIZ_OK;
+}
+
+void pull_layer_free(PullLayer *p)
+{
+    free(p->top);
+    free(p->rows);
+    memset(p, 0, sizeof *p);
+}
+
+void pull_contributions(const MhaConfig *c, const float *scores, int i, float *contrib)
+{
+    const int T = c->T, H = c->n_heads, n = n_keys(c, i);
+    const float per_head = (float)(1.0 / sqrt((double)H));
+    for (int h = 0; h < H; h++) {
+        const float *s_hi = scores + ((size_t)h * T + i) * T;
+        const float top = s_hi[measures_argmax(s_hi, n)];
+        for (int j = 0; j < n; j++)
+            contrib[(size_t)h * n + j] = (s_hi[j] - top) * per_head;
+    }
+}
+
+int pull_find_query(const char *arg, char *const *tokens, int T, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (end != arg && *end == '\0') { /* a whole number: an index */
+        if (!errno && v >= 0 && v < T)
+            return (int)v;
+        snprintf(err, errlen, "--query %s: out of range, the sentence has %d tokens (0 to %d)", arg, T,
+                 T - 1);
+        return -1;
+    }
+    for (int i = T - 1; i >= 0; i--)
+        if (strcmp(tokens[i], arg) == 0)
+            return i;
+    snprintf(err, errlen, "--query '%s': no token '%s' in the sentence (give its text exactly, or its "
+             "index from 0 to %d)", arg, arg, T - 1);
+    return -1;
+}
+
+const char *pull_outcome_name(PullOutcome o)
+{
+    static const char *const names[PULL_N_OUTCOMES] = {"no_choice", "agreed", "split", "followed",
+                                                             "own_choice"};
+    return names[o];
+}
+
+/* Append to buf (of n bytes, holding a string) like snprintf. */
+
+static void add(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, n - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Keys a caption lists at most (then "…"): a caption of two lines holds no more. */
+#define PULL_CAPTION_KEYS 64
+
+/* "head 2", "heads 0, 3", "heads 1-3": the heads h < H with top[h] == key. */
+static void add_heads(char *buf, size_t n, const int *top, int H, int key)
+{
+    int members = 0;
+    for (int h = 0; h < H; h++)
+        members += top[h] == key;
+    add(buf, n, members == 1 ? "head " : "heads ");
+    int first = 1;
+    for (int h = 0; h < H; h++) {
+        if (top[h] != key)
+            continue;
+        int last = h;
+        while (last + 1 < H && top[last + 1] == key)
+            last++;
+        add(buf, n, "%s%d", first ? "" : ", ", h);
+        if (last >= h + 2) { /* a run of three or more: "1-3" */
+            add(buf, n, "-%d", last);
+            h = last;
+        }
+        first = 0;
+    }
+}
+
+/* "'John'", or "'John' 5" when another of the n_keys visible keys has the same text. */
+static void add_key(char *buf, size_t n, char *const *tokens, int n_keys, int key)
+{
+    int twin = 0;
+    for (int j = 0; j < n_keys; j++)
+        twin |= j != key && strcmp(tokens[j], tokens[key]) == 0;
+    if (twin)
+        add(buf, n, "'%s' %d", tokens[key], key);
+    else
+        add(buf, n, "'%s'", tokens[key]);
+}
+
+void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *tokens,
+                  const float *wide_att)
+{
+    const int T = p->T, H = p->n_heads;
+    const PullRow *r = &p->rows[i];
+    const int *top = p->top + (size_t)i * H;
+    const float *att_i = wide_att + (size_t)i * T;
+    const char *wide = p->identity ? "the wide head" : "the separately trained wide head";
+    buf[0] = '\0';
+    switch (r->outcome) {
+    case PULL_NO_CHOICE:
+        add(buf, n, "'%s' sees only itself: no choice to make", tokens[i]);
+        return;
+    case PULL_AGREED:
+        add(buf, n, "every head's top key is ");
+        add_key(buf, n, tokens, r->n_keys, r->wide_top);
+        add(buf, n, ", and %s's too (%.2f): nothing lost", wide, r->wide_top_att);
+        if (r->blurs) /* agreed, and still no key gets more than half */
+            add(buf, n, "; no key gets more than half its attention: the row blurs");
+        return;
+    case PULL_FOLLOWED:
+        if (p->identity) {
+            add(buf, n, "%s followed ", wide);
+            add_heads(buf, n, top, H, r->wide_top);
+            add(buf, n, " to ");
+            add_key(buf, n, tokens, r->n_keys, r->wide_top);
+            add(buf, n, " (%.2f); it gives ", r->wide_top_att);
+        } else { /* its own weights: the same key, not a pull it followed */
+            add(buf, n, "%s's top key ", wide);
+            add_key(buf, n, tokens, r->n_keys, r->wide_top);
+            add(buf, n, " (%.2f) is the top key of ", r->wide_top_att);
+            add_heads(buf, n, top, H, r->wide_top);
+            add(buf, n, " too; it gives ");
+        }
+        break;
+    case PULL_OWN:
+        add(buf, n, "%s's top key ", wide);
+        add_key(buf, n, tokens, r->n_keys, r->wide_top);
+        add(buf, n, " (%.2f) is no head's top key; it gives ", r->wide_top_att);
+        break;
+    case PULL_SPLIT:
+        add(buf, n, "%s: %s gives ", p->identity ? "the pulls split and the row blurs" : "the row blurs", wide);
+        break;
+    }
+    /* The heads' top keys it did not follow (all of them when it split),
+     * the most weighted first (on ties, in the order of the heads), each
+     * with the heads that chose it. keys is at most (H) long. */
+    int keys[PULL_CAPTION_KEYS], m = 0, more = 0;
+    for (int h = 0; h < H; h++) {
+        int skip = top[h] == r->wide_top && r->outcome != PULL_SPLIT;
+        for (int k = 0; k < m && !skip; k++)
+            skip = keys[k] == top[h];
+        if (!skip && m == PULL_CAPTION_KEYS)
+            more = 1; /* said with an ellipsis: the list is not all there */
+        if (skip || m == PULL_CAPTION_KEYS)
+            continue;
+        int k = m++;
+        for (; k > 0 && att_i[keys[k - 1]] < att_i[top[h]]; k--) /* insertion: stable */
+            keys[k] = keys[k - 1];
+        keys[k] = top[h];
+    }
+    for (int k = 0; k < m; k++) {
+        add(buf, n, "%s%.2f to ", k ? ", " : "", att_i[keys[k]]);
+        add_key(buf, n, tokens, r->n_keys, keys[k]);
+        add(buf, n, " (");
+        add_heads(buf, n, top, H, keys[k]);
+        add(buf, n, ")");
+    }
+    if (more)
+        add(buf, n, ", \xe2\x80\xa6");
+    if (r->outcome == PULL_SPLIT) {
+        int own = 1;
+        for (int h = 0; h < H; h++)
+            own &= top[h] != r->wide_top;
+        if (own) {
+            add(buf, n, "; its top key ");
+            add_key(buf, n, tokens, r->n_keys, r->wide_top);
+            add(buf, n, " (%.2f) is no head's", r->wide_top_att);
+        }
+    }
+}

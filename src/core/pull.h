@@ -1,0 +1,109 @@
+/* pull.h — the pulls of the heads on one query: why one wide head blurs.
+ *
+ * When the wide head is built from the heads' own projections (the default,
+ * mha_forward_wide), its query and key for a token are the heads'
+ * queries and keys side by side, so its score is a sum over the heads:
+ *
+ *   wide(i, j) = q_i . k_j / sqrt(d_model)
+ *              = sum_h (q_ih . k_jh) / sqrt(n_heads * head_dim)
+ *              = (1/sqrt(n_heads)) sum_h score_h(i, j)
+ *
+ * The wide head adds up the heads' scores, and its softmax is the product
+ * of the heads' preferences: exp(wide) = prod_h exp(score_h)^(1/sqrt(h)).
+ * Where the heads pull towards different keys, the wide head follows the
+ * strongest pull or spreads between them; what each head preferred alone
+ * does not survive. A separately trained wide head ("single_head" in the
+ * input) has weights of its own, and none of this holds for it.
+ *
+ * Scores are those of the forward passes (MhaState.scores): (n_heads, T, T)
+ * for the heads, (T, T) for the wide head, row = query, masked cells 0. */
+#ifndef MHAVIZ_PULL_H
+#define MHAVIZ_PULL_H
+
+#include "core/layer.h"
+
+/* A row blurs when the wide head gives no key more than this share of its
+ * attention (a tie of two keys at one half each blurs). */
+#define PULL_BLUR_AT_MOST 0.5
+
+/* What the wide head did with one query row. A top key is the key with the
+ * highest score (the lowest index on ties). Exactly one holds, in order:
+ * (With the identity, heads that agree on a key make it the wide head's
+ * top key too: each term of the sum is largest there.) */
+typedef enum {
+    PULL_NO_CHOICE, /* the row sees one key only: nothing to choose */
+    PULL_AGREED,    /* every head's top key is the wide head's top key: nothing lost */
+    PULL_SPLIT,     /* not so, and the row blurs: the pulls split */
+    PULL_FOLLOWED,  /* not so, the row does not blur, and its top key is the top key of some
+                     * heads: the wide head followed them over the others */
+    PULL_OWN,       /* not so, the row does not blur, and its top key is no head's top key:
+                     * a choice no head made */
+} PullOutcome;
+
+#define PULL_N_OUTCOMES 5
+
+/* One query row. */
+typedef struct {
+    int n_keys;          /* keys the query may see */
+    int wide_top;        /* the wide head's top key */
+    float wide_top_att;  /* the wide head's weight on it */
+    int blurs;           /* 1: wide_top_att <= PULL_BLUR_AT_MOST */
+    int n_top_keys;      /* distinct top keys among the heads */
+    PullOutcome outcome;
+} PullRow;
+
+/* The pulls of a whole layer. Build with pull_layer_build, free with
+ * pull_layer_free. */
+typedef struct {
+    int T, n_heads;
+    int identity;            /* 1: wide built from the heads' projections, so wide = sum_h score_h/sqrt(h) */
+    double identity_max_dev; /* largest |wide(i, j) - sum_h score_h(i, j)/sqrt(h)| over visible cells;
+                              * NAN when identity is 0 */
+    double max_abs_score;    /* largest |wide(i, j)| over visible cells (the scale of the deviation) */
+    int *top;                /* (T, n_heads) top[i*n_heads + h] = head h's top key for query i */
+    PullRow *rows;           /* (T) */
+    int count[PULL_N_OUTCOMES]; /* rows per outcome */
+    int n_blur;              /* rows that blur (any outcome) */
+    int default_query;       /* the row whose heads' top keys differ most (most distinct; ties: the later) */
+} PullLayer;
+
+/* The pulls of layer shape c from the heads' scores (n_heads, T, T), the
+ * wide head's scores (T, T) and its softmax wide_att (T, T). identity: 1
+ * when the wide head was built from the heads' projections. Returns
+ * MHAVIZ_OK or MHAVIZ_ENOMEM (then *p holds nothing). The caller frees *p
+ * with pull_layer_free. */
+int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *wide_scores,
+                     const float *wide_att, int identity);
+
+/* Free what pull_layer_build allocated and zero *p. Safe on a zeroed layer. */
+void pull_layer_free(PullLayer *p);
+
+/* The heads' contributions to the wide head's scores for query i, each
+ * head's scores less its top score (the softmax ignores a constant per row):
+ *   contrib (n_heads, n_keys) = (score_h(i, j) - max_k score_h(i, k)) / sqrt(n_heads)
+ * for j < n_keys. Each is <= 0 (how far key j falls behind the head's
+ * favourite), and their sum over the heads is the wide head's score
+ * wide(i, j) less the constant sum_h max_k score_h(i, k) / sqrt(n_heads):
+ * the wide head's top key is the key that loses the least in total. */
+void pull_contributions(const MhaConfig *c, const float *scores, int i, float *contrib);
+
+/* The query a --query argument names among tokens (T): a whole number is
+ * an index, anything else the last token with exactly that text. Returns
+ * the index, or -1 with err naming the value ("--query 12: out of range,
+ * the sentence has 11 tokens (0 to 10)"; "--query 'cat': no token 'cat'
+ * in the sentence"). */
+int pull_find_query(const char *arg, char *const *tokens, int T, char *err, size_t errlen);
+
+/* "no_choice", "agreed", "split", "followed", "own_choice": the names report.json uses. */
+const char *pull_outcome_name(PullOutcome o);
+
+/* A one-line caption for query i: what the wide head did, holding for the
+ * numbers, e.g. "the wide head followed head 0 to 'John' (0.99); it gives
+ * 0.01 to 'Mary' (head 1), 0.00 to 'because' (heads 2, 3)" or "the pulls
+ * split and the row blurs: the wide head gives 0.50 to 'the' (head 0),
+ * 0.50 to 'book' (heads 2, 3), ...". Weights are the wide head's, from
+ * wide_att (T, T). */
+void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *tokens,
+                  const float *wide_att);
+
+#endif

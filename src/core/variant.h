@@ -1,0 +1,52 @@
+/* variant.h — one K/V layout of the input's layer (MHA, GQA-n or MQA), run
+ * and measured (run/variant_write.h writes it into an output folder).
+ *
+ * A run of mhaviz is one variant or several (--kv-heads 4,2,1); each is
+ * made from the input's K/V heads by mean-pooling (pool.h), then runs the
+ * heads and the single wide head, measures every map, and writes its
+ * pictures (overview, one heatmap per head, the wide head, sharpness, the pulls on one query,
+ * the architecture diagram) and its report. A variant of a run of several
+ * gives the same bits as a run of that variant alone. */
+#ifndef MHAVIZ_VARIANT_H
+#define MHAVIZ_VARIANT_H
+
+#include "core/layer.h"
+#include "core/measures.h"
+#include "core/mha.h"
+#include "core/pool.h"
+#include "core/pull.h"
+#include "core/timing.h"
+
+#include <stddef.h>
+
+typedef struct {
+    MhaInput in;           /* a view of the input with this variant's cfg and weights (owns nothing) */
+    PooledLayer layer;     /* the pooled K/V arrays (pool.h) */
+    MhaState multi;        /* the heads' forward pass (in.cfg) */
+    MhaConfig wide_cfg;    /* one head of width d_model */
+    MhaState single;       /* the single wide head's forward pass */
+    MapMeasures *measures; /* (n_heads + 1) each head's map, then the wide head's */
+    PullLayer pulls;       /* how the wide head combines the heads' scores (pull.h) */
+    int query;             /* the token of query_NN.png */
+    char note[512];        /* what the pooling did, for the report; "" when nothing was pooled */
+    int pooled_from;       /* the input's K/V heads when this variant pooled them, else 0 */
+} Variant;
+
+/* Pool the input into n_kv K/V heads (pool_check must have accepted n_kv),
+ * run the heads and the single wide head (both keep their scores, of which
+ * the pulls are made), measure every map and build the pulls. query is the
+ * token of query_NN.png, -1 for pull.h's default; name names the input in
+ * messages.
+ * Returns MHAVIZ_OK, MHAVIZ_EINPUT (the numbers overflow; err says where)
+ * or MHAVIZ_ENOMEM. *v borrows in's arrays: free *v (with variant_free,
+ * also after a failure) before in. */
+int variant_run(Variant *v, const MhaInput *in, int n_kv, int query, const char *name, Timing *tm,
+                char *err, size_t errlen);
+
+/* Free what variant_run made and zero *v. Safe on a zeroed variant. */
+void variant_free(Variant *v);
+
+/* "MHA", "GQA-2", "MQA": the name of n_kv K/V heads for n_heads query heads. */
+void variant_name(char *buf, size_t len, int n_heads, int n_kv);
+
+#endif

@@ -1,0 +1,362 @@
+/* draw.c — the drawing primitives (see draw.h): the font, the canvas and
+ * its shapes, the colour maps; text is in draw_text.c.
+ *
+ * Text comes from a TrueType font through stb_truetype: each line of text
+ * is rasterised into its own coverage mask (one glyph at a time, merged
+ * with max so neighbouring glyph boxes never clobber each other), then
+ * blended onto the canvas, turned 90 degrees when asked. Each glyph's
+ * bitmap is kept with the canvas for the next time it is drawn.
+ *
+ * Shapes: the canvas is (h, stride) bytes, row-major, each row w RGB
+ * pixels; masks and glyph bitmaps are (h, w) coverage bytes 0..255. */
+#include "draw/draw.h"
+#include "draw/draw_parts.h"
+#include "core/status.h"
+#include "text/utf8.h"
+
+#include <stb_truetype.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The colormap tables, generated once from published data (sources cited in
+ * assets/make_colormaps.py): cmap_viridis, cmap_magma, cmap_cividis,
+ * cmap_gray, cmap_rdbu, each (256, 3). */
+#include "../../assets/colormaps.inc"
+
+#define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+#define FONT_MAX_BYTES (64L << 20)
+
+/* -------------------------------------------------------------------- font */
+
+/* The glyph drawn for code point cp: the font's own, else its U+FFFD, else
+ * -1 (a hollow box is drawn). */
+static int glyph_lookup(const DrawFont *f, int cp)
+{
+    int g = stbtt_FindGlyphIndex(&f->info, cp);
+    if (g == 0)
+        g = f->replacement ? f->replacement : -1;
+    return g;
+}
+
+int glyph_for(const DrawFont *f, int cp)
+{
+    return cp >= 0 && cp < 128 ? f->ascii_glyph[cp] : glyph_lookup(f, cp);
+}
+
+/* The whole regular file at path into f->data and f->size. Returns 0, or
+ * an errno value: the one open, fstat or read gave, EISDIR or EINVAL (not
+ * a regular file), EFBIG (over FONT_MAX_BYTES), ENODATA (empty), ENOMEM. A
+ * file that shrinks while it is read gives the bytes it still had. */
+static int read_font_file(DrawFont *f, const char *path)
+{
+    /* O_NONBLOCK: a FIFO would otherwise wait for a writer; it is refused below. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    int e = 0;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        e = EINVAL;
+    else if (st.st_size > FONT_MAX_BYTES)
+        e = EFBIG;
+    else if (st.st_size == 0)
+        e = ENODATA;
+    else if (!(f->data = malloc((size_t)st.st_size)))
+        e = ENOMEM;
+    while (!e && f->size < (size_t)st.st_size) {
+        const ssize_t n = read(fd, f->data + f->size, (size_t)st.st_size - f->size);
+        if (n < 0 && errno != EINTR)
+            e = errno;
+        else if (n == 0)
+            break; /* shorter than fstat said */
+        else if (n > 0)
+            f->size += (size_t)n;
+    }
+    close(fd);
+    return e;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* stb_truetype reads a font's tables without checking that they lie within
+ * the file: a font cut short would be read past its end. The table
+ * directory at offset (the OpenType "sfnt" header: the table count at
+ * bytes 4-5, then a 16-byte record per table, its offset and length at
+ * bytes 8 and 12) is checked against the file's n bytes first. Returns
+ * NULL when every table fits, else the record of the first one that does
+ * not (or of the directory itself: the record's place in the file). */
+static const unsigned char *table_past_end(const unsigned char *d, size_t n, size_t offset, uint64_t *end)
+{
+    const size_t count = offset + 6 <= n ? (size_t)(d[offset + 4] << 8 | d[offset + 5]) : 0;
+    *end = offset + 12 + 16 * (uint64_t)count;
+    if (*end > n)
+        return d + offset;
+    for (size_t k = 0; k < count; k++) {
+        const unsigned char *rec = d + offset + 12 + 16 * k;
+        *end = (uint64_t)be32(rec + 8) + be32(rec + 12);
+        if (*end > n)
+            return rec;
+    }
+    return NULL;
+}
+
+int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen)
+{
+    *out = NULL;
+    const int chosen = path != NULL;
+    if (!path)
+        path = DEFAULT_FONT;
+    DrawFont *f = calloc(1, sizeof *f);
+    if (!f) {
+        snprintf(err, errlen, "font %s: out of memory", path);
+        return MHAVIZ_ENOMEM;
+    }
+    /* The whole file read (about 740 KB for DejaVu Sans), then indexed. */
+    const int e = read_font_file(f, path);
+    int rc = MHAVIZ_EIO;
+    int offset = -1;
+    const unsigned char *bad;
+    uint64_t end;
+    if (e == ENOMEM) {
+        snprintf(err, errlen, "font %s: out of memory", path);
+        rc = MHAVIZ_ENOMEM;
+    } else if (e == ENOENT || e == EACCES) {
+        snprintf(err, errlen, "font %s: cannot open: %s%s", path, strerror(e),
+                 chosen ? "" : " (install fonts-dejavu-core, or choose a font with --font)");
+    } else if (e == EISDIR || e == EINVAL) {
+        snprintf(err, errlen, "font %s: not a regular file", path);
+    } else if (e == EFBIG) {
+        snprintf(err, errlen, "font %s: over %ld MB, not a font file", path, FONT_MAX_BYTES >> 20);
+    } else if (e == ENODATA) {
+        snprintf(err, errlen, "font %s: empty file", path);
+    } else if (e != 0) {
+        snprintf(err, errlen, "font %s: cannot read: %s", path, strerror(e));
+    } else if (f->size < 16 || (offset = stbtt_GetFontOffsetForIndex(f->data, 0)) < 0 ||
+               (size_t)offset + 12 > f->size) {
+        snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
+    } else if ((bad = table_past_end(f->data, f->size, (size_t)offset, &end)) != NULL) {
+        if (bad == f->data + offset)
+            snprintf(err, errlen, "font %s: cut short: its table directory ends at byte %llu, past the file's %zu bytes",
+                     path, (unsigned long long)end, f->size);
+        else
+            snprintf(err, errlen, "font %s: cut short: its table '%.4s' ends at byte %llu, past the file's %zu bytes",
+                     path, (const char *)bad, (unsigned long long)end, f->size);
+    } else if (!stbtt_InitFont(&f->info, f->data, offset)) {
+        snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
+    } else {
+        rc = MHAVIZ_OK;
+    }
+    if (rc != MHAVIZ_OK) {
+        draw_font_close(f);
+        return rc;
+    }
+    f->replacement = stbtt_FindGlyphIndex(&f->info, 0xFFFD);
+    for (int cp = 0; cp < 128; cp++)
+        f->ascii_glyph[cp] = glyph_lookup(f, cp);
+    *out = f;
+    return MHAVIZ_OK;
+}
+
+void draw_font_close(DrawFont *f)
+{
+    if (!f)
+        return;
+    free(f->data);
+    free(f);
+}
+
+/* ------------------------------------------------------------------ canvas */
+
+int draw_canvas_reset(DrawCanvas *c, int w, int h)
+{
+    const size_t stride = (size_t)w * 3, bytes = stride * (size_t)h;
+    if (bytes > c->cap) {
+        free(c->px);
+        c->cap = 0;
+        c->w = c->h = 0;
+        /* kept from picture to picture: a fresh page costs a fault and the
+         * kernel's zeroing the first time it is touched, which for
+         * megabytes of pixels took longer than drawing them */
+        if (!(c->px = malloc(bytes)))
+            return MHAVIZ_ENOMEM;
+        c->cap = bytes;
+    }
+    c->w = w;
+    c->h = h;
+    c->stride = stride;
+    memset(c->px, 255, bytes);
+    return MHAVIZ_OK;
+}
+
+DrawCanvas *draw_canvas_new(int w, int h)
+{
+    DrawCanvas *c = calloc(1, sizeof *c);
+    if (c && (!(c->glyphs = calloc(1, sizeof *c->glyphs)) || draw_canvas_reset(c, w, h) != MHAVIZ_OK)) {
+        draw_canvas_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void draw_canvas_free(DrawCanvas *c)
+{
+    if (!c)
+        return;
+    free(c->px);
+    if (c->glyphs) {
+        free(c->glyphs->slot);
+        free(c->glyphs->pool);
+        free(c->glyphs);
+    }
+    free(c);
+}
+
+static inline void put_px(DrawCanvas *c, int x, int y, DrawRgb col)
+{
+    unsigned char *p = draw_pixel(c, x, y);
+    p[0] = col.r;
+    p[1] = col.g;
+    p[2] = col.b;
+}
+
+void draw_blend(unsigned char *p, DrawRgb col, int a)
+{
+    if (a <= 0)
+        return;
+    if (a >= 255) { /* covered: the blend below gives col exactly */
+        p[0] = col.r, p[1] = col.g, p[2] = col.b;
+        return;
+    }
+    const int b = 255 - a;
+    p[0] = (unsigned char)((p[0] * b + col.r * a + 127) / 255);
+    p[1] = (unsigned char)((p[1] * b + col.g * a + 127) / 255);
+    p[2] = (unsigned char)((p[2] * b + col.b * a + 127) / 255);
+}
+
+void draw_fill_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
+{
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
+    int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
+    for (int yy = y0; yy < y1; yy++)
+        for (int xx = x0; xx < x1; xx++)
+            put_px(c, xx, yy, col);
+}
+
+void draw_stroke_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
+{
+    draw_fill_rect(c, x, y, w, 1, col);
+    draw_fill_rect(c, x, y + h - 1, w, 1, col);
+    draw_fill_rect(c, x, y, 1, h, col);
+    draw_fill_rect(c, x + w - 1, y, 1, h, col);
+}
+
+void draw_frame(DrawCanvas *c, int x, int y, int w, int h, int px, DrawRgb col)
+{
+    for (int k = 1; k <= px; k++)
+        draw_stroke_rect(c, x - k, y - k, w + 2 * k, h + 2 * k, col);
+}
+
+/* n pixels at p of the hatching: pixel i is hatch when (phase + i) mod 8 < 2.
+ * The pattern repeats every 8 pixels, so 8 are set and the rest copied. */
+static void hatch_row(unsigned char *p, int n, int phase, DrawRgb bg, DrawRgb hatch)
+{
+    const int first = n < 8 ? n : 8;
+    for (int i = 0; i < first; i++) {
+        const DrawRgb col = ((phase + i) & 7) < 2 ? hatch : bg;
+        p[3 * i] = col.r, p[3 * i + 1] = col.g, p[3 * i + 2] = col.b;
+    }
+    for (int done = first; done < n;) {
+        const int k = done < n - done ? done : n - done; /* done is a multiple of 8 here */
+        memcpy(p + 3 * (size_t)done, p, 3 * (size_t)k);
+        done += k;
+    }
+}
+
+void draw_fill_hatched(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch)
+{
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
+    int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
+    for (int yy = y0; yy < y1; yy++)
+        if (x1 > x0)
+            hatch_row(draw_pixel(c, x0, yy), x1 - x0, ((x0 - ox) + (yy - oy)) & 7, bg, hatch);
+}
+
+/* Each pixel near the line is covered by how far its centre lies inside
+ * the band of half-width thickness / 2 around the segment: fully from half
+ * a pixel inside, not at all from half a pixel outside, linearly between
+ * (a one-pixel smoothing of the edge). */
+void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thickness, DrawRgb col)
+{
+    const float half = 0.5f * thickness;
+    if (!(half > 0.0f) || !isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1))
+        return;
+    const float dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
+    const float reach = half + 1.0f;
+    const float bx0 = fmaxf(fminf(x0, x1) - reach, 0.0f), bx1 = fminf(fmaxf(x0, x1) + reach, (float)c->w);
+    const float by0 = fmaxf(fminf(y0, y1) - reach, 0.0f), by1 = fminf(fmaxf(y0, y1) + reach, (float)c->h);
+    for (int y = (int)by0; y < (int)ceilf(by1); y++) {
+        for (int x = (int)bx0; x < (int)ceilf(bx1); x++) {
+            /* distance from the pixel's centre to the nearest point of the segment */
+            const float px = (float)x + 0.5f - x0, py = (float)y + 0.5f - y0;
+            float u = len2 > 0.0f ? (px * dx + py * dy) / len2 : 0.0f;
+            u = u < 0.0f ? 0.0f : u > 1.0f ? 1.0f : u;
+            const float ex = px - u * dx, ey = py - u * dy;
+            const float cover = half + 0.5f - sqrtf(ex * ex + ey * ey);
+            if (cover > 0.0f)
+                draw_blend(draw_pixel(c, x, y), col, cover >= 1.0f ? 255 : (int)lroundf(cover * 255.0f));
+        }
+    }
+}
+
+/* ------------------------------------------------------------- colour maps */
+
+static const struct {
+    const char *name;
+    DrawCmap table;
+} CMAPS[] = {
+    {"viridis", cmap_viridis}, {"magma", cmap_magma}, {"cividis", cmap_cividis},
+    {"gray", cmap_gray},       {"rdbu", cmap_rdbu},
+};
+
+DrawCmap draw_cmap(const char *name)
+{
+    for (size_t i = 0; i < sizeof CMAPS / sizeof CMAPS[0]; i++)
+        if (strcmp(name, CMAPS[i].name) == 0)
+            return CMAPS[i].table;
+    return NULL;
+}
+
+DrawRgb draw_cmap_at(DrawCmap map, float t)
+{
+    const int i = !(t >= 0.0f) ? 0 : t >= 1.0f ? 255 : (int)(t * 255.0f + 0.5f); /* NaN: 0 */
+    return (DrawRgb){map[i][0], map[i][1], map[i][2]};
+}
+
+int draw_luma(DrawRgb col)
+{
+    return (2126 * col.r + 7152 * col.g + 722 * col.b) / 10000;
+}
+
+DrawRgb draw_colour(int k)
+{
+    static const DrawRgb colours[DRAW_N_COLOURS] = {
+        {0, 114, 178}, {230, 159, 0}, {0, 158, 115}, {213, 94, 0},
+        {204, 121, 167}, {86, 180, 233}, {170, 150, 20}, {110, 110, 110},
+    };
+    return colours[k % DRAW_N_COLOURS];
+}

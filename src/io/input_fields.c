@@ -1,0 +1,404 @@
+/* input_fields.c — the input's fields, each checked against the shapes
+ * it claims: the small fields (numbers, tokens, title), the matrices and
+ * vectors (inline or .npy), the layers' weights, the embeddings. */
+#include "io/input_parts.h"
+#include "core/memory.h"
+#include "core/status.h"
+#include "io/npy.h"
+#include "io/syntax.h"
+#include "text/utf8.h"
+
+#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Small fields                                                             */
+
+int read_int(Loader *L, const cJSON *root, const char *key, int lo, int hi,
+                    const char *hi_why, int dflt, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!v) {
+        if (dflt < 0)
+            return fail(L, "missing \"%s\" (a whole number >= %d)", key, lo);
+        *out = dflt;
+        return MHAVIZ_OK;
+    }
+    if (!cJSON_IsNumber(v))
+        return fail(L, "%s: expected a whole number, got %s", key, type_name(v));
+    double d = v->valuedouble;
+    if (!isfinite(d) || d != floor(d))
+        return fail(L, "%s: expected a whole number, got %g", key, d);
+    if (d < lo)
+        return fail(L, "%s: must be at least %d, got %.15g", key, lo, d);
+    if (d > hi)
+        return fail(L, "%s: %.15g is over the limit of %d%s", key, d, hi, hi_why);
+    *out = (int)d;
+    return MHAVIZ_OK;
+}
+
+int read_tokens(Loader *L, const cJSON *root, MhaInput *in, const cJSON **tokens_json)
+{
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(root, "tokens");
+    if (!tok)
+        return fail(L, "missing \"tokens\" (an array of strings, one per token)");
+    if (!cJSON_IsArray(tok))
+        return fail(L, "tokens: expected an array of strings, got %s", type_name(tok));
+    size_t T = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, tok) {
+        if (!cJSON_IsString(e))
+            return fail(L, "tokens[%zu]: expected a string, got %s", T, type_name(e));
+        T++;
+    }
+    if (T == 0)
+        return fail(L, "tokens: the array is empty; give at least one token");
+    if (T > (size_t)L->lim->max_T)
+        return fail(L, "tokens: %zu tokens is over the limit of %d", T, L->lim->max_T);
+    in->cfg.T = (int)T;
+    *tokens_json = tok;
+    return MHAVIZ_OK;
+}
+
+int copy_tokens(Loader *L, const cJSON *tok, MhaInput *in)
+{
+    in->tokens = calloc((size_t)in->cfg.T, sizeof *in->tokens);
+    if (!in->tokens)
+        return fail_nomem(L);
+    int t = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, tok) {
+        int bad;
+        in->tokens[t] = utf8_clean(e->valuestring, &bad);
+        if (!in->tokens[t])
+            return fail_nomem(L);
+        if (bad)
+            warn(L, "tokens[%d]: %d byte%s of invalid UTF-8 shown as U+FFFD", t, bad, bad == 1 ? "" : "s");
+        t++;
+    }
+    return MHAVIZ_OK;
+}
+
+int read_title(Loader *L, const cJSON *root, MhaInput *in)
+{
+    const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
+    if (!title)
+        return MHAVIZ_OK;
+    if (!cJSON_IsString(title))
+        return fail(L, "title: expected a string, got %s", type_name(title));
+    const size_t n = strlen(title->valuestring);
+    if (n > INPUT_MAX_TITLE_BYTES)
+        return fail(L, "title: %zu bytes is over the limit of %d", n, INPUT_MAX_TITLE_BYTES);
+    int bad;
+    if (!(in->title = utf8_clean(title->valuestring, &bad)))
+        return fail_nomem(L);
+    if (bad)
+        warn(L, "title: %d byte%s of invalid UTF-8 shown as U+FFFD", bad, bad == 1 ? "" : "s");
+    return MHAVIZ_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Numbers, vectors and matrices                                            */
+
+/* One JSON number as a float, or an error naming its place (prefix, already
+ * formatted: e.g. "W_k: row 3, column 5"). */
+static int to_float(Loader *L, const cJSON *v, const char *place, float *out)
+{
+    if (!cJSON_IsNumber(v))
+        return fail(L, "%s: expected a number, got %s", place, type_name(v));
+    double d = v->valuedouble;
+    if (!isfinite(d))
+        return fail(L, "%s: not a finite number", place);
+    if (fabs(d) > FLT_MAX)
+        return fail(L, "%s: %g is too large for a float (largest is about 3.4e38)", place, d);
+    *out = (float)d;
+    return MHAVIZ_OK;
+}
+
+/* Copy out a .npy file's numbers (shape checked). rows < 0: a vector. */
+static int read_npy(Loader *L, const char *key, const char *file, Dim rows, Dim cols,
+                    int transpose, float *dst)
+{
+    char msg[384];
+    int rc = npy_read_floats(L->base_dir, file, rows.n, cols.n, transpose, dst, msg, sizeof msg);
+    if (rc == MHAVIZ_ENOMEM)
+        return fail_nomem(L);
+    if (rc != MHAVIZ_OK) {
+        if (rows.n < 0)
+            fail(L, "%s: %s (expected shape (%d,), %s)", key, msg, cols.n, cols.why);
+        else
+            fail(L, "%s: %s (expected shape (%d, %d): %s by %s)", key, msg, rows.n, cols.n,
+                 rows.why, cols.why);
+        return rc == MHAVIZ_EIO ? MHAVIZ_EINPUT : rc;
+    }
+    return MHAVIZ_OK;
+}
+
+/* A vector of cols.n numbers under key (e.g. "b_k" or "embeddings[\"cat\"]").
+ * dst NULL: check the shape only. */
+static int read_vector(Loader *L, const cJSON *v, const char *key, Dim cols, float *dst)
+{
+    if (cJSON_IsString(v)) {
+        if (!dst)
+            return MHAVIZ_OK;
+        return read_npy(L, key, v->valuestring, (Dim){-1, ""}, cols, 0, dst);
+    }
+    if (!cJSON_IsArray(v))
+        return fail(L, "%s: expected an array of %d numbers (%s), got %s", key, cols.n, cols.why,
+                    type_name(v));
+    size_t n = count_items(v);
+    if (n != (size_t)cols.n)
+        return fail(L, "%s: has %zu numbers, expected %d (%s)", key, n, cols.n, cols.why);
+    if (!dst)
+        return MHAVIZ_OK;
+    int j = 0, rc;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v) {
+        char place[160];
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || fabs(e->valuedouble) > FLT_MAX) {
+            snprintf(place, sizeof place, "%s[%d]", key, j);
+            if ((rc = to_float(L, e, place, &dst[j])) != MHAVIZ_OK)
+                return rc;
+        }
+        dst[j] = (float)e->valuedouble;
+        j++;
+    }
+    return MHAVIZ_OK;
+}
+
+int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
+                       int transpose, float *dst)
+{
+    if (cJSON_IsString(m)) {
+        if (!dst)
+            return MHAVIZ_OK;
+        return read_npy(L, key, m->valuestring, rows, cols, transpose, dst);
+    }
+    if (!cJSON_IsArray(m))
+        return fail(L, "%s: expected %d rows (%s) of %d numbers (%s), or a .npy file name; got %s",
+                    key, rows.n, rows.why, cols.n, cols.why, type_name(m));
+    size_t n_rows = count_items(m);
+    if (n_rows != (size_t)rows.n)
+        return fail(L, "%s: has %zu rows, expected %d (%s)", key, n_rows, rows.n, rows.why);
+    int i = 0, rc;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, m) {
+        if (!cJSON_IsArray(row))
+            return fail(L, "%s: row %d is %s, expected an array of %d numbers (%s)", key, i,
+                        type_name(row), cols.n, cols.why);
+        if (!dst) {
+            size_t n = count_items(row);
+            if (n != (size_t)cols.n)
+                return fail(L, "%s: row %d has %zu numbers, expected %d (%s)", key, i, n, cols.n,
+                            cols.why);
+        } else {
+            int j = 0;
+            const cJSON *e;
+            cJSON_ArrayForEach(e, row) {
+                if (j == cols.n)
+                    break;
+                float f;
+                if (cJSON_IsNumber(e) && isfinite(e->valuedouble) && fabs(e->valuedouble) <= FLT_MAX) {
+                    f = (float)e->valuedouble;
+                } else {
+                    char place[160];
+                    snprintf(place, sizeof place, "%s: row %d, column %d", key, i, j);
+                    if ((rc = to_float(L, e, place, &f)) != MHAVIZ_OK)
+                        return rc;
+                }
+                if (transpose)
+                    dst[(size_t)j * rows.n + i] = f;
+                else
+                    dst[(size_t)i * cols.n + j] = f;
+                j++;
+            }
+            if (j != cols.n || e != NULL)
+                return fail(L, "%s: row %d has the wrong length, expected %d (%s)", key, i, cols.n,
+                            cols.why);
+        }
+        i++;
+    }
+    return MHAVIZ_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One layer's weights                                                      */
+
+static const char *const W_names[4] = {"W_q", "W_k", "W_v", "W_o"};
+static const char *const b_names[4] = {"b_q", "b_k", "b_v", "b_o"};
+
+int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
+                      LayerJson *lj)
+{
+    memset(lj, 0, sizeof *lj);
+    lj->prefix = prefix;
+    for (int i = 0; i < 4; i++) {
+        lj->W[i] = cJSON_GetObjectItemCaseSensitive(obj, W_names[i]);
+        lj->b[i] = cJSON_GetObjectItemCaseSensitive(obj, b_names[i]);
+        lj->in[i] = d_model;
+        lj->out[i] = (i == 1 || i == 2) ? kv : d_model;
+        if (!lj->W[i])
+            return fail(L, "missing \"%s%s\" (%d x %d: %s by %s)", prefix, W_names[i], d_model.n,
+                        lj->out[i].n, d_model.why, lj->out[i].why);
+    }
+    return MHAVIZ_OK;
+}
+
+int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
+{
+    float *Wd[4] = {NULL, NULL, NULL, NULL}, *bd[4] = {NULL, NULL, NULL, NULL};
+    if (w) {
+        Wd[0] = w->W_q, Wd[1] = w->W_k, Wd[2] = w->W_v, Wd[3] = w->W_o;
+        bd[0] = w->b_q, bd[1] = w->b_k, bd[2] = w->b_v, bd[3] = w->b_o;
+    }
+    char key[64];
+    int rc;
+    for (int i = 0; i < 4; i++) {
+        snprintf(key, sizeof key, "%s%s", lj->prefix, W_names[i]);
+        Dim r = w_at_x ? lj->out[i] : lj->in[i], c = w_at_x ? lj->in[i] : lj->out[i];
+        char why_r[96], why_c[96];
+        if (w_at_x) { /* say why the rows are the output features */
+            snprintf(why_r, sizeof why_r, "%s, as weight_layout is \"W@x\"", r.why);
+            snprintf(why_c, sizeof why_c, "%s, as weight_layout is \"W@x\"", c.why);
+            r.why = why_r;
+            c.why = why_c;
+        }
+        if ((rc = read_matrix(L, lj->W[i], key, r, c, w_at_x, Wd[i])) != MHAVIZ_OK)
+            return rc;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (!lj->b[i])
+            continue;
+        snprintf(key, sizeof key, "%s%s", lj->prefix, b_names[i]);
+        if ((rc = read_vector(L, lj->b[i], key, lj->out[i], bd[i])) != MHAVIZ_OK)
+            return rc;
+    }
+    if (w)
+        w->has_bias = lj->b[0] || lj->b[1] || lj->b[2] || lj->b[3];
+    return MHAVIZ_OK;
+}
+
+int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w)
+{
+    float **Wd[4] = {&w->W_q, &w->W_k, &w->W_v, &w->W_o};
+    float **bd[4] = {&w->b_q, &w->b_k, &w->b_v, &w->b_o};
+    for (int i = 0; i < 4; i++) {
+        *Wd[i] = malloc((size_t)lj->in[i].n * (size_t)lj->out[i].n * sizeof(float));
+        *bd[i] = calloc((size_t)lj->out[i].n, sizeof(float));
+        if (!*Wd[i] || !*bd[i])
+            return fail_nomem(L);
+    }
+    return MHAVIZ_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Embeddings                                                               */
+
+typedef struct {
+    const char *key;
+    const cJSON *item;
+} EmbEntry;
+
+static int emb_cmp(const void *a, const void *b)
+{
+    return strcmp(((const EmbEntry *)a)->key, ((const EmbEntry *)b)->key);
+}
+
+int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
+                           Dim D)
+{
+    int rc = MHAVIZ_OK;
+    /* Sort the table once so each token is a binary search, and a token
+     * given twice shows up as two neighbours. */
+    size_t n = count_items(emb), i = 0;
+    EmbEntry *entries = malloc((n ? n : 1) * sizeof *entries); // (n) the table, sorted by token
+    size_t T = count_items(tokens);
+    L->emb_of = calloc(T, sizeof *L->emb_of);
+    if (!entries || !L->emb_of) {
+        free(entries);
+        return fail_nomem(L);
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, emb)
+        entries[i++] = (EmbEntry){e->string, e};
+    qsort(entries, n, sizeof *entries, emb_cmp);
+    for (i = 0; i < n && rc == MHAVIZ_OK; i++) {
+        char key[160];
+        int bad;
+        char *shown = utf8_clean(entries[i].key, &bad);
+        if (!shown) {
+            rc = fail_nomem(L);
+            break;
+        }
+        snprintf(key, sizeof key, "embeddings[\"%.100s\"]", shown);
+        free(shown);
+        if (i + 1 < n && strcmp(entries[i].key, entries[i + 1].key) == 0)
+            rc = fail(L, "%s: given twice; keep one", key);
+        else if (entries[i].item != pos)
+            rc = read_vector(L, entries[i].item, key, D, NULL);
+    }
+    size_t t = 0;
+    const cJSON *tok;
+    cJSON_ArrayForEach(tok, tokens) {
+        if (rc != MHAVIZ_OK)
+            break;
+        EmbEntry probe = {tok->valuestring, NULL};
+        EmbEntry *hit = bsearch(&probe, entries, n, sizeof *entries, emb_cmp);
+        if (!hit || hit->item == pos) {
+            int bad;
+            char *shown = utf8_clean(tok->valuestring, &bad);
+            if (!shown)
+                rc = fail_nomem(L);
+            else
+                rc = fail(L, "embeddings: no entry for token %zu \"%.100s\"", t, shown);
+            free(shown);
+            break;
+        }
+        L->emb_of[t++] = hit->item;
+    }
+    free(entries);
+    return rc;
+}
+
+void input_add_positions(float *x, int T, int d_model)
+{
+    /* PE(t, 2i) = sin(t / 10000^(2i/d_model)), PE(t, 2i+1) = cos(the same angle):
+     * the angle is t * inv_freq[j], with inv_freq computed once per column.
+     * The sum is taken in double and rounded once to float. */
+    for (int j = 0; j < d_model; j++) {
+        const int two_i = j - j % 2;
+        const double inv_freq = 1.0 / pow(10000.0, (double)two_i / d_model);
+        for (int t = 0; t < T; t++) {
+            float *x_tj = x + (size_t)t * d_model + j;
+            const double angle = t * inv_freq;
+            *x_tj = (float)((double)*x_tj + (j % 2 == 0 ? sin(angle) : cos(angle)));
+        }
+    }
+}
+
+int embed_tokens(Loader *L, int sinusoidal, MhaInput *in)
+{
+    const int T = in->cfg.T, d_model = in->cfg.d_model;
+    for (int t = 0; t < T; t++) {
+        char key[160];
+        snprintf(key, sizeof key, "embeddings[\"%.100s\"]", in->tokens[t]);
+        float *x_t = in->x + (size_t)t * d_model; // (d_model)
+        int rc = read_vector(L, L->emb_of[t], key, (Dim){d_model, "d_model"}, x_t);
+        if (rc != MHAVIZ_OK)
+            return rc;
+    }
+    if (sinusoidal)
+        input_add_positions(in->x, T, d_model);
+    return MHAVIZ_OK;
+}

@@ -1,0 +1,116 @@
+/* input_parts.h — what the loader's files share (input.c, input_messages.c,
+ * input_fields.c); not for use outside io/. */
+#ifndef MHAVIZ_INPUT_PARTS_H
+#define MHAVIZ_INPUT_PARTS_H
+
+#include "io/input.h"
+
+#include <cjson/cJSON.h>
+
+#include <stddef.h>
+
+/* Deepest nesting the format needs is 4 (object, single_head, matrix, row);
+ * anything much deeper is not an mhaviz input. */
+#define MAX_NESTING 32
+
+typedef struct {
+    const char *name;     /* file name used in messages */
+    const char *base_dir; /* folder that relative .npy names are resolved in */
+    const InputLimits *lim;
+    char *err;
+    size_t errlen;
+    char *warn;           /* growing warning text, owned */
+    size_t warn_len, warn_cap;
+    int nomem;            /* a warning could not be stored */
+    const cJSON **emb_of; /* (T) each token's entry in "embeddings", or NULL */
+} Loader;
+
+/* What a dimension is, for messages: "8 (d_model)". */
+typedef struct {
+    int n;
+    const char *why;
+} Dim;
+
+/* Where each weight lives in the JSON, and its shape in the x@W layout. */
+typedef struct {
+    const cJSON *W[4]; /* W_q, W_k, W_v, W_o (required) */
+    const cJSON *b[4]; /* b_q, b_k, b_v, b_o (optional) */
+    Dim in[4], out[4]; /* x@W shape of W[i]: (in, out); b[i] has out[i] numbers */
+    const char *prefix; /* "" or "single_head." */
+} LayerJson;
+
+/* ---- input_messages.c: the loader's state and its messages; text-level checks; keys */
+
+/* Write "name: <message>" into the error buffer; returns MHAVIZ_EINPUT. */
+int fail(Loader *L, const char *fmt, ...);
+
+int fail_nomem(Loader *L);
+
+/* Append one warning line "warning: name: <message>\n". */
+void warn(Loader *L, const char *fmt, ...);
+
+/* A short name for a JSON value's type, for "expected X, got Y" messages. */
+const char *type_name(const cJSON *v);
+
+/* Number of elements of a JSON array or object, in one walk. */
+size_t count_items(const cJSON *a);
+
+/* One pass over the raw text: no NUL bytes (raw or \u0000), nesting at most MAX_NESTING.
+ * (cJSON would stop at a NUL inside a string and silently cut it; its own
+ * nesting limit is 1000 and its error gives no reason.)
+ * Also counts what parsing will allocate: one cJSON node per value, plus a
+ * copy of every string (keys included), so *parse_bytes bounds the memory
+ * the parse needs, text included, before it starts. */
+int scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes);
+
+/* Explain a cJSON syntax error at byte offset off: syntax_explain names
+ * the mistake (trailing comma, missing comma, single quotes, ...) and the
+ * offset it is at. */
+int fail_syntax(Loader *L, const char *text, size_t len, size_t off);
+
+/* Copy s, replacing every byte that is not part of valid UTF-8 with U+FFFD.
+ * Sets *bad to the number of replacements. NULL when out of memory. */
+char *utf8_clean(const char *s, int *bad);
+
+int check_keys(Loader *L, const cJSON *obj, const char *const *known, const char *where);
+
+/* ---- input_fields.c: the small fields, the arrays, the layers, the embeddings */
+
+/* A whole number in [lo, hi] under key; absent -> *out = dflt (required: dflt < 0). */
+int read_int(Loader *L, const cJSON *root, const char *key, int lo, int hi,
+                    const char *hi_why, int dflt, int *out);
+
+int read_tokens(Loader *L, const cJSON *root, MhaInput *in, const cJSON **tokens_json);
+
+/* Copy the token strings, replacing invalid UTF-8 (with a warning). */
+int copy_tokens(Loader *L, const cJSON *tok, MhaInput *in);
+
+/* The optional "title": a string of at most INPUT_MAX_TITLE_BYTES bytes,
+ * invalid UTF-8 replaced (with a warning) as in the tokens. */
+int read_title(Loader *L, const cJSON *root, MhaInput *in);
+
+/* A matrix stored as rows.n rows of cols.n numbers (or a .npy file name)
+ * under key. dst NULL: check the shape only, allocating nothing. Otherwise
+ * copy into dst, transposed when transpose (dst is then (cols.n, rows.n)). */
+int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
+                       int transpose, float *dst);
+
+int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
+                      LayerJson *lj);
+
+/* Check (w NULL) or copy the layer. W@x files hold each W transposed. */
+int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w);
+
+/* Allocate a layer's arrays (biases zeroed). */
+int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w);
+
+/* Check the table (every entry d_model numbers, none given twice) and find
+ * each token's entry, into L->emb_of (T). Allocates only what the data's
+ * own size bounds. pos: the "positional" string when it sits in the table. */
+int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
+                           Dim D);
+
+/* x_t = embeddings[tokens[t]] + PE(t), into in->x (T, d_model). */
+int embed_tokens(Loader *L, int sinusoidal, MhaInput *in);
+
+#endif

@@ -1,0 +1,346 @@
+/* npy.c — read a matrix or vector from a NumPy .npy file, and write one.
+ *
+ * File layout (numpy.lib.format):
+ *   "\x93NUMPY" major minor            8 bytes
+ *   header_len                         2 bytes LE (v1.0) or 4 bytes LE (v2.0, v3.0)
+ *   header                             a Python dict literal, e.g.
+ *       {'descr': '<f4', 'fortran_order': False, 'shape': (8, 16), }
+ *   data                               prod(shape) items, C order
+ * The data size must match the shape exactly: shorter is a truncated file. */
+#include "io/npy.h"
+#include "core/status.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NPY_MAX_HEADER (1 << 20)
+#define NPY_CHUNK_BYTES ((size_t)1 << 18) /* bytes of whole rows read at a time when converting */
+
+/* The value of 'key' in the header dict: pointer just after "'key':" and spaces. */
+static const char *header_value(const char *h, const char *key)
+{
+    char pat[32];
+    for (int q = 0; q < 2; q++) {
+        const char quote = q ? '"' : '\'';
+        snprintf(pat, sizeof pat, "%c%s%c", quote, key, quote);
+        const char *p = strstr(h, pat);
+        if (!p)
+            continue;
+        p += strlen(pat);
+        while (*p == ' ')
+            p++;
+        if (*p != ':')
+            return NULL;
+        p++;
+        while (*p == ' ')
+            p++;
+        return p;
+    }
+    return NULL;
+}
+
+/* Parse "(a, b, ...)" into dims; returns the number of dims or -1. */
+static int parse_shape(const char *p, long long *dims, int max)
+{
+    int n = 0;
+    if (!p || *p != '(')
+        return -1;
+    p++;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == ')')
+            return n;
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || errno || v < 0 || n == max)
+            return -1;
+        dims[n++] = v;
+        p = end;
+        while (*p == ' ')
+            p++;
+        if (*p == ',')
+            p++;
+        else if (*p != ')')
+            return -1;
+    }
+}
+
+static void shape_text(const long long *dims, int nd, char *out, size_t n)
+{
+    size_t k = (size_t)snprintf(out, n, "(");
+    for (int i = 0; i < nd && k < n; i++)
+        k += (size_t)snprintf(out + k, n - k, i ? ", %lld" : "%lld", dims[i]);
+    if (k < n)
+        snprintf(out + k, n - k, nd == 1 ? ",)" : ")");
+}
+
+/* Read exactly n bytes of f into dst (large reads go straight to the file). */
+static int read_all(FILE *f, void *dst, size_t n, const char *path, char *msg, size_t msglen)
+{
+    if (fread(dst, 1, n, f) == n)
+        return MHAVIZ_OK;
+    snprintf(msg, msglen, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "short file");
+    return MHAVIZ_EIO;
+}
+
+/* "element [i, j] is not a finite number" for item k (in file order) of a
+ * file with ncols columns; finite: the value is finite but too large. */
+static void element_error(size_t k, size_t ncols, int vector, int finite, const char *path, char *msg,
+                          size_t msglen)
+{
+    const char *what = finite ? "too large for a float" : "not a finite number";
+    if (vector)
+        snprintf(msg, msglen, "%s: element [%zu] is %s", path, k % ncols, what);
+    else
+        snprintf(msg, msglen, "%s: element [%zu, %zu] is %s", path, k / ncols, k % ncols, what);
+}
+
+/* MHAVIZ_OK when the n floats v (items first .. first+n-1 of the file) are
+ * all finite; else MHAVIZ_EINPUT with msg naming the first that is not.
+ * (A finite float32 always fits a float.) */
+static int check_finite(const float *v, size_t first, size_t n, size_t ncols, int vector,
+                        const char *path, char *msg, size_t msglen)
+{
+    size_t k = 0;
+    while (k < n && isfinite(v[k]))
+        k++;
+    if (k == n)
+        return MHAVIZ_OK;
+    element_error(first + k, ncols, vector, 0, path, msg, msglen);
+    return MHAVIZ_EINPUT;
+}
+
+int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
+                    float *dst, char *msg, size_t msglen)
+{
+    char *path = NULL, *header = NULL;
+    unsigned char *chunk = NULL; // (chunk_rows, cols, item) raw rows read at a time
+    FILE *f = NULL;
+    int rc = MHAVIZ_EINPUT;
+    const unsigned one = 1;
+
+    if (*(const unsigned char *)&one != 1) {
+        snprintf(msg, msglen, "%s: .npy files are only read on little-endian machines", file);
+        goto cleanup;
+    }
+    if (file[0] == '\0') {
+        snprintf(msg, msglen, "an empty string is not a .npy file name");
+        goto cleanup;
+    }
+    size_t n = strlen(base_dir) + strlen(file) + 2;
+    if (!(path = malloc(n)))
+        goto nomem;
+    if (file[0] == '/' || !base_dir[0] || strcmp(base_dir, ".") == 0)
+        snprintf(path, n, "%s", file);
+    else
+        snprintf(path, n, "%s/%s", base_dir, file);
+
+    struct stat st;
+    /* O_NONBLOCK: a name in the JSON may point at a FIFO, whose open would
+     * wait for a writer forever. Only regular files are read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        rc = MHAVIZ_EIO;
+        goto cleanup;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(msg, msglen, "%s: not a regular file", path);
+        close(fd);
+        goto cleanup;
+    }
+    if (!(f = fdopen(fd, "rb"))) {
+        close(fd);
+        goto nomem;
+    }
+
+    /* Magic and version. */
+    unsigned char pre[12];
+    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+        snprintf(msg, msglen, "%s: not a .npy file (no \\x93NUMPY magic at the start)", path);
+        goto cleanup;
+    }
+    const int major = pre[6], minor = pre[7];
+    size_t hlen, hstart;
+    if (major == 1) {
+        hlen = pre[8] | (size_t)pre[9] << 8;
+        hstart = 10;
+    } else if (major == 2 || major == 3) {
+        if (fread(pre + 10, 1, 2, f) != 2) {
+            snprintf(msg, msglen, "%s: truncated .npy header", path);
+            goto cleanup;
+        }
+        hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+        hstart = 12;
+    } else {
+        snprintf(msg, msglen, "%s: .npy format version %d.%d is not supported (1.0 to 3.0 are)",
+                 path, major, minor);
+        goto cleanup;
+    }
+    if (hlen > NPY_MAX_HEADER) {
+        snprintf(msg, msglen, "%s: .npy header of %zu bytes is implausibly long", path, hlen);
+        goto cleanup;
+    }
+    if (!(header = malloc(hlen + 1)))
+        goto nomem;
+    if (fread(header, 1, hlen, f) != hlen) {
+        snprintf(msg, msglen, "%s: truncated .npy header", path);
+        goto cleanup;
+    }
+    header[hlen] = '\0';
+
+    /* The header dict: dtype, order, shape. */
+    const char *descr = header_value(header, "descr");
+    size_t item;
+    if (descr && (strncmp(descr, "'<f4'", 5) == 0 || strncmp(descr, "\"<f4\"", 5) == 0)) {
+        item = 4;
+    } else if (descr && (strncmp(descr, "'<f8'", 5) == 0 || strncmp(descr, "\"<f8\"", 5) == 0)) {
+        item = 8;
+    } else {
+        char d[16] = "?";
+        if (descr)
+            sscanf(descr, "%15[^,}]", d);
+        snprintf(msg, msglen, "%s: dtype %s is not supported; save float32 or float64 "
+                 "little-endian, e.g. np.save(name, a.astype('<f4'))", path, d);
+        goto cleanup;
+    }
+    const char *order = header_value(header, "fortran_order");
+    if (!order || strncmp(order, "False", 5) != 0) {
+        snprintf(msg, msglen, "%s: Fortran order is not supported; save "
+                 "np.ascontiguousarray(a) instead", path);
+        goto cleanup;
+    }
+    long long dims[8];
+    int nd = parse_shape(header_value(header, "shape"), dims, 8);
+    if (nd < 0) {
+        snprintf(msg, msglen, "%s: cannot read the shape in the .npy header", path);
+        goto cleanup;
+    }
+    char got[96];
+    shape_text(dims, nd, got, sizeof got);
+    const int want_nd = rows < 0 ? 1 : 2;
+    if (nd != want_nd || (want_nd == 2 && dims[0] != rows) || dims[nd - 1] != cols) {
+        snprintf(msg, msglen, "%s: shape %s", path, got);
+        goto cleanup;
+    }
+
+    /* The data must be exactly rows*cols items: no more, no less. */
+    const size_t count = (size_t)(rows < 0 ? 1 : rows) * (size_t)cols;
+    const size_t data_start = hstart + hlen;
+    const uintmax_t have = (uintmax_t)st.st_size > data_start ? (uintmax_t)st.st_size - data_start : 0;
+    if (have != (uintmax_t)count * item) {
+        snprintf(msg, msglen, "%s: %ju bytes of data, but shape %s of %s needs %ju%s", path, have,
+                 got, item == 4 ? "float32" : "float64", (uintmax_t)count * item,
+                 have < (uintmax_t)count * item ? " (truncated file?)" : "");
+        goto cleanup;
+    }
+
+    /* Copy the items out as floats, transposed when asked. float32 in the
+     * file's order (the common case) is read straight into dst with one
+     * read; anything else goes through a buffer of whole rows. */
+    const size_t ncols = (size_t)cols, nrows = rows < 0 ? 1 : (size_t)rows;
+    if (item == 4 && !transpose) {
+        if ((rc = read_all(f, dst, count * item, path, msg, msglen)) != MHAVIZ_OK)
+            goto cleanup;
+        rc = check_finite(dst, 0, count, ncols, rows < 0, path, msg, msglen);
+        goto cleanup;
+    }
+    const size_t chunk_rows = NPY_CHUNK_BYTES / (ncols * item) ? NPY_CHUNK_BYTES / (ncols * item) : 1;
+    if (!(chunk = malloc(chunk_rows * ncols * item)))
+        goto nomem;
+    float *as_float = (float *)chunk; /* float64 rows narrowed in place, before the first unread byte */
+    for (size_t i0 = 0; i0 < nrows; i0 += chunk_rows) {
+        const size_t m = nrows - i0 < chunk_rows ? nrows - i0 : chunk_rows; /* rows in this chunk */
+        if ((rc = read_all(f, chunk, m * ncols * item, path, msg, msglen)) != MHAVIZ_OK)
+            goto cleanup;
+        if (item == 8) {
+            for (size_t k = 0; k < m * ncols; k++) {
+                double v;
+                memcpy(&v, chunk + 8 * k, 8);
+                if (!isfinite(v) || fabs(v) > FLT_MAX) {
+                    element_error(i0 * ncols + k, ncols, rows < 0, isfinite(v), path, msg, msglen);
+                    rc = MHAVIZ_EINPUT;
+                    goto cleanup;
+                }
+                as_float[k] = (float)v;
+            }
+        } else if ((rc = check_finite(as_float, i0 * ncols, m * ncols, ncols, rows < 0, path, msg,
+                                      msglen)) != MHAVIZ_OK) {
+            goto cleanup;
+        }
+        for (size_t i = 0; i < m; i++) {
+            const float *row = as_float + i * ncols; // (ncols) row i0 + i of the file
+            if (transpose)
+                for (size_t j = 0; j < ncols; j++)
+                    dst[j * nrows + i0 + i] = row[j];
+            else
+                memcpy(dst + (i0 + i) * ncols, row, ncols * sizeof *dst);
+        }
+    }
+    rc = MHAVIZ_OK;
+    goto cleanup;
+
+nomem:
+    snprintf(msg, msglen, "%s: out of memory", file);
+    rc = MHAVIZ_ENOMEM;
+cleanup:
+    if (f)
+        fclose(f);
+    free(chunk);
+    free(header);
+    free(path);
+    return rc;
+}
+
+int npy_write_floats(const char *path, int rows, int cols, const float *data, char *msg, size_t msglen)
+{
+    const unsigned one = 1;
+    const char *descr = *(const unsigned char *)&one == 1 ? "<f4" : ">f4";
+    char shape[64];
+    if (rows < 0)
+        snprintf(shape, sizeof shape, "(%d,)", cols);
+    else
+        snprintf(shape, sizeof shape, "(%d, %d)", rows, cols);
+    /* The magic, the version, the header's length, then the header padded
+     * with spaces and ended by a newline so that the data starts at a
+     * multiple of 64 bytes, as numpy writes it. */
+    char header[128];
+    int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
+    const int total = (10 + n + 1 + 63) / 64 * 64;
+    memset(header + n, ' ', (size_t)(total - 10 - n - 1));
+    header[total - 10 - 1] = '\n';
+    const unsigned header_len = (unsigned)(total - 10);
+    const unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(header_len & 0xff),
+                                        (unsigned char)(header_len >> 8)};
+    const size_t count = (size_t)(rows < 0 ? 1 : rows) * (size_t)cols;
+
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        snprintf(msg, msglen, "%s: cannot create: %s", path, strerror(errno));
+        return MHAVIZ_EIO;
+    }
+    int ok = fwrite(preamble, 1, sizeof preamble, f) == sizeof preamble &&
+             fwrite(header, 1, header_len, f) == header_len && fwrite(data, sizeof *data, count, f) == count;
+    int e = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        snprintf(msg, msglen, "%s: cannot write: %s", path, strerror(e ? e : EIO));
+        return MHAVIZ_EIO;
+    }
+    return MHAVIZ_OK;
+}

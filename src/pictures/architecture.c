@@ -1,0 +1,222 @@
+/* architecture.c — architecture.png (see architecture.h).
+ *
+ * Each row of the stack is a band of the picture, named at the left with
+ * its shapes; the heads' columns share the width right of the names. In a
+ * head's column the query box sits left and its K/V box, when the column
+ * holds one, right; a K/V box is joined by a line to every head of its
+ * group, so sharing shows as lines fanning out from one box. */
+#include "pictures/architecture.h"
+#include "core/status.h"
+#include "core/variant.h"
+#include "draw/figure.h"
+#include "pictures/head_columns.h"
+#include "text/format.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define W 1920
+#define H 1080
+#define TITLE_PX 42.0f
+#define SUBTITLE_PX 32.0f
+#define NAME_PX 30.0f  /* the names in boxes and of the rows */
+#define SHAPE_PX 26.0f /* shapes, the smallest text */
+#define MIN_PX 22.0f   /* a shape is never set smaller: it is left to the row's name */
+
+/* The bands, top to bottom: y and height. */
+#define WO_Y 150
+#define WO_H 80
+#define CAT_Y 290
+#define CAT_H 80
+#define HEADS_Y 430
+#define HEADS_H 160
+#define PROJ_Y 700
+#define PROJ_H 110
+#define X_Y 870
+#define X_H 80
+#define CAPTION_Y 990
+
+/* The columns: right of the row names. */
+#define NAMES_X 30
+#define COLS_X 380
+#define COLS_W (W - COLS_X - 30)
+#define COL_MAX_W 330
+
+static const DrawRgb HEAD_FILL = {255, 228, 181}, HEAD_EDGE = {200, 120, 20};
+static const DrawRgb Q_FILL = {214, 232, 248}, KV_FILL = {214, 240, 214}, WIDE_FILL = {236, 236, 236};
+static const DrawRgb LINK = {90, 90, 90}, GREY_TEXT = {90, 90, 90};
+
+/* The size text s is set at to fit w pixels: px, or smaller down to MIN_PX;
+ * 0 when even that is too wide. */
+static float fit_px(const Figure *p, const char *s, float px, int w)
+{
+    const float tw = draw_text_width(p->f, s, px);
+    const float fit = tw > w ? px * w / tw : px;
+    return fit < MIN_PX ? 0.0f : fit;
+}
+
+/* A box with a frame and a name, with the shape below it when both fit
+ * (set smaller when needed, never below MIN_PX: else the shape is left to
+ * the row's name at the left). */
+static void box(Figure *p, int x, int y, int w, int h, DrawRgb fill, DrawRgb edge, int edge_px, const char *name,
+                const char *shape)
+{
+    draw_fill_rect(p->c, x, y, w, h, fill);
+    draw_frame(p->c, x + edge_px, y + edge_px, w - 2 * edge_px, h - 2 * edge_px, edge_px, edge);
+    const float name_px = fit_px(p, name, NAME_PX, w - 10);
+    const float shape_px = shape ? fit_px(p, shape, SHAPE_PX, w - 10) : 0.0f;
+    if (shape_px == 0.0f) {
+        figure_text(p, name, name_px ? name_px : MIN_PX, x + w / 2, y + h / 2, DRAW_MID, DRAW_MID, DRAW_INK);
+        return;
+    }
+    figure_text(p, name, name_px ? name_px : MIN_PX, x + w / 2, y + h / 2 - (int)(NAME_PX * 0.55f), DRAW_MID, DRAW_MID,
+         DRAW_INK);
+    figure_text(p, shape, shape_px, x + w / 2, y + h / 2 + (int)(NAME_PX * 0.6f), DRAW_MID, DRAW_MID, DRAW_INK);
+}
+
+/* A line from (x0, y0) up to (x1, y1) with an arrowhead at the top end. */
+static void arrow(Figure *p, float x0, float y0, float x1, float y1)
+{
+    draw_line(p->c, x0, y0, x1, y1 + 4, 3.0f, LINK);
+    const float dx = x1 - x0, dy = y1 - y0, len = sqrtf(dx * dx + dy * dy);
+    const float ux = dx / len, uy = dy / len, s = 14.0f;
+    draw_line(p->c, x1, y1, x1 - s * ux - 0.5f * s * uy, y1 - s * uy + 0.5f * s * ux, 3.0f, LINK);
+    draw_line(p->c, x1, y1, x1 - s * ux + 0.5f * s * uy, y1 - s * uy - 0.5f * s * ux, 3.0f, LINK);
+}
+
+/* The name of a row at the left, and one or two details below it in grey. */
+static void row_name(Figure *p, int y, int h, const char *name, const char *detail, const char *detail2)
+{
+    const int lines_h = (int)(NAME_PX * 1.2f) + (int)(SHAPE_PX * 1.2f) * (detail2 ? 2 : 1);
+    int top = y + (h - lines_h) / 2;
+    figure_text(p, name, NAME_PX, NAMES_X, top, DRAW_START, DRAW_TOP, DRAW_INK);
+    top += (int)(NAME_PX * 1.2f);
+    figure_text(p, detail, SHAPE_PX, NAMES_X, top, DRAW_START, DRAW_TOP, GREY_TEXT);
+    if (detail2)
+        figure_text(p, detail2, SHAPE_PX, NAMES_X, top + (int)(SHAPE_PX * 1.2f), DRAW_START, DRAW_TOP, GREY_TEXT);
+}
+
+int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, int64_t params, int has_bias,
+                      char *err, size_t errlen)
+{
+    Figure p;
+    int rc = figure_begin(&p, canvas, f, W, H, err, errlen);
+    if (rc != MHAVIZ_OK)
+        return rc;
+    const int T = c->T, d = c->d_model, hd = c->head_dim, nh = c->n_heads, nkv = c->n_kv_heads;
+    const int kv_mul = nh / nkv;
+    int col_head[ARCHITECTURE_MAX_COLUMNS];
+    const int n_cols = head_columns(nh, ARCHITECTURE_MAX_COLUMNS, col_head);
+    const int cw = COLS_W / n_cols < COL_MAX_W ? COLS_W / n_cols : COL_MAX_W;
+    const int x0 = COLS_X + (COLS_W - n_cols * cw) / 2, x1 = x0 + n_cols * cw;
+    const int pad = cw / 16 > 4 ? cw / 16 : 4;
+    char a[128], b[256];
+
+    /* Title: the layer and how its heads get their keys and values. */
+    char name[16];
+    variant_name(name, sizeof name, nh, nkv);
+    snprintf(a, sizeof a, "Multi-head attention, read bottom to top: %d heads of width %d", nh, hd);
+    figure_text(&p, a, TITLE_PX, W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
+    if (nkv == nh)
+        snprintf(a, sizeof a, "%s: every query head has its own keys and values", name);
+    else if (nkv == 1)
+        snprintf(a, sizeof a, "%s: one key/value head shared by all %d query heads", name, nh);
+    else
+        snprintf(a, sizeof a, "%s: %d key/value heads, each shared by %d query heads", name, nkv, kv_mul);
+    figure_text(&p, a, SUBTITLE_PX, W / 2, 78, DRAW_MID, DRAW_TOP, GREY_TEXT);
+
+    /* The rows' names, with their shapes. */
+    snprintf(a, sizeof a, "W_O: %d \xc3\x97 %d", d, d);
+    row_name(&p, WO_Y, WO_H, "output projection", a, NULL);
+    snprintf(a, sizeof a, "back to %d \xc3\x97 %d", T, d);
+    row_name(&p, CAT_Y, CAT_H, "concatenate", a, NULL);
+    snprintf(a, sizeof a, "%d heads in parallel", nh);
+    row_name(&p, HEADS_Y, HEADS_H, a, "each its own softmax", NULL);
+    snprintf(a, sizeof a, "W_q: %d of %d \xc3\x97 %d", nh, d, hd);
+    snprintf(b, sizeof b, "W_k, W_v: %d of %d \xc3\x97 %d", nkv, d, hd);
+    row_name(&p, PROJ_Y, PROJ_H, "projections", a, b);
+    snprintf(a, sizeof a, "%d tokens \xc3\x97 d_model %d", T, d);
+    row_name(&p, X_Y, X_H, "input x", a, NULL);
+
+    /* Top and bottom: x, the concatenation, W_O, as wide as the heads. */
+    const int wide_x = x0 + pad, wide_w = x1 - x0 - 2 * pad;
+    snprintf(a, sizeof a, "x  \xc2\xb7  %d \xc3\x97 %d", T, d);
+    box(&p, wide_x, X_Y, wide_w, X_H, WIDE_FILL, DRAW_FRAME, 2, a, NULL);
+    snprintf(a, sizeof a, "concatenate the %d heads  \xc2\xb7  %d \xc3\x97 %d (%d \xc3\x97 %d = %d)", nh, T, d, nh, hd, d);
+    box(&p, wide_x, CAT_Y, wide_w, CAT_H, WIDE_FILL, DRAW_FRAME, 2, a, NULL);
+    snprintf(a, sizeof a, "W_O (%d \xc3\x97 %d) mixes the heads  \xc2\xb7  output %d \xc3\x97 %d", d, d, T, d);
+    box(&p, wide_x, WO_Y, wide_w, WO_H, WIDE_FILL, DRAW_FRAME, 2, a, NULL);
+    arrow(&p, (x0 + x1) / 2.0f, CAT_Y, (x0 + x1) / 2.0f, WO_Y + WO_H);
+
+    /* Each column: its head, its query box, and the K/V box of its group
+     * when the group's box stands in this column (the middle column of the
+     * group's shown heads). */
+    const float q_l = 0.06f, q_r = 0.50f, kv_l = 0.54f, kv_r = 0.94f; /* parts of a column */
+    snprintf(b, sizeof b, "%d \xc3\x97 %d", T, hd);
+    for (int i = 0; i < n_cols; i++) {
+        const int cx = x0 + i * cw, h = col_head[i];
+        if (h == HEAD_COLUMNS_ELIDED) {
+            const int mx = cx + cw / 2;
+            figure_text(&p, "\xe2\x80\xa6", NAME_PX * 1.5f, mx, HEADS_Y + HEADS_H / 2, DRAW_MID, DRAW_MID, DRAW_INK);
+            figure_text(&p, "\xe2\x80\xa6", NAME_PX * 1.5f, mx, PROJ_Y + PROJ_H / 2, DRAW_MID, DRAW_MID, DRAW_INK);
+            snprintf(a, sizeof a, "heads %d\xe2\x80\x93%d", col_head[i - 1] + 1, col_head[i + 1] - 1);
+            figure_text(&p, a, SHAPE_PX, mx, HEADS_Y + 20, DRAW_MID, DRAW_TOP, GREY_TEXT);
+            continue;
+        }
+        /* the head, emphasised, with its own softmax */
+        snprintf(a, sizeof a, "head %d", h);
+        draw_fill_rect(p.c, cx + pad, HEADS_Y, cw - 2 * pad, HEADS_H, HEAD_FILL);
+        draw_frame(p.c, cx + pad + 4, HEADS_Y + 4, cw - 2 * pad - 8, HEADS_H - 8, 4, HEAD_EDGE);
+        figure_text(&p, a, NAME_PX, cx + cw / 2, HEADS_Y + 40, DRAW_MID, DRAW_MID, DRAW_INK);
+        figure_text(&p, "softmax", SHAPE_PX, cx + cw / 2, HEADS_Y + 82, DRAW_MID, DRAW_MID, DRAW_INK);
+        figure_text(&p, b, SHAPE_PX, cx + cw / 2, HEADS_Y + 122, DRAW_MID, DRAW_MID, DRAW_INK);
+        arrow(&p, cx + cw / 2.0f, HEADS_Y, cx + cw / 2.0f, CAT_Y + CAT_H);
+
+        /* its query projection */
+        const int qx = cx + (int)(q_l * cw), qw = (int)((q_r - q_l) * cw);
+        snprintf(a, sizeof a, "q %d", h);
+        box(&p, qx, PROJ_Y, qw, PROJ_H, Q_FILL, DRAW_FRAME, 2, a, b);
+        arrow(&p, qx + qw / 2.0f, X_Y, qx + qw / 2.0f, PROJ_Y + PROJ_H);
+        arrow(&p, qx + qw / 2.0f, PROJ_Y, qx + qw / 2.0f, HEADS_Y + HEADS_H);
+
+        /* the K/V box of head h's group, in the middle one of the group's shown columns */
+        const int g = h / kv_mul;
+        int first = -1, last = -1;
+        for (int k = 0; k < n_cols; k++)
+            if (col_head[k] != HEAD_COLUMNS_ELIDED && col_head[k] / kv_mul == g)
+                last = k, first = first < 0 ? k : first;
+        int shown = 0, mid = first; /* the middle of the group's shown columns */
+        for (int k = first; k <= last; k++)
+            shown += col_head[k] != HEAD_COLUMNS_ELIDED;
+        for (int k = first, seen = 0; k <= last; k++)
+            if (col_head[k] != HEAD_COLUMNS_ELIDED && seen++ == (shown - 1) / 2)
+                mid = k;
+        if (mid != i)
+            continue;
+        const int kx = cx + (int)(kv_l * cw), kw = (int)((kv_r - kv_l) * cw);
+        snprintf(a, sizeof a, "k, v %d", g);
+        box(&p, kx, PROJ_Y, kw, PROJ_H, KV_FILL, DRAW_FRAME, 2, a, b);
+        arrow(&p, kx + kw / 2.0f, X_Y, kx + kw / 2.0f, PROJ_Y + PROJ_H);
+        for (int k = first; k <= last; k++) /* one line to each query head of the group */
+            if (col_head[k] != HEAD_COLUMNS_ELIDED)
+                arrow(&p, kx + kw / 2.0f, PROJ_Y, x0 + k * cw + (kv_l + kv_r) / 2 * cw, HEADS_Y + HEADS_H);
+        int hidden = 0; /* heads of the group among the left-out ones: a line to the "..." */
+        for (int k = 0, e = -1; k < n_cols && !hidden; k++)
+            if (col_head[k] == HEAD_COLUMNS_ELIDED) {
+                e = k;
+                hidden = g * kv_mul + kv_mul - 1 > col_head[e - 1] && g * kv_mul < col_head[e + 1];
+                if (hidden)
+                    arrow(&p, kx + kw / 2.0f, PROJ_Y, x0 + e * cw + cw / 2.0f, HEADS_Y + HEADS_H - 30);
+            }
+    }
+
+    /* The caption: the parameters, counted as the cost table counts them. */
+    const int kv_dim = nkv * hd;
+    format_grouped(a, params);
+    snprintf(b, sizeof b,
+             "parameters: W_q %d\xc3\x97%d + W_k %d\xc3\x97%d + W_v %d\xc3\x97%d + W_O %d\xc3\x97%d%s = %s",
+             d, d, d, kv_dim, d, kv_dim, d, d, has_bias ? " + biases" : "", a);
+    figure_text(&p, b, SUBTITLE_PX, W / 2, CAPTION_Y, DRAW_MID, DRAW_TOP, DRAW_INK);
+
+    return figure_write(&p, path, err, errlen);
+}

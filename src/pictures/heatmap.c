@@ -1,0 +1,249 @@
+/* heatmap.c — one map (softmax weights or scores) on a figure of its own:
+ * head_NN.png, single_head.png, head_NN_scores.png. */
+#include "pictures/render_parts.h"
+#include "core/status.h"
+#include "draw/draw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------ one map, one figure */
+
+/* Where everything of a single-map figure goes. */
+typedef struct {
+    RenderLayout pub;       /* size, map origin, cell, block, label step */
+    Grid g;
+    int map;                /* map side in pixels */
+    float pitch;            /* pixels per token */
+    LabelPick lp;           /* which tokens are labelled */
+    float label_px, title_px, cap_px, lw;
+    int m, frame, cap_h, bar_x, bar_w, key_top;
+    char title[LABEL_BYTES * 2]; /* as drawn: cut to the slide's width */
+    TextLines sub;          /* the subtitle as drawn: wrapped to the figure's width */
+    char note[160];         /* under the subtitle when not one labelled cell per token */
+} Layout;
+
+/* A single map's figure fits a slide of SLIDE_W x SLIDE_H at the default
+ * cell size: the map is made smaller when the labels need the room. */
+#define SLIDE_W 1920
+#define SLIDE_H 1080
+
+/* Lay out the figure for T tokens with a map of at most target pixels;
+ * fills labels (T, LABEL_BYTES) for the labelled tokens, cut to label_w
+ * pixels (0: as wide as 8 lines of them, 110 to 260 px). Left to right:
+ * caption, labels, map, colour bar, ticks; top to bottom: title,
+ * subtitle, note, map, key labels, caption. */
+static void map_layout_at(const Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
+                          int target, float label_w, Layout *L, char *labels)
+{
+    memset(L, 0, sizeof *L);
+    L->g = grid_for_slide(T, r->opt.cell_px, target);
+    L->map = L->g.B * L->g.cell;
+    L->pitch = (float)L->map / (float)T;
+    LabelPick lp = label_pick(L->pitch, 1.1f * LABEL_MIN_PX);
+    L->label_px = clampf(0.75f * (float)lp.step * L->pitch, LABEL_MIN_PX, fmaxf(28.0f, (float)L->map / 30.0f));
+    if (lp.step > 1)
+        lp.need = label_need(L->label_px, L->pitch);
+    L->lp = lp;
+    L->title_px = clampf((float)L->map / 24.0f, 30.0f, 50.0f);
+    L->cap_px = clampf(fmaxf(L->label_px * 1.05f, (float)L->map / 40.0f), 22.0f, 36.0f);
+    L->m = 24;
+    L->frame = frame_px(L->map);
+    if (!(label_w > 0.0f))
+        label_w = clampf(8.0f * L->label_px, 110.0f, 260.0f);
+    L->lw = make_labels(r, tokens, T, lp, L->label_px, label_w, labels);
+    const int step = lp.step;
+
+    const Grid *g = &L->g;
+    if (g->k > 1 && step > 1)
+        snprintf(L->note, sizeof L->note,
+                 "blocks of %d\xc3\x97%d tokens averaged \xc2\xb7 every %d%s token labelled, and the last",
+                 g->k, g->k, step, ordinal(step));
+    else if (g->k > 1)
+        snprintf(L->note, sizeof L->note, "blocks of %d\xc3\x97%d tokens averaged", g->k, g->k);
+    else if (step > 1)
+        snprintf(L->note, sizeof L->note, "every %d%s token labelled, and the last", step, ordinal(step));
+
+    const int m = L->m, map = L->map;
+    L->cap_h = (int)draw_line_height(L->cap_px);
+    L->pub.map_x = m + L->cap_h + 10 + (int)ceilf(L->lw) + 10 + L->frame;
+    L->bar_w = (int)clampf((float)map / 24.0f, 24.0f, 40.0f);
+    L->bar_x = L->pub.map_x + map + 36;
+    const float tick_w = fmaxf(draw_text_width(r->font, "\xe2\x88\x92" "0.888", L->cap_px), draw_text_width(r->font, "masked", L->cap_px));
+    int W = L->bar_x + L->bar_w + 11 + (int)ceilf(tick_w) + m;
+    /* The title may widen the figure up to the slide; the subtitle wraps. */
+    snprintf(L->title, sizeof L->title, "%s", title ? title : "");
+    draw_ellipsize(r->font, L->title, sizeof L->title, L->title_px, (float)(SLIDE_W - 2 * m));
+    const int title_w = (int)ceilf(draw_text_width(r->font, L->title, L->title_px));
+    if (W < title_w + 2 * m)
+        W = title_w + 2 * m;
+    wrap_parts(r->font, subtitle, L->cap_px, (float)(W - 2 * m), &L->sub);
+    L->pub.map_y = m + (int)draw_line_height(L->title_px) + (L->sub.n + (L->note[0] ? 1 : 0)) * L->cap_h + 18;
+    L->key_top = L->pub.map_y + map + 8 + L->frame;
+    int H = L->key_top + (int)ceilf(L->lw) + 10 + L->cap_h + m;
+    if (H < L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m)
+        H = L->pub.map_y + map + L->bar_w + (int)(2.0f * L->cap_px) + m;
+    L->pub.width = W;
+    L->pub.height = H;
+    L->pub.cell = g->cell;
+    L->pub.block = g->k;
+    L->pub.label_step = step;
+    L->pub.frame = L->frame;
+}
+
+/* map_layout_at with the largest map (up to MAP_TARGET_PX) that keeps the
+ * figure within SLIDE_W x SLIDE_H: the key labels are first cut shorter
+ * (down to 4 lines' width), then the map made smaller. A forced cell size
+ * (--cell) is laid out as it is. */
+static void map_layout(const Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
+                       Layout *L, char *labels)
+{
+    int target = MAP_TARGET_PX;
+    map_layout_at(r, T, tokens, title, subtitle, target, 0.0f, L, labels);
+    for (int tries = 0; tries < 8 && r->opt.cell_px == 0 && L->pub.height > SLIDE_H; tries++) {
+        const float over = (float)(L->pub.height - SLIDE_H);
+        const float label_w = fmaxf(L->lw - over, 4.0f * L->label_px);
+        const int shrink = (int)ceilf(over - (L->lw - label_w)); /* what shorter labels do not win */
+        if (shrink > 0)
+            target = L->map - shrink > 64 ? L->map - shrink : 64;
+        map_layout_at(r, T, tokens, title, subtitle, target, label_w, L, labels);
+    }
+}
+
+int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *title, const char *subtitle,
+                          RenderLayout *out)
+{
+    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
+    if (!labels)
+        return MHAVIZ_ENOMEM;
+    Layout L;
+    map_layout(r, T, tokens, title, subtitle, &L, labels);
+    *out = L.pub;
+    free(labels);
+    return MHAVIZ_OK;
+}
+
+/* x at which text w pixels wide is centred over the map (map_x, map pixels
+ * wide), moved in to keep m pixels from the figure's edges (W wide). */
+static int centre_over(int map_x, int map, float w, int m, int W)
+{
+    int x = map_x + map / 2;
+    if (x - (int)(w / 2) < m)
+        x = m + (int)(w / 2);
+    if (x + (int)(w / 2) > W - m)
+        x = W - m - (int)(w / 2);
+    return x;
+}
+
+static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const float *v, int T,
+                      char *const *tokens, int causal, const char *title, const char *subtitle, const Scale *s,
+                      char *err, size_t errlen)
+{
+    int rc = MHAVIZ_OK;
+        Layout L;
+    char *labels = calloc((size_t)T, LABEL_BYTES); // (T, LABEL_BYTES) each token as drawn
+    if (!labels)
+        goto oom;
+    map_layout(r, T, tokens, title, subtitle, &L, labels);
+    const int m = L.m, map = L.map, map_x = L.pub.map_x, map_y = L.pub.map_y;
+    const int W = L.pub.width;
+    if (draw_canvas_reset(c, W, L.pub.height) != MHAVIZ_OK)
+        goto oom;
+
+    /* Title, subtitle and note, each centred over the map where it fits. */
+    int y = m;
+    if (draw_text(c, r->font, L.title, L.title_px, centre_over(map_x, map, draw_text_width(r->font, L.title, L.title_px), m, W), y,
+                  DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+        goto oom;
+    y += (int)draw_line_height(L.title_px);
+    for (int k = 0; k <= L.sub.n; k++) {
+        const char *line = k < L.sub.n ? L.sub.line[k] : L.note;
+        if (line[0] && draw_text(c, r->font, line, L.cap_px, centre_over(map_x, map, draw_text_width(r->font, line, L.cap_px), m, W),
+                                 y, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+            goto oom;
+        y += L.cap_h;
+    }
+
+    paint_cells(c, v, T, causal, &L.g, map_x, map_y, s);
+    draw_frame(c, map_x, map_y, map, map, L.frame, DRAW_FRAME);
+    const int annotate = r->opt.annotate == 1 || (r->opt.annotate == -1 && T <= 16);
+    if (annotate && L.g.k == 1 && L.g.cell >= 18 &&
+        annotate_cells(c, r, v, T, causal, &L.g, map_x, map_y, s) != MHAVIZ_OK)
+        goto oom;
+
+    /* Labels and the axis captions. */
+    if (token_labels(c, r, labels, T, L.lp, L.pitch, L.label_px, map_x, map_y, map_x - 10 - L.frame,
+                          L.key_top, 1, 1) != MHAVIZ_OK ||
+        draw_text(c, r->font, "query", L.cap_px, m, map_y + map / 2, DRAW_MID, DRAW_TOP, DRAW_INK, 1) != MHAVIZ_OK ||
+        draw_text(c, r->font, "key", L.cap_px, map_x + map / 2, L.key_top + (int)ceilf(L.lw) + 10, DRAW_MID, DRAW_TOP, DRAW_INK, 0) !=
+            MHAVIZ_OK)
+        goto oom;
+
+    if (colour_bar(c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal) != MHAVIZ_OK)
+        goto oom;
+
+    rc = draw_write_png(c, png_path, err, errlen);
+    goto cleanup;
+
+oom:
+    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
+    rc = MHAVIZ_ENOMEM;
+cleanup:
+    free(labels);
+    return rc;
+}
+
+int render_draw_weights(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
+                        char *err, size_t errlen)
+{
+    const Scale s = weights_scale(r);
+    return render_map(r, c, j->path, j->values, T, tokens, causal, j->title, j->subtitle, &s, err, errlen);
+}
+
+int render_draw_scores(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
+                       char *err, size_t errlen)
+{
+    float *shifted = malloc((size_t)T * T * sizeof *shifted); /* (T, T) scores less their row's maximum */
+    if (!shifted) {
+        snprintf(err, errlen, "%s: out of memory drawing the picture", j->path);
+        return MHAVIZ_ENOMEM;
+    }
+    render_scores_less_row_max(shifted, j->values, T, causal);
+    const Scale s = scores_scale(shifted, T, causal);
+    const int rc = render_map(r, c, j->path, shifted, T, tokens, causal, j->title, j->subtitle, &s, err, errlen);
+    free(shifted);
+    return rc;
+}
+
+int render_heatmap(Renderer *r, const char *png_path, const float *att, int T,
+                   char *const *tokens, int causal, const char *title,
+                   char *err, size_t errlen)
+{
+    const RenderJob j = {.draw = render_draw_weights, .path = png_path, .title = title, .values = att};
+    return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
+}
+
+int render_scores(Renderer *r, const char *png_path, const float *scores, int T,
+                  char *const *tokens, int causal, const char *title,
+                  char *err, size_t errlen)
+{
+    const RenderJob j = {.draw = render_draw_scores, .path = png_path, .title = title, .values = scores};
+    return render_jobs(r, &j, 1, T, tokens, causal, err, errlen);
+}
+
+void render_scores_less_row_max(float *out, const float *scores, int T, int causal)
+{
+    for (int i = 0; i < T; i++) {
+        const float *s_i = scores + (size_t)i * T; /* (T) row i */
+        float *o_i = out + (size_t)i * T;
+        const int n_i = causal ? i + 1 : T;       /* keys query i may see */
+        float max = s_i[0];
+        for (int j = 1; j < n_i; j++)
+            if (s_i[j] > max)
+                max = s_i[j];
+        for (int j = 0; j < T; j++)
+            o_i[j] = j < n_i ? s_i[j] - max : 0.0f;
+    }
+}

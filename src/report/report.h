@@ -1,0 +1,59 @@
+/* report.h — the text and JSON reports comparing the heads with one wide head. */
+#ifndef MHAVIZ_REPORT_H
+#define MHAVIZ_REPORT_H
+
+#include "core/measures.h"
+#include "core/mha.h"
+#include "core/pull.h"
+#include "core/variant.h"
+#include "io/input.h"
+
+/* What a report is written from; nothing here is owned by the report. */
+typedef struct {
+    const MhaInput *in;     /* config, tokens */
+    const MhaState *multi;  /* the multi-head forward pass (in->cfg) */
+    const MhaState *single; /* the single wide head: one head of width d_model */
+    int single_given;       /* 1: "single_head" weights from the input; 0: built from the same projections */
+    const char *notes;      /* extra lines for the report (e.g. a K/V conversion), or NULL */
+    const MapMeasures *measures; /* (n_heads + 1) the maps' measures_layer, the wide head last;
+                                  * NULL: report_write computes them */
+    int npy;                /* 1: every matrix of report.json in a .npy file (--npy), whatever its size */
+    const PullLayer *pulls;      /* how the wide head combines the heads' scores (pull.h);
+                                  * NULL: the reports leave that section out */
+    int scores;             /* 1: report.json holds the heads' scores too (--steps); the forward
+                             * pass keeps them either way, for the pulls */
+} ReportData;
+
+/* report.json holds its matrices inline up to this many numbers in all (the
+ * attention maps, the scores with --steps, both outputs: about 12 MB of
+ * text, which a text editor or a browser still opens); past it each matrix
+ * is a .npy file in the output folder and report.json names the file. A
+ * GPT-2-shaped layer (d_model 768, 12 heads) stays inline up to T = 231
+ * (1.05 M numbers); at T = 512 it is 3.4 M. */
+#define REPORT_INLINE_MAX_NUMBERS ((size_t)1 << 20)
+
+/* The numbers in report.json's matrices for config c: the n_heads maps of
+ * (T, T) and the wide head's (twice that with the scores: each map's
+ * scores), and the two (T, d_model) outputs. */
+size_t report_matrix_numbers(const MhaConfig *c, int with_scores);
+
+/* Write report.txt and report.json (and report.json's .npy files, named in
+ * it) into folder dir. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file) or
+ * MHAVIZ_ENOMEM. */
+int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
+
+/* Thresholds of "barely changes" in the variants section: a head whose
+ * map's mean JS divergence from the reference is below REPORT_BARELY_JS bits
+ * and whose top key stays in at least REPORT_BARELY_TOP1 of the rows. */
+#define REPORT_BARELY_JS 0.02
+#define REPORT_BARELY_TOP1 0.9
+
+/* The variants section: report.txt and report.json in folder dir comparing
+ * the n variants v (most K/V heads first; n >= 2) with v[0], the reference:
+ * each variant's cost row and blur, each query head's JS divergence from
+ * its reference self and top-1 agreement, and one sentence per variant.
+ * Returns as report_write does. */
+int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen);
+
+
+#endif

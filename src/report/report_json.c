@@ -1,0 +1,262 @@
+/* report_json.c — report.json: every number of the run, the maps inline
+ * or as .npy files beside it. */
+#include "report/report_parts.h"
+#include "core/measures.h"
+#include "core/status.h"
+#include "io/npy.h"
+#include "text/format.h"
+#include "text/utf8.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ report.json */
+
+void json_string(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', f);
+    while (*p) {
+        int n = utf8_decode(p, SIZE_MAX, NULL);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            fputc('\\', f);
+            fputc(*p++, f);
+        } else if (*p < 0x20) {
+            const char *esc = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : NULL;
+            if (esc)
+                fputs(esc, f);
+            else
+                fprintf(f, "\\u%04x", *p);
+            p++;
+        } else {
+            fwrite(p, 1, (size_t)n, f);
+            p += n;
+        }
+    }
+    fputc('"', f);
+}
+
+void json_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.9g", x);
+    else
+        fputs("null", f);
+}
+
+/* A (rows, cols) matrix, as an array of rows (one row per line, every
+ * float as "%.9g": enough digits to read back to the same bits), or as the
+ * name of the .npy file `name` written beside report.json. */
+static void json_matrix(FILE *f, Matrices *mx, const float *m, int rows, int cols, const char *name,
+                        const char *indent)
+{
+    if (mx->npy) {
+        if (mx->rc == MHAVIZ_OK) { /* after a failure, only report.json's text goes on (and is discarded) */
+            size_t n = strlen(mx->dir) + strlen(name) + 2;
+            char *path = malloc(n);
+            if (path) {
+                snprintf(path, n, "%s/%s", mx->dir, name);
+                mx->rc = npy_write_floats(path, rows, cols, m, mx->err, mx->errlen);
+            } else {
+                snprintf(mx->err, mx->errlen, "out of memory");
+                mx->rc = MHAVIZ_ENOMEM;
+            }
+            free(path);
+        }
+        json_string(f, name);
+        return;
+    }
+    fputs("[\n", f);
+    for (int i = 0; i < rows; i++) {
+        const float *m_i = m + (size_t)i * cols; // (cols) row i
+        fprintf(f, "%s[", indent);
+        for (int j = 0; j < cols; j++) {
+            if (j > 0)
+                fputc(',', f);
+            json_number(f, m_i[j]);
+        }
+        fputs(i + 1 < rows ? "],\n" : "]\n", f);
+    }
+    fprintf(f, "%.*s]", (int)strlen(indent) - 2, indent);
+}
+
+/* The per-map measures as "key": value pairs, each line starting with indent. */
+static void json_measures(FILE *f, const MapMeasures *m, const char *indent)
+{
+    fprintf(f, "%s\"role\": \"%s\",\n", indent, measures_role_name(m->role));
+    fprintf(f, "%s\"entropy_bits\": ", indent);
+    json_number(f, m->entropy_bits);
+    fprintf(f, ",\n%s\"entropy_norm\": ", indent);
+    json_number(f, m->entropy_norm);
+    fprintf(f, ",\n%s\"confidence\": ", indent);
+    json_number(f, m->confidence);
+    fprintf(f, ",\n%s\"mean_distance\": ", indent);
+    json_number(f, m->mean_distance);
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++) {
+        fprintf(f, ",\n%s\"%s\": ", indent, measures_pattern_field((MeasuresRole)r));
+        json_number(f, m->pattern[r]);
+    }
+    /* for each pattern: [rows that show it, rows where it could show] */
+    fprintf(f, ",\n%s\"pattern_rows\": {", indent);
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++)
+        fprintf(f, "%s\"%s\": [%d, %d]", r ? ", " : "", measures_pattern_field((MeasuresRole)r), m->shown[r],
+                m->rows[r]);
+    /* for each pattern: the share spreading evenly would give */
+    fprintf(f, "},\n%s\"pattern_even\": {", indent);
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++) {
+        fprintf(f, "%s\"%s\": ", r ? ", " : "", measures_pattern_field((MeasuresRole)r));
+        json_number(f, m->even[r]);
+    }
+    fprintf(f, "},\n%s\"fixed_token_key\": ", indent);
+    if (m->fixed_key >= 0)
+        fprintf(f, "%d", m->fixed_key);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n%s\"strongest_pattern\": ", indent);
+    if (m->strongest >= 0)
+        fprintf(f, "\"%s\"", measures_pattern_field((MeasuresRole)m->strongest));
+    else
+        fputs("null", f);
+    fputs(",\n", f);
+}
+
+void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last)
+{
+    fprintf(f, "    \"%s\": ", key);
+    if (!valid)
+        fputs("null", f);
+    else
+        fprintf(f,
+                "{\"n_heads\": %d, \"n_kv_heads\": %d, \"head_dim\": %d, \"params\": %" PRId64
+                ", \"mac_projections\": %" PRId64 ", \"mac_scores\": %" PRId64
+                ", \"mac_value_mix\": %" PRId64 ", \"mac_total\": %" PRId64
+                ", \"kv_cache_bytes_per_token\": %" PRId64 "}",
+                r->n_heads, r->n_kv_heads, r->head_dim, r->params, r->mac_projections, r->mac_scores,
+                r->mac_value_mix, r->mac_projections + r->mac_scores + r->mac_value_mix, r->kv_cache_bytes);
+    fputs(last ? "\n" : ",\n", f);
+}
+
+/* "pulls": how the wide head combines the heads' scores, row by row (pull.h). */
+static void json_pulls(FILE *f, const PullLayer *p)
+{
+    fprintf(f, "  \"pulls\": {\n    \"identity\": %s,\n    \"identity_max_deviation\": ",
+            p->identity ? "true" : "false");
+    json_number(f, p->identity_max_dev);
+    fputs(",\n    \"max_abs_wide_score\": ", f);
+    json_number(f, p->max_abs_score);
+    fprintf(f, ",\n    \"blur_at_most\": %g,\n    \"default_query\": %d,\n    \"counts\": {", PULL_BLUR_AT_MOST,
+            p->default_query);
+    for (int o = 0; o < PULL_N_OUTCOMES; o++)
+        fprintf(f, "\"%s\": %d, ", pull_outcome_name((PullOutcome)o), p->count[o]);
+    fprintf(f, "\"blurs\": %d},\n    \"rows\": [\n", p->n_blur);
+    for (int i = 0; i < p->T; i++) {
+        const PullRow *r = &p->rows[i];
+        fprintf(f, "      {\"query\": %d, \"outcome\": \"%s\", \"head_top_keys\": [", i,
+                pull_outcome_name(r->outcome));
+        for (int h = 0; h < p->n_heads; h++)
+            fprintf(f, h ? ", %d" : "%d", p->top[(size_t)i * p->n_heads + h]);
+        fprintf(f, "], \"wide_top_key\": %d, \"wide_top_weight\": ", r->wide_top);
+        json_number(f, r->wide_top_att);
+        fprintf(f, ", \"blurs\": %s}%s\n", r->blurs ? "true" : "false", i + 1 < p->T ? "," : "");
+    }
+    fputs("    ]\n  },\n", f);
+}
+
+void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
+{
+    const MhaConfig *c = s->c;
+    const int T = c->T;
+    const size_t map = (size_t)T * T;
+
+    fputs("{\n  \"format\": \"mhaviz-report\",\n  \"version\": 2,\n  \"tokens\": [", f);
+    for (int t = 0; t < T; t++) {
+        if (t > 0)
+            fputs(", ", f);
+        json_string(f, d->in->tokens[t]);
+    }
+    fprintf(f, "],\n  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"n_kv_heads\": %d,\n  \"head_dim\": %d,\n"
+               "  \"causal\": %s,\n",
+            c->d_model, c->n_heads, c->n_kv_heads, c->head_dim, c->causal ? "true" : "false");
+    if (d->notes) {
+        fputs("  \"notes\": ", f);
+        json_string(f, d->notes);
+        fputs(",\n", f);
+    }
+
+    /* Each head: where it sits, what it does, how it differs, its map. */
+    const int kv_mul = c->n_heads / c->n_kv_heads;
+    const char *pad = c->n_heads >= 100 ? "%03d" : "%02d"; /* head_00 .. as the pictures are named */
+    char fmt[64], name[64];
+    fputs("  \"heads\": [\n", f);
+    for (int h = 0; h < c->n_heads; h++) {
+        fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, h / kv_mul);
+        json_measures(f, &s->heads[h], "      ");
+        fputs("      \"js_to_single\": ", f);
+        json_number(f, s->cmp[h].js_to_single);
+        fputs(",\n      \"top1_agreement\": ", f);
+        json_number(f, s->cmp[h].top1_agreement);
+        fputs(",\n      \"attention\": ", f);
+        snprintf(fmt, sizeof fmt, "head_%s_attention.npy", pad);
+        snprintf(name, sizeof name, fmt, h);
+        json_matrix(f, mx, d->multi->att + (size_t)h * map, T, T, name, "        ");
+        if (d->scores && d->multi->scores) {
+            fputs(",\n      \"scores\": ", f);
+            snprintf(fmt, sizeof fmt, "head_%s_scores.npy", pad);
+            snprintf(name, sizeof name, fmt, h);
+            json_matrix(f, mx, d->multi->scores + (size_t)h * map, T, T, name, "        ");
+        }
+        fputs(h + 1 < c->n_heads ? "\n    },\n" : "\n    }\n", f);
+    }
+    fputs("  ],\n", f);
+
+    fprintf(f, "  \"single_head\": {\n      \"source\": \"%s\",\n",
+            d->single_given ? "input" : "same projections");
+    json_measures(f, &s->wide, "      ");
+    fputs("      \"attention\": ", f);
+    json_matrix(f, mx, s->wide_att, T, T, "single_head_attention.npy", "        ");
+    if (d->scores && d->single->scores) {
+        fputs(",\n      \"scores\": ", f);
+        json_matrix(f, mx, d->single->scores, T, T, "single_head_scores.npy", "        ");
+    }
+    fputs("\n  },\n", f);
+
+    fputs("  \"comparison\": {\n    \"blur\": ", f);
+    json_number(f, s->blur);
+    fputs(",\n    \"heads_mean_entropy_norm\": ", f);
+    json_number(f, s->heads_norm_mean);
+    fputs(",\n    \"single_head_entropy_norm\": ", f);
+    json_number(f, s->wide.entropy_norm);
+    fputs(",\n    \"output_rel_diff\": ", f);
+    json_number(f, s->rel_diff);
+    fputs(",\n    \"output_cosine\": ", f);
+    json_number(f, s->cosine);
+    fputs("\n  },\n", f);
+
+    if (d->pulls)
+        json_pulls(f, d->pulls);
+
+    const CostTable *t = &s->cost;
+    fprintf(f, "  \"cost\": {\n    \"T\": %d,\n    \"visible_pairs\": %" PRId64 ",\n"
+               "    \"masked_cells_counted\": false,\n    \"biases_counted\": %s,\n",
+            T, t->pairs, d->in->w.has_bias ? "true" : "false");
+    json_cost_row(f, "input", &t->input, 1, 0);
+    json_cost_row(f, "mha", &t->mha, 1, 0);
+    json_cost_row(f, "gqa", &t->gqa, t->gqa_valid, 0);
+    json_cost_row(f, "mqa", &t->mqa, 1, 0);
+    json_cost_row(f, "single_head", &t->wide, 1, 1);
+    fputs("  },\n", f);
+
+    fputs("  \"output\": {\n    \"multi_head\": ", f);
+    json_matrix(f, mx, d->multi->out, T, c->d_model, "output_multi_head.npy", "      ");
+    fputs(",\n    \"single_head\": ", f);
+    json_matrix(f, mx, d->single->out, T, c->d_model, "output_single_head.npy", "      ");
+    fputs("\n  }\n}\n", f);
+}

@@ -1,0 +1,257 @@
+/* report_variants.c — the report of several K/V layouts (--kv-heads
+ * 4,2,1): each one's cost, how far each head moved, a sentence each. */
+#include "report/report_parts.h"
+#include "core/measures.h"
+#include "core/status.h"
+#include "io/npy.h"
+#include "text/format.h"
+#include "text/utf8.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------ the variants section */
+
+/* What the variants section says about one variant, against the reference. */
+typedef struct {
+    char name[16];          /* "MHA", "GQA-2", "MQA" */
+    CostTable cost;         /* cost.input is this variant's row */
+    MapComparison *cmp;     /* (n_heads) each head against its reference self */
+    double blur;            /* as in the one-variant report */
+    double heads_norm_mean; /* the heads' mean normalised entropy */
+} VariantSummary;
+
+/* 1 when head comparison c barely changes (REPORT_BARELY_JS, REPORT_BARELY_TOP1). */
+static int barely_changes(const MapComparison *c)
+{
+    return c->js_to_single < REPORT_BARELY_JS && c->top1_agreement >= REPORT_BARELY_TOP1;
+}
+
+/* A JS divergence in bits for a sentence: two decimals, three below 0.005. */
+static const char *bits(char *buf, size_t n, double js)
+{
+    snprintf(buf, n, js < 0.005 ? "%.3f" : "%.2f", js);
+    return buf;
+}
+
+/* "heads 0, 1 and 3" / "head 2": the heads h < n_heads with pick[h] set (k of them). */
+static int head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
+{
+    int used = snprintf(buf, len, k == 1 ? "head" : "heads"), seen = 0;
+    for (int h = 0; h < n_heads && used < (int)len; h++)
+        if (pick[h]) {
+            seen++;
+            used += snprintf(buf + used, len - (size_t)used, "%s%d",
+                             seen == 1 ? " " : seen == k ? " and " : ", ", h);
+        }
+    return used;
+}
+
+/* The sentence about variant x against the reference ref (n_heads heads):
+ * how much smaller its K/V cache is, the head that moves most, and the heads
+ * that barely change. */
+static void variant_sentence(char *buf, size_t len, const VariantSummary *x, const VariantSummary *ref,
+                             int n_heads, int *pick)
+{
+    char a[32], b[32], js[16];
+    const CostRow *r = &x->cost.input, *r0 = &ref->cost.input;
+    int used = snprintf(buf, len, "%s cuts the K/V cache %dx (%s to %s bytes per token per layer)", x->name,
+                        r0->n_kv_heads / r->n_kv_heads, format_grouped(a, r0->kv_cache_bytes),
+                        format_grouped(b, r->kv_cache_bytes));
+    int most = 0, least = 0, n_barely = 0;
+    for (int h = 0; h < n_heads; h++) {
+        pick[h] = barely_changes(&x->cmp[h]);
+        n_barely += pick[h];
+        if (x->cmp[h].js_to_single > x->cmp[most].js_to_single)
+            most = h;
+        if (x->cmp[h].js_to_single < x->cmp[least].js_to_single)
+            least = h;
+    }
+    if (n_barely == n_heads) {
+        snprintf(buf + used, len - (size_t)used, ", and every head barely changes (the most, head %d, by %s bits).",
+                 most, bits(js, sizeof js, x->cmp[most].js_to_single));
+        return;
+    }
+    used += snprintf(buf + used, len - (size_t)used, " and moves head %d's attention by %s bits (its top key stays in %.0f%% of the rows)",
+                     most, bits(js, sizeof js, x->cmp[most].js_to_single), 100.0 * x->cmp[most].top1_agreement);
+    if (used >= (int)len)
+        return;
+    if (n_barely == 0) {
+        snprintf(buf + used, len - (size_t)used, "; no head barely changes (the least moved, head %d, by %s bits).",
+                 least, bits(js, sizeof js, x->cmp[least].js_to_single));
+        return;
+    }
+    used += snprintf(buf + used, len - (size_t)used, "; ");
+    if (used >= (int)len)
+        return;
+    used += head_list(buf + used, len - (size_t)used, pick, n_heads, n_barely);
+    if (used < (int)len)
+        snprintf(buf + used, len - (size_t)used, n_barely == 1 ? " barely changes." : " barely change.");
+}
+
+static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick)
+{
+    const MhaConfig *c = &v[0].in.cfg;
+    const int H = c->n_heads;
+    const char *ref = s[0].name;
+    char a[32], b[32], line[1024];
+
+    fputs("mhaviz report: the same layer with its keys and values shared (", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? (i + 1 < n ? ", " : " and ") : "", s[i].name);
+    fputs(")\n\n", f);
+    txt_tokens(f, v[0].in.tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
+    fprintf(f, "d_model    %d\n", c->d_model);
+    fprintf(f, "heads      %d x head_dim %d\n", H, c->head_dim);
+    fputs("variants   ", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s (%d K/V head%s, kv%d/)", i ? ", " : "", s[i].name, s[i].cost.input.n_kv_heads,
+                s[i].cost.input.n_kv_heads == 1 ? "" : "s", s[i].cost.input.n_kv_heads);
+    fputs("\n", f);
+    txt_wrapped(f, "",
+                "Each variant's K/V heads are means of the input's (Ainslie et al. 2023, without the "
+                "uptraining that follows), so its heads' maps show what sharing keys and values does to "
+                "this layer; each sub-folder holds that variant's pictures and report.");
+
+    fprintf(f, "\nCost at T = %d, per layer\n", c->T);
+    fprintf(f, "%-8s %9s %12s %14s %12s %16s %6s\n", "variant", "K/V heads", "params", "MAC total",
+            "K/V B/token", "K/V cache at T", "blur");
+    for (int i = 0; i < n; i++) {
+        const CostRow *r = &s[i].cost.input;
+        char p[32], m[32], kv[32], at[32], bl[16];
+        fprintf(f, "%-8s %9d %12s %14s %12s %16s %6s\n", s[i].name, r->n_kv_heads, format_grouped(p, r->params),
+                format_grouped(m, r->mac_projections + r->mac_scores + r->mac_value_mix), format_grouped(kv, r->kv_cache_bytes),
+                format_grouped(at, r->kv_cache_bytes * c->T), txt_cell(bl, sizeof bl, "%+.2f", s[i].blur));
+    }
+    fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
+          "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
+          f);
+
+    fprintf(f, "\nHow far each head moves from its %s self\n", ref);
+    fprintf(f, "%5s", "head");
+    for (int i = 1; i < n; i++)
+        fprintf(f, "  %13s", s[i].name);
+    fprintf(f, "\n%5s", "");
+    for (int i = 1; i < n; i++)
+        fprintf(f, "  %6s %6s", "JS", "top1");
+    fputc('\n', f);
+    for (int h = 0; h < H; h++) {
+        fprintf(f, "%5d", h);
+        for (int i = 1; i < n; i++)
+            fprintf(f, "  %6s %6s", txt_cell(a, sizeof a, "%.3f", s[i].cmp[h].js_to_single),
+                    txt_cell(b, sizeof b, "%.2f", s[i].cmp[h].top1_agreement));
+        fputc('\n', f);
+    }
+    snprintf(line, sizeof line,
+             "JS: mean over the rows (queries) of the Jensen-Shannon divergence between the head's map and "
+             "its %s map, in bits (0 = the same, 1 = disjoint). top1: share of rows whose most-attended key "
+             "is the same in both.", ref);
+    txt_wrapped(f, "", line);
+
+    fprintf(f, "\nIn words (a head \"barely changes\" when its JS is below %.2f bits and its top key stays\n"
+               "in at least %.0f%% of the rows)\n", REPORT_BARELY_JS, 100.0 * REPORT_BARELY_TOP1);
+    for (int i = 1; i < n; i++) {
+        variant_sentence(line, sizeof line, &s[i], &s[0], H, pick);
+        txt_wrapped(f, "  ", line);
+    }
+}
+
+static void write_variants_json(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick)
+{
+    const MhaConfig *c = &v[0].in.cfg;
+    const int H = c->n_heads;
+    char line[1024];
+    fputs("{\n  \"format\": \"mhaviz-variants\",\n  \"version\": 1,\n  \"tokens\": [", f);
+    for (int t = 0; t < c->T; t++) {
+        if (t > 0)
+            fputs(", ", f);
+        json_string(f, v[0].in.tokens[t]);
+    }
+    fprintf(f, "],\n  \"T\": %d,\n  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"head_dim\": %d,\n"
+               "  \"causal\": %s,\n  \"reference\": \"%s\",\n",
+            c->T, c->d_model, H, c->head_dim, c->causal ? "true" : "false", s[0].name);
+    fputs("  \"barely_changes\": {\"js_below\": ", f);
+    json_number(f, REPORT_BARELY_JS);
+    fputs(", \"top1_at_least\": ", f);
+    json_number(f, REPORT_BARELY_TOP1);
+    fputs("},\n  \"variants\": [\n", f);
+    for (int i = 0; i < n; i++) {
+        const int kv_mul = H / s[i].cost.input.n_kv_heads;
+        fprintf(f, "    {\n    \"name\": \"%s\",\n    \"n_kv_heads\": %d,\n    \"folder\": \"kv%d\",\n", s[i].name,
+                s[i].cost.input.n_kv_heads, s[i].cost.input.n_kv_heads);
+        json_cost_row(f, "cost", &s[i].cost.input, 1, 0);
+        fprintf(f, "    \"kv_cache_bytes_at_T\": %" PRId64 ",\n    \"blur\": ", s[i].cost.input.kv_cache_bytes * c->T);
+        json_number(f, s[i].blur);
+        fputs(",\n    \"heads_mean_entropy_norm\": ", f);
+        json_number(f, s[i].heads_norm_mean);
+        fputs(",\n    \"heads\": [", f);
+        for (int h = 0; h < H; h++) {
+            fprintf(f, "%s\n      {\"index\": %d, \"kv_head\": %d, \"js_to_reference\": ", h ? "," : "", h,
+                    h / kv_mul);
+            json_number(f, s[i].cmp[h].js_to_single);
+            fputs(", \"top1_agreement\": ", f);
+            json_number(f, s[i].cmp[h].top1_agreement);
+            fprintf(f, ", \"barely_changes\": %s}", barely_changes(&s[i].cmp[h]) ? "true" : "false");
+        }
+        fputs("\n    ],\n    \"sentence\": ", f);
+        if (i == 0) {
+            fputs("null", f);
+        } else {
+            variant_sentence(line, sizeof line, &s[i], &s[0], H, pick);
+            json_string(f, line);
+        }
+        fputs(i + 1 < n ? "\n    },\n" : "\n    }\n", f);
+    }
+    fputs("  ]\n}\n", f);
+}
+
+int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen)
+{
+    const MhaConfig *c = &v[0].in.cfg;
+    const int H = c->n_heads, T = c->T;
+    const size_t map = (size_t)T * T;
+    int rc = MHAVIZ_ENOMEM;
+    char *path = NULL;
+    FILE *f = NULL;
+    int *pick = malloc((size_t)H * sizeof *pick); /* (n_heads) scratch of the sentences */
+    VariantSummary *s = calloc((size_t)n, sizeof *s);
+    if (!pick || !s)
+        goto cleanup;
+    for (int i = 0; i < n; i++) {
+        const Variant *x = &v[i];
+        variant_name(s[i].name, sizeof s[i].name, H, x->in.cfg.n_kv_heads);
+        const int wide_bias = x->in.has_single ? x->in.single.has_bias : x->in.w.has_bias;
+        measures_cost(&x->in.cfg, x->in.w.has_bias, wide_bias, &s[i].cost);
+        s[i].blur = blur_of(x->measures, H, &s[i].heads_norm_mean);
+        if (!(s[i].cmp = malloc((size_t)H * sizeof *s[i].cmp)))
+            goto cleanup;
+#pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= REPORT_PARALLEL_MIN)
+        for (int h = 0; h < H; h++)
+            measures_compare(x->multi.att + (size_t)h * map, v[0].multi.att + (size_t)h * map, T, c->causal,
+                             &s[i].cmp[h]);
+    }
+
+    if (!(f = open_out(dir, "report.txt", &path, err, errlen, &rc)))
+        goto cleanup;
+    write_variants_txt(f, v, n, s, pick);
+    if ((rc = close_out(f, path, err, errlen)) != MHAVIZ_OK)
+        goto cleanup;
+    free(path);
+    path = NULL;
+    if (!(f = open_out(dir, "report.json", &path, err, errlen, &rc)))
+        goto cleanup;
+    write_variants_json(f, v, n, s, pick);
+    rc = close_out(f, path, err, errlen);
+cleanup:
+    if (rc == MHAVIZ_ENOMEM && !err[0])
+        snprintf(err, errlen, "out of memory");
+    for (int i = 0; s && i < n; i++)
+        free(s[i].cmp);
+    free(s), free(pick), free(path);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/* variants.c — several K/V layouts of one input: a sub-folder each, the
+ * comparison at the top. */
+#include "run/variants.h"
+#include "core/measures.h"
+#include "core/status.h"
+#include "pictures/kv_cache_chart.h"
+#include "pictures/variants_slide.h"
+#include "report/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The sub-folder of the variant with n_kv K/V heads: "kv2". */
+static void variants_folder(char *buf, size_t len, int n_kv)
+{
+    snprintf(buf, len, "kv%d", n_kv);
+}
+
+/* kv_cache.png at path: one line per variant at this input's shapes. */
+static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const char *path, int layers, char *err,
+                            size_t errlen)
+{
+    KvCacheLine lines[VARIANTS_MAX];
+    char names[VARIANTS_MAX][16];
+    for (int i = 0; i < n; i++) {
+        const MhaConfig *c = &v[i].in.cfg;
+        CostTable t;
+        measures_cost(c, v[i].in.w.has_bias, v[i].in.w.has_bias, &t);
+        variant_name(names[i], sizeof names[i], c->n_heads, c->n_kv_heads);
+        lines[i] = (KvCacheLine){names[i], t.input.kv_cache_bytes};
+    }
+    return kv_cache_chart_draw(f, path, lines, n, v[0].in.cfg.T, layers, err, errlen);
+}
+
+int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm,
+                   char *err, size_t errlen)
+{
+    if (n == 1)
+        return variant_write(&v[0], r, out, "", o, tm, err, errlen);
+    int rc = MHAVIZ_OK;
+    for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
+        char sub[16];
+        variants_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
+        rc = variant_write(&v[i], r, out, sub, o, tm, err, errlen);
+    }
+    if (rc != MHAVIZ_OK)
+        return rc;
+
+    /* The comparison at the top: the two pictures, then the report. */
+    timing_phase(tm, TIMING_RENDER);
+    char *slide = outdir_path(out, "variants.png"), *chart = outdir_path(out, "kv_cache.png");
+    if (!slide || !chart) {
+        snprintf(err, errlen, "out of memory");
+        rc = MHAVIZ_ENOMEM;
+    } else if ((rc = variants_slide_draw(r, slide, v, n, err, errlen)) == MHAVIZ_OK &&
+               (rc = kv_cache_picture(v, n, render_font(r), chart, o->layers, err, errlen)) == MHAVIZ_OK) {
+        timing_phase(tm, TIMING_WRITE);
+        rc = report_write_variants(out->tmp, v, n, err, errlen);
+    }
+    free(slide);
+    free(chart);
+    return rc;
+}

@@ -1,0 +1,997 @@
+/* check_cli.c — the mhaviz command as a user meets it: exit codes, messages
+ * on stderr that name the place, and no output folder after a failure.
+ *
+ * Runs the built binary (path in the environment variable MHAVIZ_BIN, set by
+ * `make test`) with fork + exec, in a fresh scratch folder under /tmp as its
+ * current folder, on the files under tests/data/. This process never starts
+ * OpenMP: the binary does, in its own process. */
+#include "support.h"
+#include "core/status.h"
+
+#include <check.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    char dir[64];        /* scratch folder: holds run/ and the captured streams */
+    char run[96];        /* the binary's current folder */
+    int status;          /* exit code, or -1 when it did not exit normally */
+    char out[1 << 14];   /* captured stdout (truncated) */
+    char err[1 << 14];   /* captured stderr (truncated) */
+} Run;
+
+static char bin[PATH_MAX], data[PATH_MAX];
+
+/* Absolute paths of the binary and of tests/data/ (the runs change folder). */
+static void setup(void)
+{
+    const char *b = getenv("MHAVIZ_BIN");
+    ck_assert_msg(b != NULL, "MHAVIZ_BIN is not set: `make test` sets it to ./mhaviz");
+    ck_assert_msg(realpath(b, bin) != NULL, "MHAVIZ_BIN=%s: no such file", b);
+    ck_assert_msg(realpath("tests/data", data) != NULL, "run from the repository root");
+}
+
+static void slurp(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    size_t k = f ? fread(buf, 1, n - 1, f) : 0;
+    buf[k] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* Run the binary with args (NULL-terminated, without argv[0]) in a new scratch folder. */
+/* Bytes the child holds (allocated and written) before it starts the
+ * binary, as a big program that runs mhaviz would; 0: none. */
+static size_t ballast_bytes;
+/* Where the child's stdout goes instead of the captured file; NULL: captured. */
+static const char *stdout_file;
+/* Wall time of the last run, in ms, as this process saw it. */
+static double last_run_ms;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void run(Run *r, const char *const *args)
+{
+    snprintf(r->dir, sizeof r->dir, "/tmp/mhaviz-cli-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(r->dir));
+    snprintf(r->run, sizeof r->run, "%s/run", r->dir);
+    ck_assert_int_eq(mkdir(r->run, 0755), 0);
+    char out_path[128], err_path[128];
+    snprintf(out_path, sizeof out_path, "%s/stdout", r->dir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", r->dir);
+
+    const char *argv[32] = {bin};
+    int n = 1;
+    for (; args[n - 1]; n++) {
+        ck_assert_int_lt(n, 31);
+        argv[n] = args[n - 1];
+    }
+    argv[n] = NULL;
+
+    fflush(NULL);
+    const double start_ms = now_ms();
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (chdir(r->run) != 0 || !freopen(stdout_file ? stdout_file : out_path, "w", stdout) ||
+            !freopen(err_path, "w", stderr))
+            _exit(127);
+        volatile char *ballast = ballast_bytes ? malloc(ballast_bytes) : NULL; /* volatile: the writes stay */
+        for (size_t i = 0; ballast && i < ballast_bytes; i += 4096)
+            ballast[i] = 1;
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    last_run_ms = now_ms() - start_ms;
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    slurp(out_path, r->out, sizeof r->out);
+    slurp(err_path, r->err, sizeof r->err);
+}
+
+/* Entries in the run folder (what the binary left behind). */
+static int left_behind(const Run *r)
+{
+    DIR *d = opendir(r->run);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* rm -r path (folders and files only, as the runs make). */
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char sub[PATH_MAX];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            remove_tree(sub);
+        }
+        if (d)
+            closedir(d);
+        ck_assert_msg(rmdir(path) == 0, "cannot remove %s", path);
+    } else {
+        ck_assert_msg(unlink(path) == 0, "cannot remove %s", path);
+    }
+}
+
+static void cleanup(Run *r)
+{
+    remove_tree(r->dir);
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char p[512];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return stat(p, &st) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+
+START_TEST(good_input_exits_0)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "wrote small_x_mhaviz/"), "%s", r->err);
+    char out[256];
+    snprintf(out, sizeof out, "%s/small_x_mhaviz", r->run);
+    ck_assert(exists(out, "head_00.png"));
+    ck_assert(exists(out, "head_01.png"));
+    ck_assert(exists(out, "single_head.png"));
+    ck_assert(exists(out, "sharpness.png"));
+    ck_assert(!exists(out, "difference.png")); /* gone: the mean of sharp heads is itself blurred */
+    ck_assert(exists(out, "report.txt"));
+    ck_assert_int_eq(left_behind(r), 1); /* the output folder, nothing beside it */
+    ck_assert_str_eq(r->out, "");         /* -q */
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --timing: one line per phase, "forward: 41.2 ms", then the peak memory,
+ * after the "wrote" line; with stderr in a file (not a terminal) never a
+ * progress line (no carriage return, no escape). The phases lie within the
+ * run: their sum is at most the wall time this process measured around it
+ * (each printed to 0.1 ms). */
+START_TEST(timing_prints_each_phase)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", "--timing", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    const char *p = strstr(r->err, "wrote small_x_mhaviz/\n");
+    ck_assert_msg(p != NULL, "%s", r->err);
+    p = strchr(p, '\n') + 1;
+    static const char *const phases[] = {"load", "forward", "render", "write"};
+    double sum_ms = 0.0;
+    for (int k = 0; k < 4; k++) {
+        char name[16], unit[8], end;
+        double ms = -1.0;
+        ck_assert_msg(sscanf(p, "%15[a-z]: %lf %7[a-z]%c", name, &ms, unit, &end) == 4, "line %d: %s", k, p);
+        ck_assert_str_eq(name, phases[k]);
+        ck_assert_str_eq(unit, "ms");
+        ck_assert_int_eq(end, '\n');
+        ck_assert_msg(ms >= 0.0, "%s: %f ms", name, ms);
+        sum_ms += ms;
+        p = strchr(p, '\n') + 1;
+    }
+    ck_assert_msg(sum_ms > 0.0 && sum_ms <= last_run_ms + 0.2, "phases %.1f ms in a run of %.1f ms", sum_ms,
+                  last_run_ms);
+    double mb = -1.0, estimate = -1.0;
+    char end;
+    ck_assert_msg(sscanf(p, "estimated memory: %lf MB%c", &estimate, &end) == 2 && end == '\n', "%s", p);
+    p = strchr(p, '\n') + 1;
+    ck_assert_msg(sscanf(p, "peak memory: %lf MB%c", &mb, &end) == 2 && end == '\n', "%s", p);
+    ck_assert_msg(mb > 0.0 && mb < 4096.0, "peak memory %f MB", mb);
+    ck_assert_str_eq(strchr(p, '\n') + 1, ""); /* nothing after it */
+    ck_assert_ptr_null(strchr(r->err, '\r'));
+    ck_assert_ptr_null(strchr(r->err, '\033'));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --timing's peak memory is mhaviz's own, not that of the program that
+ * started it: a child holding 256 MB before it runs mhaviz on a small input
+ * (which peaks near 20 MB) must not report the 256 MB (getrusage's
+ * ru_maxrss did). */
+START_TEST(timing_peak_memory_is_this_program_s)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    ballast_bytes = (size_t)256 << 20;
+    run(r, (const char *[]){"-q", "--timing", in, NULL});
+    ballast_bytes = 0;
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    const char *p = strstr(r->err, "peak memory: ");
+    double mb = -1.0;
+    ck_assert_msg(p && sscanf(p, "peak memory: %lf MB", &mb) == 1, "%s", r->err);
+    ck_assert_msg(mb > 0.0 && mb < 128.0, "peak memory %.1f MB: the parent's 256 MB counted", mb);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* Built with AddressSanitizer (make asan), the binary under test is too. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
+/* The figure --max-memory is checked against counts everything the run
+ * holds at its peak, canvases included: measured (Linux's VmHWM, --timing)
+ * it is never above the estimate, and the estimate is not far above it
+ * (it counts two threads writing overview.png and sharpness.png at the same
+ * moment, each with its PNG's filtered copy, and the buffers of a
+ * 1920 x 1080 slide each keeps in the heap: lesson 1 estimates 48.0 MB and
+ * peaks at 35.9 MB, so at most 1.4 times the peak and 4 MB).
+ * Four runs: a class-size sample, the same with a 7680x4320 overview (a
+ * 100 MB canvas and its filtered copy) and with a 320x240 one (the
+ * 1920 x 1080 slides are then the largest pictures), and a d_model 512
+ * layer read from 6.9 MB of JSON. */
+START_TEST(memory_estimate_covers_the_measured_peak)
+{
+    setup();
+    char lesson[PATH_MAX], paper[PATH_MAX];
+    ck_assert(realpath("samples/lesson1.json", lesson) != NULL);
+    ck_assert(realpath("samples/base_paper.json", paper) != NULL);
+    /* two threads, as on the project's machine, whatever this one has */
+    const char *const runs[4][7] = {
+        {"-t", "2", "-q", "--timing", lesson, NULL},
+        {"-t", "2", "-q", "--timing", "--size", "7680x4320", lesson},
+        {"-t", "2", "-q", "--timing", "--size", "320x240", lesson},
+        {"-t", "2", "-q", "--timing", paper, NULL},
+    };
+    Run *r = malloc(sizeof *r);
+    for (int k = 0; k < 4; k++) {
+        const char *args[8] = {runs[k][0], runs[k][1], runs[k][2], runs[k][3], runs[k][4], runs[k][5], runs[k][6], NULL};
+        run(r, args);
+        ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+        const char *e = strstr(r->err, "estimated memory: "), *p = strstr(r->err, "peak memory: ");
+        double estimate = -1.0, peak = -1.0;
+        ck_assert_msg(e && p && sscanf(e, "estimated memory: %lf", &estimate) == 1 &&
+                      sscanf(p, "peak memory: %lf", &peak) == 1, "%s", r->err);
+#ifndef SANITIZED /* AddressSanitizer's shadow memory and redzones are no part of the estimate */
+        ck_assert_msg(peak <= estimate && estimate <= 1.4 * peak + 4.0,
+                      "run %d: estimated %.1f MB, peak %.1f MB", k, estimate, peak);
+#endif
+        cleanup(r);
+    }
+    /* and the estimate is what --max-memory refuses: the 7680x4320 run under 64 MB */
+    run(r, (const char *[]){"--max-memory", "64", "--size", "7680x4320", lesson, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    /* each thread drawing a slide at --size holds one 7680x4320 canvas and
+     * its filtered copy, and 1 MB for the compressor: 190.9 MB; two threads
+     * may (the overview and sharpness.png), plus the other threads' smaller
+     * pictures; the message names what --size controls */
+#ifdef _OPENMP
+    const int slides = omp_get_max_threads() < 2 ? 1 : 2;
+#else
+    const int slides = 1;
+#endif
+    const double slide_mb = (2.0 * (1 + 3 * 7680) * 4320 + (1 << 20)) / (1 << 20);
+    const char *at = strstr(r->err, "(the pictures ");
+    double pictures_mb = 0.0, total_mb = 0.0;
+    ck_assert_msg(at && sscanf(at, "(the pictures %lf MB of it", &pictures_mb) == 1 &&
+                      sscanf(strstr(r->err, "about "), "about %lf MB", &total_mb) == 1, "%s", r->err);
+    ck_assert_msg(pictures_mb >= slides * slide_mb - 0.5 && pictures_mb < total_mb, "%s", r->err);
+    ck_assert_msg(strstr(r->err, " MB of it, with overview.png and sharpness.png at 7680x4320), "
+                                 "over the limit of 64 MB; raise it with --max-memory MB"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* .npy names resolve against the JSON's folder, not the current folder:
+ * good/npy_layer.json names "../npy/x.npy" and runs from a scratch folder. */
+START_TEST(npy_resolved_beside_the_json)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/npy_layer.json", data);
+    run(r, (const char *[]){"-q", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    char out[256];
+    snprintf(out, sizeof out, "%s/npy_layer_mhaviz", r->run);
+    ck_assert(exists(out, "head_01.png"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* A warning (invalid UTF-8 in a token) is printed, and the run succeeds. */
+START_TEST(warning_does_not_fail)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/good/invalid_utf8_token.json", data);
+    run(r, (const char *[]){"-q", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "warning: ") && strstr(r->err, "tokens[1]: 2 bytes of invalid UTF-8"),
+                  "%s", r->err);
+    ck_assert(exists(r->run, "out"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* Bad input: exit 1, "mhaviz: FILE: place: what", and no output folder. */
+static const struct {
+    const char *file, *place;
+} BAD[] = {
+    {"truncated.json", "truncated.json:65:8: the file ends in the middle of the JSON (truncated file?)"},
+    {"syntax_missing_comma.json", "syntax_missing_comma.json:8:14: missing ',' between items"},
+    {"trailing_comma_object.json", "trailing_comma_object.json:14:66: trailing comma after the last item"},
+    {"empty.json", "empty.json: the file is empty"},
+    {"deep_nesting.json", "deep_nesting.json:1:43: arrays and objects nested more than"},
+    {"nul_byte.json", "nul_byte.json:4:5: a NUL byte"},
+    {"d_model_string.json", "d_model: expected a whole number, got a string"},
+    {"d_model_huge.json", "d_model: 1000000000000 is over the limit"},
+    {"n_heads_not_divisor.json", "n_heads: 3 does not divide d_model = 4"},
+    {"ragged_W_k.json", "W_k: row 3 has 3 numbers, expected 4 (d_model)"},
+    {"x_wrong_rows.json", "x: has 3 rows, expected 4"},
+    {"x_string_number.json", "x: row 2, column 1: expected a number, got a string"},
+    {"overflow_float.json", "W_v: row 0, column 0: 1e+39 is too large for a float"},
+    {"overflow_double.json", "W_v: row 0, column 0: not a finite number"},
+    {"x_and_embeddings.json", "both \"x\" and \"embeddings\" given"},
+    {"neither_x_nor_embeddings.json", "missing the hidden states"},
+    {"token_missing_embedding.json", "embeddings: no entry for token 3 \"down\""},
+    {"single_head_wrong_shape.json", "single_head.W_v: row 0 has 2 numbers"},
+    {"W_Q_typo.json", "missing \"W_q\""},
+    {"npy_wrong_shape.json", "W_k_4x3.npy: shape (4, 3) (expected shape (4, 4)"},
+    {"npy_truncated.json", "truncated.npy: 58 bytes of data"},
+};
+
+START_TEST(bad_input_exits_1)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/bad/%s", data, BAD[_i].file);
+    run(r, (const char *[]){in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "%s: exit %d, expected 1: %s", BAD[_i].file, r->status, r->err);
+    ck_assert_msg(strstr(r->err, "mhaviz: ") && strstr(r->err, BAD[_i].place),
+                  "%s: stderr '%s' lacks '%s'", BAD[_i].file, r->err, BAD[_i].place);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* The unknown key's warning comes before the error it explains. */
+START_TEST(warning_printed_on_failure)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/bad/W_Q_typo.json", data);
+    run(r, (const char *[]){in, NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EINPUT);
+    const char *w = strstr(r->err, "did you mean \"W_q\"?"), *e = strstr(r->err, "missing \"W_q\"");
+    ck_assert_msg(w && e && w < e, "%s", r->err);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --max-memory lowers the limit: a layer claiming d_model 1024 (its .npy files
+ * are never opened) needs about 8 matrices x 4 MiB = 32 MB by the estimate. */
+START_TEST(max_memory_option)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/bad/npy_claims_1024.json", data);
+    run(r, (const char *[]){"--max-memory", "16", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "this run would need about 33 MB of memory") &&
+                  strstr(r->err, "over the limit of 16 MB; raise it with --max-memory MB"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    /* Under the default limit the estimate passes and the missing file is named. */
+    run(r, (const char *[]){in, NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(r->err, "x: ") && strstr(r->err, "missing_x.npy: cannot open"), "%s", r->err);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* Usage errors: exit 2 and a message naming the option. */
+static const struct {
+    const char *args[4];
+    const char *msg;
+} USAGE[] = {
+    {{"--frobnicate", "x.json"}, "unknown option '--frobnicate'"},
+    {{"-Z", "x.json"}, "unknown option"},
+    {{"x.json", "-o"}, "option '-o' needs an argument"},
+    {{"--threads", "many", "x.json"}, "--threads wants a whole number"},
+    {{"--max-memory", "0", "x.json"}, "--max-memory wants a whole number"},
+    {{"--layers", "0", "x.json"}, "--layers wants a whole number from 1"},
+    {{NULL}, "no input file given"},
+    {{"a.json", "b.json"}, "extra argument 'b.json'"},
+};
+
+START_TEST(usage_error_exits_2)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    run(r, USAGE[_i].args);
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "case %d: exit %d: %s", _i, r->status, r->err);
+    ck_assert_msg(strstr(r->err, USAGE[_i].msg), "case %d: '%s' lacks '%s'", _i, r->err, USAGE[_i].msg);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --query names a token of the sentence (small_x: "the cat sat down"):
+ * by index or by text, else exit 2 with the value named and nothing written. */
+static const struct {
+    const char *value;
+    int status;
+    const char *msg; /* in stderr */
+    const char *png; /* the slide written */
+} QUERY[] = {
+    {"4", MHAVIZ_EUSAGE, "--query 4: out of range, the sentence has 4 tokens (0 to 3)", NULL},
+    {"-2", MHAVIZ_EUSAGE, "--query -2: out of range", NULL},
+    {"dog", MHAVIZ_EUSAGE, "--query 'dog': no token 'dog' in the sentence", NULL},
+    {"3", MHAVIZ_OK, "wrote small_x_mhaviz/", "query_03.png"},
+    {"cat", MHAVIZ_OK, "wrote small_x_mhaviz/", "query_01.png"},
+};
+
+START_TEST(query_option)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", "--query", QUERY[_i].value, in, NULL});
+    ck_assert_msg(r->status == QUERY[_i].status, "case %d: exit %d: %s", _i, r->status, r->err);
+    ck_assert_msg(strstr(r->err, QUERY[_i].msg), "case %d: '%s' lacks '%s'", _i, r->err, QUERY[_i].msg);
+    ck_assert_int_eq(left_behind(r), QUERY[_i].status == MHAVIZ_OK);
+    if (QUERY[_i].status == MHAVIZ_OK) { /* the slide, and the reports say how the wide head combines the heads */
+        char path[256], *text = malloc(1 << 16);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz", r->run);
+        ck_assert_msg(exists(path, QUERY[_i].png), "no %s", QUERY[_i].png);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz/report.txt", r->run);
+        slurp(path, text, 1 << 16);
+        ck_assert_msg(strstr(text, "How the wide head combines the heads") &&
+                      strstr(text, "Of the 3 tokens with more than one key to choose from: in "), "%s", text);
+        snprintf(path, sizeof path, "%s/small_x_mhaviz/report.json", r->run);
+        slurp(path, text, 1 << 16);
+        ck_assert_msg(strstr(text, "\"pulls\": {\n    \"identity\": true,") &&
+                      strstr(text, "{\"query\": 3, \"outcome\": \""), "report.json lacks the pulls");
+        /* the scores the pulls are made of stay out of report.json without --steps */
+        ck_assert_msg(!strstr(text, "\"scores\""), "report.json has scores without --steps");
+        free(text);
+    }
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+START_TEST(help_and_version_exit_0)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    run(r, (const char *[]){"--help", NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_OK);
+    ck_assert_msg(strstr(r->out, "usage: mhaviz") && strstr(r->out, "--max-memory MB"), "%s", r->out);
+    cleanup(r);
+    run(r, (const char *[]){"--version", NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_OK);
+    ck_assert_msg(strncmp(r->out, "mhaviz ", 7) == 0, "%s", r->out);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* File-system errors: exit 3, the path named, no output folder. */
+START_TEST(missing_input_exits_3)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    run(r, (const char *[]){"no_such.json", NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EIO);
+    ck_assert_msg(strstr(r->err, "no_such.json: cannot open: No such file or directory"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+START_TEST(folder_as_input_exits_3)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 8];
+    snprintf(in, sizeof in, "%s/good", data);
+    run(r, (const char *[]){in, NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EIO);
+    ck_assert_msg(strstr(r->err, "good: is a folder"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* An output folder that cannot be made: its parent is a regular file (this
+ * holds even for root, unlike a permission bit). Nothing left behind. */
+START_TEST(unwritable_output_exits_3)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    run(r, (const char *[]){"-q", "-o", "/dev/null/out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EIO, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "/dev/null/out"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* ---- --kv-heads with a list: several variants in one run (issue 14) ---- */
+
+static char samples[PATH_MAX];
+
+/* setup(), and the absolute path of samples/ (the runs change folder). */
+static void setup_samples(void)
+{
+    setup();
+    ck_assert_msg(realpath("samples", samples) != NULL, "run from the repository root");
+}
+
+/* A list the input cannot take: exit 2, a message naming the value, nothing written. */
+static const struct {
+    const char *sample, *list, *msg;
+} KV_BAD[] = {
+    {"lesson1.json", "0", "--kv-heads 0: a count of K/V heads is from 1 to"},
+    {"lesson1.json", "3", "--kv-heads 3: the new number of K/V heads must divide the input's n_kv_heads = 4"},
+    {"lesson1.json", "4,2,8", "--kv-heads 8: 8 is more K/V heads than the input has (n_kv_heads = 4"},
+    {"lesson2_gqa.json", "4,2,1", "--kv-heads 4: 4 is more K/V heads than the input has (n_kv_heads = 2"},
+    {"lesson1.json", "2,1,2", "--kv-heads lists 2 twice"},
+    {"lesson1.json", "4,x", "'x' is not a count"},
+    {"lesson1.json", "-1", "'-1' is not a count"},
+    {"lesson1.json", "2.0", "'2.0' is not a count"},
+    {"lesson1.json", "4,,1", "--kv-heads '4,,1' has an empty count"},
+    {"lesson1.json", "2,1,", "--kv-heads '2,1,' has an empty count"},
+    {"lesson1.json", "", "--kv-heads '' has an empty count"},
+    {"lesson1.json", "ALL", "'ALL' is not a count"},
+};
+
+START_TEST(kv_list_refused)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/%s", samples, KV_BAD[_i].sample);
+    run(r, (const char *[]){"-q", "--kv-heads", KV_BAD[_i].list, in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "--kv-heads '%s': exit %d: %s", KV_BAD[_i].list, r->status, r->err);
+    ck_assert_msg(strstr(r->err, KV_BAD[_i].msg), "'%s' lacks '%s'", r->err, KV_BAD[_i].msg);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* The files one variant writes (with the head pictures of 4 heads). */
+static const char *const VARIANT_FILES[] = {
+    "report.txt", "report.json", "overview.png", "single_head.png", "sharpness.png", "architecture.png",
+    "head_00.png", "head_01.png", "head_02.png", "head_03.png", "query_10.png", /* the runs give --query 10 */
+};
+enum { N_VARIANT_FILES = sizeof VARIANT_FILES / sizeof VARIANT_FILES[0] };
+
+/* Entries of folder dir/name, not counting "." and "..". */
+static int entries(const char *dir, const char *name)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    DIR *d = opendir(p);
+    ck_assert_msg(d != NULL, "%s: not a folder", p);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* The width and height of the PNG at dir/name, from its IHDR chunk. */
+static void png_size(const char *dir, const char *name, int *w, int *h)
+{
+    char p[PATH_MAX];
+    unsigned char b[24];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "rb");
+    ck_assert_msg(f && fread(b, 1, 24, f) == 24 && memcmp(b, "\x89PNG", 4) == 0, "%s: not a PNG", p);
+    fclose(f);
+    *w = b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+    *h = b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+}
+
+/* 4,2,1 in any order: a sub-folder each (kv4/ kv2/ kv1/) with a variant's
+ * usual files, the comparison at the top, and the folder whole: a second
+ * run replaces it, a file of the user's in a sub-folder stops that. */
+START_TEST(kv_list_writes_a_folder_each)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], out[256], sub[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"--kv-heads", "1,4,2", "--query", "10", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/lesson1_mhaviz", r->run);
+    static const char *const top[] = {".mhaviz-output", "report.txt", "report.json", "variants.png",
+                                      "kv_cache.png", "kv4", "kv2", "kv1"};
+    for (size_t k = 0; k < sizeof top / sizeof top[0]; k++)
+        ck_assert_msg(exists(out, top[k]), "no %s", top[k]);
+    ck_assert_int_eq(entries(out, ""), (int)(sizeof top / sizeof top[0]));
+    for (int kv = 4; kv >= 1; kv /= 2) {
+        snprintf(sub, sizeof sub, "%s/kv%d", out, kv);
+        for (int k = 0; k < N_VARIANT_FILES; k++)
+            ck_assert_msg(exists(sub, VARIANT_FILES[k]), "kv%d/ has no %s", kv, VARIANT_FILES[k]);
+        ck_assert_int_eq(entries(sub, ""), N_VARIANT_FILES);
+    }
+    /* the slides are 1920 x 1080; each variant's diagram is its own */
+    static const char *const slides[] = {"variants.png", "kv_cache.png", "kv4/architecture.png", "kv1/architecture.png"};
+    for (size_t k = 0; k < sizeof slides / sizeof slides[0]; k++) {
+        int w, h;
+        png_size(out, slides[k], &w, &h);
+        ck_assert_msg(w == 1920 && h == 1080, "%s is %d x %d", slides[k], w, h);
+    }
+    char a4[PATH_MAX], a1[PATH_MAX];
+    snprintf(a4, sizeof a4, "%s/kv4/architecture.png", out);
+    snprintf(a1, sizeof a1, "%s/kv1/architecture.png", out);
+    ck_assert(!files_same(a4, a1));
+    /* stdout: the top report, the variants in order MHA, GQA-2, MQA */
+    const char *mha = strstr(r->out, "MHA (4 K/V heads, kv4/)"), *gqa = strstr(r->out, "GQA-2 (2 K/V heads, kv2/)"),
+               *mqa = strstr(r->out, "MQA (1 K/V head, kv1/)");
+    ck_assert_msg(mha && gqa && mqa && mha < gqa && gqa < mqa, "%s", r->out);
+    ck_assert_msg(strstr(r->out, "MQA cuts the K/V cache 4x (64 to 16 bytes per token per layer)"), "%s", r->out);
+
+    /* run again into the same folder: replaced whole */
+    Run *r2 = malloc(sizeof *r2);
+    run(r2, (const char *[]){"-q", "--kv-heads", "2,1", "-o", out, in, NULL});
+    ck_assert_msg(r2->status == MHAVIZ_OK, "exit %d: %s", r2->status, r2->err);
+    ck_assert(!exists(out, "kv4"));
+    ck_assert(exists(out, "kv2/report.txt") && exists(out, "kv1/report.txt"));
+    cleanup(r2);
+
+    /* a file of the user's in a sub-folder: refused, named, the folder kept */
+    snprintf(sub, sizeof sub, "%s/kv1/notes.txt", out);
+    FILE *f = fopen(sub, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    run(r2, (const char *[]){"-q", "--kv-heads", "4,1", "-o", out, in, NULL});
+    ck_assert_int_eq(r2->status, MHAVIZ_EIO);
+    ck_assert_msg(strstr(r2->err, "holds \"kv1/notes.txt\", which mhaviz did not write"), "%s", r2->err);
+    ck_assert(exists(out, "kv1/notes.txt") && exists(out, "kv2/report.txt"));
+    cleanup(r2);
+    free(r2);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --layers N counts N layers in kv_cache.png and nowhere else. */
+START_TEST(layers_scale_the_cache_chart)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r), *r32 = malloc(sizeof *r32);
+    char in[PATH_MAX + 32], a[300], b[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "4,1", "-o", "out", in, NULL});
+    run(r32, (const char *[]){"-q", "--kv-heads", "4,1", "--layers", "32", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK && r32->status == MHAVIZ_OK, "%s %s", r->err, r32->err);
+    static const char *const files[] = {"kv_cache.png", "variants.png", "report.json", "kv1/architecture.png"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(a, sizeof a, "%s/out/%s", r->run, files[k]);
+        snprintf(b, sizeof b, "%s/out/%s", r32->run, files[k]);
+        ck_assert_msg(files_same(a, b) == (k > 0), "%s", files[k]);
+    }
+    cleanup(r);
+    cleanup(r32);
+    free(r);
+    free(r32);
+}
+END_TEST
+
+/* --max-memory counts every variant: the run holds them all at once. A
+ * 400-token layer (mhaviz init) that one run fits in 48 MB (estimated at
+ * 40.6 MB on one thread, -t 1, so that the figures do not depend on the
+ * machine's cores: 12 MB of arrays, mostly the 4 heads' 400 x 400 maps,
+ * the pictures' buffers and the program) needs the arrays three times for
+ * MHA, GQA-2 and MQA (64.2 MB): exit 1, the message says so, nothing
+ * written; with 80 MB it runs. */
+START_TEST(max_memory_counts_every_variant)
+{
+    setup();
+    Run *gen = malloc(sizeof *gen), *r = malloc(sizeof *r);
+    static char tokens[400 * 5];
+    int n = 0;
+    for (int t = 0; t < 400; t++)
+        n += snprintf(tokens + n, sizeof tokens - (size_t)n, t ? " w%d" : "w%d", t);
+    run(gen, (const char *[]){"init", "--tokens", tokens, "--digits", "2", NULL});
+    ck_assert_msg(gen->status == MHAVIZ_OK, "init: exit %d: %s", gen->status, gen->err);
+    char in[200];
+    snprintf(in, sizeof in, "%s/stdout", gen->dir);
+    run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "48", "-o", "one", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "one variant: exit %d: %s", r->status, r->err);
+    cleanup(r);
+    run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "48", "--kv-heads", "all", "-o", "all", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "its 3 variants (--kv-heads) would need about ") &&
+                      strstr(r->err, "over the limit of 48 MB"), "%s", r->err);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "80", "--kv-heads", "all", "-o", "all", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cleanup(r);
+    cleanup(gen);
+    free(gen), free(r);
+}
+END_TEST
+
+/* --kv-heads all: every count the input's K/V heads pool into, most first:
+ * 8, 4, 2, 1 for base_paper (8 heads); 2, 1 for lesson 2 (4 heads, 2 K/V heads). */
+START_TEST(kv_all_is_every_divisor)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], out[256];
+    snprintf(in, sizeof in, "%s/base_paper.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/out", r->run);
+    ck_assert(exists(out, "kv8") && exists(out, "kv4") && exists(out, "kv2") && exists(out, "kv1"));
+    ck_assert(!exists(out, "kv3") && !exists(out, "kv16"));
+    ck_assert(exists(out, "kv8/head_07.png") && exists(out, "kv1/head_07.png"));
+    cleanup(r);
+    snprintf(in, sizeof in, "%s/lesson2_gqa.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/out", r->run);
+    ck_assert(exists(out, "kv2") && exists(out, "kv1") && !exists(out, "kv4"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* Each variant of a run of several writes the very bytes a run of that
+ * variant alone writes: every picture (the maps drawn from the same floats)
+ * and both reports (which print every attention weight with the digits
+ * that give back its float32 bits). */
+START_TEST(variant_equals_its_own_run)
+{
+    setup_samples();
+    const int kv = 4 >> _i; /* 4, 2, 1 */
+    char list[8];
+    snprintf(list, sizeof list, "%d", kv);
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], one[300], many[300];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "4,2,1", "--query", "10", "-o", "many", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    Run *r1 = malloc(sizeof *r1);
+    run(r1, (const char *[]){"-q", "--kv-heads", list, "--query", "10", "-o", "one", in, NULL});
+    ck_assert_msg(r1->status == MHAVIZ_OK, "exit %d: %s", r1->status, r1->err);
+    char dir_one[200], dir_many[200];
+    snprintf(dir_one, sizeof dir_one, "%s/one", r1->run);
+    snprintf(dir_many, sizeof dir_many, "%s/many/kv%d", r->run, kv);
+    ck_assert_int_eq(entries(dir_one, ""), N_VARIANT_FILES + 1); /* and the marker */
+    for (int k = 0; k < N_VARIANT_FILES; k++) {
+        snprintf(one, sizeof one, "%s/%s", dir_one, VARIANT_FILES[k]);
+        snprintf(many, sizeof many, "%s/%s", dir_many, VARIANT_FILES[k]);
+        ck_assert_msg(files_same(one, many), "--kv-heads %d: %s differs from kv%d/%s", kv, VARIANT_FILES[k], kv,
+                      VARIANT_FILES[k]);
+    }
+    cleanup(r1);
+    free(r1);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+static double json_num(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    ck_assert_msg(cJSON_IsNumber(x), "no number \"%s\"", key);
+    return x->valuedouble;
+}
+
+/* The sentences of the variants section hold for its numbers (base_paper,
+ * 8 heads: every count; lesson 1: 4, 2, 1): the K/V cache ratio, the head
+ * said to move most is the one with the largest JS, and the heads said to
+ * barely change are exactly those under both thresholds. */
+START_TEST(variant_sentences_hold)
+{
+    setup_samples();
+    static const char *const sample[] = {"base_paper.json", "lesson1.json"};
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], path[300];
+    snprintf(in, sizeof in, "%s/%s", samples, sample[_i]);
+    run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(path, sizeof path, "%s/out/report.json", r->run);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    const char *end;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    ck_assert_ptr_nonnull(j);
+    const cJSON *th = cJSON_GetObjectItemCaseSensitive(j, "barely_changes");
+    const double js_below = json_num(th, "js_below"), top1_min = json_num(th, "top1_at_least");
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(j, "variants"), *v;
+    ck_assert_int_ge(cJSON_GetArraySize(vars), 3);
+    int ref_kv = 0, seen = 0;
+    cJSON_ArrayForEach(v, vars)
+    {
+        const int kv = (int)json_num(v, "n_kv_heads");
+        const cJSON *sentence = cJSON_GetObjectItemCaseSensitive(v, "sentence");
+        if (seen++ == 0) {
+            ref_kv = kv;
+            ck_assert(cJSON_IsNull(sentence));
+            continue;
+        }
+        ck_assert(cJSON_IsString(sentence));
+        const char *s = sentence->valuestring;
+        char want[160];
+        snprintf(want, sizeof want, "cuts the K/V cache %dx", ref_kv / kv);
+        ck_assert_msg(strstr(s, want), "'%s' lacks '%s'", s, want);
+        const cJSON *heads = cJSON_GetObjectItemCaseSensitive(v, "heads"), *h;
+        int most = -1, n_barely = 0, n = 0;
+        double most_js = -1.0;
+        int barely[64] = {0};
+        cJSON_ArrayForEach(h, heads)
+        {
+            const double js = json_num(h, "js_to_reference"), top1 = json_num(h, "top1_agreement");
+            barely[n] = js < js_below && top1 >= top1_min;
+            ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "barely_changes")), barely[n]);
+            n_barely += barely[n];
+            if (js > most_js)
+                most_js = js, most = n;
+            n++;
+        }
+        if (n_barely == n) {
+            ck_assert_msg(strstr(s, "every head barely changes"), "%s", s);
+            continue;
+        }
+        snprintf(want, sizeof want, most_js < 0.005 ? "moves head %d's attention by %.3f bits"
+                                                    : "moves head %d's attention by %.2f bits", most, most_js);
+        ck_assert_msg(strstr(s, want), "'%s' lacks '%s'", s, want);
+        const char *clause = strstr(s, "; ");
+        ck_assert_ptr_nonnull(clause);
+        if (n_barely == 0) {
+            ck_assert_msg(strstr(clause, "no head barely changes"), "%s", s);
+            continue;
+        }
+        /* "; heads 0, 2 and 5 barely change.": the numbers named are the barely-changing heads */
+        const char *stop = strstr(clause, " barely chang");
+        ck_assert_ptr_nonnull(stop);
+        int named = 0;
+        for (const char *p = clause; p < stop; p++)
+            if (p[0] >= '0' && p[0] <= '9' && (p[-1] == ' ')) {
+                const int k = atoi(p);
+                ck_assert_msg(k < n && barely[k], "'%s' names head %d", s, k);
+                named++;
+            }
+        ck_assert_int_eq(named, n_barely);
+    }
+    cJSON_Delete(j);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* A report that cannot reach stdout (a full disk) is an error, not a
+ * silent loss: exit 3 and a message; the output folder itself is whole. */
+START_TEST(stdout_full_exits_3)
+{
+    setup();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], out[256];
+    snprintf(in, sizeof in, "%s/good/small_x.json", data);
+    stdout_file = "/dev/full";
+    run(r, (const char *[]){in, NULL});
+    stdout_file = NULL;
+    ck_assert_msg(r->status == MHAVIZ_EIO, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "mhaviz: standard output: cannot write the report: No space left on device\n"),
+                  "%s", r->err);
+    snprintf(out, sizeof out, "%s/small_x_mhaviz", r->run);
+    ck_assert(exists(out, "report.txt"));
+    cleanup(r);
+    /* With -q nothing goes to stdout, so nothing can fail there. */
+    stdout_file = "/dev/full";
+    run(r, (const char *[]){"-q", in, NULL});
+    stdout_file = NULL;
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("exit codes");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, good_input_exits_0);
+    tcase_add_test(tc, warning_does_not_fail);
+    tcase_add_test(tc, npy_resolved_beside_the_json);
+    tcase_add_test(tc, timing_prints_each_phase);
+    tcase_add_test(tc, timing_peak_memory_is_this_program_s);
+    tcase_add_loop_test(tc, bad_input_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
+    tcase_add_test(tc, warning_printed_on_failure);
+    tcase_add_test(tc, max_memory_option);
+    tcase_add_loop_test(tc, usage_error_exits_2, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
+    tcase_add_loop_test(tc, query_option, 0, (int)(sizeof QUERY / sizeof QUERY[0]));
+    tcase_add_test(tc, help_and_version_exit_0);
+    tcase_add_test(tc, missing_input_exits_3);
+    tcase_add_test(tc, folder_as_input_exits_3);
+    tcase_add_test(tc, unwritable_output_exits_3);
+    tcase_add_test(tc, stdout_full_exits_3);
+    tcase_add_test(tc, memory_estimate_covers_the_measured_peak);
+    suite_add_tcase(s, tc);
+    TCase *kv = tcase_create("variants");
+    tcase_set_timeout(kv, 60);
+    tcase_add_loop_test(kv, kv_list_refused, 0, (int)(sizeof KV_BAD / sizeof KV_BAD[0]));
+    tcase_add_test(kv, kv_list_writes_a_folder_each);
+    tcase_add_test(kv, kv_all_is_every_divisor);
+    tcase_add_test(kv, layers_scale_the_cache_chart);
+    tcase_add_test(kv, max_memory_counts_every_variant);
+    tcase_add_loop_test(kv, variant_equals_its_own_run, 0, 3);
+    tcase_add_loop_test(kv, variant_sentences_hold, 0, 2);
+    suite_add_tcase(s, kv);
+    return s;
+}

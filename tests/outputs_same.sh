@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# outputs_same.sh — proof that a change of layout changed no output.
+#
+#   tests/outputs_same.sh record DIR    write every output into DIR
+#   tests/outputs_same.sh compare DIR   write them again into a scratch
+#                                       folder and compare with DIR, byte
+#                                       for byte (exit 1 on any difference)
+#
+# What it records, all with ./mhaviz (build it first: make):
+#   samples/  every sample (samples/*.json, samples/trained/*.json), plus
+#             lesson1 with --kv-heads 4,2,1, --steps, --query 6 and
+#             --query because, and lesson2 with --steps --npy;
+#   tests/    the output folder of every run of the binary the test suite
+#             makes: the suite runs with MHAVIZ_BIN pointing at this script,
+#             which runs ./mhaviz and copies what a successful run wrote.
+# A test run is named by its arguments, with each existing file replaced by
+# a hash of its bytes and the output folder by OUT, so the scratch folders'
+# random names do not matter. (The tests' stdout is not kept: the script
+# leaves the binary's streams alone, and report.txt holds the report.)
+set -uo pipefail
+
+if [ -n "${OUTPUTS_SAME_REAL:-}" ]; then   # called by a test, as the binary
+    out="" key="" prev=""
+    for a in "$@"; do
+        if [ "$prev" = "-o" ] || [ "$prev" = "--out" ]; then out=$a; key+=" OUT"
+        elif [ -f "$a" ] && [ -r "$a" ]; then key+=" file:$(sha256sum < "$a" | cut -c1-16)"
+        else key+=" $a"; fi
+        prev=$a
+    done
+    if [ -z "$out" ]; then    # the default folder: the input's stem + _mhaviz
+        last=${!#}; stem=$(basename "$last"); out=${stem%.*}_mhaviz
+    fi
+    # Runs aimed at one folder take turns (a test starts some at once), so
+    # the folder copied is this run's.
+    lock="$OUTPUTS_SAME_DIR.locks/$(realpath -m "$out" | sha256sum | cut -c1-16)"
+    exec 9> "$lock"
+    flock 9
+    "$OUTPUTS_SAME_REAL" "$@" 9>&-
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ -d "$out" ]; then
+        d="$OUTPUTS_SAME_DIR/$(printf '%s' "$key" | sha256sum | cut -c1-16)"
+        if mkdir "$d" 2> /dev/null; then   # the first of the runs with these arguments
+            printf '%s\n' "$key" > "$d/ARGS"
+            cp -r "$out" "$d/out" 2> /dev/null
+        fi
+    fi
+    exit "$rc"
+fi
+
+cd "$(dirname "$0")/.."
+mode=${1:-} dir=${2:-}
+[ -n "$dir" ] && { [ "$mode" = record ] || [ "$mode" = compare ]; } ||
+    { echo "usage: $0 record|compare DIR" >&2; exit 2; }
+[ -x ./mhaviz ] || { echo "$0: build ./mhaviz first (make)" >&2; exit 2; }
+
+record() {   # record DIR: every output into DIR (which must not exist)
+    local d bin=$PWD/mhaviz; d=$(realpath -m "$1")
+    mkdir -p "$d/samples" "$d/tests" "$d/tests.locks" || exit 2
+    for f in samples/*.json samples/trained/*.json; do
+        n=${f#samples/}; n=${n%.json}; n=${n//\//_}
+        "$bin" -q -t 2 -o "$d/samples/$n" "$f" > /dev/null || { echo "failed: $f" >&2; exit 1; }
+    done
+    "$bin" -q -o "$d/samples/lesson1_kv421" --kv-heads 4,2,1 samples/lesson1.json > /dev/null &&
+    "$bin" -q -o "$d/samples/lesson1_steps" --steps samples/lesson1.json > /dev/null &&
+    "$bin" -q -o "$d/samples/lesson1_query6" --query 6 samples/lesson1.json > /dev/null &&
+    "$bin" -q -o "$d/samples/lesson1_because" --query because samples/lesson1.json > /dev/null &&
+    "$bin" -q -o "$d/samples/lesson2_steps_npy" --steps --npy samples/lesson2_gqa.json > /dev/null &&
+    "$bin" samples/lesson1.json -o "$d/samples/lesson1_stdout" > "$d/samples/lesson1_stdout.txt" ||
+        { echo "a sample run failed" >&2; exit 1; }
+    # the test suite, with this script as its binary (as `make run-tests` runs it)
+    make --no-print-directory -s ./mhaviz build/check_mhaviz build/generate_samples > /dev/null &&
+    "${PYTHON:-/usr/bin/python3}" tests/reference.py build/reference > /dev/null || exit 1
+    OUTPUTS_SAME_REAL=$bin OUTPUTS_SAME_DIR=$d/tests MHAVIZ_BIN=$PWD/tests/outputs_same.sh \
+        MHAVIZ_REF=build/reference MHAVIZ_GEN=build/generate_samples build/check_mhaviz \
+        > "$d/test-log.txt" 2>&1 || echo "(some tests failed with this script as the binary: $d/test-log.txt)" >&2
+    rm -rf "$d/tests.locks"
+    echo "recorded $(find "$d" -type f | wc -l) files in $d"
+}
+
+if [ "$mode" = record ]; then
+    [ -e "$dir" ] && { echo "$0: $dir exists" >&2; exit 2; }
+    record "$dir"
+    exit
+fi
+[ -d "$dir" ] || { echo "$0: $dir: no such folder" >&2; exit 2; }
+new=$(mktemp -d /tmp/outputs-same-XXXXXX)
+record "$new/now" || exit 1
+if diff -r -x test-log.txt "$dir" "$new/now"; then
+    echo "outputs_same: $(find "$dir" -type f ! -name test-log.txt | wc -l) files, byte-identical"
+    rm -rf "$new"
+else
+    echo "outputs_same: outputs differ (now: $new/now)"; exit 1
+fi

@@ -1,0 +1,917 @@
+/* check_measures.c — every measure of issues 4 and 13 on hand-built maps
+ * whose answer is known, and the cost table against hand-computed integers.
+ *
+ * Each expected value is derived in the comment beside its check. Maps are
+ * (T, T), row i = query i; causal maps have zeros above the diagonal. */
+#include "core/measures.h"
+#include "core/status.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define TOL 1e-12 /* double sums of a few exact float values */
+
+/* A zeroed (T, T) map; the caller frees it. */
+static float *map_new(int T)
+{
+    float *a = calloc((size_t)T * T, sizeof *a);
+    ck_assert_ptr_nonnull(a);
+    return a;
+}
+
+#define A(m, T, i, j) ((m)[(size_t)(i) * (T) + (j)])
+
+/* Lesson 1's sentence (samples/README.md), T = 11. */
+static char *const LESSON1[] = {"Mary", "gave", "the", "book", "to", "John", "because", "John", "had", "helped", "Mary"};
+
+/* ids for T distinct tokens: 0, 1, ..., T-1. */
+static int *distinct_ids(int T)
+{
+    int *ids = malloc((size_t)T * sizeof *ids);
+    ck_assert_ptr_nonnull(ids);
+    for (int i = 0; i < T; i++)
+        ids[i] = i;
+    return ids;
+}
+
+START_TEST(token_ids_name_first_occurrence)
+{
+    char *tokens[] = {"a", "b", "a", "", "", "b"};
+    int ids[6];
+    measures_token_ids(tokens, 6, ids);
+    const int want[6] = {0, 1, 0, 3, 3, 1}; /* index of each token's first occurrence */
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(ids[i], want[i]);
+}
+END_TEST
+
+/* Pure previous-token map, causal T = 5, distinct tokens: row 0 can only
+ * look at itself (A_00 = 1), row i >= 1 puts all its weight on i-1. Row 0
+ * has one visible key: it counts for no pattern. */
+START_TEST(previous_token_map)
+{
+    const int T = 5;
+    float *a = map_new(T);
+    int *ids = distinct_ids(T);
+    A(a, T, 0, 0) = 1;
+    for (int i = 1; i < T; i++)
+        A(a, T, i, i - 1) = 1;
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 1.0, TOL); /* rows 1..4 each 1 */
+    ck_assert_int_eq(m.rows[MEASURES_PREVIOUS_TOKEN], 4);
+    ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], 4);
+    ck_assert_str_eq(measures_role_name(m.role), "previous-token");
+    ck_assert_double_eq_tol(m.entropy_bits, 0.0, TOL);  /* every row one-hot: H = 0 */
+    ck_assert_double_eq_tol(m.entropy_norm, 0.0, TOL);  /* rows 1..4: 0 / log2(n_i) */
+    ck_assert_double_eq_tol(m.confidence, 1.0, TOL);    /* every row's max is 1 */
+    ck_assert_double_eq_tol(m.mean_distance, 0.8, TOL); /* (0 + 1 + 1 + 1 + 1) / 5 */
+    /* self over rows 1..4 (row 0 had no choice): 0 */
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_SELF], 4);
+    /* first: rows 2..4 (in row 1, key 0 is the previous token): 0 */
+    ck_assert_double_eq_tol(m.pattern[MEASURES_FIRST_TOKEN], 0.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_FIRST_TOKEN], 3);
+    /* distinct tokens: no row has an earlier copy, so both are null; the
+     * causal mask hides the next and the last token; no fixed key */
+    ck_assert(measures_is_null(m.pattern[MEASURES_DUPLICATE_TOKEN]));
+    ck_assert(measures_is_null(m.pattern[MEASURES_INDUCTION]));
+    ck_assert(measures_is_null(m.pattern[MEASURES_NEXT_TOKEN]));
+    ck_assert(measures_is_null(m.pattern[MEASURES_LAST_TOKEN]));
+    ck_assert(measures_is_null(m.pattern[MEASURES_FIXED_TOKEN]));
+    ck_assert_int_eq(m.fixed_key, -1);
+    ck_assert_int_eq(m.strongest, MEASURES_PREVIOUS_TOKEN);
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* Uniform causal map, T = 6: A_ij = 1/(i+1) for j <= i. Row i has
+ * H_i = log2(i+1), the most it can have, so entropy_norm = 1 (rows 1..5). */
+START_TEST(uniform_causal_map)
+{
+    const int T = 6;
+    float *a = map_new(T);
+    int *ids = distinct_ids(T);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j <= i; j++)
+            A(a, T, i, j) = 1.0f / (float)(i + 1);
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    /* float 1/3, 1/5, 1/6 are rounded: 1e-6 covers float32's relative 6e-8 */
+    ck_assert_double_eq_tol(m.entropy_norm, 1.0, 1e-6);
+    /* mean of log2(1..6) = log2(720) / 6 */
+    ck_assert_double_eq_tol(m.entropy_bits, log2(720.0) / 6.0, 1e-6);
+    /* self over rows 1..5 = (1/2 + ... + 1/6) / 5 = (2.45 - 1) / 5 = 0.29 */
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.29, 1e-6);
+    /* confidence: each row's max is 1/(i+1), the same sum */
+    ck_assert_double_eq_tol(m.confidence, 2.45 / 6.0, 1e-6);
+    /* mean distance: row i looks back (0 + 1 + ... + i)/(i+1) = i/2 on average;
+     * mean over i = 0..5 of i/2 = 15/2/6 = 1.25 */
+    ck_assert_double_eq_tol(m.mean_distance, 1.25, 1e-6);
+    /* strongest pattern previous (1/2 + ... + 1/6)/5 = 0.29, a tie with
+     * self, < 0.5 and entropy_norm 1 >= 0.8 */
+    ck_assert_int_eq(m.role, MEASURES_DIFFUSE);
+    ck_assert_str_eq(measures_role_name(m.role), "diffuse");
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* Uniform non-causal map, T = 4: every row sees n_i = T = 4 keys, A = 1/4;
+ * H_i = 2 bits = log2(4), so entropy_norm 1; mean distance over the rows:
+ * row 0: (0+1+2+3)/4 = 1.5, row 1: (1+0+1+2)/4 = 1, row 2: 1, row 3: 1.5 -> 1.25 */
+START_TEST(uniform_noncausal_map)
+{
+    const int T = 4;
+    float *a = map_new(T);
+    int *ids = distinct_ids(T);
+    for (int k = 0; k < T * T; k++)
+        a[k] = 0.25f;
+    MapMeasures m;
+    measures_map(a, T, 0, ids, &m);
+    ck_assert_double_eq_tol(m.entropy_bits, 2.0, TOL);
+    ck_assert_double_eq_tol(m.entropy_norm, 1.0, TOL);
+    ck_assert_double_eq_tol(m.mean_distance, 1.25, TOL);
+    ck_assert_double_eq_tol(m.confidence, 0.25, TOL);
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* A seeded xorshift32, so the "random" sequence is the same every run. */
+static uint32_t xorshift(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+/* A random sequence of L distinct tokens (from a vocabulary of 1000),
+ * repeated: T = 2L. The induction map: row i of the second half attends only
+ * to key i - L + 1, the token after the earlier copy p = i - L of token i;
+ * first-half rows (no earlier copy) attend to themselves. */
+/* measures_layer: every map's measures, the wide head's last, the same bits
+ * as measures_map on each map, with 1 and with 2 threads. Random causal rows
+ * (each normalised to sum 1) over tokens with repeats; maps large enough
+ * that measures_layer runs them in parallel. */
+START_TEST(layer_measures_every_map_as_measures_map_does)
+{
+    enum { T = 96, H = 3 }; /* (H + 1) T^2 cells: enough for measures_layer to use threads */
+    static char *const words[] = {"a", "b", "a", "c", "b", "a", "d", "a", "b"};
+    char *tokens[T];
+    for (int t = 0; t < T; t++)
+        tokens[t] = words[(t * 7 + t / 9) % 9];
+    uint32_t seed = 88172645u;
+    float *att = malloc((size_t)(H + 1) * T * T * sizeof *att); /* (H + 1, T, T); the last is the wide head's */
+    ck_assert_ptr_nonnull(att);
+    for (int p = 0; p <= H; p++)
+        for (int i = 0; i < T; i++) {
+            float *row = att + ((size_t)p * T + i) * T, sum = 0.0f;
+            for (int j = 0; j < T; j++)
+                sum += row[j] = j <= i ? (float)(xorshift(&seed) % 1000 + 1) : 0.0f;
+            for (int j = 0; j <= i; j++)
+                row[j] /= sum;
+        }
+    int ids[T];
+    measures_token_ids(tokens, T, ids);
+    MapMeasures want[H + 1], got[H + 1];
+    memset(want, 0, sizeof want); /* the padding too: the structs are compared whole */
+    for (int p = 0; p <= H; p++)
+        measures_map(att + (size_t)p * T * T, T, 1, ids, &want[p]);
+    for (int threads = 1; threads <= 2; threads++) {
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        memset(got, 0, sizeof got);
+        ck_assert_int_eq(measures_layer(att, H, att + (size_t)H * T * T, T, 1, tokens, got), MHAVIZ_OK);
+        ck_assert_mem_eq(got, want, sizeof want);
+    }
+    free(att);
+}
+END_TEST
+
+START_TEST(induction_map_on_repeated_sequence)
+{
+    enum { L = 7, T = 2 * L };
+    uint32_t seed = 0x9e3779b9u;
+    int vocab[L];
+    for (int k = 0; k < L; k++) {
+        int fresh;
+        do { /* draw until the token is new within the half */
+            vocab[k] = (int)(xorshift(&seed) % 1000);
+            fresh = 1;
+            for (int q = 0; q < k; q++)
+                fresh &= vocab[q] != vocab[k];
+        } while (!fresh);
+    }
+    char names[T][8];
+    char *tokens[T];
+    for (int i = 0; i < T; i++) {
+        snprintf(names[i], sizeof names[i], "w%d", vocab[i % L]);
+        tokens[i] = names[i];
+    }
+    int ids[T];
+    measures_token_ids(tokens, T, ids);
+    float *a = map_new(T);
+    for (int i = 0; i < L; i++)
+        A(a, T, i, i) = 1;
+    for (int i = L; i < T; i++)
+        A(a, T, i, i - L + 1) = 1;
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    /* rows L..T-1 qualify (their copy p = i - L); each puts 1 on p + 1 */
+    ck_assert_double_eq_tol(m.pattern[MEASURES_INDUCTION], 1.0, TOL);
+    /* nothing on the copy itself */
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], 0.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_INDUCTION], L);
+    ck_assert_int_eq(m.shown[MEASURES_INDUCTION], L);
+    /* self: rows 1..L-1 of the T - 1 rows that see two keys: 6/13 */
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], (double)(L - 1) / (T - 1), TOL);
+    ck_assert_str_eq(measures_role_name(m.role), "induction");
+
+    /* The duplicate-token map: second-half rows look at the copy itself. */
+    memset(a, 0, (size_t)T * T * sizeof *a);
+    for (int i = 0; i < L; i++)
+        A(a, T, i, i) = 1;
+    for (int i = L; i < T; i++)
+        A(a, T, i, i - L) = 1;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], 1.0, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_INDUCTION], 0.0, TOL);
+    ck_assert_str_eq(measures_role_name(m.role), "duplicate-token");
+    free(a);
+}
+END_TEST
+
+/* One cell, one pattern. Tokens a b a a (T = 4), causal.
+ * Row 2 (copy p = 0): key 1 is the previous token, though it also follows
+ * the copy (induction), so induction has no cell in row 2; key 0 is the
+ * copy (duplicate). Row 2 = [.5, .5, 0]: duplicate .5, previous .5.
+ * Row 3 (copies 0 and 2): key 2 is the previous token, not a copy; key 0 is
+ * a copy; key 1 follows copy 0 (induction); key 3 follows copy 2 but is the
+ * token itself. Row 3 = [.25, .25, .25, .25]:
+ * duplicate (.5 + .25)/2 = .375 over 2 rows; induction .25 over row 3 only;
+ * previous (A_10 = 1, .5, .25)/3; first: key 0 is a copy of "a" in rows 2
+ * and 3, the previous token in row 1: no row where it could show. */
+START_TEST(one_cell_one_pattern)
+{
+    const int T = 4;
+    char *tokens[] = {"a", "b", "a", "a"};
+    int ids[4];
+    measures_token_ids(tokens, T, ids);
+    float *a = map_new(T);
+    A(a, T, 0, 0) = 1;
+    A(a, T, 1, 0) = 1;
+    A(a, T, 2, 0) = 0.5f;
+    A(a, T, 2, 1) = 0.5f;
+    for (int j = 0; j < 4; j++)
+        A(a, T, 3, j) = 0.25f;
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], 0.375, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_DUPLICATE_TOKEN], 2);
+    ck_assert_int_eq(m.shown[MEASURES_DUPLICATE_TOKEN], 1); /* row 2's .5 is half */
+    ck_assert_double_eq_tol(m.pattern[MEASURES_INDUCTION], 0.25, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_INDUCTION], 1);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 1.75 / 3.0, TOL);
+    ck_assert(measures_is_null(m.pattern[MEASURES_FIRST_TOKEN]));
+    ck_assert_int_eq(m.rows[MEASURES_FIRST_TOKEN], 0);
+    /* previous: shown in rows 1 and 2 (.5 counts) of 3, share .583, but
+     * even spreading gives (1/2 + 1/3 + 1/4)/3 = .361 and a role needs
+     * twice that, .722: in so few keys, no role */
+    ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], 2);
+    ck_assert_double_eq_tol(m.even[MEASURES_PREVIOUS_TOKEN], (1.0 / 2 + 1.0 / 3 + 1.0 / 4) / 3, TOL);
+    ck_assert_int_eq(m.role, MEASURES_MIXED);
+    free(a);
+}
+END_TEST
+
+/* Lesson 3's coincidence: a previous-token head on lesson 1's sentence,
+ * causal. Row 7 (John, copy at 5) looks at 6 ("because"), which follows the
+ * first John, but is the token just before: previous, not induction. Only
+ * row 10 (Mary, copy 0) has an induction cell (key 1, "gave"): 0 there. */
+START_TEST(previous_token_is_not_induction)
+{
+    enum { T = 11 };
+    int ids[T];
+    measures_token_ids(LESSON1, T, ids);
+    float *a = map_new(T);
+    A(a, T, 0, 0) = 1;
+    for (int i = 1; i < T; i++)
+        A(a, T, i, i - 1) = 1;
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_INDUCTION], 0.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_INDUCTION], 1);
+    ck_assert_int_eq(m.shown[MEASURES_INDUCTION], 0);
+    /* rows 7 (copy 5) and 10 (copy 0) could show duplicate: 0 */
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], 0.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_DUPLICATE_TOKEN], 2);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 1.0, TOL);
+    ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], 10);
+    ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN);
+    free(a);
+}
+END_TEST
+
+/* Token 0 that is an earlier copy of the query's token is that copy, not
+ * the first token. Lesson 1's subject head: every row looks at "Mary" (0).
+ * Row 1: key 0 is the previous token; row 10 ("Mary"): key 0 is its copy;
+ * rows 2..9: the first token. first 1 in 8 of 8 rows; duplicate: rows 7 and
+ * 10 could show it, row 10 shows it (1 row: no role) -> "first-token". A
+ * causal head fixed on token 0 is first-token: no fixed key. */
+START_TEST(first_token_shares_with_copies)
+{
+    enum { T = 11 };
+    int ids[T];
+    measures_token_ids(LESSON1, T, ids);
+    float *a = map_new(T);
+    for (int i = 0; i < T; i++)
+        A(a, T, i, 0) = 1;
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_FIRST_TOKEN], 1.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_FIRST_TOKEN], 8);
+    ck_assert_int_eq(m.shown[MEASURES_FIRST_TOKEN], 8);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], 0.5, TOL);
+    ck_assert_int_eq(m.shown[MEASURES_DUPLICATE_TOKEN], 1);
+    ck_assert_int_eq(m.fixed_key, -1);
+    ck_assert_int_eq(m.role, MEASURES_FIRST_TOKEN);
+    free(a);
+
+    /* a b a c a d a: the same head. Rows 2, 4, 6 ("a") see key 0 as a copy:
+     * duplicate 1 in 3 of 3 rows; rows 3, 5: first 1 in 2 of 2 rows. A tie
+     * at 1: the list order names duplicate-token, the truer name here. */
+    char *abac[7] = {"a", "b", "a", "c", "a", "d", "a"};
+    int ids7[7];
+    measures_token_ids(abac, 7, ids7);
+    a = map_new(7);
+    for (int i = 0; i < 7; i++)
+        A(a, 7, i, 0) = 1;
+    measures_map(a, 7, 1, ids7, &m);
+    ck_assert_int_eq(m.rows[MEASURES_DUPLICATE_TOKEN], 3);
+    ck_assert_int_eq(m.shown[MEASURES_DUPLICATE_TOKEN], 3);
+    ck_assert_int_eq(m.rows[MEASURES_FIRST_TOKEN], 2);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_FIRST_TOKEN], 1.0, TOL);
+    ck_assert_int_eq(m.role, MEASURES_DUPLICATE_TOKEN);
+    free(a);
+}
+END_TEST
+
+/* Without the causal mask: lesson 1's head 3 put about 0.97 on the last
+ * token in every row. T = 6, distinct tokens, every row .97 on key 5 and .03
+ * on key 0 (row 0: on itself). Row 5: key 5 is itself; row 4: the next
+ * token; rows 0..3 could show last-token: .97 in 4 of 4 -> "last-token".
+ * Key 5 is every row's top key, but token T-1 is the last-token pattern,
+ * not a fixed key. */
+START_TEST(noncausal_last_and_next_token)
+{
+    const int T = 6;
+    float *a = map_new(T);
+    int *ids = distinct_ids(T);
+    for (int i = 0; i < T; i++) {
+        A(a, T, i, T - 1) = 0.97f;
+        A(a, T, i, 0) = 0.03f;
+    }
+    MapMeasures m;
+    measures_map(a, T, 0, ids, &m);
+    ck_assert_int_eq(m.rows[MEASURES_LAST_TOKEN], 4);
+    ck_assert_int_eq(m.shown[MEASURES_LAST_TOKEN], 4);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_LAST_TOKEN], 0.97f, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_NEXT_TOKEN], 0.97f / 5, 1e-7); /* rows 0..4: only row 4 */
+    ck_assert_int_eq(m.shown[MEASURES_NEXT_TOKEN], 1);
+    ck_assert_int_eq(m.fixed_key, -1);
+    ck_assert_str_eq(measures_role_name(m.role), "last-token");
+    free(a);
+
+    /* a next-token head: row i on i + 1, the last row on itself */
+    a = map_new(T);
+    for (int i = 0; i < T; i++)
+        A(a, T, i, i + 1 < T ? i + 1 : i) = 1;
+    measures_map(a, T, 0, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_NEXT_TOKEN], 1.0, TOL); /* rows 0..4 */
+    ck_assert_int_eq(m.shown[MEASURES_NEXT_TOKEN], 5);
+    ck_assert_str_eq(measures_role_name(m.role), "next-token");
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* fixed-token: one key that is the top key, with at least half, of more
+ * than half the rows that see two keys. Causal T = 8, rows 2..7 all on key
+ * 2, row 1 on itself: 6 of the 7 rows -> fixed key 2. Key 2 is row 2's
+ * own token and row 3's previous token: rows 4..7 could show fixed-token,
+ * and do: 1 in 4 of 4 -> "fixed-token". */
+START_TEST(fixed_token_key)
+{
+    const int T = 8;
+    float *a = map_new(T);
+    int *ids = distinct_ids(T);
+    A(a, T, 0, 0) = 1;
+    A(a, T, 1, 1) = 1;
+    for (int i = 2; i < T; i++)
+        A(a, T, i, 2) = 1;
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_int_eq(m.fixed_key, 2);
+    ck_assert_int_eq(m.rows[MEASURES_FIXED_TOKEN], 4);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_FIXED_TOKEN], 1.0, TOL);
+    ck_assert_str_eq(measures_role_name(m.role), "fixed-token");
+
+    /* Key 2 in only rows 2..4, 3 of 7 rows: not most rows, no fixed key
+     * (rows 5..7 on themselves) */
+    for (int i = 5; i < T; i++) {
+        A(a, T, i, 2) = 0;
+        A(a, T, i, i) = 1;
+    }
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_int_eq(m.fixed_key, -1);
+    ck_assert(measures_is_null(m.pattern[MEASURES_FIXED_TOKEN]));
+    ck_assert_int_eq(m.rows[MEASURES_FIXED_TOKEN], 0);
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* A role needs support: shown (at least half of the row) in at least 2 rows
+ * and in at least a quarter of the rows that could show it. Causal T = 12,
+ * distinct tokens; rows 3..11 put .49 on the previous token and .255 each
+ * on themselves and on token 0; rows 1..k put 1 on the previous token.
+ * k = 2: previous = (2 + 9 x .49)/11 = .583 >= .5, but shown in 2 of 11
+ * rows, fewer than a quarter -> no role (mixed); k = 3: shown in 3 of 11
+ * (12 >= 11) -> "previous-token". */
+START_TEST(role_needs_support)
+{
+    const int T = 12;
+    int *ids = distinct_ids(T);
+    for (int k = 2; k <= 3; k++) {
+        float *a = map_new(T);
+        A(a, T, 0, 0) = 1;
+        for (int i = 1; i <= k; i++)
+            A(a, T, i, i - 1) = 1;
+        for (int i = k + 1; i < T; i++) {
+            A(a, T, i, i - 1) = 0.49f;
+            A(a, T, i, i) = 0.255f;
+            A(a, T, i, 0) = 0.255f;
+        }
+        MapMeasures m;
+        measures_map(a, T, 1, ids, &m);
+        ck_assert_int_eq(m.rows[MEASURES_PREVIOUS_TOKEN], 11);
+        ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], k);
+        ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], (k + (T - 1 - k) * (double)0.49f) / 11, 1e-7);
+        ck_assert_double_ge(m.pattern[MEASURES_PREVIOUS_TOKEN], 0.5);
+        ck_assert_int_eq(m.strongest, MEASURES_PREVIOUS_TOKEN);
+        ck_assert_int_eq(m.role, k == 2 ? MEASURES_MIXED : MEASURES_PREVIOUS_TOKEN);
+        free(a);
+    }
+    free(ids);
+}
+END_TEST
+
+/* One repeated word: most keys are earlier copies, so even attention puts
+ * most of a row on them. Causal uniform map over "the" x 8: row i has i - 1
+ * copies (key i - 1 is the previous token) of its i + 1 keys: duplicate
+ * share = even share = (i - 1)/(i + 1) in rows 2..7, mean
+ * (1/3 + 2/4 + 3/5 + 4/6 + 5/7 + 6/8)/6 = 0.594; shown (>= .5) in rows 3..7,
+ * 5 of 6 rows; but a role needs twice the even share, 1.19: no role
+ * ("diffuse"). Even a head that looks only at the first copy (row i on key
+ * 0, a share of 1) is no duplicate-token head here: with every key a copy,
+ * the map cannot show that habit. */
+START_TEST(even_share_is_no_role)
+{
+    enum { T = 8 };
+    char *tokens[T] = {"the", "the", "the", "the", "the", "the", "the", "the"};
+    int ids[T];
+    measures_token_ids(tokens, T, ids);
+    float *a = map_new(T);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j <= i; j++)
+            A(a, T, i, j) = 1.0f / (float)(i + 1);
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    const double even = (1.0 / 3 + 2.0 / 4 + 3.0 / 5 + 4.0 / 6 + 5.0 / 7 + 6.0 / 8) / 6;
+    ck_assert_double_eq_tol(m.even[MEASURES_DUPLICATE_TOKEN], even, 1e-12);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], even, 1e-6);
+    ck_assert_int_eq(m.shown[MEASURES_DUPLICATE_TOKEN], 5);
+    ck_assert_int_eq(m.rows[MEASURES_DUPLICATE_TOKEN], 6);
+    ck_assert_str_eq(measures_role_name(m.role), "diffuse");
+
+    memset(a, 0, (size_t)T * T * sizeof *a);
+    for (int i = 0; i < T; i++)
+        A(a, T, i, 0) = 1;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_DUPLICATE_TOKEN], 1.0, TOL);
+    ck_assert_int_eq(m.role, MEASURES_MIXED);
+    free(a);
+}
+END_TEST
+
+/* Heads as a small trained attention-only model has them (soft, with a
+ * sink on a start token), on "<s>" and a random sequence of L = 10 tokens
+ * repeated (T = 21). Layer 1's previous-token head: .7 on the token before,
+ * .3 spread over every visible key. Layer 2's induction head: the first copy
+ * rests on "<s>" (.8, plus .2 spread); the second copy puts .6 on the token
+ * after its earlier copy, .2 on "<s>", .2 spread. Expected: previous-token
+ * (.7 + .3/(i+1) >= .7 in every row); induction (rows 11..20: .6 plus its
+ * spread share, well over twice the even share 1/(i+1)), though
+ * "<s>" takes most of the first half's rows: first-token's share is about
+ * (9 x .8 + 10 x .2)/19 = .48 plus the spread, below induction's. */
+START_TEST(trained_like_previous_and_induction_heads)
+{
+    enum { L = 10, T = 2 * L + 1 };
+    static char *const words[L] = {"cat", "ran", "blue", "seven", "over", "lamp", "ice", "tree", "up", "sky"};
+    char *tokens[T];
+    tokens[0] = "<s>";
+    for (int i = 1; i < T; i++)
+        tokens[i] = words[(i - 1) % L];
+    int ids[T];
+    measures_token_ids(tokens, T, ids);
+    float *prev = map_new(T), *ind = map_new(T);
+    for (int i = 0; i < T; i++) {
+        for (int j = 0; j <= i; j++) {
+            A(prev, T, i, j) = 0.3f / (float)(i + 1);
+            A(ind, T, i, j) = 0.2f / (float)(i + 1);
+        }
+        A(prev, T, i, i > 0 ? i - 1 : 0) += 0.7f;
+        if (i <= L) {
+            A(ind, T, i, 0) += 0.8f;
+        } else {
+            A(ind, T, i, i - L + 1) += 0.6f; /* the token after the copy at i - L */
+            A(ind, T, i, 0) += 0.2f;
+        }
+    }
+    MapMeasures m;
+    measures_map(prev, T, 1, ids, &m);
+    ck_assert_str_eq(measures_role_name(m.role), "previous-token");
+    ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], T - 1);
+    measures_map(ind, T, 1, ids, &m);
+    ck_assert_str_eq(measures_role_name(m.role), "induction");
+    /* rows L+1..T-1 could show it; in row L+1 the follower of copy 1 is
+     * key 2, not the token before (L) */
+    ck_assert_int_eq(m.rows[MEASURES_INDUCTION], L);
+    ck_assert_int_eq(m.shown[MEASURES_INDUCTION], L);
+    ck_assert_double_gt(m.pattern[MEASURES_INDUCTION], 0.6);
+    ck_assert_double_lt(m.pattern[MEASURES_FIRST_TOKEN], m.pattern[MEASURES_INDUCTION]);
+    free(prev);
+    free(ind);
+}
+END_TEST
+
+/* Ties go to the order listed: previous-token, self, next-token, ... */
+START_TEST(role_ties_follow_the_listed_order)
+{
+    /* non-causal T = 4, distinct tokens: rows 0 and 1 on themselves, rows
+     * 2 and 3 on the previous token. self: rows 0..3 = (1 + 1 + 0 + 0)/4,
+     * previous: rows 1..3 = (0 + 1 + 1)/3; each shown in 2 rows, a quarter
+     * or more, each at least twice its even share 1/4; the larger share,
+     * previous .667, names the role. */
+    MapMeasures m;
+    int *ids = distinct_ids(4);
+    float *a = map_new(4);
+    A(a, 4, 0, 0) = A(a, 4, 1, 1) = 1;
+    A(a, 4, 2, 1) = A(a, 4, 3, 2) = 1;
+    measures_map(a, 4, 0, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.5, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 2.0 / 3.0, TOL);
+    ck_assert_double_eq_tol(m.even[MEASURES_PREVIOUS_TOKEN], 0.25, TOL);
+    ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN);
+    free(a);
+
+    /* causal T = 5, rows 1, 2 on themselves, rows 3, 4 on the previous token:
+     * self (1 + 1 + 0 + 0)/4 = .5, previous (0 + 0 + 1 + 1)/4 = .5: the
+     * the strongest is previous, listed first; neither is a role: a role
+     * needs twice the even share, (1/2 + 1/3 + 1/4 + 1/5)/4 = .32. */
+    a = map_new(5);
+    A(a, 5, 0, 0) = A(a, 5, 1, 1) = A(a, 5, 2, 2) = 1;
+    A(a, 5, 3, 2) = A(a, 5, 4, 3) = 1;
+    free(ids);
+    ids = distinct_ids(5);
+    measures_map(a, 5, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.5, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 0.5, TOL);
+    ck_assert_int_eq(m.strongest, MEASURES_PREVIOUS_TOKEN);
+    ck_assert_int_eq(m.role, MEASURES_MIXED);
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* No pattern has support and the rows are one-hot (entropy_norm 0): mixed.
+ * non-causal T = 4, row i one-hot at key (i + 2) mod 4: row 0 on key 2
+ * (no pattern's), row 1 on key 3 (last), row 2 on key 0 (first), row 3 on
+ * key 1 (no pattern's). first: rows 2, 3 -> (1 + 0)/2; last: rows 0, 1 ->
+ * (0 + 1)/2; each shown in one row: no role. */
+START_TEST(mixed_when_no_pattern_and_not_even)
+{
+    const int T = 4;
+    float *a = map_new(T);
+    int *ids = distinct_ids(T);
+    for (int i = 0; i < T; i++)
+        A(a, T, i, (i + 2) % T) = 1;
+    MapMeasures m;
+    measures_map(a, T, 0, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_FIRST_TOKEN], 0.5, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_LAST_TOKEN], 0.5, TOL);
+    ck_assert_int_eq(m.shown[MEASURES_FIRST_TOKEN], 1);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.0, TOL);
+    ck_assert_double_eq_tol(m.entropy_norm, 0.0, TOL);
+    ck_assert_str_eq(measures_role_name(m.role), "mixed");
+    /* distances: |0-2|, |1-3|, |2-0|, |3-1| = 2 each */
+    ck_assert_double_eq_tol(m.mean_distance, 2.0, TOL);
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* T = 1: one row that sees one key: no choice, so no pattern. Every
+ * pattern is null, no row counts for any; entropy_norm is null: role "none".
+ * Causal T = 2 has one row with two keys: each pattern could show in one
+ * row only, so none is the strongest and none names a role. */
+START_TEST(nulls_when_no_row_qualifies)
+{
+    float a[1] = {1.0f};
+    int ids[2] = {0, 1};
+    MapMeasures m;
+    for (int causal = 0; causal <= 1; causal++) {
+        measures_map(a, 1, causal, ids, &m);
+        ck_assert(measures_is_null(m.entropy_norm));
+        for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
+            ck_assert(measures_is_null(m.pattern[p]));
+            ck_assert_int_eq(m.rows[p], 0);
+        }
+        ck_assert(!measures_is_null(m.entropy_bits));
+        ck_assert_double_eq_tol(m.entropy_bits, 0.0, TOL);
+        ck_assert_int_eq(m.strongest, -1);
+        ck_assert_str_eq(measures_role_name(m.role), "none");
+    }
+    float two[4] = {1, 0, 1, 0}; /* row 1 on token 0, its previous token */
+    measures_map(two, 2, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 1.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_PREVIOUS_TOKEN], 1);
+    ck_assert_int_eq(m.strongest, -1);
+    ck_assert_int_eq(m.role, MEASURES_MIXED);
+}
+END_TEST
+
+START_TEST(js_and_top1)
+{
+    MapComparison c;
+    /* A map against itself: M = P, every log term is log2(1) = 0 -> JS 0;
+     * every row's top key agrees -> 1. (The uniform causal map, T = 5.) */
+    const int T = 5;
+    float *a = map_new(T);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j <= i; j++)
+            A(a, T, i, j) = 1.0f / (float)(i + 1);
+    measures_compare(a, a, T, 1, &c);
+    ck_assert_double_eq_tol(c.js_to_single, 0.0, TOL);
+    ck_assert_double_eq_tol(c.top1_agreement, 1.0, TOL);
+    free(a);
+
+    /* Disjoint one-hot rows, non-causal T = 3: P row i one-hot at i, Q row i
+     * one-hot at (i+1) mod 3. M = 1/2 at both keys: KL(P||M) = 1 log2(1/(1/2))
+     * = 1 and KL(Q||M) = 1, so JS = 1/2 + 1/2 = 1 per row; top keys never agree. */
+    float *p = map_new(3), *q = map_new(3);
+    for (int i = 0; i < 3; i++) {
+        A(p, 3, i, i) = 1;
+        A(q, 3, i, (i + 1) % 3) = 1;
+    }
+    measures_compare(p, q, 3, 0, &c);
+    ck_assert_double_eq_tol(c.js_to_single, 1.0, TOL);
+    ck_assert_double_eq_tol(c.top1_agreement, 0.0, TOL);
+    free(p);
+    free(q);
+
+    /* A worked case, non-causal T = 2, both rows P = (1, 0), Q = (1/2, 1/2):
+     * M = (3/4, 1/4);
+     * KL(P||M) = 1 log2(1 / (3/4)) = log2(4/3) = 2 - log2(3);
+     * KL(Q||M) = 1/2 log2((1/2) / (3/4)) + 1/2 log2((1/2) / (1/4))
+     *          = 1/2 (1 - log2(3)) + 1/2 = 1 - 1/2 log2(3);
+     * JS = 1/2 (2 - log2 3) + 1/2 (1 - 1/2 log2 3) = 1.5 - 0.75 log2(3) = 0.3112781.
+     * Q's top key on the tie (1/2, 1/2) is the lowest index, 0 = P's -> agree. */
+    float pp[4] = {1, 0, 1, 0}, qq[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+    measures_compare(pp, qq, 2, 0, &c);
+    ck_assert_double_eq_tol(c.js_to_single, 1.5 - 0.75 * log2(3.0), TOL);
+    ck_assert_double_eq_tol(c.js_to_single, 0.3112781, 1e-7);
+    ck_assert_double_eq_tol(c.top1_agreement, 1.0, TOL);
+}
+END_TEST
+
+START_TEST(output_difference_and_cosine)
+{
+    /* a = [[3, 4]], b = [[3, 0]]: ||a - b|| = 4, ||a|| = 5 -> 0.8;
+     * cos = (9) / (5 * 3) = 0.6 */
+    float a[2] = {3, 4}, b[2] = {3, 0}, z[2] = {0, 0};
+    ck_assert_double_eq_tol(measures_output_rel_diff(a, b, 1, 2), 0.8, TOL);
+    ck_assert_double_eq_tol(measures_output_cosine(a, b, 1, 2), 0.6, TOL);
+    /* against zeros: ||a - 0|| / ||a|| = 1; cosine has no zero row to use -> null */
+    ck_assert_double_eq_tol(measures_output_rel_diff(a, z, 1, 2), 1.0, TOL);
+    ck_assert(measures_is_null(measures_output_cosine(a, z, 1, 2)));
+    /* O_multi all zeros: the relative difference is undefined -> null */
+    ck_assert(measures_is_null(measures_output_rel_diff(z, a, 1, 2)));
+    /* rows [1, 0] vs [2, 0] (cos 1) and [0, 2] vs [0, -1] (cos -1): mean 0 */
+    float c[4] = {1, 0, 0, 2}, d[4] = {2, 0, 0, -1};
+    ck_assert_double_eq_tol(measures_output_cosine(c, d, 2, 2), 0.0, TOL);
+}
+END_TEST
+
+/* The base Transformer shape: d = 512, 8 heads of 64, at T = 10, causal,
+ * no biases. Visible pairs P = T(T+1)/2 = 10 * 11 / 2 = 55. */
+START_TEST(cost_base_transformer)
+{
+    MhaConfig c = {.T = 10, .d_model = 512, .n_heads = 8, .n_kv_heads = 8, .head_dim = 64, .causal = 1};
+    CostTable t;
+    measures_cost(&c, 0, 0, &t);
+    ck_assert_int_eq(t.pairs, 55);
+    /* MHA: kv = 8 * 64 = 512. params = 2 d^2 + 2 d kv = 4 * 512^2 = 4 * 262,144 = 1,048,576 */
+    ck_assert_int_eq(t.mha.params, 1048576);
+    /* projections: T * params (no biases) = 10 * 1,048,576 = 10,485,760 */
+    ck_assert_int_eq(t.mha.mac_projections, 10485760);
+    /* scores and value mix: P * n_heads * head_dim = 55 * 8 * 64 = 55 * 512 = 28,160 */
+    ck_assert_int_eq(t.mha.mac_scores, 28160);
+    ck_assert_int_eq(t.mha.mac_value_mix, 28160);
+    /* K/V cache per token: 2 * 8 * 64 * 2 = 2,048 bytes */
+    ck_assert_int_eq(t.mha.kv_cache_bytes, 2048);
+    /* the input is MHA: its row is the MHA row */
+    ck_assert_int_eq(t.input.params, 1048576);
+    ck_assert_int_eq(t.input.n_kv_heads, 8);
+
+    /* GQA: 8 / 4 = 2 K/V heads, kv = 128. params = 2 * 262,144 + 2 * 512 * 128
+     * = 524,288 + 131,072 = 655,360; projections 10 * 655,360 = 6,553,600;
+     * cache 2 * 2 * 64 * 2 = 512 */
+    ck_assert(t.gqa_valid);
+    ck_assert_int_eq(t.gqa.n_kv_heads, 2);
+    ck_assert_int_eq(t.gqa.params, 655360);
+    ck_assert_int_eq(t.gqa.mac_projections, 6553600);
+    ck_assert_int_eq(t.gqa.mac_scores, 28160);
+    ck_assert_int_eq(t.gqa.kv_cache_bytes, 512);
+
+    /* MQA: kv = 64. params = 524,288 + 2 * 512 * 64 = 524,288 + 65,536 = 589,824;
+     * projections 5,898,240; cache 2 * 1 * 64 * 2 = 256 */
+    ck_assert_int_eq(t.mqa.params, 589824);
+    ck_assert_int_eq(t.mqa.mac_projections, 5898240);
+    ck_assert_int_eq(t.mqa.kv_cache_bytes, 256);
+
+    /* One wide head: 1 head of 512, kv = 512: the same counts as MHA,
+     * scores 55 * 1 * 512 = 28,160; cache 2 * 1 * 512 * 2 = 2,048 */
+    ck_assert_int_eq(t.wide.n_heads, 1);
+    ck_assert_int_eq(t.wide.head_dim, 512);
+    ck_assert_int_eq(t.wide.params, 1048576);
+    ck_assert_int_eq(t.wide.mac_projections, 10485760);
+    ck_assert_int_eq(t.wide.mac_scores, 28160);
+    ck_assert_int_eq(t.wide.mac_value_mix, 28160);
+    ck_assert_int_eq(t.wide.kv_cache_bytes, 2048);
+}
+END_TEST
+
+START_TEST(cost_biases_noncausal_and_gqa_choice)
+{
+    /* With biases, MHA adds d + kv + kv + d = 512 + 512 + 512 + 512 = 2,048:
+     * 1,048,576 + 2,048 = 1,050,624; MQA adds 512 + 64 + 64 + 512 = 1,152:
+     * 589,824 + 1,152 = 590,976. Biases are not multiply-accumulates. */
+    MhaConfig c = {.T = 10, .d_model = 512, .n_heads = 8, .n_kv_heads = 8, .head_dim = 64, .causal = 0};
+    CostTable t;
+    measures_cost(&c, 1, 0, &t);
+    ck_assert_int_eq(t.mha.params, 1050624);
+    ck_assert_int_eq(t.mqa.params, 590976);
+    ck_assert_int_eq(t.mha.mac_projections, 10485760);
+    ck_assert_int_eq(t.wide.params, 1048576); /* the wide head's own weights had none */
+    /* non-causal: P = T^2 = 100 pairs; scores 100 * 512 = 51,200 */
+    ck_assert_int_eq(t.pairs, 100);
+    ck_assert_int_eq(t.mha.mac_scores, 51200);
+
+    /* An input that is GQA keeps its own grouping: 12 heads, 3 K/V heads. */
+    MhaConfig g = {.T = 4, .d_model = 96, .n_heads = 12, .n_kv_heads = 3, .head_dim = 8, .causal = 1};
+    measures_cost(&g, 0, 0, &t);
+    ck_assert(t.gqa_valid);
+    ck_assert_int_eq(t.gqa.n_kv_heads, 3);
+    ck_assert_int_eq(t.input.n_kv_heads, 3);
+    /* 4 heads: 4/4 = 1 K/V head would be MQA, so there is no GQA row;
+     * 6 heads: 6/4 is not whole. */
+    MhaConfig four = {.T = 4, .d_model = 32, .n_heads = 4, .n_kv_heads = 4, .head_dim = 8, .causal = 1};
+    measures_cost(&four, 0, 0, &t);
+    ck_assert(!t.gqa_valid);
+    four.n_heads = four.n_kv_heads = 6;
+    four.d_model = 48;
+    measures_cost(&four, 0, 0, &t);
+    ck_assert(!t.gqa_valid);
+
+    ck_assert_str_eq(measures_layout_name(8, 8), "MHA");
+    ck_assert_str_eq(measures_layout_name(8, 2), "GQA");
+    ck_assert_str_eq(measures_layout_name(8, 1), "MQA");
+}
+END_TEST
+
+/* Counts past 2^32 stay exact: d = 8192, 64 heads, T = 4096, causal.
+ * params = 4 * 8192^2 = 4 * 67,108,864 = 268,435,456 = 2^28;
+ * projections = 4096 * 2^28 = 2^40 = 1,099,511,627,776;
+ * P = 4096 * 4097 / 2 = 8,390,656; scores = P * 8192 = 68,736,253,952. */
+START_TEST(cost_large_counts_are_exact)
+{
+    MhaConfig c = {.T = 4096, .d_model = 8192, .n_heads = 64, .n_kv_heads = 64, .head_dim = 128, .causal = 1};
+    CostTable t;
+    measures_cost(&c, 0, 0, &t);
+    ck_assert(t.mha.params == INT64_C(268435456));
+    ck_assert(t.mha.mac_projections == INT64_C(1099511627776));
+    ck_assert(t.pairs == INT64_C(8390656));
+    ck_assert(t.mha.mac_scores == INT64_C(68736253952));
+}
+END_TEST
+
+/* One repeated word is a coincidence, not a habit: tokens a b c d e a
+ * (T = 6), only row 5 has an earlier copy (p = 0). Row 5 puts all on
+ * p + 1 = 1, the other rows on themselves. induction = A_51 = 1 over that
+ * one row (its score is reported), but it needs MEASURES_MIN_ROLE_ROWS = 2
+ * rows to name the role, and could show in 1 row only, so it is not even
+ * the strongest; self = 4/5 over rows 1..5, shown in 4, over twice its
+ * even share (1/2 + 1/3 + 1/4 + 1/5 + 1/6)/5 = .29 -> "self". */
+START_TEST(one_row_names_no_role)
+{
+    const int T = 6;
+    char *tokens[] = {"a", "b", "c", "d", "e", "a"};
+    int ids[6];
+    measures_token_ids(tokens, T, ids);
+    float *a = map_new(T);
+    for (int i = 0; i < 5; i++)
+        A(a, T, i, i) = 1;
+    A(a, T, 5, 1) = 1;
+    MapMeasures m;
+    measures_map(a, T, 1, ids, &m);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_INDUCTION], 1.0, TOL);
+    ck_assert_int_eq(m.rows[MEASURES_INDUCTION], 1);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.8, TOL);
+    ck_assert_double_eq_tol(m.even[MEASURES_SELF], 0.29, TOL);
+    ck_assert_int_eq(m.strongest, MEASURES_SELF);
+    ck_assert_str_eq(measures_role_name(m.role), "self");
+    free(a);
+}
+END_TEST
+
+/* Each row's sharpness: H_i / log2(n_i). Causal, T = 4:
+ *   row 0 sees one key: null (nothing to spread, not 0);
+ *   row 1 (0.5, 0.5): 1 bit / log2 2 = 1;
+ *   row 2 (1, 0, 0): 0;
+ *   row 3 (0.5, 0.25, 0.25, 0): 1.5 bits / log2 4 = 0.75.
+ * Not causal, every row sees 4 keys: row 3 again 1.5 / 2 = 0.75, row 0
+ * (1, 0, 0, 0) 0. */
+START_TEST(row_entropy_norm_per_row)
+{
+    const float att[16] = {
+        1.0f, 0.0f, 0.0f, 0.0f,
+        0.5f, 0.5f, 0.0f, 0.0f,
+        1.0f, 0.0f, 0.0f, 0.0f,
+        0.5f, 0.25f, 0.25f, 0.0f,
+    };
+    double h[4];
+    measures_row_entropy_norm(att, 4, 1, h);
+    ck_assert(measures_is_null(h[0]));
+    ck_assert_double_eq_tol(h[1], 1.0, TOL);
+    ck_assert_double_eq_tol(h[2], 0.0, TOL);
+    ck_assert_double_eq_tol(h[3], 0.75, TOL);
+    measures_row_entropy_norm(att, 4, 0, h);
+    ck_assert_double_eq_tol(h[0], 0.0, TOL);
+    ck_assert_double_eq_tol(h[1], 0.5, TOL); /* 1 bit of log2 4 = 2 */
+    ck_assert_double_eq_tol(h[3], 0.75, TOL);
+}
+END_TEST
+
+Suite *measures_suite(void)
+{
+    Suite *s = suite_create("measures");
+    TCase *tc = tcase_create("measures");
+    tcase_add_test(tc, token_ids_name_first_occurrence);
+    tcase_add_test(tc, row_entropy_norm_per_row);
+    tcase_add_test(tc, one_row_names_no_role);
+    tcase_add_test(tc, previous_token_map);
+    tcase_add_test(tc, uniform_causal_map);
+    tcase_add_test(tc, uniform_noncausal_map);
+    tcase_add_test(tc, induction_map_on_repeated_sequence);
+    tcase_add_test(tc, layer_measures_every_map_as_measures_map_does);
+    tcase_add_test(tc, one_cell_one_pattern);
+    tcase_add_test(tc, previous_token_is_not_induction);
+    tcase_add_test(tc, first_token_shares_with_copies);
+    tcase_add_test(tc, noncausal_last_and_next_token);
+    tcase_add_test(tc, fixed_token_key);
+    tcase_add_test(tc, role_needs_support);
+    tcase_add_test(tc, even_share_is_no_role);
+    tcase_add_test(tc, trained_like_previous_and_induction_heads);
+    tcase_add_test(tc, role_ties_follow_the_listed_order);
+    tcase_add_test(tc, mixed_when_no_pattern_and_not_even);
+    tcase_add_test(tc, nulls_when_no_row_qualifies);
+    tcase_add_test(tc, js_and_top1);
+    tcase_add_test(tc, output_difference_and_cosine);
+    tcase_add_test(tc, cost_base_transformer);
+    tcase_add_test(tc, cost_biases_noncausal_and_gqa_choice);
+    tcase_add_test(tc, cost_large_counts_are_exact);
+    suite_add_tcase(s, tc);
+    return s;
+}

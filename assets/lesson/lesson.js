@@ -34,6 +34,7 @@ const state = {
 /* ------------------------------------------------------------ the embedded numbers */
 
 function decodeBase64(text) {
+  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text); /* native, where the browser has it */
   const raw = atob(text);
   const out = new Uint8Array(raw.length);
   for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
@@ -139,18 +140,26 @@ function el(tag, attrs, ...children) {
 
 /* ------------------------------------------------------------ colours */
 
-function weightColour(w) {
+/* The colour map's entry for weight w. */
+function weightIndex(w) {
   const i = Math.round(255 * Math.min(1, Math.max(0, w)));
-  return WEIGHT_COLOURS[Number.isFinite(i) ? i : 0];
+  return Number.isFinite(i) ? i : 0;
 }
+
+function weightColour(w) { return WEIGHT_COLOURS[weightIndex(w)]; }
 
 /* A score less its row's maximum, on the blue half of the diverging map:
  * dark at -m, near-white at 0 (the row's winner), as the score PNGs. */
-function scoreColour(shifted, m) {
+function scoreIndex(shifted, m) {
   const t = m > 0 ? (shifted + m) / m : 1;
   const i = Math.round(127 * Math.min(1, Math.max(0, t)));
-  return SCORE_COLOURS[Number.isFinite(i) ? i : 127];
+  return Number.isFinite(i) ? i : 127;
 }
+
+function scoreColour(shifted, m) { return SCORE_COLOURS[scoreIndex(shifted, m)]; }
+
+/* rgb as one opaque RGBA pixel of a Uint32Array over ImageData (little-endian: R first). */
+function rgba(rgb) { return ((255 << 24) | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0; }
 
 function css(rgb) { return `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`; }
 
@@ -174,23 +183,24 @@ function mapImage(k, p, values) {
   canvas.width = canvas.height = size;
   const ctx = canvas.getContext('2d');
   const img = ctx.createImageData(size, size);
-  const px = (i, j, rgb) => { const o = 4 * (i * size + j); img.data.set(rgb, o); img.data[o + 3] = 255; };
+  const px = new Uint32Array(img.data.buffer); /* one RGBA pixel a number: fast to fill */
+  const weights = WEIGHT_COLOURS.map(rgba), scores = SCORE_COLOURS.map(rgba);
   if (summary) {
     /* each pixel: the largest weight among its cells (x 254), 255 = all masked */
-    const base = mapOffset(k, p);
-    for (let i = 0; i < size; i++)
-      for (let j = 0; j < size; j++) {
-        const b = mapsBytes[base + i * size + j];
-        px(i, j, b === 255 ? MASK : weightColour(b / 254));
-      }
+    const base = mapOffset(k, p), mask = rgba(MASK);
+    for (let n = 0; n < size * size; n++) {
+      const b = mapsBytes[base + n];
+      px[n] = b === 255 ? mask : weights[weightIndex(b / 254)];
+    }
   } else {
+    const mask = rgba(values === 'scores' ? SCORES_MASK : MASK);
+    const m = values === 'scores' ? scoreScale(k, p) : 0;
     for (let i = 0; i < T; i++) {
       const row = mapRow(k, p, i, values);
       const top = values === 'scores' ? Math.max(...row.values) : 0;
-      const m = values === 'scores' ? scoreScale(k, p) : 0;
       for (let j = 0; j < T; j++) {
-        if (j >= row.keys.length) px(i, j, values === 'scores' ? SCORES_MASK : MASK);
-        else px(i, j, values === 'scores' ? scoreColour(row.values[j] - top, m) : weightColour(row.values[j]));
+        if (j >= row.keys.length) px[i * T + j] = mask;
+        else px[i * T + j] = values === 'scores' ? scores[scoreIndex(row.values[j] - top, m)] : weights[weightIndex(row.values[j])];
       }
     }
   }

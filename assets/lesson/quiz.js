@@ -65,12 +65,12 @@ function roleQuestion(k, p) {
 }
 
 /* The first head with a pattern for a role, or -1. */
-function firstRoleHead(k, skip) {
-  return facts.variants[k].heads.findIndex((f, h) => h !== skip && isPatternRole(f.role));
+function firstRoleHead(k) {
+  return facts.variants[k].heads.findIndex(f => isPatternRole(f.role));
 }
 
 function firstRoleQuestion() {
-  const h = firstRoleHead(0, -1);
+  const h = firstRoleHead(0);
   return roleQuestion(0, h >= 0 ? h : 0);
 }
 
@@ -83,7 +83,7 @@ function variantRoleQuestion() {
   if (last === 0) return null;
   const heads = facts.variants[0].heads;
   let h = heads.findIndex((f, x) => f.role !== facts.variants[last].heads[x].role);
-  if (h < 0) h = Math.max(0, firstRoleHead(0, -1));
+  if (h < 0) h = Math.max(0, firstRoleHead(0));
   const q = roleQuestion(last, h);
   q.text = `Under ${facts.variants[last].name}, the heads share their keys and values. Head ${h} is ` +
     `${heads[h].role} under ${facts.variants[0].name}: what does it do under ${facts.variants[last].name}?`;

@@ -208,7 +208,7 @@ static void write_summary_map(Base64 *b, const MhaConfig *c, const float *att, c
                         top = att[(size_t)i * T + j];
             base64_put(b, top < 0.0f ? THUMB_MASKED : (unsigned char)lrintf(254.0f * top));
         }
-    int keys[8];
+    int keys[8]; /* the row's top_k keys so far, largest weight first (top_k <= 8: SUMMARY_LEVELS) */
     for (int i = 0; i < T; i++) {
         const float *row = att + (size_t)i * T;
         int got = 0;
@@ -394,16 +394,26 @@ static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, 
 
 /* ------------------------------------------------------------ the page */
 
-/* The template's text from *at up to the marker line "<!-- mhaviz:NAME -->"
+/* The first s in [at, end), or NULL (the built-in files end with no NUL). */
+static const char *find(const char *at, const char *end, const char *s)
+{
+    const size_t n = strlen(s);
+    for (; at + n <= end; at++)
+        if (memcmp(at, s, n) == 0)
+            return at;
+    return NULL;
+}
+
+/* The template's text from *at up to the marker "<!-- mhaviz:NAME -->"
  * into f; *at moves past the marker. A missing marker writes the rest. */
 static void copy_to_marker(FILE *f, const char **at, const char *end, const char *name)
 {
     char marker[64];
     snprintf(marker, sizeof marker, "<!-- mhaviz:%s -->", name);
-    const char *m = strstr(*at, marker);
-    const char *stop = m && m < end ? m : end;
+    const char *m = find(*at, end, marker);
+    const char *stop = m ? m : end;
     fwrite(*at, 1, (size_t)(stop - *at), f);
-    *at = stop == end ? end : stop + strlen(marker);
+    *at = m ? m + strlen(marker) : end;
 }
 
 int lesson_page_write(const char *path, const Variant *v, int n, const RenderColours *colours, char *err,

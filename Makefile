@@ -112,6 +112,15 @@ samples: $(BUILD)/generate_samples
 $(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# axe-core, the accessibility scan the browser test injects into each page:
+# from npm into build/npm/, which every build shares (npm from Debian when
+# it is missing).
+AXE_VERSION := 4.11.0
+AXE := build/npm/node_modules/axe-core/axe.min.js
+$(AXE):
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps DEBS=npm
+	npm install --prefix build/npm --no-save --no-package-lock --no-audit --no-fund axe-core@$(AXE_VERSION)
+
 ## test: install what is missing, build, and run every test (exit 1 on any failure)
 test: deps
 	@$(MAKE) --no-print-directory run-tests
@@ -123,13 +132,6 @@ run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples $(AXE)
 	$(PYTHON) tests/browser/lesson_pages.py --mhaviz ./$(BIN) --work $(BUILD)/browser --axe $(AXE) \
 	  --screenshot $(BUILD)/browser/lesson_page.png
 
-# axe-core, the accessibility scan the browser test injects into each page:
-# from npm into the build folder (npm from Debian when it is missing).
-AXE_VERSION := 4.11.0
-AXE := $(BUILD)/npm/node_modules/axe-core/axe.min.js
-$(AXE):
-	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps DEBS=npm
-	npm install --prefix $(BUILD)/npm --no-save --no-package-lock --no-audit --no-fund axe-core@$(AXE_VERSION)
 
 ## bench: the speed targets: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
 # numpy's matrix products through OpenBLAS: the fast BLAS a numpy user has,

@@ -575,11 +575,12 @@ function renderLegend() {
     ctx.fillStyle = css(scores ? SCORE_COLOURS[Math.floor(x / 2)] : WEIGHT_COLOURS[x]);
     ctx.fillRect(x, 0, 1, 20);
   }
-  const lo = scores ? '−m (each map its own m)' : '0';
-  const hi = scores ? "0: the row's winner" : '1';
+  const lo = scores ? '−m' : '0';
+  const hi = scores ? '0' : '1';
   bar.setAttribute('aria-label', `colour scale from ${lo} to ${hi}`);
   box.replaceChildren(el('span', {}, lo), bar, el('span', {}, hi),
-                      el('span', {}, scores ? 'score less its row\'s maximum' : 'softmax weight'));
+                      el('span', {}, scores ? "score less its row's maximum (0: the row's winner; m: each map's own)"
+                                            : 'softmax weight'));
 }
 
 function renderZoom() {

@@ -231,12 +231,9 @@ static int overview_panel(DrawCanvas *c, const Renderer *r, const OvLayout *L, c
     const int mp = L->pub.side, frame = L->pub.frame;
     char pt[LABEL_BYTES * 2];
     snprintf(pt, sizeof pt, "%s", panel_title ? panel_title : "");
-    /* A long title first gets a smaller font (down to 80 %), then an ellipsis. */
-    const float avail = (float)mp; /* wider would reach the "query" caption or the next title */
-    float tpx = L->pt_px;
-    while (tpx > 0.8f * L->pt_px && draw_text_width(r->font, pt, tpx) > avail)
-        tpx -= 1.0f;
-    draw_ellipsize(r->font, pt, sizeof pt, tpx, avail);
+    /* A long title first gets a smaller font (down to 80 %), then an ellipsis;
+     * wider would reach the "query" caption or the next title. */
+    const float tpx = fit_shrink(r->font, pt, sizeof pt, L->pt_px, 0.8f * L->pt_px, (float)mp);
     if (draw_text(c, r->font, pt, tpx, x + mp / 2, y - 4 - frame, DRAW_MID, DRAW_BOTTOM, DRAW_INK, 0) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
     paint_cells(c, map, T, causal, &L->g, x, y, s);

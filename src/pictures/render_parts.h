@@ -4,6 +4,7 @@
 #ifndef MHAVIZ_RENDER_PARTS_H
 #define MHAVIZ_RENDER_PARTS_H
 
+#include "core/layer.h"
 #include "draw/draw.h"
 #include "pictures/render.h"
 
@@ -75,7 +76,20 @@ typedef struct {
 
 /* ---- labels.c: token labels, which tokens get one, and wrapped text */
 
-/* Break text into lines of at most max_w pixels at px, between its parts
+/* The ways text is fitted to a width on the pictures (besides
+ * draw_ellipsize, the cut with "..." they all end in):
+ * fit_shrink: text at the largest size from px down to min_px (steps of
+ * 1 px) that fits max_w, cut when even min_px does not; returns the size. */
+float fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w);
+
+/* fit_two_lines: text word-wrapped onto two lines, first and rest (cap bytes
+ * each), at the largest size from px down (steps of 2 px) whose second
+ * line fits max_w; at min_px or below the second line is cut instead.
+ * Returns the size. */
+float fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
+                    char *rest, size_t cap);
+
+/* wrap_parts: break text into lines of at most max_w pixels at px, between its parts
  * (separated by " · "); a part too long for a line, and whatever would go
  * past the last line, is cut with an ellipsis. */
 void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out);
@@ -87,6 +101,13 @@ LabelPick label_pick(float pitch, float min_pitch);
  * and the next label's centre must lie 1.1 px beyond theirs:
  * (t + 1/2) pitch - max(px, pitch) / 2 >= 1.1 px. */
 int label_need(float px, float pitch);
+
+/* Which tokens get a label when not all fit (labels.c: three rules, one
+ * per kind of picture): sharpness.png's axis, and the pull slide's keys
+ * (the maps' rule is label_pick's). */
+int is_labelled_axis(int t, int T, int step);
+int key_label_step(float line_h, float slot);
+int is_labelled_key(int j, int n, int step);
 
 /* English ordinal suffix: 2 -> "nd", 5 -> "th", 21 -> "st", 12 -> "th". */
 const char *ordinal(int n);

@@ -5,7 +5,6 @@
 #include "core/status.h"
 #include "io/npy.h"
 #include "text/format.h"
-#include "text/utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,41 +15,6 @@
 #include <string.h>
 
 /* ------------------------------------------------------------ report.json */
-
-void json_string(FILE *f, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', f);
-    while (*p) {
-        int n = utf8_decode(p, SIZE_MAX, NULL);
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            p++;
-        } else if (*p == '"' || *p == '\\') {
-            fputc('\\', f);
-            fputc(*p++, f);
-        } else if (*p < 0x20) {
-            const char *esc = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : NULL;
-            if (esc)
-                fputs(esc, f);
-            else
-                fprintf(f, "\\u%04x", *p);
-            p++;
-        } else {
-            fwrite(p, 1, (size_t)n, f);
-            p += n;
-        }
-    }
-    fputc('"', f);
-}
-
-void json_number(FILE *f, double x)
-{
-    if (isfinite(x))
-        fprintf(f, "%.9g", x);
-    else
-        fputs("null", f);
-}
 
 /* A (rows, cols) matrix, as an array of rows (one row per line, every
  * float as "%.9g": enough digits to read back to the same bits), or as the
@@ -193,8 +157,7 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
 
     /* Each head: where it sits, what it does, how it differs, its map. */
     const int kv_mul = c->n_heads / c->n_kv_heads;
-    const char *pad = c->n_heads >= 100 ? "%03d" : "%02d"; /* head_00 .. as the pictures are named */
-    char fmt[64], name[64];
+    char head[32], name[64];
     fputs("  \"heads\": [\n", f);
     for (int h = 0; h < c->n_heads; h++) {
         fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, h / kv_mul);
@@ -204,13 +167,12 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
         fputs(",\n      \"top1_agreement\": ", f);
         json_number(f, s->cmp[h].top1_agreement);
         fputs(",\n      \"attention\": ", f);
-        snprintf(fmt, sizeof fmt, "head_%s_attention.npy", pad);
-        snprintf(name, sizeof name, fmt, h);
+        outdir_head_name(head, sizeof head, h, c->n_heads);
+        snprintf(name, sizeof name, "%s_attention.npy", head);
         json_matrix(f, mx, d->multi->att + (size_t)h * map, T, T, name, "        ");
         if (d->scores && d->multi->scores) {
             fputs(",\n      \"scores\": ", f);
-            snprintf(fmt, sizeof fmt, "head_%s_scores.npy", pad);
-            snprintf(name, sizeof name, fmt, h);
+            snprintf(name, sizeof name, "%s_scores.npy", head);
             json_matrix(f, mx, d->multi->scores + (size_t)h * map, T, T, name, "        ");
         }
         fputs(h + 1 < c->n_heads ? "\n    },\n" : "\n    }\n", f);

@@ -3,6 +3,9 @@
 #ifndef MHAVIZ_REPORT_PARTS_H
 #define MHAVIZ_REPORT_PARTS_H
 
+#include "core/parallel.h"
+#include "io/json.h"
+#include "io/outdir.h"
 #include "report/report.h"
 
 #include <stddef.h>
@@ -12,10 +15,6 @@
 #define BLUR_NOTICEABLE 0.05
 
 #define REPORT_WIDTH 100 /* report.txt fits in this many columns */
-
-/* Numbers (cells or floats to print) below which a loop stays on one thread:
- * waking the threads would cost more than it saves (a class-size layer). */
-#define REPORT_PARALLEL_MIN ((size_t)1 << 15)
 
 /* Everything both files say, computed once. */
 typedef struct {
@@ -57,13 +56,6 @@ FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t
 int close_out(FILE *f, const char *path, char *err, size_t errlen);
 
 /* ---- report_json.c: report.json */
-
-/* s as a JSON string: quotes, backslashes and control characters escaped,
- * bytes that are not UTF-8 replaced by U+FFFD. */
-void json_string(FILE *f, const char *s);
-
-/* A number, or null for NAN and the infinities JSON cannot hold. */
-void json_number(FILE *f, double x);
 
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last);
 

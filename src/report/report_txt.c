@@ -209,6 +209,36 @@ static void txt_table_row(FILE *f, const char *label, const char *kv, const MapM
             cmp ? txt_cell(b[5], 16, "%.2f", cmp->top1_agreement) : "-");
 }
 
+/* The role rule's numbers in words, for its legend: k times ("twice"), a
+ * share of a row ("half"), one k-th ("a quarter"); figures past the words. */
+static const char *times_word(char *buf, size_t n, int k)
+{
+    if (k == 2)
+        snprintf(buf, n, "twice");
+    else
+        snprintf(buf, n, "%d times", k);
+    return buf;
+}
+
+static const char *share_word(char *buf, size_t n, double x)
+{
+    if (x == 0.5)
+        snprintf(buf, n, "half");
+    else
+        snprintf(buf, n, "%.2f", x);
+    return buf;
+}
+
+static const char *part_word(char *buf, size_t n, int k)
+{
+    static const char *const words[] = {NULL, "all", "half", "a third", "a quarter", "a fifth"};
+    if (k >= 1 && k <= 5)
+        snprintf(buf, n, "%s", words[k]);
+    else
+        snprintf(buf, n, "1/%d", k);
+    return buf;
+}
+
 /* A map's row of the pattern table: each pattern's mean share. */
 static void txt_pattern_row(FILE *f, const char *label, const MapMeasures *m)
 {
@@ -226,7 +256,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     const MhaConfig *c = s->c;
     char input_label[48];
     snprintf(input_label, sizeof input_label, "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
-    const char *labels[5] = {input_label, "MHA", "GQA", "MQA", "one wide head"};
+    const char *labels[5] = {input_label, LAYOUT_MHA, LAYOUT_GQA, LAYOUT_MQA, "one wide head"};
     const CostRow *rows[5] = {&t->input, &t->mha, &t->gqa, &t->mqa, &t->wide};
     const int valid[5] = {1, 1, t->gqa_valid, 1, 1};
     const char *heads[8] = {"heads", "K/V", "params", "MAC proj", "MAC scores", "MAC mix", "MAC total",
@@ -454,11 +484,17 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
           "fixed: the one key most rows look at, named below.  rows: rows where each could show\n"
           "(for fixed, each map's own key: not one count for all).\n"
           "Each cell counts for one pattern, the first of this list that names it; a row with one\n"
-          "visible key counts for none.\n"
-          "A role needs a share of at least 0.50 and twice what spreading evenly would give, and at\n"
-          "least half of the row in 2 rows or more and in a quarter of the rows where it could.\n"
-          "- : no row where it could.\n",
+          "visible key counts for none.\n",
           f);
+    /* The role rule's legend, from the thresholds the rule uses (measures.h). */
+    char times[24], shown[24], part[24];
+    fprintf(f,
+            "A role needs a share of at least %.2f and %s what spreading evenly would give, and at\n"
+            "least %s of the row in %d rows or more and in %s of the rows where it could.\n"
+            "- : no row where it could.\n",
+            MEASURES_ROLE_SHARE, times_word(times, sizeof times, MEASURES_ROLE_EVEN_TIMES),
+            share_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
+            part_word(part, sizeof part, MEASURES_ROLE_ROWS_PART));
 
     fputs("\nIn words\n", f);
     for (int h = 0; h < c->n_heads; h++) {

@@ -125,6 +125,9 @@ function mapFacts(k, p) {
 
 function weightText(x) { return Number.isFinite(x) ? x.toFixed(2) : String(x); }
 function scoreText(x) { return Number.isFinite(x) ? x.toFixed(1) : String(x); }
+function sizeText(bytes) {
+  return bytes < 1048576 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
+}
 function grouped(n) { return n.toLocaleString('en-US'); }
 
 /* Make an element: el('td', {class: 'x'}, 'text'). Text is always text, never HTML. */
@@ -311,7 +314,7 @@ function buildHeader() {
       `each row, to stay under its size cap of ${c.maps.cap_bytes / 1048576} MB. Every number is in report.json.`;
   }
   document.getElementById('size-note').textContent =
-    `The page embeds ${(mapsText.length / 1048576).toFixed(1)} MB of maps (float16${summary ? ' top keys, 8-bit ' +
+    `The page embeds ${sizeText(mapsText.length)} of maps (float16${summary ? ' top keys, 8-bit ' +
     'thumbnails' : ''}, base64); its size cap is ${c.maps.cap_bytes / 1048576} MB. Weights are shown to 2 decimals.`;
 }
 

@@ -1,9 +1,10 @@
 /* main.c — the mhaviz command: parse argv, run, exit with a status.
  *
  *   load input -> for each K/V layout asked for (--kv-heads): pool, forward
- *   passes, measures (variant.c) -> its pictures + report into a temporary
- *   folder (a sub-folder kvN/ each when there are several, with the
- *   comparison at the top) -> move the folder into place. */
+ *   passes, measures (core/variant.c) -> its pictures + report
+ *   (run/variant_write.c) into a temporary folder (a sub-folder kvN/ each
+ *   when there are several, with the comparison at the top) -> move the
+ *   folder into place. */
 #include "args.h"
 #include "core/blas_setup.h"
 #include "core/pool.h"

@@ -1,7 +1,6 @@
 /* init_write.c — a model written as an mhaviz input (JSON). */
 #include "models/init.h"
 #include "io/json.h"
-#include "core/pool.h"
 #include "core/status.h"
 
 #include <ctype.h>

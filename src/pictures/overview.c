@@ -73,7 +73,9 @@ static int ov_best(const OvLayout *L, int n_grid, int apart, int aw, int ah, int
  * its panel with labels of its own. The grid is the one giving the
  * biggest square maps; token labels get the largest size between H/50 and
  * H/32 at which every token has its own line, else the smallest with only
- * every step-th token labelled, else none. */
+ * every step-th token labelled, else none.
+ * Long on purpose: one layout decided in order (margins, grid, label size,
+ * note), each step using the last. */
 static void overview_layout(const Renderer *r, int n_maps, int T, char *const *tokens, int causal,
                             const char *subtitle, OvLayout *L, char *labels)
 {
@@ -305,8 +307,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
     goto cleanup;
 
 oom:
-    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
-    rc = MHAVIZ_ENOMEM;
+    rc = draw_nomem(err, errlen, png_path);
 cleanup:
     free(labels);
     return rc;

@@ -208,6 +208,8 @@ static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, 
     return MHAVIZ_OK;
 }
 
+/* Long on purpose: the slide drawn in one pass, top to bottom: title, one
+ * row of charts per head, the wide head, caption. */
 int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, const MhaConfig *c, char *const *tokens,
                 const MhaState *multi, const MhaState *single, const PullLayer *p, int query, char *err,
                 size_t errlen)

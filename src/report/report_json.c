@@ -4,7 +4,6 @@
 #include "core/measures.h"
 #include "core/status.h"
 #include "io/npy.h"
-#include "text/format.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -134,6 +133,7 @@ static void json_pulls(FILE *f, const PullLayer *p)
     fputs("    ]\n  },\n", f);
 }
 
+/* Long on purpose: report.json's keys in the order they are written. */
 void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
 {
     const MhaConfig *c = s->c;

@@ -78,6 +78,7 @@ LESSON_ASSETS := assets/lesson/lesson.html assets/lesson/lesson.css assets/lesso
 %/lesson_assets.h: $(LESSON_ASSETS)
 	@mkdir -p $(@D)
 	for f in $(LESSON_ASSETS); do xxd -i $$f; done > $@.tmp && mv $@.tmp $@
+.SECONDARY: build-fuzz/lesson_assets.h # kept, so that the fuzz targets are not rebuilt every time
 $(BUILD)/src/report/lesson_page.o: $(BUILD)/lesson_assets.h
 $(BUILD)/src/report/lesson_page.o: CPPFLAGS += -I$(BUILD)
 

@@ -51,8 +51,10 @@ TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
             samples/base_paper.json samples/random_init.json samples/trained/rival.json
 
-# Debian packages the build, the tests and the demo need.
-DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy
+# Debian packages the build, the tests and the demo need (the last four:
+# lesson.html's files as C arrays, and its tests in headless Chromium).
+DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy \
+        xxd chromium chromium-driver python3-selenium
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 
@@ -70,6 +72,15 @@ $(BIN): $(OBJ) $(CLI_OBJ) .linked-from
 $(BUILD)/%.o: %.c $(HDR) assets/colormaps.inc | deps-quiet
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -c -o $@ $<
+
+# lesson.html's page (assets/lesson/) as C arrays, for src/report/lesson_page.c.
+LESSON_ASSETS := assets/lesson/lesson.html assets/lesson/lesson.css assets/lesson/lesson.js assets/lesson/quiz.js
+%/lesson_assets.h: $(LESSON_ASSETS)
+	@mkdir -p $(@D)
+	for f in $(LESSON_ASSETS); do xxd -i $$f; done > $@.tmp && mv $@.tmp $@
+.SECONDARY: build-fuzz/lesson_assets.h # kept, so that the fuzz targets are not rebuilt every time
+$(BUILD)/src/report/lesson_page.o: $(BUILD)/lesson_assets.h
+$(BUILD)/src/report/lesson_page.o: CPPFLAGS += -I$(BUILD)
 
 $(BUILD)/tests/%.o: CPPFLAGS += -Itests
 $(BUILD)/tests/main.o: CPPFLAGS += -D'SUITES=$(SUITES)'
@@ -103,14 +114,26 @@ samples: $(BUILD)/generate_samples
 $(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# axe-core, the accessibility scan the browser test injects into each page:
+# from npm into build/npm/, which every build shares (npm from Debian when
+# it is missing).
+AXE_VERSION := 4.11.0
+AXE := build/npm/node_modules/axe-core/axe.min.js
+$(AXE):
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps DEBS=npm
+	npm install --prefix build/npm --no-save --no-package-lock --no-audit --no-fund axe-core@$(AXE_VERSION)
+
 ## test: install what is missing, build, and run every test (exit 1 on any failure)
 test: deps
 	@$(MAKE) --no-print-directory run-tests
 
-run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
+run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples $(AXE)
 	PYTHON=$(PYTHON) tests/layers.sh
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
+	$(PYTHON) tests/browser/lesson_pages.py --mhaviz ./$(BIN) --work $(BUILD)/browser --axe $(AXE) \
+	  --screenshot $(BUILD)/browser/lesson_page.png
+
 
 ## bench: the speed targets: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
 # numpy's matrix products through OpenBLAS: the fast BLAS a numpy user has,
@@ -164,9 +187,9 @@ fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	build-fuzz/fuzz_$(FUZZ_TARGET) $(FUZZ_DICT_$(FUZZ_TARGET)) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
 	  -artifact_prefix=build-fuzz/crashes/ build-fuzz/corpus_$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SRC) $(HDR) | dev-deps
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(SRC) $(HDR) build-fuzz/lesson_assets.h | dev-deps
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(CPPFLAGS) $(PKG_CFLAGS) \
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Wno-unknown-pragmas $(CPPFLAGS) -Ibuild-fuzz $(PKG_CFLAGS) \
 	  -o $@ $< $(SRC) $(PKG_LIBS)
 
 ## dev-deps: also install valgrind, clang and its libFuzzer runtime (for asan/memcheck/fuzz)

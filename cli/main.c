@@ -49,6 +49,7 @@ typedef struct {
     int layers;          /* --layers: kv_cache.png counts this many layers */
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
+    int no_html;         /* --no-html: no lesson.html */
     int timing;          /* --timing */
     const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
@@ -74,6 +75,7 @@ static void usage(FILE *f)
         "      --timing       print each phase's time and the peak memory to stderr\n"
         "      --npy          write report.json's matrices as .npy files beside it (default:\n"
         "                     only past %d M numbers in all)\n"
+        "      --no-html      do not write lesson.html (the interactive page with the quiz)\n"
         "\n"
         "Pictures:\n"
         "      --cmap NAME    viridis (default), magma, cividis or gray\n"
@@ -172,7 +174,7 @@ static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, char *err, 
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -192,6 +194,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"layers", required_argument, NULL, OPT_LAYERS},
         {"npy", no_argument, NULL, OPT_NPY},
         {"query", required_argument, NULL, OPT_QUERY},
+        {"no-html", no_argument, NULL, OPT_NO_HTML},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -210,6 +213,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_TIMING: o->timing = 1; break;
         case OPT_NPY: o->npy = 1; break;
+        case OPT_NO_HTML: o->no_html = 1; break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
             if (!render_cmap_known(optarg))
@@ -408,7 +412,7 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
-    const VariantOptions run_opt = {o.steps, o.npy, o.layers};
+    const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html};
     rc = variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);

@@ -13,6 +13,11 @@
 /* The score maps' mask: mid grey, unlike their near-white zero. */
 static const DrawRgb SCORES_MASK_BG = {196, 196, 196}, SCORES_MASK_HATCH = {140, 140, 140};
 
+RenderColours render_colours(const Renderer *r)
+{
+    return (RenderColours){r->cmap, r->opt.cmap ? r->opt.cmap : "viridis", r->mask_bg, SCORES_MASK_BG};
+}
+
 /* ------------------------------------------------------------------ scales */
 
 /* Score cells further below their row's top than the scale reaches: the

@@ -51,6 +51,16 @@ void render_close(Renderer *r);
  * with draw.h: the font r draws its text in (owned by r); */
 const DrawFont *render_font(const Renderer *r);
 
+/* The colours r draws the maps with: the softmax maps' colour map (256
+ * entries) and its name, the masked cells' flat colour, and the score
+ * maps' (their colour map is draw_cmap("rdbu")'s blue half). */
+typedef struct {
+    DrawCmap cmap;
+    const char *name;
+    DrawRgb mask, scores_mask;
+} RenderColours;
+RenderColours render_colours(const Renderer *r);
+
 /* softmax map att (T, T) painted on r's 0..1 colour scale, masked cells
  * hatched, framed, into c at (x, y) as an overview panel of at most side
  * pixels (returns the side drawn: side, or less to give each token whole

@@ -56,4 +56,10 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen);
 
 
+/* The report's sentence about map m into line (len bytes): what it does,
+ * true for the numbers behind it ("head 0 looks at the previous token: 100%
+ * of its attention on average ..."). who is "head 2" or "the wide head";
+ * tokens (T) name the keys. */
+void report_sentence(char *line, size_t len, const char *who, const MapMeasures *m, char *const *tokens, int T);
+
 #endif

@@ -161,33 +161,38 @@ static const char *pattern_support(char *buf, size_t n, const MapMeasures *m, Me
     return buf;
 }
 
-/* One plain sentence about map m, true for the numbers behind it; who is
- * "head 2" or "the wide head", tokens (T) name the keys. */
-static void txt_sentence(FILE *f, const char *who, const MapMeasures *m, char *const *tokens, int T)
+void report_sentence(char *line, size_t len, const char *who, const MapMeasures *m, char *const *tokens, int T)
 {
-    char line[512], place[160], support[96];
+    char place[160], support[96];
     if (m->role < MEASURES_N_PATTERNS) {
-        snprintf(line, sizeof line, "%s looks at %s: %.0f%% of its attention on average (even spreading "
+        snprintf(line, len, "%s looks at %s: %.0f%% of its attention on average (even spreading "
                  "would give %.0f%%), %s.", who, pattern_place(place, sizeof place, m, m->role, tokens, T),
                  100.0 * m->pattern[m->role], 100.0 * m->even[m->role],
                  pattern_support(support, sizeof support, m, m->role));
     } else if (m->role == MEASURES_NONE) {
-        snprintf(line, sizeof line, "with one token (T = 1), %s can only look at it: no pattern.", who);
+        snprintf(line, len, "with one token (T = 1), %s can only look at it: no pattern.", who);
     } else {
         int n = m->role == MEASURES_DIFFUSE
-                    ? snprintf(line, sizeof line, "%s spreads its attention almost evenly (entropy %.0f%% of the "
+                    ? snprintf(line, len, "%s spreads its attention almost evenly (entropy %.0f%% of the "
                                                   "most possible)", who, 100.0 * m->entropy_norm)
-                    : snprintf(line, sizeof line, "%s has no clear role", who);
+                    : snprintf(line, len, "%s has no clear role", who);
         if (m->strongest >= 0)
-            snprintf(line + n, sizeof line - (size_t)n,
+            snprintf(line + n, len - (size_t)n,
                      "; strongest pattern: %.0f%% on %s (even spreading would give %.0f%%), %s.",
                      100.0 * m->pattern[m->strongest],
                      pattern_place(place, sizeof place, m, (MeasuresRole)m->strongest, tokens, T),
                      100.0 * m->even[m->strongest],
                      pattern_support(support, sizeof support, m, (MeasuresRole)m->strongest));
         else
-            snprintf(line + n, sizeof line - (size_t)n, "; no pattern could show in more than one row.");
+            snprintf(line + n, len - (size_t)n, "; no pattern could show in more than one row.");
     }
+}
+
+/* The sentence about map m (report_sentence), wrapped and indented. */
+static void txt_sentence(FILE *f, const char *who, const MapMeasures *m, char *const *tokens, int T)
+{
+    char line[512];
+    report_sentence(line, sizeof line, who, m, tokens, T);
     txt_wrapped(f, "  ", line);
 }
 

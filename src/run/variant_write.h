@@ -15,6 +15,7 @@ typedef struct {
     int steps;  /* --steps: also each head's pre-softmax scores (head_NN_scores.png) */
     int npy;    /* --npy: report.json's matrices as .npy files */
     int layers; /* --layers: kv_cache.png counts this many layers (variants.h) */
+    int html;   /* 1: lesson.html too (variants.h); 0 with --no-html */
 } VariantOptions;
 
 /* Write v's pictures and report.txt / report.json into the folder sub of

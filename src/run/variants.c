@@ -5,6 +5,7 @@
 #include "core/status.h"
 #include "pictures/kv_cache_chart.h"
 #include "pictures/variants_slide.h"
+#include "report/lesson_page.h"
 #include "report/report.h"
 
 #include <stdio.h>
@@ -27,11 +28,27 @@ static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const ch
     return kv_cache_chart_draw(f, path, lines, n, c->n_heads, c->head_dim, c->T, layers, err, errlen);
 }
 
+/* lesson.html at the top of out: one page for all n variants. */
+static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir *out, char *err, size_t errlen)
+{
+    char *path = outdir_path(out, LESSON_PAGE_NAME);
+    if (!path) {
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    const RenderColours colours = render_colours(r);
+    const int rc = lesson_page_write(path, v, n, &colours, err, errlen);
+    free(path);
+    return rc;
+}
+
 int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm,
                    char *err, size_t errlen)
 {
-    if (n == 1)
-        return variant_write(&v[0], r, out, "", o, tm, err, errlen);
+    if (n == 1) {
+        const int rc = variant_write(&v[0], r, out, "", o, tm, err, errlen);
+        return rc != MHAVIZ_OK || !o->html ? rc : lesson_page(v, n, r, out, err, errlen);
+    }
     int rc = MHAVIZ_OK;
     for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
         char sub[16];
@@ -52,6 +69,8 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
         timing_phase(tm, TIMING_WRITE);
         rc = report_write_variants(out->tmp, v, n, err, errlen);
     }
+    if (rc == MHAVIZ_OK && o->html)
+        rc = lesson_page(v, n, r, out, err, errlen);
     free(slide);
     free(chart);
     return rc;

@@ -5,7 +5,8 @@
  * into a sub-folder named for its K/V heads (kv4/, kv2/, kv1/), and the
  * top of the folder compares them: variants.png (every head's map, one row
  * per variant), kv_cache.png (K/V cache bytes against context length) and
- * report.txt / report.json (report_write_variants). */
+ * report.txt / report.json (report_write_variants). Either way, unless
+ * o->html is 0, lesson.html at the top shows them all (report/lesson_page.h). */
 #ifndef MHAVIZ_VARIANTS_H
 #define MHAVIZ_VARIANTS_H
 

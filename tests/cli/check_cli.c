@@ -640,7 +640,7 @@ START_TEST(kv_list_writes_a_folder_each)
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     snprintf(out, sizeof out, "%s/lesson1_mhaviz", r->run);
     static const char *const top[] = {".mhaviz-output", "report.txt", "report.json", "variants.png",
-                                      "kv_cache.png", "kv4", "kv2", "kv1"};
+                                      "kv_cache.png", "lesson.html", "kv4", "kv2", "kv1"};
     for (size_t k = 0; k < sizeof top / sizeof top[0]; k++)
         ck_assert_msg(exists(out, top[k]), "no %s", top[k]);
     ck_assert_int_eq(entries(out, ""), (int)(sizeof top / sizeof top[0]));
@@ -775,6 +775,28 @@ START_TEST(kv_all_is_every_divisor)
 }
 END_TEST
 
+/* Every run writes lesson.html beside its pictures; --no-html leaves it
+ * out and writes the rest. */
+START_TEST(no_html_leaves_the_page_out)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], out[256];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"-q", "-o", "with", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/with", r->run);
+    ck_assert(exists(out, "lesson.html"));
+    cleanup(r);
+    run(r, (const char *[]){"-q", "--no-html", "-o", "without", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(out, sizeof out, "%s/without", r->run);
+    ck_assert(!exists(out, "lesson.html") && exists(out, "report.json") && exists(out, "overview.png"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 /* Each variant of a run of several writes the very bytes a run of that
  * variant alone writes: every picture (the maps drawn from the same floats)
  * and both reports (which print every attention weight with the digits
@@ -796,7 +818,9 @@ START_TEST(variant_equals_its_own_run)
     char dir_one[200], dir_many[200];
     snprintf(dir_one, sizeof dir_one, "%s/one", r1->run);
     snprintf(dir_many, sizeof dir_many, "%s/many/kv%d", r->run, kv);
-    ck_assert_int_eq(entries(dir_one, ""), N_VARIANT_FILES + 1); /* and the marker */
+    /* and the marker and lesson.html (a run of several writes one, at the top) */
+    ck_assert_int_eq(entries(dir_one, ""), N_VARIANT_FILES + 2);
+    ck_assert(exists(dir_one, "lesson.html") && !exists(dir_many, "lesson.html"));
     for (int k = 0; k < N_VARIANT_FILES; k++) {
         snprintf(one, sizeof one, "%s/%s", dir_one, VARIANT_FILES[k]);
         snprintf(many, sizeof many, "%s/%s", dir_many, VARIANT_FILES[k]);
@@ -952,6 +976,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, unwritable_output_exits_3);
     tcase_add_test(tc, stdout_full_exits_3);
     tcase_add_test(tc, memory_estimate_covers_the_measured_peak);
+    tcase_add_test(tc, no_html_leaves_the_page_out);
     suite_add_tcase(s, tc);
     TCase *kv = tcase_create("variants");
     tcase_set_timeout(kv, 60);

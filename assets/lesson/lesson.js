@@ -1,0 +1,677 @@
+/* lesson.js — the lesson page of one mhaviz run.
+ *
+ * Reads what mhaviz embedded in this file (the facts as JSON, the maps as
+ * base64: see src/lesson_page.h), draws every map on canvas, and shows for
+ * one query token every head's row beside the wide head's, with each
+ * weight as text. Point at a token (or focus it) to look, click (Enter) to
+ * lock, Esc to unlock. No library, no network. quiz.js follows this file
+ * in the same script and uses its functions. */
+'use strict';
+
+const facts = JSON.parse(document.getElementById('facts').textContent);
+const T = facts.T;
+const H = facts.n_heads;
+const WIDE = H; /* map index of the wide head: maps 0 .. H-1 are the heads */
+const mapsText = document.getElementById('maps-data').textContent.trim();
+const mapsBytes = decodeBase64(mapsText);
+const mapsView = new DataView(mapsBytes.buffer);
+const summary = facts.maps.mode === 'summary';
+
+const MASK = facts.colours.mask;               /* the masked cells' colour, as in the PNGs */
+const SCORES_MASK = facts.colours.scores_mask; /* the same in the score maps */
+const WEIGHT_COLOURS = hexColours(facts.colours.weights); /* 256 entries, 0 .. 1 */
+const SCORE_COLOURS = hexColours(facts.colours.scores);   /* 128 entries, -m .. 0 */
+
+const state = {
+  variant: 0,         /* index into facts.variants */
+  query: 0,           /* the query token shown */
+  locked: false,      /* a click (Enter) locked the query; Esc unlocks */
+  values: 'weights',  /* 'weights' or 'scores' */
+  shown: new Array(H).fill(true), /* the head toggles */
+  zoom: -1,           /* the zoomed map, -1 for none */
+};
+
+/* ------------------------------------------------------------ the embedded numbers */
+
+function decodeBase64(text) {
+  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text); /* native, where the browser has it */
+  const raw = atob(text);
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
+}
+
+/* An IEEE half (float16) as a number. */
+function halfToNumber(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 31;
+  const mant = h & 1023;
+  if (exp === 0) return sign * mant * Math.pow(2, -24);
+  if (exp === 31) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * Math.pow(2, exp - 15);
+}
+
+function hexColours(hex) {
+  const out = [];
+  for (let i = 0; i < hex.length; i += 6)
+    out.push([0, 2, 4].map(k => parseInt(hex.substr(i + k, 2), 16)));
+  return out;
+}
+
+/* Keys query i may see. */
+function visibleKeys(i) { return facts.causal ? i + 1 : T; }
+
+const CELLS = facts.causal ? T * (T + 1) / 2 : T * T; /* visible cells of a map */
+
+/* Byte offset of map p of variant k (both layouts: src/lesson_page.c). */
+function mapOffset(k, p) {
+  const perMap = summary ? facts.maps.thumb * facts.maps.thumb + T * facts.maps.top_k * 6 : CELLS * 4;
+  return (k * (H + 1) + p) * perMap;
+}
+
+/* Query i's row of map p in variant k: the keys the page holds and their
+ * weights or scores (which = 'weights' or 'scores'). Full pages hold every
+ * visible key; summary pages the row's top keys, largest weight first. */
+function mapRow(k, p, i, which) {
+  if (!summary) {
+    const n = visibleKeys(i);
+    const start = facts.causal ? i * (i + 1) / 2 : i * T;
+    const base = mapOffset(k, p) + (which === 'scores' ? CELLS * 2 : 0) + start * 2;
+    const keys = [], values = [];
+    for (let j = 0; j < n; j++) {
+      keys.push(j);
+      values.push(halfToNumber(mapsView.getUint16(base + 2 * j, true)));
+    }
+    return { keys, values, complete: true };
+  }
+  const K = facts.maps.top_k;
+  const base = mapOffset(k, p) + facts.maps.thumb * facts.maps.thumb + i * K * 6;
+  const keys = [], values = [];
+  for (let r = 0; r < K; r++) {
+    const key = mapsView.getUint16(base + 2 * r, true);
+    if (key === 0xFFFF) break;
+    keys.push(key);
+    const at = base + (which === 'scores' ? 4 * K : 2 * K) + 2 * r;
+    values.push(halfToNumber(mapsView.getUint16(at, true)));
+  }
+  return { keys, values, complete: keys.length === visibleKeys(i) };
+}
+
+/* The largest weight (or score) of a row's keys, the lowest key on ties. */
+function topOf(row) {
+  let best = 0;
+  for (let r = 1; r < row.values.length; r++)
+    if (row.values[r] > row.values[best] || (row.values[r] === row.values[best] && row.keys[r] < row.keys[best]))
+      best = r;
+  return { key: row.keys[best], value: row.values[best] };
+}
+
+/* ------------------------------------------------------------ words */
+
+/* A token as every picture shows it: a newline as \n, a tab as \t, the empty token as "". */
+function tokenLabel(t) {
+  if (t === '') return '""';
+  return t.replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/[\u0000-\u001f\u007f]/g, '?');
+}
+
+function tokenName(i) { return `'${tokenLabel(facts.tokens[i])}' (${i})`; }
+
+function mapName(p) { return p === WIDE ? 'the wide head' : `head ${p}`; }
+
+function mapFacts(k, p) {
+  const v = facts.variants[k];
+  return p === WIDE ? v.wide : v.heads[p];
+}
+
+function weightText(x) { return Number.isFinite(x) ? x.toFixed(2) : String(x); }
+function scoreText(x) { return Number.isFinite(x) ? x.toFixed(1) : String(x); }
+function sizeText(bytes) {
+  return bytes < 1048576 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
+}
+function grouped(n) { return n.toLocaleString('en-US'); }
+
+/* Make an element: el('td', {class: 'x'}, 'text'). Text is always text, never HTML. */
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === false || value === null || value === undefined) continue;
+    e.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const c of children) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+
+/* ------------------------------------------------------------ colours */
+
+/* The colour map's entry for weight w. */
+function weightIndex(w) {
+  const i = Math.round(255 * Math.min(1, Math.max(0, w)));
+  return Number.isFinite(i) ? i : 0;
+}
+
+function weightColour(w) { return WEIGHT_COLOURS[weightIndex(w)]; }
+
+/* A score less its row's maximum, on the blue half of the diverging map:
+ * dark at -m, near-white at 0 (the row's winner), as the score PNGs. */
+function scoreIndex(shifted, m) {
+  const t = m > 0 ? (shifted + m) / m : 1;
+  const i = Math.round(127 * Math.min(1, Math.max(0, t)));
+  return Number.isFinite(i) ? i : 127;
+}
+
+function scoreColour(shifted, m) { return SCORE_COLOURS[scoreIndex(shifted, m)]; }
+
+/* rgb as one opaque RGBA pixel of a Uint32Array over ImageData (little-endian: R first). */
+function rgba(rgb) { return ((255 << 24) | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0; }
+
+function css(rgb) { return `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`; }
+
+/* Black or white text, whichever reads better on rgb (WCAG contrast). */
+function inkOn(rgb) {
+  const lin = rgb.map(c => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); });
+  const L = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+  return (L + 0.05) / 0.05 >= 1.05 / (L + 0.05) ? '#000' : '#fff';
+}
+
+/* ------------------------------------------------------------ drawing maps */
+
+const mapImages = new Map(); /* "k/p/values" -> a canvas holding the map at one pixel a cell */
+
+/* Map p of variant k as an image, one pixel a cell (a thumbnail pixel in a summary). */
+function mapImage(k, p, values) {
+  const id = `${k}/${p}/${values}`;
+  if (mapImages.has(id)) return mapImages.get(id);
+  const size = summary ? facts.maps.thumb : T;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = size;
+  const ctx = canvas.getContext('2d');
+  const img = ctx.createImageData(size, size);
+  const px = new Uint32Array(img.data.buffer); /* one RGBA pixel a number: fast to fill */
+  const weights = WEIGHT_COLOURS.map(rgba), scores = SCORE_COLOURS.map(rgba);
+  if (summary) {
+    /* each pixel: the largest weight among its cells (x 254), 255 = all masked */
+    const base = mapOffset(k, p), mask = rgba(MASK);
+    for (let n = 0; n < size * size; n++) {
+      const b = mapsBytes[base + n];
+      px[n] = b === 255 ? mask : weights[weightIndex(b / 254)];
+    }
+  } else {
+    const mask = rgba(values === 'scores' ? SCORES_MASK : MASK);
+    const m = values === 'scores' ? scoreScale(k, p) : 0;
+    for (let i = 0; i < T; i++) {
+      const row = mapRow(k, p, i, values);
+      const top = values === 'scores' ? Math.max(...row.values) : 0;
+      for (let j = 0; j < T; j++) {
+        if (j >= row.keys.length) px[i * T + j] = mask;
+        else px[i * T + j] = values === 'scores' ? scores[scoreIndex(row.values[j] - top, m)] : weights[weightIndex(row.values[j])];
+      }
+    }
+  }
+  ctx.putImageData(img, 0, 0);
+  mapImages.set(id, canvas);
+  return canvas;
+}
+
+/* The largest |score - its row's maximum| of map p: the end of its colour scale. */
+const scoreScales = new Map();
+function scoreScale(k, p) {
+  const id = `${k}/${p}`;
+  if (!scoreScales.has(id)) {
+    let m = 0;
+    for (let i = 0; i < T; i++) {
+      const row = mapRow(k, p, i, 'scores');
+      const top = Math.max(...row.values);
+      for (const s of row.values) if (Number.isFinite(s)) m = Math.max(m, top - s);
+    }
+    scoreScales.set(id, m);
+  }
+  return scoreScales.get(id);
+}
+
+/* Draw map p of variant k on canvas, with query row i outlined (i < 0: none). */
+function drawMap(canvas, k, p, i) {
+  const ctx = canvas.getContext('2d');
+  ctx.imageSmoothingEnabled = false;
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.drawImage(mapImage(k, p, summary ? 'weights' : state.values), 0, 0, canvas.width, canvas.height);
+  if (i >= 0) {
+    const y0 = Math.floor(i * canvas.height / T), y1 = Math.max(y0 + 2, Math.floor((i + 1) * canvas.height / T));
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = '#000';
+    ctx.strokeRect(1.5, y0 - 1.5, canvas.width - 3, y1 - y0 + 3);
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = '#fff';
+    ctx.strokeRect(3, y0 - 3, canvas.width - 6, y1 - y0 + 6);
+  }
+}
+
+/* The zoomed map: token labels along both sides up to 64 tokens, and each
+ * cell's value in it up to 16, as the PNGs have them. */
+function drawMapLabelled(canvas, k, p, i) {
+  const ctx = canvas.getContext('2d');
+  const margin = T <= 64 ? 150 : 0;
+  const side = canvas.width - margin, cell = side / T;
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.imageSmoothingEnabled = false;
+  const values = summary ? 'weights' : state.values;
+  ctx.drawImage(mapImage(k, p, values), margin, margin, side, side);
+  if (margin) {
+    ctx.fillStyle = '#000';
+    ctx.font = `${Math.min(18, Math.max(10, cell * 0.6))}px "DejaVu Sans", sans-serif`;
+    ctx.textBaseline = 'middle';
+    for (let t = 0; t < T; t++) {
+      const label = tokenLabel(facts.tokens[t]).slice(0, 14);
+      ctx.textAlign = 'right';
+      ctx.fillText(label, margin - 6, margin + (t + 0.5) * cell);
+      ctx.save();
+      ctx.translate(margin + (t + 0.5) * cell, margin - 6);
+      ctx.rotate(-Math.PI / 3);
+      ctx.textAlign = 'left';
+      ctx.fillText(label, 0, 0);
+      ctx.restore();
+    }
+  }
+  if (T <= 16 && !summary) {
+    ctx.textAlign = 'center';
+    ctx.font = `${Math.floor(cell * 0.3)}px "DejaVu Sans", sans-serif`;
+    for (let q = 0; q < T; q++) {
+      const row = mapRow(k, p, q, values);
+      const top = Math.max(...row.values), m = values === 'scores' ? scoreScale(k, p) : 0;
+      row.values.forEach((x, j) => {
+        const rgb = values === 'scores' ? scoreColour(x - top, m) : weightColour(x);
+        ctx.fillStyle = inkOn(rgb);
+        ctx.fillText(values === 'scores' ? scoreText(x) : weightText(x), margin + (j + 0.5) * cell, margin + (q + 0.5) * cell);
+      });
+    }
+  }
+  if (i >= 0) {
+    ctx.lineWidth = 4;
+    ctx.strokeStyle = '#000';
+    ctx.strokeRect(margin + 2, margin + i * cell, side - 4, cell);
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = '#fff';
+    ctx.strokeRect(margin + 5, margin + i * cell + 3, side - 10, cell - 6);
+  }
+}
+
+/* ------------------------------------------------------------ the page's parts */
+
+function buildHeader() {
+  const c = facts;
+  document.getElementById('title').textContent = c.title ? `mhaviz lesson: ${c.title}` : 'mhaviz lesson';
+  document.title = document.getElementById('title').textContent;
+  const kv = facts.variants.map(v => v.name).join(', ');
+  document.getElementById('shape').textContent =
+    `${T} tokens · d_model ${c.d_model} · ${H} heads of width ${c.head_dim} · ${c.causal ? 'causal' : 'not causal'}` +
+    ` · ${kv} · one wide head of width ${c.d_model} for comparison`;
+  if (summary) {
+    const note = document.getElementById('summary-note');
+    note.hidden = false;
+    note.textContent = `This run is large, so the page keeps each map as a thumbnail of ${c.maps.thumb} x ` +
+      `${c.maps.thumb} pixels (each pixel the largest weight of its cells) and the top ${c.maps.top_k} keys of ` +
+      `each row, to stay under its size cap of ${c.maps.cap_bytes / 1048576} MB. Every number is in report.json.`;
+  }
+  document.getElementById('size-note').textContent =
+    `The page embeds ${sizeText(mapsText.length)} of maps (float16${summary ? ' top keys, 8-bit ' +
+    'thumbnails' : ''}, base64); its size cap is ${c.maps.cap_bytes / 1048576} MB. Weights are shown to 2 decimals.`;
+}
+
+function buildVariantSwitch() {
+  if (facts.variants.length < 2) return;
+  const box = document.getElementById('variant-options');
+  document.getElementById('variant-switch').hidden = false;
+  facts.variants.forEach((v, k) => {
+    const input = el('input', { type: 'radio', name: 'variant', value: k, checked: k === 0 });
+    input.addEventListener('change', () => { state.variant = k; renderAll(); });
+    const bytes = v.cost.input.kv_cache_bytes_per_token;
+    box.append(el('label', {}, input, ` ${v.name} (K/V cache ${grouped(bytes)} bytes per token)`));
+  });
+}
+
+function buildControls() {
+  for (const input of document.querySelectorAll('input[name=values]'))
+    input.addEventListener('change', () => { state.values = input.value; renderAll(); });
+  const box = document.getElementById('head-toggles');
+  for (let h = 0; h < H; h++) {
+    const input = el('input', { type: 'checkbox', checked: true });
+    input.addEventListener('change', () => { state.shown[h] = input.checked; renderAll(); });
+    box.append(el('label', {}, input, ` head ${h}`));
+  }
+}
+
+/* The query tokens: a toolbar with one tab stop; arrows, Home and End move. */
+function buildTokens() {
+  const bar = document.getElementById('tokens');
+  facts.tokens.forEach((t, i) => {
+    const b = el('button', { type: 'button', tabindex: -1, 'aria-pressed': 'false',
+                             'aria-label': `query ${i}, ${tokenLabel(t)}` }, tokenLabel(t));
+    b.addEventListener('pointerenter', () => preview(i));
+    b.addEventListener('focus', () => preview(i));
+    b.addEventListener('click', () => toggleLock(i));
+    bar.append(b);
+  });
+  bar.addEventListener('keydown', e => {
+    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -1, ArrowDown: 1, Home: -T, End: T };
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    const to = Math.min(T - 1, Math.max(0, state.query + moves[e.key]));
+    if (state.locked) lock(to);
+    bar.children[to].focus();
+  });
+}
+
+function buildMaps() {
+  const box = document.getElementById('maps');
+  /* as large as fits one screen's half: 5 maps in 2 rows of 240 px, 33 in 6 rows of 96 */
+  const cols = Math.ceil(Math.sqrt(H + 1)), rows = Math.ceil((H + 1) / cols);
+  const width = box.clientWidth || 800; /* each map takes its size + 22 px of padding, border and gap */
+  const size = Math.max(96, Math.min(300, Math.floor(width / cols) - 22, Math.floor(560 / rows) - 40));
+  for (let p = 0; p <= H; p++) {
+    const canvas = el('canvas', { width: 2 * size, height: 2 * size, 'aria-hidden': 'true' });
+    canvas.style.width = canvas.style.height = `${size}px`;
+    const label = el('span', {});
+    const b = el('button', { type: 'button', class: p === WIDE ? 'map wide' : 'map', 'data-map': p,
+                             tabindex: p === 0 ? 0 : -1 }, canvas, label);
+    canvas.addEventListener('mousemove', e => {
+      const r = canvas.getBoundingClientRect();
+      preview(Math.min(T - 1, Math.max(0, Math.floor((e.clientY - r.top) / r.height * T))));
+    });
+    b.addEventListener('click', () => openZoom(p));
+    b.addEventListener('keydown', e => mapKey(e, p));
+    box.append(b);
+  }
+}
+
+/* Arrow keys on a map: left and right move between maps, up and down
+ * between queries (keeping a lock on the new query). */
+function mapKey(e, p) {
+  const buttons = [...document.querySelectorAll('#maps .map:not([hidden])')];
+  const at = buttons.findIndex(b => Number(b.dataset.map) === p);
+  if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+    e.preventDefault();
+    const next = buttons[(at + (e.key === 'ArrowLeft' ? buttons.length - 1 : 1)) % buttons.length];
+    buttons.forEach(b => b.setAttribute('tabindex', b === next ? 0 : -1));
+    next.focus();
+  } else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
+    e.preventDefault();
+    const to = Math.min(T - 1, Math.max(0, state.query + (e.key === 'ArrowUp' ? -1 : 1)));
+    if (state.locked) lock(to); else preview(to);
+  }
+}
+
+/* ------------------------------------------------------------ query, lock, zoom */
+
+function preview(i) {
+  if (!state.locked) setQuery(i);
+}
+
+function lock(i) {
+  state.locked = true;
+  setQuery(i);
+}
+
+function toggleLock(i) {
+  if (state.locked && state.query === i) unlock();
+  else lock(i);
+}
+
+function unlock() {
+  state.locked = false;
+  renderQuery();
+}
+
+function setQuery(i) {
+  state.query = i;
+  renderQuery();
+}
+
+function openZoom(p) {
+  state.zoom = p;
+  const section = document.getElementById('zoom');
+  section.hidden = false;
+  renderZoom();
+  section.scrollIntoView();
+  document.getElementById('zoom-close').focus();
+}
+
+function closeZoom() {
+  const p = state.zoom;
+  state.zoom = -1;
+  document.getElementById('zoom').hidden = true;
+  const b = document.querySelector(`#maps .map[data-map="${p}"]`);
+  if (b) b.focus();
+}
+
+document.addEventListener('keydown', e => {
+  if (e.key !== 'Escape') return;
+  if (state.locked) unlock();
+  else if (state.zoom >= 0) closeZoom();
+});
+
+/* ------------------------------------------------------------ rendering */
+
+function visibleMaps() {
+  const maps = [];
+  for (let h = 0; h < H; h++) if (state.shown[h]) maps.push(h);
+  maps.push(WIDE);
+  return maps;
+}
+
+function renderAll() {
+  const k = state.variant;
+  for (const b of document.querySelectorAll('#maps .map')) {
+    const p = Number(b.dataset.map);
+    const f = mapFacts(k, p);
+    b.hidden = p !== WIDE && !state.shown[p];
+    const kv = p !== WIDE && facts.variants[k].n_kv_heads < H ? ` · K/V ${f.kv_head}` : '';
+    b.querySelector('span').textContent = `${mapName(p)}${kv} · ${f.role}`;
+  }
+  renderLegend();
+  renderSentences();
+  renderCost();
+  renderQuery();
+  if (state.zoom >= 0) renderZoom();
+}
+
+function renderQuery() {
+  if (state.zoom >= 0) renderZoom();
+  const k = state.variant, i = state.query;
+  const buttons = document.getElementById('tokens').children;
+  for (let t = 0; t < buttons.length; t++) {
+    const b = buttons[t];
+    const current = t === i;
+    b.classList.toggle('current', current);
+    b.setAttribute('aria-pressed', current && state.locked ? 'true' : 'false');
+    b.setAttribute('tabindex', current ? 0 : -1);
+  }
+  for (const b of document.querySelectorAll('#maps .map')) {
+    const p = Number(b.dataset.map);
+    if (!b.hidden) drawMap(b.querySelector('canvas'), k, p, i);
+    b.setAttribute('aria-label', `${mapName(p)}, ${mapFacts(k, p).role}: zoom`);
+  }
+  document.getElementById('query-name').textContent = tokenName(i);
+  document.getElementById('lock-state').textContent = state.locked
+    ? `Locked on ${tokenName(i)}: Esc unlocks.` : 'Following the pointer or the keyboard focus; click or Enter locks.';
+  const box = document.getElementById('rows');
+  box.replaceChildren(rowsView(k, i, visibleMaps(), state.values));
+  const row = facts.variants[k].pulls.rows[i];
+  document.getElementById('caption').textContent = `The report: ${row.caption}.`;
+  document.getElementById('readout').textContent = readout(k, i);
+}
+
+/* What a screen reader says for query i: each map's top key and weight. */
+function readout(k, i) {
+  const parts = visibleMaps().map(p => {
+    const top = topOf(mapRow(k, p, i, 'weights'));
+    return `${mapName(p)}: ${tokenName(top.key)} ${weightText(top.value)}`;
+  });
+  return `Query ${tokenName(i)}${state.locked ? ', locked' : ''}. ${parts.join('; ')}.`;
+}
+
+/* The pull view of query i: one row per map, each key's weight (or score)
+ * as text on its colour. Up to 16 keys as columns; past that the keys that
+ * are some map's top 3 as columns, or a list of each map's top keys. */
+function rowsView(k, i, maps, values) {
+  const rows = maps.map(p => ({ p, row: mapRow(k, p, i, values), weights: mapRow(k, p, i, 'weights') }));
+  let columns;
+  if (rows.every(r => r.row.complete) && visibleKeys(i) <= 16) {
+    columns = rows[0].row.keys.slice();
+  } else {
+    const keys = new Set();
+    for (const r of rows) {
+      const order = r.weights.keys.map((key, n) => ({ key, w: r.weights.values[n] })).sort((a, b) => b.w - a.w || a.key - b.key);
+      order.slice(0, 3).forEach(x => keys.add(x.key));
+    }
+    columns = [...keys].sort((a, b) => a - b);
+    if (columns.length > 16) return rowsList(k, i, rows, values);
+  }
+  const head = el('tr', {}, el('th', { scope: 'col' }, 'map \\ key'));
+  for (const key of columns) head.append(el('th', { scope: 'col' }, tokenLabel(facts.tokens[key]), el('br'), `(${key})`));
+  const body = el('tbody');
+  for (const r of rows) {
+    const f = mapFacts(k, r.p);
+    const tr = el('tr', { class: r.p === WIDE ? 'wide' : null, 'data-map': r.p },
+                  el('th', { scope: 'row' }, mapName(r.p), el('br'), el('small', {}, f.role)));
+    const top = values === 'scores' ? Math.max(...r.row.values) : 0;
+    const m = values === 'scores' ? (summary ? top - Math.min(...r.row.values) : scoreScale(k, r.p)) : 0;
+    for (const key of columns) {
+      const n = r.row.keys.indexOf(key);
+      if (n < 0) {
+        tr.append(el('td', { class: 'missing', 'data-key': key, title: 'not among the keys this page keeps for this row' }, '—'));
+        continue;
+      }
+      const x = r.row.values[n];
+      const rgb = values === 'scores' ? scoreColour(x - top, m) : weightColour(x);
+      const td = el('td', { 'data-key': key }, values === 'scores' ? scoreText(x) : weightText(x));
+      td.style.background = css(rgb);
+      td.style.color = inkOn(rgb);
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  const what = values === 'scores' ? 'scores' : 'weights';
+  return el('table', { class: 'pull', 'aria-label': `${what} of query ${tokenName(i)}, one row per map` },
+            el('thead', {}, head), body);
+}
+
+function rowsList(k, i, rows, values) {
+  const list = el('ul', { class: 'pull', 'aria-label': `top keys of query ${tokenName(i)}` });
+  for (const r of rows) {
+    const order = r.row.keys.map((key, n) => ({ key, x: r.row.values[n] }))
+      .sort((a, b) => b.x - a.x || a.key - b.key).slice(0, 5);
+    const li = el('li', { 'data-map': r.p }, `${mapName(r.p)} · ${mapFacts(k, r.p).role}: `);
+    order.forEach((o, n) => li.append(n ? ' · ' : '',
+      el('span', { 'data-key': o.key }, `${tokenName(o.key)} ${values === 'scores' ? scoreText(o.x) : weightText(o.x)}`)));
+    list.append(li);
+  }
+  return list;
+}
+
+function renderLegend() {
+  const box = document.getElementById('legend');
+  const bar = el('canvas', { width: 256, height: 20, role: 'img' });
+  const ctx = bar.getContext('2d');
+  const scores = state.values === 'scores' && !summary;
+  for (let x = 0; x < 256; x++) {
+    ctx.fillStyle = css(scores ? SCORE_COLOURS[Math.floor(x / 2)] : WEIGHT_COLOURS[x]);
+    ctx.fillRect(x, 0, 1, 20);
+  }
+  const lo = scores ? '−m' : '0';
+  const hi = scores ? '0' : '1';
+  bar.setAttribute('aria-label', `colour scale from ${lo} to ${hi}`);
+  box.replaceChildren(el('span', {}, lo), bar, el('span', {}, hi),
+                      el('span', {}, scores ? "score less its row's maximum (0: the row's winner; m: each map's own)"
+                                            : 'softmax weight'));
+}
+
+function renderZoom() {
+  const k = state.variant, p = state.zoom;
+  const f = mapFacts(k, p);
+  document.getElementById('zoom-h').textContent = `${mapName(p)} · ${f.role}`;
+  const canvas = document.getElementById('zoom-canvas');
+  canvas.setAttribute('aria-label', `${mapName(p)}'s map, ${T} by ${T}: ${f.sentence}`);
+  drawMapLabelled(canvas, k, p, state.query);
+  document.getElementById('zoom-sentence').textContent = f.sentence;
+}
+
+function renderSentences() {
+  const k = state.variant, v = facts.variants[k];
+  const list = document.getElementById('sentences');
+  list.replaceChildren();
+  for (let p = 0; p <= H; p++) {
+    const f = mapFacts(k, p);
+    const who = p === WIDE ? `the wide head (${f.source === 'input' ? 'its own weights' : 'the same projections as one head'})`
+      : `head ${p}${v.n_kv_heads < H ? ` (K/V head ${f.kv_head})` : ''}`;
+    list.append(el('li', {}, el('strong', {}, `${who} · ${f.role}: `), f.sentence));
+  }
+  if (v.note) list.append(el('li', {}, v.note));
+}
+
+/* The layer's steps with their shapes, for this variant. */
+function renderArchitecture() {
+  const k = state.variant, v = facts.variants[k];
+  const d = facts.d_model, hd = facts.head_dim, G = v.n_kv_heads, kv = G * hd;
+  const steps = [
+    `Input: x, one vector per token: (T, d_model) = (${T}, ${d}).`,
+    `Project: q = x W_q (${d}, ${d}) → (${T}, ${d}); k = x W_k and v = x W_v (${d}, ${kv}) → (${T}, ${kv}) each.`,
+    `Split into ${H} heads of width ${hd}: q_h (${T}, ${hd}); ${G} K/V head${G > 1 ? 's' : ''} k_g, v_g (${T}, ${hd})` +
+      (G < H ? `, each serving ${H / G} query heads (g = h / ${H / G}).` : ', one per head.'),
+    `Scores per head: q_h k_gᵀ / √${hd} → (${T}, ${T})${facts.causal ? ', causal mask (query i sees keys 0..i)' : ''}; softmax per row.`,
+    `Mix values: att_h v_g → (${T}, ${hd}) per head.`,
+    `Concatenate the heads → (${T}, ${d}); output projection W_o (${d}, ${d}) → (${T}, ${d}).`,
+    `Parameters: ${grouped(v.cost.input.params)}${facts.has_bias ? ' (with biases)' : ''}.`,
+    `For comparison, the wide head: one head of width ${d}, scores (${T}, ${T}) = ` +
+      (v.wide.source === 'input' ? 'from its own weights.' : `the sum of the ${H} heads' scores / √${H}.`),
+  ];
+  document.getElementById('architecture').replaceChildren(...steps.map(s => el('li', {}, s)));
+}
+
+/* The cost table of variant k, the row of its own layout marked. */
+function costTable(k) {
+  const c = facts.variants[k].cost;
+  const rows = [['MHA', c.mha], ['GQA', c.gqa], ['MQA', c.mqa], ['wide head', c.single_head]];
+  const head = el('tr', {}, ...['layout', 'K/V heads', 'parameters', 'multiply-adds', 'K/V cache bytes per token']
+    .map(s => el('th', { scope: 'col' }, s)));
+  const body = el('tbody');
+  for (const [name, r] of rows) {
+    if (!r) continue;
+    const current = name !== 'wide head' && r.n_kv_heads === c.input.n_kv_heads;
+    body.append(el('tr', { class: current ? 'current' : null, 'data-layout': name },
+      el('th', { scope: 'row' }, `${name}${name === 'GQA' ? '-' + r.n_kv_heads : ''}${current ? ' (this page)' : ''}`),
+      el('td', {}, r.n_kv_heads), el('td', {}, grouped(r.params)), el('td', {}, grouped(r.mac_total)),
+      el('td', {}, grouped(r.kv_cache_bytes_per_token))));
+  }
+  return el('table', {}, el('caption', { class: 'sr-only' }, 'cost of each layout'), el('thead', {}, head), body);
+}
+
+function renderCost() {
+  renderArchitecture();
+  document.getElementById('cost').replaceChildren(costTable(state.variant),
+    el('p', { class: 'help' }, 'K/V cache: K and V of every K/V head at 2 bytes (fp16), per token and layer. ' +
+      'Masked cells are not computed, so not counted.'));
+}
+
+/* ------------------------------------------------------------ start */
+
+function start() {
+  buildHeader();
+  buildVariantSwitch();
+  buildControls();
+  buildTokens();
+  buildMaps();
+  state.query = facts.variants[0].pulls.query;
+  document.getElementById('zoom-close').addEventListener('click', closeZoom);
+  const zoom = document.getElementById('zoom-canvas');
+  zoom.addEventListener('mousemove', e => { /* the row under the pointer, past the labels' margin */
+    const r = zoom.getBoundingClientRect(), margin = T <= 64 ? 150 * r.height / zoom.height : 0;
+    const row = Math.floor((e.clientY - r.top - margin) / (r.height - margin) * T);
+    if (row >= 0 && row < T) preview(row);
+  });
+  renderAll();
+  buildQuiz(); /* quiz.js */
+  document.body.dataset.drawnMs = String(Math.round(performance.now()));
+}
+
+document.addEventListener('DOMContentLoaded', start);

@@ -1,0 +1,484 @@
+/* lesson_page.c — lesson.html: the page's files (assets/lesson/, built in
+ * as C arrays) filled with one run's numbers.
+ *
+ *   the facts (cJSON: tokens, roles, sentences, pulls, costs) + the maps
+ *   (float16, or thumbnails and top keys past the cap, in base64) -> the
+ *   page template, with its stylesheet and scripts put in place. */
+#include "report/lesson_page.h"
+#include "core/measures.h"
+#include "core/pull.h"
+#include "core/status.h"
+#include "report/report.h"
+
+#include "lesson_assets.h" /* made at build time by xxd -i from assets/lesson/ (the Makefile) */
+
+#include <cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Past the cap, the page keeps for each map a thumbnail of at most
+ * thumb x thumb pixels and the top_k keys of each row: the first of these
+ * that fits. */
+static const struct {
+    int thumb, top_k;
+} SUMMARY_LEVELS[] = {{256, 8}, {128, 4}, {64, 2}, {32, 1}};
+#define N_SUMMARY_LEVELS (int)(sizeof SUMMARY_LEVELS / sizeof SUMMARY_LEVELS[0])
+
+/* A thumbnail pixel all of whose cells are masked. */
+#define THUMB_MASKED 255
+
+/* What the page embeds of the maps. */
+typedef struct {
+    int summary;      /* 0: every visible cell; 1: thumbnails and top keys */
+    int thumb, top_k; /* the summary's sizes (thumb = min(T, level)) */
+    size_t bytes;     /* the binary part, before base64 */
+} Embedding;
+
+/* ------------------------------------------------------------ encodings */
+
+/* f as an IEEE half (float16), rounded to nearest even; past 65504 it is
+ * infinite, as a float16 is. */
+static uint16_t half_of(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    const uint32_t sign = (x >> 16) & 0x8000u, mant = x & 0x7FFFFFu;
+    const int exp = (int)((x >> 23) & 0xFF) - 127 + 15; /* the half's biased exponent */
+    if (((x >> 23) & 0xFF) == 0xFF)                     /* infinity or NaN */
+        return (uint16_t)(sign | 0x7C00u | (mant ? 0x200u : 0));
+    if (exp >= 31)
+        return (uint16_t)(sign | 0x7C00u);
+    if (exp <= 0) { /* a subnormal half (or zero) */
+        if (exp < -10)
+            return (uint16_t)sign;
+        const uint32_t m = mant | 0x800000u;
+        const int shift = 14 - exp;
+        uint32_t h = m >> shift;
+        const uint32_t rest = m & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+        if (rest > halfway || (rest == halfway && (h & 1)))
+            h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = ((uint32_t)exp << 10) | (mant >> 13);
+    const uint32_t rest = mant & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) /* a carry may raise the exponent: still right */
+        h++;
+    return (uint16_t)(sign | h);
+}
+
+/* A base64 stream into a file. */
+typedef struct {
+    FILE *f;
+    unsigned char in[3];
+    int n;
+} Base64;
+
+static const char BASE64_DIGITS[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* The 4 digits of the bytes held (1 to 3; '=' for the missing ones). */
+static void base64_flush(Base64 *b)
+{
+    const unsigned v = (unsigned)b->in[0] << 16 | (b->n > 1 ? (unsigned)b->in[1] << 8 : 0) |
+                       (b->n > 2 ? b->in[2] : 0);
+    const char out[4] = {BASE64_DIGITS[v >> 18], BASE64_DIGITS[(v >> 12) & 63],
+                         b->n > 1 ? BASE64_DIGITS[(v >> 6) & 63] : '=', b->n > 2 ? BASE64_DIGITS[v & 63] : '='};
+    fwrite(out, 1, 4, b->f);
+    b->n = 0;
+}
+
+static void base64_put(Base64 *b, unsigned char byte)
+{
+    b->in[b->n++] = byte;
+    if (b->n == 3)
+        base64_flush(b);
+}
+
+static void base64_put16(Base64 *b, uint16_t v)
+{
+    base64_put(b, (unsigned char)(v & 0xFF)); /* little-endian */
+    base64_put(b, (unsigned char)(v >> 8));
+}
+
+/* The last one or two bytes, padded with '='. */
+static void base64_end(Base64 *b)
+{
+    if (b->n > 0)
+        base64_flush(b);
+}
+
+static size_t base64_len(size_t bytes) { return (bytes + 2) / 3 * 4; }
+
+/* JSON text as the page embeds it: '<', '>', '&', U+2028 and U+2029 (which
+ * cJSON leaves as they are) as \u escapes. They can only occur inside
+ * strings, so the text means the same to a JSON parser, and no token can
+ * end the script element or begin a comment in it. Returns the bytes
+ * written (or that would be, with f NULL). */
+static size_t json_for_html(FILE *f, const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; *p; p++) {
+        const char *esc = NULL;
+        if (*p == '<')
+            esc = "\\u003c";
+        else if (*p == '>')
+            esc = "\\u003e";
+        else if (*p == '&')
+            esc = "\\u0026";
+        else if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+                 ((unsigned char)p[2] == 0xA8 || (unsigned char)p[2] == 0xA9)) {
+            esc = (unsigned char)p[2] == 0xA8 ? "\\u2028" : "\\u2029";
+            p += 2;
+        }
+        if (esc) {
+            n += 6;
+            if (f)
+                fputs(esc, f);
+        } else {
+            n++;
+            if (f)
+                fputc(*p, f);
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------ the maps */
+
+/* Keys query i may see. */
+static int visible(const MhaConfig *c, int i) { return c->causal ? i + 1 : c->T; }
+
+/* Visible cells of one map. */
+static size_t visible_cells(const MhaConfig *c)
+{
+    const size_t T = (size_t)c->T;
+    return c->causal ? T * (T + 1) / 2 : T * T;
+}
+
+/* Map p of variant v (p < n_heads: a head; p = n_heads: the wide head):
+ * its softmax weights and scores, (T, T) each. */
+static const float *map_att(const Variant *v, int p)
+{
+    const MhaConfig *c = &v->in.cfg;
+    return p < c->n_heads ? v->multi.att + (size_t)p * c->T * c->T : v->single.att;
+}
+
+static const float *map_scores(const Variant *v, int p)
+{
+    const MhaConfig *c = &v->in.cfg;
+    return p < c->n_heads ? v->multi.scores + (size_t)p * c->T * c->T : v->single.scores;
+}
+
+/* Every visible cell of every map, variant by variant, map by map (the
+ * heads, then the wide head): the weights row by row, then the scores. */
+static void write_full(Base64 *b, const Variant *v, int n)
+{
+    for (int k = 0; k < n; k++) {
+        const MhaConfig *c = &v[k].in.cfg;
+        for (int p = 0; p <= c->n_heads; p++)
+            for (int which = 0; which < 2; which++) {
+                const float *m = which ? map_scores(&v[k], p) : map_att(&v[k], p); /* (T, T) */
+                for (int i = 0; i < c->T; i++)
+                    for (int j = 0; j < visible(c, i); j++)
+                        base64_put16(b, half_of(m[(size_t)i * c->T + j]));
+            }
+    }
+}
+
+/* One map's summary: its thumbnail (thumb, thumb), each pixel the largest
+ * weight among its cells times 254, THUMB_MASKED when they are all masked;
+ * then for each row its top_k keys by weight (ties: the lower key), as
+ * three arrays of top_k: the keys (uint16, 0xFFFF past the row's keys), their
+ * weights and their scores (float16). */
+static void write_summary_map(Base64 *b, const MhaConfig *c, const float *att, const float *scores, int thumb,
+                              int top_k)
+{
+    const int T = c->T;
+    for (int a = 0; a < thumb; a++)
+        for (int bx = 0; bx < thumb; bx++) {
+            const int i0 = (int)((long)a * T / thumb), i1 = (int)((long)(a + 1) * T / thumb);
+            const int j0 = (int)((long)bx * T / thumb), j1 = (int)((long)(bx + 1) * T / thumb);
+            float top = -1.0f;
+            for (int i = i0; i < i1; i++)
+                for (int j = j0; j < j1 && j < visible(c, i); j++)
+                    if (att[(size_t)i * T + j] > top)
+                        top = att[(size_t)i * T + j];
+            base64_put(b, top < 0.0f ? THUMB_MASKED : (unsigned char)lrintf(254.0f * top));
+        }
+    int keys[8]; /* the row's top_k keys so far, largest weight first (top_k <= 8: SUMMARY_LEVELS) */
+    for (int i = 0; i < T; i++) {
+        const float *row = att + (size_t)i * T;
+        int got = 0;
+        for (int j = 0; j < visible(c, i); j++) { /* insertion into the top_k so far */
+            int at = got < top_k ? got++ : top_k;
+            while (at > 0 && row[j] > row[keys[at - 1]]) {
+                if (at < top_k)
+                    keys[at] = keys[at - 1];
+                at--;
+            }
+            if (at < top_k)
+                keys[at] = j;
+        }
+        for (int r = 0; r < top_k; r++)
+            base64_put16(b, r < got ? (uint16_t)keys[r] : 0xFFFF);
+        for (int r = 0; r < top_k; r++)
+            base64_put16(b, half_of(r < got ? row[keys[r]] : 0.0f));
+        for (int r = 0; r < top_k; r++)
+            base64_put16(b, half_of(r < got ? scores[(size_t)i * T + keys[r]] : 0.0f));
+    }
+}
+
+static size_t full_bytes(const Variant *v, int n)
+{
+    size_t b = 0;
+    for (int k = 0; k < n; k++)
+        b += ((size_t)v[k].in.cfg.n_heads + 1) * visible_cells(&v[k].in.cfg) * 2 * sizeof(uint16_t);
+    return b;
+}
+
+static size_t summary_bytes(const Variant *v, int n, int thumb, int top_k)
+{
+    size_t b = 0;
+    for (int k = 0; k < n; k++)
+        b += ((size_t)v[k].in.cfg.n_heads + 1) *
+             ((size_t)thumb * thumb + (size_t)v[k].in.cfg.T * top_k * 3 * sizeof(uint16_t));
+    return b;
+}
+
+/* ------------------------------------------------------------ the facts */
+
+static cJSON *cost_row(const CostRow *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n_heads", r->n_heads);
+    cJSON_AddNumberToObject(o, "n_kv_heads", r->n_kv_heads);
+    cJSON_AddNumberToObject(o, "head_dim", r->head_dim);
+    cJSON_AddNumberToObject(o, "params", (double)r->params);
+    cJSON_AddNumberToObject(o, "mac_projections", (double)r->mac_projections);
+    cJSON_AddNumberToObject(o, "mac_scores", (double)r->mac_scores);
+    cJSON_AddNumberToObject(o, "mac_value_mix", (double)r->mac_value_mix);
+    cJSON_AddNumberToObject(o, "mac_total", (double)(r->mac_projections + r->mac_scores + r->mac_value_mix));
+    cJSON_AddNumberToObject(o, "kv_cache_bytes_per_token", (double)r->kv_cache_bytes);
+    return o;
+}
+
+/* Map m's facts as the report states them: role, sentence, each pattern's
+ * share, even share and rows. who names it in the sentence. */
+static cJSON *map_facts(const MapMeasures *m, const char *who, char *const *tokens, int T)
+{
+    char sentence[512];
+    report_sentence(sentence, sizeof sentence, who, m, tokens, T);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "role", measures_role_name(m->role));
+    cJSON_AddStringToObject(o, "sentence", sentence);
+    cJSON_AddNumberToObject(o, "entropy_norm", measures_is_null(m->entropy_norm) ? -1.0 : m->entropy_norm);
+    cJSON *pats = cJSON_AddObjectToObject(o, "patterns");
+    for (int r = 0; r < MEASURES_N_PATTERNS; r++) {
+        /* [share, even share, rows that show it, rows where it could] */
+        const double four[4] = {measures_is_null(m->pattern[r]) ? -1.0 : m->pattern[r],
+                                measures_is_null(m->even[r]) ? -1.0 : m->even[r], m->shown[r], m->rows[r]};
+        cJSON_AddItemToObject(pats, measures_role_name((MeasuresRole)r), cJSON_CreateDoubleArray(four, 4));
+    }
+    cJSON_AddNumberToObject(o, "fixed_key", m->fixed_key);
+    return o;
+}
+
+static cJSON *pull_facts(const Variant *v)
+{
+    const PullLayer *p = &v->pulls;
+    const MhaConfig *c = &v->in.cfg;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "identity", p->identity);
+    cJSON_AddNumberToObject(o, "default_query", p->default_query);
+    cJSON_AddNumberToObject(o, "query", v->query);
+    cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+    char caption[2048];
+    for (int i = 0; i < c->T; i++) {
+        const PullRow *r = &p->rows[i];
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "outcome", pull_outcome_name(r->outcome));
+        cJSON_AddItemToObject(row, "head_top_keys", cJSON_CreateIntArray(p->top + (size_t)i * c->n_heads, c->n_heads));
+        cJSON_AddNumberToObject(row, "wide_top_key", r->wide_top);
+        cJSON_AddNumberToObject(row, "wide_top_weight", r->wide_top_att);
+        pull_caption(caption, sizeof caption, p, i, v->in.tokens, v->single.att);
+        cJSON_AddStringToObject(row, "caption", caption);
+        cJSON_AddItemToArray(rows, row);
+    }
+    return o;
+}
+
+static cJSON *variant_facts(const Variant *v)
+{
+    const MhaConfig *c = &v->in.cfg;
+    char name[32], who[32];
+    cJSON *o = cJSON_CreateObject();
+    variant_name(name, sizeof name, c->n_heads, c->n_kv_heads);
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddNumberToObject(o, "n_kv_heads", c->n_kv_heads);
+    cJSON_AddStringToObject(o, "note", v->note);
+    cJSON *heads = cJSON_AddArrayToObject(o, "heads");
+    for (int h = 0; h < c->n_heads; h++) {
+        snprintf(who, sizeof who, "head %d", h);
+        cJSON *head = map_facts(&v->measures[h], who, v->in.tokens, c->T);
+        cJSON_AddNumberToObject(head, "kv_head", h / (c->n_heads / c->n_kv_heads));
+        cJSON_AddItemToArray(heads, head);
+    }
+    cJSON *wide = map_facts(&v->measures[c->n_heads], "the wide head", v->in.tokens, c->T);
+    cJSON_AddStringToObject(wide, "source", v->in.has_single ? "input" : "same projections");
+    cJSON_AddItemToObject(o, "wide", wide);
+    cJSON_AddItemToObject(o, "pulls", pull_facts(v));
+
+    CostTable t;
+    const int wide_bias = v->in.has_single ? v->in.single.has_bias : v->in.w.has_bias;
+    measures_cost(c, v->in.w.has_bias, wide_bias, &t);
+    cJSON *cost = cJSON_AddObjectToObject(o, "cost");
+    cJSON_AddNumberToObject(cost, "visible_pairs", (double)t.pairs);
+    cJSON_AddBoolToObject(cost, "biases_counted", v->in.w.has_bias);
+    cJSON_AddItemToObject(cost, "input", cost_row(&t.input));
+    cJSON_AddItemToObject(cost, "mha", cost_row(&t.mha));
+    cJSON_AddItemToObject(cost, "gqa", t.gqa_valid ? cost_row(&t.gqa) : cJSON_CreateNull());
+    cJSON_AddItemToObject(cost, "mqa", cost_row(&t.mqa));
+    cJSON_AddItemToObject(cost, "single_head", cost_row(&t.wide));
+    return o;
+}
+
+/* The colour map as 256 "rrggbb" strings' worth of hex: 1536 digits. */
+static cJSON *cmap_hex(DrawCmap cmap, int entries)
+{
+    char *hex = malloc((size_t)entries * 6 + 1);
+    if (!hex)
+        return NULL;
+    for (int e = 0; e < entries; e++)
+        snprintf(hex + e * 6, 7, "%02x%02x%02x", cmap[e][0], cmap[e][1], cmap[e][2]);
+    cJSON *s = cJSON_CreateString(hex);
+    free(hex);
+    return s;
+}
+
+static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, const Embedding *e)
+{
+    const MhaInput *in = &v[0].in;
+    const MhaConfig *c = &in->cfg;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "format", "mhaviz-lesson");
+    cJSON_AddNumberToObject(o, "version", 1);
+    cJSON_AddStringToObject(o, "title", in->title ? in->title : "");
+    cJSON_AddItemToObject(o, "tokens", cJSON_CreateStringArray((const char *const *)in->tokens, c->T));
+    cJSON_AddNumberToObject(o, "T", c->T);
+    cJSON_AddNumberToObject(o, "d_model", c->d_model);
+    cJSON_AddNumberToObject(o, "n_heads", c->n_heads);
+    cJSON_AddNumberToObject(o, "head_dim", c->head_dim);
+    cJSON_AddBoolToObject(o, "causal", c->causal);
+    cJSON_AddBoolToObject(o, "has_bias", in->w.has_bias);
+    cJSON *cols = cJSON_AddObjectToObject(o, "colours");
+    cJSON_AddStringToObject(cols, "name", colours->name);
+    cJSON_AddItemToObject(cols, "weights", cmap_hex(colours->cmap, 256));
+    cJSON_AddItemToObject(cols, "scores", cmap_hex(draw_cmap("rdbu"), 128)); /* the blue half, as the PNGs */
+    const int mask[3] = {colours->mask.r, colours->mask.g, colours->mask.b};
+    const int scores_mask[3] = {colours->scores_mask.r, colours->scores_mask.g, colours->scores_mask.b};
+    cJSON_AddItemToObject(cols, "mask", cJSON_CreateIntArray(mask, 3));
+    cJSON_AddItemToObject(cols, "scores_mask", cJSON_CreateIntArray(scores_mask, 3));
+    cJSON *maps = cJSON_AddObjectToObject(o, "maps");
+    cJSON_AddStringToObject(maps, "mode", e->summary ? "summary" : "full");
+    cJSON_AddNumberToObject(maps, "thumb", e->thumb);
+    cJSON_AddNumberToObject(maps, "top_k", e->top_k);
+    cJSON_AddNumberToObject(maps, "cap_bytes", (double)LESSON_PAGE_CAP_BYTES);
+    cJSON *vars = cJSON_AddArrayToObject(o, "variants");
+    for (int k = 0; k < n; k++)
+        cJSON_AddItemToArray(vars, variant_facts(&v[k]));
+    return o;
+}
+
+/* ------------------------------------------------------------ the page */
+
+/* The first s in [at, end), or NULL (the built-in files end with no NUL). */
+static const char *find(const char *at, const char *end, const char *s)
+{
+    const size_t n = strlen(s);
+    for (; at + n <= end; at++)
+        if (memcmp(at, s, n) == 0)
+            return at;
+    return NULL;
+}
+
+/* The template's text from *at up to the marker "<!-- mhaviz:NAME -->"
+ * into f; *at moves past the marker. A missing marker writes the rest. */
+static void copy_to_marker(FILE *f, const char **at, const char *end, const char *name)
+{
+    char marker[64];
+    snprintf(marker, sizeof marker, "<!-- mhaviz:%s -->", name);
+    const char *m = find(*at, end, marker);
+    const char *stop = m ? m : end;
+    fwrite(*at, 1, (size_t)(stop - *at), f);
+    *at = m ? m + strlen(marker) : end;
+}
+
+int lesson_page_write(const char *path, const Variant *v, int n, const RenderColours *colours, char *err,
+                      size_t errlen)
+{
+    int rc = MHAVIZ_ENOMEM;
+    char *facts = NULL;
+    cJSON *root = NULL;
+    FILE *f = NULL;
+    const size_t code = assets_lesson_lesson_html_len + assets_lesson_lesson_css_len +
+                        assets_lesson_lesson_js_len + assets_lesson_quiz_js_len;
+
+    /* Every visible cell when the page stays under the cap, else the
+     * largest summary that does. */
+    Embedding e = {0, 0, 0, full_bytes(v, n)};
+    for (int level = 0; level <= N_SUMMARY_LEVELS; level++) {
+        cJSON_Delete(root);
+        free(facts);
+        if (!(root = page_facts(v, n, colours, &e)) || !(facts = cJSON_PrintUnformatted(root)))
+            goto cleanup;
+        if (code + json_for_html(NULL, facts) + base64_len(e.bytes) <= LESSON_PAGE_CAP_BYTES ||
+            level == N_SUMMARY_LEVELS)
+            break;
+        e.summary = 1;
+        e.thumb = v[0].in.cfg.T < SUMMARY_LEVELS[level].thumb ? v[0].in.cfg.T : SUMMARY_LEVELS[level].thumb;
+        e.top_k = SUMMARY_LEVELS[level].top_k;
+        e.bytes = summary_bytes(v, n, e.thumb, e.top_k);
+    }
+
+    if (!(f = fopen(path, "wb"))) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        rc = MHAVIZ_EIO;
+        goto cleanup;
+    }
+    const char *at = (const char *)assets_lesson_lesson_html;
+    const char *end = at + assets_lesson_lesson_html_len;
+    copy_to_marker(f, &at, end, "style");
+    fwrite(assets_lesson_lesson_css, 1, assets_lesson_lesson_css_len, f);
+    copy_to_marker(f, &at, end, "facts");
+    json_for_html(f, facts);
+    copy_to_marker(f, &at, end, "maps");
+    Base64 b = {f, {0}, 0};
+    if (e.summary)
+        for (int k = 0; k < n; k++)
+            for (int p = 0; p <= v[k].in.cfg.n_heads; p++)
+                write_summary_map(&b, &v[k].in.cfg, map_att(&v[k], p), map_scores(&v[k], p), e.thumb, e.top_k);
+    else
+        write_full(&b, v, n);
+    base64_end(&b);
+    copy_to_marker(f, &at, end, "script");
+    fwrite(assets_lesson_lesson_js, 1, assets_lesson_lesson_js_len, f);
+    fwrite(assets_lesson_quiz_js, 1, assets_lesson_quiz_js_len, f);
+    fwrite(at, 1, (size_t)(end - at), f); /* the rest of the template */
+    rc = MHAVIZ_OK;
+cleanup:
+    if (f) {
+        const int failed = ferror(f);
+        if ((fclose(f) != 0 || failed) && rc == MHAVIZ_OK) {
+            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+            rc = MHAVIZ_EIO;
+        }
+    }
+    if (rc == MHAVIZ_ENOMEM)
+        snprintf(err, errlen, "out of memory");
+    cJSON_Delete(root);
+    free(facts);
+    return rc;
+}

@@ -1,0 +1,247 @@
+/* check_lesson_page.c — lesson.html's embedded numbers, read back without a
+ * browser (tests/browser/ drives the page itself):
+ *   - the facts parse back (cJSON) and hold the input's tokens, however
+ *     hostile, while the JSON text holds no '<', '>', '&', U+2028 or U+2029;
+ *   - every visible cell decodes, with a float16 decoder written here
+ *     (ldexp of the fields), to the forward pass's weight and score within
+ *     float16's rounding: half a unit in the last of 11 bits, relative
+ *     2^-11, or 2^-25 among the subnormals;
+ *   - a layer past the cap gets the summary: the page stays under the cap
+ *     and each row's first kept key is the row's top key. */
+#include "core/status.h"
+#include "core/timing.h"
+#include "core/variant.h"
+#include "io/input.h"
+#include "report/lesson_page.h"
+
+#include <cJSON.h>
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A causal layer of T tokens, d_model 4 and 2 heads, its numbers fixed by
+ * the token index; tokens[t] as given, or "t<index>" for NULL. */
+static void make_layer(MhaInput *in, Variant *v, int T, const char *const *tokens)
+{
+    size_t cap = (size_t)T * 200 + 4096, n = 0;
+    char *json = malloc(cap);
+    ck_assert_ptr_nonnull(json);
+    n += (size_t)snprintf(json + n, cap - n, "{\"d_model\": 4, \"n_heads\": 2, \"causal\": true, \"tokens\": [");
+    for (int t = 0; t < T; t++) {
+        if (tokens)
+            n += (size_t)snprintf(json + n, cap - n, "%s\"%s\"", t ? ", " : "", tokens[t]);
+        else
+            n += (size_t)snprintf(json + n, cap - n, "%s\"t%d\"", t ? ", " : "", t);
+    }
+    n += (size_t)snprintf(json + n, cap - n, "], \"x\": [");
+    for (int t = 0; t < T; t++)
+        n += (size_t)snprintf(json + n, cap - n, "%s[%g, %g, %g, %g]", t ? ", " : "", sin(t * 1.3),
+                              cos(t * 0.7), sin(t * 0.31 + 1), 0.5);
+    const char *w = "[[1.5, 0.2, -0.3, 0.8], [0.1, -1.2, 0.7, 0.3], [-0.4, 0.6, 1.1, -0.9], [0.9, 0.3, -0.2, 1.3]]";
+    n += (size_t)snprintf(json + n, cap - n, "], \"W_q\": %s, \"W_k\": %s, \"W_v\": %s, \"W_o\": %s}", w, w, w, w);
+    ck_assert_uint_lt(n, cap);
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(input_parse(json, n, "test", NULL, in, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    free(json);
+    Timing tm;
+    timing_begin(&tm, 0);
+    ck_assert_msg(variant_run(v, in, in->cfg.n_kv_heads, -1, "test", &tm, err, sizeof err) == MHAVIZ_OK, "%s", err);
+}
+
+/* The page of v, as text; *len its length. */
+static char *page_of(const Variant *v, size_t *len)
+{
+    char path[] = "/tmp/mhaviz-lesson-XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    const RenderColours colours = {draw_cmap("viridis"), "viridis", {222, 222, 222}, {196, 196, 196}};
+    char err[MHAVIZ_ERRLEN] = "";
+    ck_assert_msg(lesson_page_write(path, v, 1, &colours, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    char *text = malloc(*len + 1);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_uint_eq(fread(text, 1, *len, f), *len);
+    text[*len] = '\0';
+    fclose(f);
+    unlink(path);
+    return text;
+}
+
+/* The text of the script element with id, between its start tag's line and "</script>". */
+static char *script_text(const char *page, const char *id, size_t *len)
+{
+    char open[96];
+    snprintf(open, sizeof open, "id=\"%s\">\n", id);
+    char *start = strstr(page, open);
+    ck_assert_ptr_nonnull(start);
+    start += strlen(open);
+    const char *end = strstr(start, "\n</script>");
+    ck_assert_ptr_nonnull(end);
+    *len = (size_t)(end - start);
+    return start;
+}
+
+static int base64_value(char c)
+{
+    const char *digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char *p = strchr(digits, c);
+    return c && p ? (int)(p - digits) : -1;
+}
+
+/* Decode n base64 characters into a new buffer of *bytes bytes. */
+static unsigned char *base64_decode(const char *s, size_t n, size_t *bytes)
+{
+    ck_assert_uint_eq(n % 4, 0);
+    unsigned char *out = malloc(n / 4 * 3 + 1);
+    ck_assert_ptr_nonnull(out);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int v[4];
+        for (int j = 0; j < 4; j++)
+            v[j] = s[i + j] == '=' ? 0 : base64_value(s[i + j]);
+        ck_assert(v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0);
+        const unsigned x = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+        out[k++] = (unsigned char)(x >> 16);
+        if (s[i + 2] != '=')
+            out[k++] = (unsigned char)(x >> 8);
+        if (s[i + 3] != '=')
+            out[k++] = (unsigned char)x;
+    }
+    *bytes = k;
+    return out;
+}
+
+/* An IEEE half from its fields: (-1)^s 2^(e-15) (1 + m/1024), or 2^-14 m/1024 when e = 0. */
+static double half_value(const unsigned char *p)
+{
+    const unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
+    const int e = (int)(h >> 10) & 31, m = (int)(h & 1023);
+    const double x = e ? ldexp(1.0 + m / 1024.0, e - 15) : ldexp(m / 1024.0, -14);
+    return h & 0x8000 ? -x : x;
+}
+
+static int within_half(double got, float want)
+{
+    return fabs(got - want) <= fmax(fabs(want) * ldexp(1.0, -11), ldexp(1.0, -25));
+}
+
+START_TEST(facts_keep_hostile_tokens_as_text)
+{
+    static const char *const tokens[] = {"</script><img src=x onerror=alert(1)>", "a&b", "x\xe2\x80\xa8y",
+                                         "<!--", "\xe2\x80\xa9", "end"};
+    MhaInput in = {0};
+    Variant v = {0};
+    make_layer(&in, &v, 6, tokens);
+    size_t len, n;
+    char *page = page_of(&v, &len);
+    const char *facts = script_text(page, "facts", &n);
+    for (size_t k = 0; k < n; k++) {
+        ck_assert_msg(facts[k] != '<' && facts[k] != '>' && facts[k] != '&', "a raw '%c' in the facts", facts[k]);
+        ck_assert_msg(!(k + 2 < n && memcmp(facts + k, "\xe2\x80", 2) == 0 &&
+                        ((unsigned char)facts[k + 2] == 0xA8 || (unsigned char)facts[k + 2] == 0xA9)),
+                      "a raw U+2028 or U+2029 in the facts");
+    }
+    cJSON *root = cJSON_ParseWithLength(facts, n);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *toks = cJSON_GetObjectItemCaseSensitive(root, "tokens");
+    ck_assert_int_eq(cJSON_GetArraySize(toks), 6);
+    int t = 0;
+    const cJSON *tok;
+    cJSON_ArrayForEach(tok, toks)
+        ck_assert_str_eq(tok->valuestring, tokens[t++]);
+    cJSON_Delete(root);
+    free(page);
+    variant_free(&v);
+    input_free(&in);
+}
+END_TEST
+
+START_TEST(every_cell_decodes_to_the_forward_pass)
+{
+    MhaInput in = {0};
+    Variant v = {0};
+    make_layer(&in, &v, 9, NULL);
+    size_t len, n, bytes;
+    char *page = page_of(&v, &len);
+    ck_assert_ptr_nonnull(strstr(page, "\"mode\":\"full\""));
+    const char *maps = script_text(page, "maps-data", &n);
+    unsigned char *b = base64_decode(maps, n, &bytes);
+    const int T = 9, H = 2, cells = T * (T + 1) / 2;
+    /* (H + 1) maps, each its weights then its scores, row by row, the visible keys of each row */
+    ck_assert_uint_eq(bytes, (size_t)(H + 1) * cells * 2 * 2);
+    const unsigned char *p = b;
+    int checked = 0;
+    for (int m = 0; m <= H; m++)
+        for (int which = 0; which < 2; which++) {
+            const float *x = m < H ? (which ? v.multi.scores : v.multi.att) + (size_t)m * T * T
+                                   : (which ? v.single.scores : v.single.att); /* (T, T) */
+            for (int i = 0; i < T; i++)
+                for (int j = 0; j <= i; j++, p += 2, checked++)
+                    ck_assert_msg(within_half(half_value(p), x[i * T + j]), "map %d %s (%d, %d): %g, not %g", m,
+                                  which ? "score" : "weight", i, j, half_value(p), x[i * T + j]);
+        }
+    ck_assert_int_eq(checked, (H + 1) * cells * 2);
+    free(b);
+    free(page);
+    variant_free(&v);
+    input_free(&in);
+}
+END_TEST
+
+/* T = 1800: (2 + 1) maps of 1.6 M visible cells, 4 bytes each, are 26 MB
+ * in base64, past the 16 MiB cap. */
+START_TEST(past_the_cap_a_summary)
+{
+    MhaInput in = {0};
+    Variant v = {0};
+    const int T = 1800, H = 2;
+    make_layer(&in, &v, T, NULL);
+    size_t len, n, bytes;
+    char *page = page_of(&v, &len);
+    ck_assert_uint_le(len, LESSON_PAGE_CAP_BYTES);
+    ck_assert_ptr_nonnull(strstr(page, "\"mode\":\"summary\",\"thumb\":256,\"top_k\":8"));
+    const char *maps = script_text(page, "maps-data", &n);
+    unsigned char *b = base64_decode(maps, n, &bytes);
+    const size_t per_map = 256 * 256 + (size_t)T * 8 * 6;
+    ck_assert_uint_eq(bytes, (H + 1) * per_map);
+    for (int m = 0; m <= H; m++) {
+        const float *att = m < H ? v.multi.att + (size_t)m * T * T : v.single.att; /* (T, T) */
+        const unsigned char *rows = b + m * per_map + 256 * 256;
+        for (int i = 0; i < T; i += 97) {
+            const unsigned char *r = rows + (size_t)i * 8 * 6;
+            const int key = r[0] | r[1] << 8;
+            int top = 0;
+            for (int j = 1; j <= i; j++)
+                if (att[(size_t)i * T + j] > att[(size_t)i * T + top])
+                    top = j;
+            ck_assert_int_eq(key, top);
+            ck_assert(within_half(half_value(r + 16), att[(size_t)i * T + top]));
+        }
+    }
+    free(b);
+    free(page);
+    variant_free(&v);
+    input_free(&in);
+}
+END_TEST
+
+Suite *lesson_page_suite(void)
+{
+    Suite *s = suite_create("lesson_page");
+    TCase *tc = tcase_create("page");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, facts_keep_hostile_tokens_as_text);
+    tcase_add_test(tc, every_cell_decodes_to_the_forward_pass);
+    tcase_add_test(tc, past_the_cap_a_summary);
+    suite_add_tcase(s, tc);
+    return s;
+}

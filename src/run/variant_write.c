@@ -51,11 +51,12 @@ static int draw_architecture(Renderer *r, DrawCanvas *canvas, const RenderJob *j
                              int causal, char *err, size_t errlen)
 {
     (void)T, (void)tokens, (void)causal;
-    const MhaInput *in = &((const Variant *)j->arg)->in;
+    const Variant *v = j->arg;
+    const MhaInput *in = &v->in;
     CostTable cost;
     measures_cost(&in->cfg, in->w.has_bias, in->w.has_bias, &cost);
-    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, cost.input.params, in->w.has_bias, err,
-                             errlen);
+    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, v->kv_of, cost.input.params, in->w.has_bias,
+                             err, errlen);
 }
 
 /* Render every picture into the folder folder of out: architecture.png,
@@ -89,12 +90,14 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     /* What the titles say: the layout (MHA, GQA or MQA), whether the K/V
      * heads were pooled here, and the input's own title. */
     const char *layout = measures_layout_name(H, G);
-    char variant[64], pooled[96] = "", sharing[128], wide_from[160], sub[512];
+    char variant[64], pooled[160] = "", sharing[128], wide_from[160], sub[512];
     if (G == H)
         snprintf(variant, sizeof variant, "MHA");
     else
         snprintf(variant, sizeof variant, "%s (%d K/V head%s)", layout, G, G == 1 ? "" : "s");
-    if (pooled_from)
+    if (pooled_from && v->grouping[0])
+        snprintf(pooled, sizeof pooled, "K/V mean-pooled in groups %s, not retrained", v->grouping);
+    else if (pooled_from)
         snprintf(pooled, sizeof pooled, "K/V mean-pooled from %d heads, not retrained", pooled_from);
     if (G == H)
         snprintf(sharing, sizeof sharing, "MHA: each head has its own keys and values");
@@ -117,7 +120,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     for (int p = 0; p <= H; p++) {
         maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
         if (p < H && G < H && G > 1) /* GQA: which K/V head (with MQA there is one) */
-            snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, p / kv_mul,
+            snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, v->kv_of[p],
                      measures_role_name(m[p].role));
         else if (p < H)
             snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, measures_role_name(m[p].role));
@@ -141,7 +144,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
                      h, H, measures_role_name(m[h].role), m[h].entropy_bits);
         else if (G < H)
             snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits",
-                     h, H, h / kv_mul, G, measures_role_name(m[h].role), m[h].entropy_bits);
+                     h, H, v->kv_of[h], G, measures_role_name(m[h].role), m[h].entropy_bits);
         else
             snprintf(title, sizeof title, "head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits", h, H,
                      measures_role_name(m[h].role), m[h].entropy_bits);
@@ -235,7 +238,7 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
     ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,
-                    v->measures, o->npy, &v->pulls, o->steps};
+                    v->measures, o->npy, &v->pulls, o->steps, &v->chance, v->kv_of};
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);

@@ -1,0 +1,88 @@
+/* chance.h — what random, untrained layers of the same shape and sentence
+ * give: the numbers compared, their ranges, and the words for where a
+ * number falls. models/chance_draw.h draws the layers.
+ *
+ * A number alone cannot say whether it is a finding: one random layer's
+ * blur is not 0, and its heads are "split" or "followed" in some rows too.
+ * chance_draw draws random layers as `mhaviz init --embeddings` draws them
+ * (init.h): seeds 1, 2, ..., each layer's W_q and W_k from their streams
+ * with std 1/sqrt(d_model), x = each token's embedding plus the position
+ * code; with the input's shape (d_model, heads, K/V heads), mask and
+ * tokens. It runs the heads and the wide head as a run does (built from the
+ * heads' projections; or, when the input brings its own single head, a
+ * random one-head layer of seed CHANCE_RIVAL_SEED + s, reading the same x)
+ * and measures them as the report does. W_v, W_o and the biases are left
+ * at 0: no attention map depends on them, and drawing them would only cost.
+ *
+ * Each number's range is the middle 95% of what the draws give: with n
+ * values sorted, from the (k+1)-th smallest to the (k+1)-th largest,
+ * k = floor(n / 40) (with fewer than 40 draws: the smallest to the largest). The draws run in parallel (one draw per loop
+ * iteration, each writing its own slot), so the ranges do not depend on the
+ * thread count. */
+#ifndef MHAVIZ_CHANCE_H
+#define MHAVIZ_CHANCE_H
+
+#include "core/layer.h"
+
+#include <stddef.h>
+
+/* Random layers drawn at most; fewer when each costs more (CHANCE_BUDGET). */
+#define CHANCE_DRAWS 200
+/* Random numbers a calibration may draw in all: a draw takes d_model
+ * (d_model + kv_dim) + T d_model of them (W_q, W_k, x), 2 d_model^2 more
+ * with a rival single head. 2^24 numbers take about 0.5 s of one core here
+ * (base_paper's shape, d_model 512: 31 draws); a class-size layer (d_model
+ * 16) draws its 200 in about 20 ms, most of it the forward passes. */
+#define CHANCE_BUDGET ((size_t)1 << 24)
+/* Fewer draws than this give no range (the report says so). */
+#define CHANCE_MIN_DRAWS 20
+/* The rival single head of draw s is seeded with this plus s. */
+#define CHANCE_RIVAL_SEED 1000000
+
+/* The numbers the report compares with chance. */
+typedef enum {
+    CHANCE_BLUR,       /* the wide head's normalised entropy less the heads' mean */
+    CHANCE_KEPT,       /* kept.h: the heads' relation rows the wide head kept */
+    CHANCE_LOST,       /* and those it lost */
+    CHANCE_AGREED,     /* pull.h: rows per outcome */
+    CHANCE_SPLIT,
+    CHANCE_FOLLOWED,
+    CHANCE_OWN,
+    CHANCE_NO_PULL,
+    CHANCE_HEAD_JS,    /* one head's JS divergence from the wide head (every head of every draw) */
+    CHANCE_HEAD_TOP1,  /* one head's top-1 agreement with the wide head (likewise) */
+    CHANCE_N
+} ChanceStat;
+
+/* The middle 95% of n values; n = 0: no range. */
+typedef struct {
+    int n;
+    double lo, hi;
+} ChanceRange;
+
+typedef struct {
+    int draws;                /* random layers drawn: 0 when the budget allows fewer than CHANCE_MIN_DRAWS */
+    int budget_draws;         /* what the budget allowed (may be below CHANCE_MIN_DRAWS) */
+    ChanceRange r[CHANCE_N];  /* indexed by ChanceStat */
+} Chance;
+
+/* How many layers of shape c the budget allows (at most CHANCE_DRAWS);
+ * rival: the input brings its own single head. */
+int chance_budget(const MhaConfig *c, int rival);
+
+/* The middle 95% of the n values v[0], v[stride], v[2 stride], ... that
+ * are not NAN (above); buf: scratch for n of them, the caller's. */
+ChanceRange chance_range(const double *v, size_t n, size_t stride, double *buf);
+
+/* Where x falls against range r: -1 below it, 0 within (or no range, or x
+ * null), +1 above. */
+int chance_side(const ChanceRange *r, double x);
+
+/* The words of a side: "fewer than chance gives", "within what chance
+ * gives", "more than chance gives". */
+const char *chance_words(int side);
+
+/* The JSON names of the numbers: "blur", "kept", "lost", "agreed", ... */
+const char *chance_stat_name(ChanceStat s);
+
+#endif

@@ -474,8 +474,14 @@ int main(int argc, char **argv)
         if ((rc = variant_run(&vars[i], &in, kv[i], grouped && kv[i] == groups.n_groups ? &groups : NULL, query,
                               o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
             goto cleanup;
-        /* What random layers of the same shape and sentence give, for the report to compare with. */
+        /* What random layers of the same shape and sentence give, for the report to compare with;
+         * for a layout pooled from a multi-head input, also how far pooling moves their heads (the same
+         * numbers whether it runs alone or among others). */
         if (chance_draw(&vars[i].chance, &vars[i].in.cfg, in.tokens, in.has_single, CHANCE_DRAWS) != MHAVIZ_OK)
+            goto oom;
+        const int *group_of = grouped && kv[i] == groups.n_groups && !grouping_is_contiguous(&groups) ? groups.of : NULL;
+        if (kv[i] < in.cfg.n_kv_heads && in.cfg.n_kv_heads == in.cfg.n_heads &&
+            chance_pooling(&vars[i].chance, &in.cfg, in.tokens, kv[i], group_of, CHANCE_DRAWS) != MHAVIZ_OK)
             goto oom;
     }
 

@@ -8,14 +8,17 @@
 const char *chance_stat_name(ChanceStat s)
 {
     static const char *const names[CHANCE_N] = {"blur", "kept", "lost", "agreed", "split", "followed",
-                                                "own_choice", "no_pull", "head_js", "head_top1"};
+                                                "own_choice", "no_pull", "head_js", "head_top1", "pool_js",
+                                                "pool_top1"};
     return names[s];
 }
 
 int chance_budget(const MhaConfig *c, int rival)
 {
-    const size_t d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
-    const size_t per_draw = d * (d + kv) + (size_t)c->T * d + (rival ? 2 * d * d : 0);
+    const size_t d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c), T = (size_t)c->T;
+    const size_t pairs = c->causal ? T * (T + 1) / 2 : T * T; /* visible cells of a map */
+    const size_t numbers = d * (d + kv) + T * d + (rival ? 2 * d * d : 0);
+    const size_t per_draw = numbers + CHANCE_CELL_COST * ((size_t)c->n_heads + 1) * pairs;
     const size_t n = CHANCE_BUDGET / per_draw;
     return n > CHANCE_DRAWS ? CHANCE_DRAWS : (int)n;
 }

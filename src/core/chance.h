@@ -28,12 +28,17 @@
 
 /* Random layers drawn at most; fewer when each costs more (CHANCE_BUDGET). */
 #define CHANCE_DRAWS 200
-/* Random numbers a calibration may draw in all: a draw takes d_model
- * (d_model + kv_dim) + T d_model of them (W_q, W_k, x), 2 d_model^2 more
- * with a rival single head. 2^24 numbers take about 0.5 s of one core here
- * (base_paper's shape, d_model 512: 31 draws); a class-size layer (d_model
- * 16) draws its 200 in about 20 ms, most of it the forward passes. */
+/* The work a calibration may do in all, in random numbers drawn: a draw
+ * takes d_model (d_model + kv_dim) + T d_model of them (W_q, W_k, x;
+ * 2 d_model^2 more with a rival single head), and each visible cell of its
+ * n_heads + 1 maps costs about CHANCE_CELL_COST more (the softmax, the
+ * entropies and JS's logarithms). Measured here on one busy core: 30 to
+ * 60 ns a number, 100 to 140 ns a cell; a class-size layer (d_model 16,
+ * 11 tokens) draws its 200 in about 30 ms, the base shape (d_model 512, 8
+ * heads) 31 in about 0.5 to 1 s (half that on two cores), 400 tokens
+ * of d_model 16 fewer than CHANCE_MIN_DRAWS: none. */
 #define CHANCE_BUDGET ((size_t)1 << 24)
+#define CHANCE_CELL_COST 4
 /* Fewer draws than this give no range (the report says so). */
 #define CHANCE_MIN_DRAWS 20
 /* The rival single head of draw s is seeded with this plus s. */
@@ -51,6 +56,9 @@ typedef enum {
     CHANCE_NO_PULL,
     CHANCE_HEAD_JS,    /* one head's JS divergence from the wide head (every head of every draw) */
     CHANCE_HEAD_TOP1,  /* one head's top-1 agreement with the wide head (likewise) */
+    CHANCE_POOL_JS,    /* one head's JS from its multi-head self once its K/V heads are pooled
+                        * as a variant's (chance_pooling; every head of every draw) */
+    CHANCE_POOL_TOP1,  /* its top-1 agreement with its multi-head self (likewise) */
     CHANCE_N
 } ChanceStat;
 
@@ -63,6 +71,7 @@ typedef struct {
 typedef struct {
     int draws;                /* random layers drawn: 0 when the budget allows fewer than CHANCE_MIN_DRAWS */
     int budget_draws;         /* what the budget allowed (may be below CHANCE_MIN_DRAWS) */
+    int pool_draws;           /* the layers of CHANCE_POOL_JS and _TOP1 (0: none, or not a pooled variant) */
     ChanceRange r[CHANCE_N];  /* indexed by ChanceStat */
 } Chance;
 

@@ -128,6 +128,19 @@ static void json_measures(FILE *f, const MapMeasures *m, const char *indent)
     fputs(",\n", f);
 }
 
+void json_range(FILE *f, const ChanceRange *r)
+{
+    if (r->n == 0) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"n\": %d, \"lo\": ", r->n);
+    json_number(f, r->lo);
+    fputs(", \"hi\": ", f);
+    json_number(f, r->hi);
+    fputc('}', f);
+}
+
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last)
 {
     if (key)
@@ -205,17 +218,8 @@ static void json_chance(FILE *f, const ReportData *d, const Summary *s)
             ch->draws, ch->budget_draws, CHANCE_MIN_DRAWS, ch->draws,
             d->single_given ? "1000000" : "null");
     for (int k = 0; k < CHANCE_N; k++) {
-        const ChanceRange *r = &ch->r[k];
         fprintf(f, "%s\n      \"%s\": ", k ? "," : "", chance_stat_name((ChanceStat)k));
-        if (r->n == 0) {
-            fputs("null", f);
-            continue;
-        }
-        fprintf(f, "{\"n\": %d, \"lo\": ", r->n);
-        json_number(f, r->lo);
-        fputs(", \"hi\": ", f);
-        json_number(f, r->hi);
-        fputc('}', f);
+        json_range(f, &ch->r[k]);
     }
     /* this layer's numbers against the ranges: -1 below, 0 within, 1 above */
     double here[CHANCE_HEAD_JS] = {s->blur, s->kept.kept, s->kept.rows - s->kept.kept, NAN, NAN, NAN, NAN, NAN};
@@ -229,7 +233,7 @@ static void json_chance(FILE *f, const ReportData *d, const Summary *s)
     fputs("\n    },\n    \"side\": {", f);
     for (int k = 0; k < CHANCE_HEAD_JS; k++)
         fprintf(f, "%s\"%s\": %d", k ? ", " : "", chance_stat_name((ChanceStat)k), chance_side(&ch->r[k], here[k]));
-    for (int k = CHANCE_HEAD_JS; k < CHANCE_N; k++) {
+    for (int k = CHANCE_HEAD_JS; k <= CHANCE_HEAD_TOP1; k++) {
         fprintf(f, ", \"%s\": [", chance_stat_name((ChanceStat)k));
         for (int h = 0; h < s->c->n_heads; h++)
             fprintf(f, h ? ", %d" : "%d", chance_side(&ch->r[k], k == CHANCE_HEAD_JS ? s->cmp[h].js_to_single

@@ -14,6 +14,9 @@
 
 #define REPORT_WIDTH 100 /* report.txt fits in this many columns */
 
+/* Heads a sentence about chance names at most (of more, it gives the range only). */
+#define REPORT_CHANCE_HEADS 64
+
 /* Numbers (cells or floats to print) below which a loop stays on one thread:
  * waking the threads would cost more than it saves (a class-size layer). */
 #define REPORT_PARALLEL_MIN ((size_t)1 << 15)
@@ -66,6 +69,9 @@ void json_string(FILE *f, const char *s);
 void json_number(FILE *f, double x);
 
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last);
+
+/* A range of chance.h as {"n": .., "lo": .., "hi": ..}, or null when it has no values. */
+void json_range(FILE *f, const ChanceRange *r);
 
 void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx);
 

@@ -456,9 +456,6 @@ int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
     return used;
 }
 
-/* Heads the line below names at most (a report of more heads says the range only for the rest). */
-#define REPORT_CHANCE_HEADS 64
-
 /* Each head's JS and top1 against what the heads of random layers give. */
 static void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
 {
@@ -499,6 +496,14 @@ static void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
     txt_wrapped(f, "", line);
 }
 
+/* The one head the heads are compared with, as the comparison's sentences
+ * name it: the wide head built from their projections, or the input's own
+ * single head ("single_head"), trained on its own. */
+static const char *rival_name(const ReportData *d)
+{
+    return d->single_given ? "the head trained on its own" : "the wide head";
+}
+
 /* The headline: which of the heads' relations the wide head kept, row by
  * row, and which it lost (kept.h), against chance. */
 static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
@@ -506,7 +511,7 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
     const KeptLayer *k = &s->kept;
     const int H = k->n_heads;
     char line[4096], clause[256];
-    int n = snprintf(line, sizeof line, "What one softmax keeps and loses: the wide head");
+    int n = snprintf(line, sizeof line, "What one softmax keeps and loses: %s", rival_name(d));
     int kept_any = 0, lost_any = 0;
     for (int pass = 0; pass < 2; pass++) /* those it kept in some rows, then those it lost in all */
         for (int h = 0; h < H && n < (int)sizeof line; h++) {
@@ -527,8 +532,8 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
     else if (n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its pull in a row when its role's "
                       "cells (or its strongest pattern's) hold at least half of the row and the row is sharp "
-                      "(normalised entropy below 0.5); the wide head kept "
-                      "it when its own cells of that pattern hold at least half of its row too.");
+                      "(normalised entropy below 0.5); %s kept "
+                      "it when its own cells of that pattern hold at least half of its row too.", rival_name(d));
     int quiet = 0; /* heads that hold their pattern in no row */
     for (int h = 0; h < H; h++)
         quiet += k->heads[h].rows == 0;
@@ -574,8 +579,8 @@ static void txt_blur(FILE *f, const ReportData *d, const Summary *s)
     const int side = drawn ? chance_side(&d->chance->r[CHANCE_BLUR], s->blur) : 0;
     if (d->chance)
         chance_clause(clause, sizeof clause, d->chance, CHANCE_BLUR, s->blur, "%+.2f", 1.0);
-    int n = snprintf(line, sizeof line, "blur = %s: the wide head's normalised entropy is %.2f, the heads' mean "
-                     "%.2f", blur, s->wide.entropy_norm, s->heads_norm_mean);
+    int n = snprintf(line, sizeof line, "blur = %s: %s's normalised entropy is %.2f, the heads' mean %.2f", blur,
+                     rival_name(d), s->wide.entropy_norm, s->heads_norm_mean);
     if (drawn && side == 0)
         snprintf(line + n, sizeof line - (size_t)n, "; %s: on its own it says nothing about many heads "
                  "against one.", clause);

@@ -149,6 +149,42 @@ static void txt_groupings(FILE *f, const Variant *x, const char *name, const cha
     txt_wrapped(f, "", line);
 }
 
+/* How far variant x's heads moved (summary xs) against how far the heads of
+ * random layers pooled the same way move (Chance's pool ranges). */
+static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *xs)
+{
+    const Chance *ch = &x->chance;
+    const int H = x->in.cfg.n_heads;
+    char line[1024];
+    if (ch->pool_draws == 0)
+        return; /* too large a layer for the budget, or the reference is not multi-head */
+    const ChanceRange *js = &ch->r[CHANCE_POOL_JS], *top1 = &ch->r[CHANCE_POOL_TOP1];
+    int n = snprintf(line, sizeof line, "%s: a head of %d random layers of this shape and sentence, pooled the same "
+                     "way, moves by JS %.3f to %.3f, top1 %.2f to %.2f (95%%).", xs->name, ch->pool_draws, js->lo,
+                     js->hi, top1->lo, top1->hi);
+    int pick[REPORT_CHANCE_HEADS], outside = 0;
+    const int shown = H < REPORT_CHANCE_HEADS ? H : REPORT_CHANCE_HEADS;
+    for (int k = 0; k < 2; k++)
+        for (int side = 1; side >= -1; side -= 2) {
+            int m = 0;
+            for (int h = 0; h < shown; h++)
+                m += pick[h] = chance_side(k ? top1 : js, k ? xs->cmp[h].top1_agreement : xs->cmp[h].js_to_single)
+                               == side;
+            if (m == 0 || n >= (int)sizeof line)
+                continue;
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s", outside ? "; " : " Here ");
+            if (n < (int)sizeof line)
+                n += txt_head_list(line + n, sizeof line - (size_t)n, pick, shown, m);
+            if (n < (int)sizeof line)
+                n += snprintf(line + n, sizeof line - (size_t)n, ": %s %s", k ? "top1" : "JS", chance_words(side));
+            outside = 1;
+        }
+    if (n < (int)sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, outside ? "; every other one within what chance gives."
+                                                              : " Every head's are within what chance gives.");
+    txt_wrapped(f, "", line);
+}
+
 static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick,
                                const GroupingRanking *ranks)
 {
@@ -204,10 +240,12 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
         fputc('\n', f);
     }
     snprintf(line, sizeof line,
-             "JS: mean over the rows (queries) of the Jensen-Shannon divergence between the head's map and "
-             "its %s map, in bits (0 = the same, 1 = disjoint). top1: share of rows whose most-attended key "
-             "is the same in both.", ref);
+             "JS: mean over the rows with a choice of the Jensen-Shannon divergence between the head's map "
+             "and its %s map, in bits (0 = the same, 1 = disjoint). top1: share of those rows whose "
+             "most-attended key is the same in both.", ref);
     txt_wrapped(f, "", line);
+    for (int i = 1; i < n; i++)
+        txt_pooling_chance(f, &v[i], &s[i]);
 
     fprintf(f, "\nIn words (a head \"barely changes\" when its JS is below %.2f bits and its top key stays\n"
                "in at least %.0f%% of the rows)\n", REPORT_BARELY_JS, 100.0 * REPORT_BARELY_TOP1);
@@ -251,6 +289,11 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
         json_number(f, s[i].blur);
         fputs(",\n    \"heads_mean_entropy_norm\": ", f);
         json_number(f, s[i].heads_norm_mean);
+        fprintf(f, ",\n    \"chance\": {\"draws\": %d, \"js\": ", v[i].chance.pool_draws);
+        json_range(f, &v[i].chance.r[CHANCE_POOL_JS]);
+        fputs(", \"top1\": ", f);
+        json_range(f, &v[i].chance.r[CHANCE_POOL_TOP1]);
+        fputs("}", f);
         fputs(",\n    \"heads\": [", f);
         for (int h = 0; h < H; h++) {
             fprintf(f, "%s\n      {\"index\": %d, \"kv_head\": %d, \"js_to_reference\": ", h ? "," : "", h,
@@ -258,9 +301,12 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
             json_number(f, s[i].cmp[h].js_to_single);
             fputs(", \"top1_agreement\": ", f);
             json_number(f, s[i].cmp[h].top1_agreement);
-            fprintf(f, ", \"barely_changes\": %s, \"role\": \"%s\", \"role_changed\": %s}",
+            fprintf(f, ", \"barely_changes\": %s, \"role\": \"%s\", \"role_changed\": %s, \"js_side\": %d, "
+                       "\"top1_side\": %d}",
                     barely_changes(&s[i].cmp[h]) ? "true" : "false", measures_role_name(v[i].measures[h].role),
-                    v[i].measures[h].role != v[0].measures[h].role ? "true" : "false");
+                    v[i].measures[h].role != v[0].measures[h].role ? "true" : "false",
+                    chance_side(&v[i].chance.r[CHANCE_POOL_JS], s[i].cmp[h].js_to_single),
+                    chance_side(&v[i].chance.r[CHANCE_POOL_TOP1], s[i].cmp[h].top1_agreement));
         }
         fputs("\n    ],\n    \"groups\": ", f);
         if (v[i].grouping[0])

@@ -104,6 +104,27 @@ START_TEST(budget_caps_the_draws)
 }
 END_TEST
 
+/* Pooling into as many K/V heads as there are heads changes nothing: every
+ * head of every draw keeps JS 0 and top-1 1. Into 2, the heads move. */
+START_TEST(pooling_ranges)
+{
+    char **tokens;
+    int T;
+    char err[256];
+    ck_assert_int_eq(init_tokens_split(SENTENCE, &tokens, &T, err, sizeof err), MHAVIZ_OK);
+    const MhaConfig c = {T, 16, 4, 4, 4, 1};
+    Chance ch = {0};
+    ck_assert_int_eq(chance_pooling(&ch, &c, tokens, 4, NULL, CHANCE_MIN_DRAWS), MHAVIZ_OK);
+    ck_assert_int_eq(ch.pool_draws, CHANCE_MIN_DRAWS);
+    ck_assert_int_eq(ch.r[CHANCE_POOL_JS].n, 4 * CHANCE_MIN_DRAWS);
+    ck_assert_double_eq_tol(ch.r[CHANCE_POOL_JS].hi, 0, 1e-12);
+    ck_assert_double_eq(ch.r[CHANCE_POOL_TOP1].lo, 1);
+    ck_assert_int_eq(chance_pooling(&ch, &c, tokens, 2, NULL, CHANCE_MIN_DRAWS), MHAVIZ_OK);
+    ck_assert(ch.r[CHANCE_POOL_JS].hi > 0.01);
+    init_tokens_free(tokens, T);
+}
+END_TEST
+
 START_TEST(side_of_a_range)
 {
     const ChanceRange r = {40, -0.1, 0.1}, none = {0, NAN, NAN};
@@ -124,6 +145,7 @@ Suite *chance_suite(void)
     tcase_add_test(tc, blur_range_is_inits_layers);
     tcase_add_test(tc, same_on_any_thread_count);
     tcase_add_test(tc, budget_caps_the_draws);
+    tcase_add_test(tc, pooling_ranges);
     tcase_add_test(tc, side_of_a_range);
     suite_add_tcase(s, tc);
     return s;

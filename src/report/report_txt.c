@@ -579,8 +579,8 @@ static void txt_blur(FILE *f, const ReportData *d, const Summary *s)
     const int side = drawn ? chance_side(&d->chance->r[CHANCE_BLUR], s->blur) : 0;
     if (d->chance)
         chance_clause(clause, sizeof clause, d->chance, CHANCE_BLUR, s->blur, "%+.2f", 1.0);
-    int n = snprintf(line, sizeof line, "blur = %s: %s's normalised entropy is %.2f, the heads' mean %.2f", blur,
-                     rival_name(d), s->wide.entropy_norm, s->heads_norm_mean);
+    int n = snprintf(line, sizeof line, "blur = %s: %s has a normalised entropy of %.2f, the heads %.2f on average",
+                     blur, rival_name(d), s->wide.entropy_norm, s->heads_norm_mean);
     if (drawn && side == 0)
         snprintf(line + n, sizeof line - (size_t)n, "; %s: on its own it says nothing about many heads "
                  "against one.", clause);

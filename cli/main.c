@@ -85,7 +85,7 @@ static void usage(FILE *f)
         "      --cell PX      cell size in pixels (default: chosen for slides)\n"
         "      --annotate     print each weight in its cell (default: when T <= 16)\n"
         "      --no-annotate  never print weights in the cells\n"
-        "      --size WxH     size of overview.png (default: 1920x1080)\n"
+        "      --size WxH     size of overview.png (default: %dx%d)\n"
         "      --steps        also write the scores before the softmax: head_NN_scores.png,\n"
         "                     single_head_scores.png, and in report.json\n"
         "      --query N|TEXT query_NN.png shows the heads' pulls on token N, or on the last\n"
@@ -98,7 +98,7 @@ static void usage(FILE *f)
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",
-        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20));
+        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20), SLIDE_W, SLIDE_H);
 }
 
 static _Noreturn void usage_error(const char *fmt, const char *arg)
@@ -328,12 +328,12 @@ static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n
             MHAVIZ_OK)
         return -1;
     const double heatmap = canvas_bytes(heat.width, heat.height);
-    const double fixed = fmax(canvas_bytes(RENDER_PULL_W, RENDER_PULL_H), heatmap);
+    const double fixed = fmax(canvas_bytes(SLIDE_W, SLIDE_H), heatmap);
     const double largest = fmax(canvas_bytes(over.width, over.height), fixed);
     const int held = threads < n_pictures ? threads : n_pictures; /* canvases */
     const int at_size = held < 2 ? held : 2;                         /* overview, sharpness */
     const int at_fixed = held - at_size < 2 ? held - at_size : 2;    /* the two slides */
-    const double kept = (1.0 + 3.0 * RENDER_PULL_W) * RENDER_PULL_H; /* a slide's filtered copy */
+    const double kept = (1.0 + 3.0 * SLIDE_W) * SLIDE_H; /* a slide's filtered copy */
     return at_size * largest + at_fixed * fixed + (held - at_size - at_fixed) * heatmap + held * kept;
 }
 

@@ -1,8 +1,42 @@
 /* support.c — what the tests share (see support.h). */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "support.h"
 
 #include <check.h>
+#include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s: cannot open", path);
+    size_t cap = 4096, n = 0, got;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0)
+        if ((n += got) == cap - 1) {
+            buf = realloc(buf, cap *= 2);
+            ck_assert_ptr_nonnull(buf);
+        }
+    ck_assert_msg(!ferror(f), "%s: cannot read", path);
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+void slurp_into(const char *path, char *buf, size_t n)
+{
+    size_t len;
+    char *s = slurp(path, &len);
+    ck_assert_msg(len < n, "%s: %zu bytes, more than the test keeps (%zu)", path, len, n - 1);
+    memcpy(buf, s, len + 1);
+    free(s);
+}
 
 int files_same(const char *a, const char *b)
 {
@@ -16,4 +50,43 @@ int files_same(const char *a, const char *b)
     fclose(fa);
     fclose(fb);
     return ca == cb;
+}
+
+char *scratch(const char *what)
+{
+    size_t n = strlen(what) + 32;
+    char *dir = malloc(n);
+    ck_assert_ptr_nonnull(dir);
+    snprintf(dir, n, "/tmp/mhaviz-%s-XXXXXX", what);
+    ck_assert_msg(mkdtemp(dir) != NULL, "%s: cannot make the scratch folder", dir);
+    return dir;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    chmod(path, 0700); /* a test may have made it read-only */
+    return remove(path);
+}
+
+void remove_tree(const char *path)
+{
+    chmod(path, 0700);
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void cannot_run(const char *test, const char *why)
+{
+    fprintf(stderr, "SKIPPED: %s: %s\n", test, why);
+    const char *ci = getenv("CI");
+    ck_assert_msg(!ci || strcmp(ci, "true") != 0, "%s cannot run here (%s), and CI=true needs every test to run",
+                  test, why);
+}
+
+uint32_t xorshift(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
 }

@@ -1,9 +1,39 @@
-/* support.h — what the tests share: comparing the files they wrote. */
+/* support.h — what the tests share: files read whole and compared, scratch
+ * folders, a seeded random sequence. Every helper fails the calling test,
+ * naming the file, when it cannot do its job: nothing is cut short or
+ * quietly read as empty. */
 #ifndef MHAVIZ_TEST_SUPPORT_H
 #define MHAVIZ_TEST_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The whole file at path, NUL-terminated (caller frees); *len its size in
+ * bytes (len may be NULL). Fails the test when it cannot be read. */
+char *slurp(const char *path, size_t *len);
+
+/* The same into buf (n bytes, NUL-terminated): fails the test when the file
+ * cannot be read or holds n bytes or more. */
+void slurp_into(const char *path, char *buf, size_t n);
 
 /* 1 when files a and b hold the same bytes, else 0; the calling test
  * fails when either cannot be opened. */
 int files_same(const char *a, const char *b);
+
+/* A new, empty folder /tmp/mhaviz-<what>-XXXXXX (caller frees the name;
+ * remove it with remove_tree). */
+char *scratch(const char *what);
+
+/* rm -r path: every file and folder below it, read-only ones too. */
+void remove_tree(const char *path);
+
+/* A test that cannot run on this machine (it lacks what the test needs:
+ * why) says so on stderr, "SKIPPED: test: why"; under CI=true that fails
+ * the test, so a green CI means every test ran. The caller returns after. */
+void cannot_run(const char *test, const char *why);
+
+/* The next number of the xorshift32 sequence seeded with *s (not 0): the
+ * same "random" numbers on every run and machine. */
+uint32_t xorshift(uint32_t *s);
 
 #endif

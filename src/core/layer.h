@@ -15,6 +15,10 @@ typedef struct {
     int causal;      /* 1: query i sees keys 0..i only */
 } MhaConfig;
 
+/* The keys query i may see among T: keys 0..i under the causal mask
+ * (i + 1 of them), every key without it. */
+static inline int mha_visible_keys(int causal, int i, int T) { return causal ? i + 1 : T; }
+
 /* kv_dim = n_kv_heads * head_dim: width of k and v. */
 static inline int mha_kv_dim(const MhaConfig *c) { return c->n_kv_heads * c->head_dim; }
 

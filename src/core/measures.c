@@ -6,6 +6,7 @@
  * patterns (Olsson et al. 2022). Definitions are in measures.h and docs/report.md.
  */
 #include "core/measures.h"
+#include "core/parallel.h"
 #include "core/status.h"
 
 #include <math.h>
@@ -65,7 +66,7 @@ double measures_row_norm_entropy(const float *row, int n_i)
 void measures_row_entropy_norm(const float *att, int T, int causal, double *out)
 {
     for (int i = 0; i < T; i++) /* query i may see n_i keys */
-        out[i] = measures_row_norm_entropy(att + (size_t)i * T, causal ? i + 1 : T);
+        out[i] = measures_row_norm_entropy(att + (size_t)i * T, mha_visible_keys(causal, i, T));
 }
 
 int measures_argmax(const float *row, int n)
@@ -123,7 +124,7 @@ static int fixed_key(const float *att, int T, int causal)
     const int first = causal ? 1 : 0; /* rows from here on see two keys or more */
     int candidate = 0, votes = 0;
     for (int i = first; i < T; i++) {
-        const int top = measures_argmax(att + (size_t)i * T, causal ? i + 1 : T);
+        const int top = measures_argmax(att + (size_t)i * T, mha_visible_keys(causal, i, T));
         if (votes == 0)
             candidate = top;
         votes += top == candidate ? 1 : -1;
@@ -131,7 +132,7 @@ static int fixed_key(const float *att, int T, int causal)
     int held = 0;
     for (int i = first; i < T; i++) {
         const float *a_i = att + (size_t)i * T; /* (T) row i */
-        held += measures_argmax(a_i, causal ? i + 1 : T) == candidate && a_i[candidate] >= 0.5f;
+        held += measures_argmax(a_i, mha_visible_keys(causal, i, T)) == candidate && a_i[candidate] >= 0.5f;
     }
     if (2 * held <= T - first || candidate == 0 || (!causal && candidate == T - 1))
         return -1;
@@ -149,7 +150,7 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
 
     for (int i = 0; i < T; i++) {
         const float *a_i = att + (size_t)i * T; /* (T) row i */
-        const int n_i = causal ? i + 1 : T;     /* keys query i may see */
+        const int n_i = mha_visible_keys(causal, i, T);     /* keys query i may see */
 
         const double h_i = row_entropy(a_i, n_i);
         entropy += h_i;
@@ -183,7 +184,7 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
                 sum[p] += share[p];
                 even[p] += (double)cells[p] / n_i;
                 m->rows[p]++;
-                m->shown[p] += share[p] >= 0.5;
+                m->shown[p] += share[p] >= MEASURES_SHOWN_SHARE;
             }
     }
 
@@ -202,8 +203,10 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
         /* support: a habit, not a coincidence of one row or a few, and
          * at least twice what spreading evenly would give (one repeated
          * word: most keys are earlier copies, even attention's share) */
-        const int supported = m->shown[p] >= MEASURES_MIN_ROLE_ROWS && 4 * m->shown[p] >= m->rows[p];
-        if (supported && m->pattern[p] >= 0.5 && m->pattern[p] >= 2.0 * m->even[p] &&
+        const int supported = m->shown[p] >= MEASURES_MIN_ROLE_ROWS &&
+                              MEASURES_ROLE_ROWS_PART * m->shown[p] >= m->rows[p];
+        if (supported && m->pattern[p] >= MEASURES_ROLE_SHARE &&
+            m->pattern[p] >= MEASURES_ROLE_EVEN_TIMES * m->even[p] &&
             (best < 0 || m->pattern[p] > m->pattern[best]))
             best = p;
     }
@@ -211,7 +214,7 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
         m->role = (MeasuresRole)best;
     else if (norm_rows == 0)
         m->role = MEASURES_NONE;
-    else if (m->entropy_norm >= 0.8)
+    else if (m->entropy_norm >= MEASURES_DIFFUSE_NORM)
         m->role = MEASURES_DIFFUSE;
     else
         m->role = MEASURES_MIXED;
@@ -226,8 +229,7 @@ int measures_layer(const float *att, int n_heads, const float *wide, int T, int 
     measures_token_ids(tokens, T, ids);
     const size_t cells = ((size_t)n_heads + 1) * (size_t)T * (size_t)T;
     (void)cells; /* read only by the OpenMP pragma */
-    /* threads only for maps worth waking them (not at class size) */
-#pragma omp parallel for schedule(dynamic) if (cells >= ((size_t)1 << 15))
+#pragma omp parallel for schedule(dynamic) if (cells >= PARALLEL_MIN_CELLS)
     for (int p = 0; p <= n_heads; p++) /* each map's sums in its own order: any thread count */
         measures_map(p < n_heads ? att + (size_t)p * T * T : wide, T, causal, ids, &m[p]);
     free(ids);
@@ -264,7 +266,7 @@ void measures_compare(const float *att, const float *wide, int T, int causal, Ma
     long agree = 0, rows = 0;
     for (int i = 0; i < T; i++) {
         const float *a_i = att + (size_t)i * T, *w_i = wide + (size_t)i * T; /* (T) rows */
-        const int n_i = causal ? i + 1 : T;
+        const int n_i = mha_visible_keys(causal, i, T);
         if (n_i < 2)
             continue; /* one key: no choice, both maps put everything on it */
         js += js_divergence(a_i, w_i, n_i);
@@ -347,6 +349,6 @@ void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *
 const char *measures_layout_name(int n_heads, int n_kv_heads)
 {
     if (n_kv_heads == n_heads)
-        return "MHA";
-    return n_kv_heads == 1 ? "MQA" : "GQA";
+        return LAYOUT_MHA;
+    return n_kv_heads == 1 ? LAYOUT_MQA : LAYOUT_GQA;
 }

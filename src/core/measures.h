@@ -29,27 +29,38 @@ typedef enum {
     MEASURES_FIRST_TOKEN,    /* j = 0 */
     MEASURES_LAST_TOKEN,     /* j = T - 1, without the causal mask */
     MEASURES_FIXED_TOKEN,    /* j = the map's fixed key (fixed_key below) */
-    MEASURES_DIFFUSE,        /* no role, spread almost evenly (entropy_norm >= 0.8) */
+    MEASURES_DIFFUSE,        /* no role, spread almost evenly (entropy_norm >= MEASURES_DIFFUSE_NORM) */
     MEASURES_MIXED,          /* no role, not even either */
     MEASURES_NONE            /* no row sees two keys (T = 1): nothing to choose */
 } MeasuresRole;
 
 #define MEASURES_N_PATTERNS 8    /* the first eight roles are patterns */
-#define MEASURES_MIN_ROLE_ROWS 2 /* rows that must show a pattern before it names the role */
+
+/* The role rule's thresholds (the role's comment below; report.txt prints
+ * its legend from these). */
+#define MEASURES_SHOWN_SHARE 0.5   /* a row shows a pattern holding this share of it, or more */
+#define MEASURES_ROLE_SHARE 0.5    /* a role's mean share, at least */
+#define MEASURES_ROLE_EVEN_TIMES 2 /* and at least this many times its even share */
+#define MEASURES_MIN_ROLE_ROWS 2   /* rows that must show a pattern before it names the role */
+#define MEASURES_ROLE_ROWS_PART 4  /* and at least 1/this of the rows that could show it */
+#define MEASURES_DIFFUSE_NORM 0.8  /* no role, and a mean entropy_norm this high or more: diffuse */
 
 /* The per-map measures. NAN = null (not defined for this map).
  *
  * Row i "shows" a pattern when the pattern's cells in the row hold at least
- * half of the row's attention (no other pattern can then hold more). A row
+ * MEASURES_SHOWN_SHARE (half) of the row's attention (no other pattern can
+ * then hold more). A row
  * with one visible key (row 0 under the causal mask, every row at T = 1)
  * shows no pattern and counts for none: it had no choice. A pattern "could
  * show" in row i when it names at least one of the row's visible cells.
  *
  * role: the pattern with the largest share (list order on ties) among
- * those with support: a share of at least 0.5 and at least twice its even
- * share, shown in at least MEASURES_MIN_ROLE_ROWS rows and in at least a
- * quarter of the rows that could show it; otherwise diffuse or mixed, or
- * none when no row sees two keys. */
+ * those with support: a share of at least MEASURES_ROLE_SHARE (0.5) and at
+ * least MEASURES_ROLE_EVEN_TIMES (twice) its even share, shown in at least
+ * MEASURES_MIN_ROLE_ROWS (2) rows and in at least 1/MEASURES_ROLE_ROWS_PART
+ * (a quarter) of the rows that could show it; otherwise diffuse (mean
+ * entropy_norm at least MEASURES_DIFFUSE_NORM, 0.8) or mixed, or none when
+ * no row sees two keys. */
 typedef struct {
     double entropy_bits;    /* mean over all rows of H_i = -sum_j A_ij log2 A_ij */
     double entropy_norm;    /* mean over rows with n_i >= 2 of H_i / log2(n_i); 1 = uniform */
@@ -172,8 +183,13 @@ double measures_output_cosine(const float *a, const float *b, int rows, int cols
  * (wide_bias for the single wide head's row). */
 void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *t);
 
-/* Name of the layout n_kv_heads gives with n_heads: "MHA", "GQA" or "MQA"
- * (a single head, n_heads = 1, is "MHA"). */
+/* The layouts' names, as every picture and report writes them. */
+#define LAYOUT_MHA "MHA" /* each head its own keys and values */
+#define LAYOUT_GQA "GQA" /* groups of heads share them ("GQA-2": two K/V heads, variant_name) */
+#define LAYOUT_MQA "MQA" /* all heads share one */
+
+/* Name of the layout n_kv_heads gives with n_heads: LAYOUT_MHA, _GQA or
+ * _MQA (a single head, n_heads = 1, is MHA). */
 const char *measures_layout_name(int n_heads, int n_kv_heads);
 
 #endif

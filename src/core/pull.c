@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int n_keys(const MhaConfig *c, int i) { return c->causal ? i + 1 : c->T; }
+static int n_keys(const MhaConfig *c, int i) { return mha_visible_keys(c->causal, i, c->T); }
 
 int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *att,
                      const float *wide_scores, const float *wide_att, int identity)

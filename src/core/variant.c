@@ -16,7 +16,7 @@ void variant_name(char *buf, size_t len, int n_heads, int n_kv)
     if (n_kv == n_heads || n_kv == 1)
         snprintf(buf, len, "%s", measures_layout_name(n_heads, n_kv));
     else
-        snprintf(buf, len, "GQA-%d", n_kv);
+        snprintf(buf, len, LAYOUT_GQA "-%d", n_kv);
 }
 
 int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups, int query, const char *name,

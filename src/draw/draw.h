@@ -22,6 +22,11 @@ typedef struct {
     unsigned char r, g, b;
 } DrawRgb;
 
+/* A slide: every picture is made for a 16:9 projector of this size (the
+ * overview's and sharpness.png's can be changed with --size). */
+#define SLIDE_W 1920
+#define SLIDE_H 1080
+
 #define DRAW_WHITE ((DrawRgb){255, 255, 255})
 #define DRAW_INK ((DrawRgb){25, 25, 25})   /* text, ticks, lines */
 #define DRAW_FRAME ((DrawRgb){60, 60, 60}) /* frames around maps and colour bars */

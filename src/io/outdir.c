@@ -530,3 +530,13 @@ void outdir_abort(OutDir *o)
         remove_folder(o->tmp);
     outdir_clear(o);
 }
+
+void outdir_head_name(char *buf, size_t len, int h, int n_heads)
+{
+    snprintf(buf, len, "head_%0*d", n_heads >= 100 ? 3 : 2, h);
+}
+
+void outdir_variant_folder(char *buf, size_t len, int n_kv)
+{
+    snprintf(buf, len, "kv%d", n_kv);
+}

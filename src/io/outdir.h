@@ -48,4 +48,11 @@ void outdir_name_target(const OutDir *o, char *msg, size_t msglen);
 /* Remove the temporary folder and everything in it; frees *o. */
 void outdir_abort(OutDir *o);
 
+/* The names of a run's files, the same in the pictures and the reports:
+ * head h's of n_heads ("head_07", from 100 heads "head_007": the names
+ * sort in head order), and the sub-folder of the variant with n_kv K/V
+ * heads ("kv2"). buf holds at least 32 bytes. */
+void outdir_head_name(char *buf, size_t len, int h, int n_heads);
+void outdir_variant_folder(char *buf, size_t len, int n_kv);
+
 #endif

@@ -15,8 +15,6 @@
 #include <math.h>
 #include <stdio.h>
 
-#define W 1920
-#define H 1080
 #define TITLE_PX 42.0f
 #define SUBTITLE_PX 32.0f
 #define NAME_PX 30.0f  /* the names in boxes and of the rows */
@@ -39,7 +37,7 @@
 /* The columns: right of the row names. */
 #define NAMES_X 30
 #define COLS_X 380
-#define COLS_W (W - COLS_X - 30)
+#define COLS_W (SLIDE_W - COLS_X - 30)
 #define COL_MAX_W 330
 
 static const DrawRgb HEAD_FILL = {255, 228, 181}, HEAD_EDGE = {200, 120, 20};
@@ -103,7 +101,7 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
                       int64_t params, int has_bias, char *err, size_t errlen)
 {
     Figure p;
-    int rc = figure_begin(&p, canvas, f, W, H, err, errlen);
+    int rc = figure_begin(&p, canvas, f, SLIDE_W, SLIDE_H, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     const int T = c->T, d = c->d_model, hd = c->head_dim, nh = c->n_heads, nkv = c->n_kv_heads;
@@ -119,14 +117,14 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
     char name[16];
     variant_name(name, sizeof name, nh, nkv);
     snprintf(a, sizeof a, "Multi-head attention, read bottom to top: %d heads of width %d", nh, hd);
-    figure_text(&p, a, TITLE_PX, W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
+    figure_text(&p, a, TITLE_PX, SLIDE_W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
     if (nkv == nh)
         snprintf(a, sizeof a, "%s: every query head has its own keys and values", name);
     else if (nkv == 1)
         snprintf(a, sizeof a, "%s: one key/value head shared by all %d query heads", name, nh);
     else
         snprintf(a, sizeof a, "%s: %d key/value heads, each shared by %d query heads", name, nkv, kv_mul);
-    figure_text(&p, a, SUBTITLE_PX, W / 2, 78, DRAW_MID, DRAW_TOP, GREY_TEXT);
+    figure_text(&p, a, SUBTITLE_PX, SLIDE_W / 2, 78, DRAW_MID, DRAW_TOP, GREY_TEXT);
 
     /* The rows' names, with their shapes. */
     snprintf(a, sizeof a, "W_O: %d \xc3\x97 %d", d, d);
@@ -217,7 +215,7 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
     snprintf(b, sizeof b,
              "parameters: W_q %d\xc3\x97%d + W_k %d\xc3\x97%d + W_v %d\xc3\x97%d + W_O %d\xc3\x97%d%s = %s",
              d, d, d, kv_dim, d, kv_dim, d, d, has_bias ? " + biases" : "", a);
-    figure_text(&p, b, SUBTITLE_PX, W / 2, CAPTION_Y, DRAW_MID, DRAW_TOP, DRAW_INK);
+    figure_text(&p, b, SUBTITLE_PX, SLIDE_W / 2, CAPTION_Y, DRAW_MID, DRAW_TOP, DRAW_INK);
 
     return figure_write(&p, path, err, errlen);
 }

@@ -30,7 +30,7 @@ Scale scores_scale(const float *v, int T, int causal)
 {
     float m = 0.0f;
     for (int i = 0; i < T; i++)
-        for (int j = 0; j < (causal ? i + 1 : T); j++)
+        for (int j = 0; j < mha_visible_keys(causal, i, T); j++)
             if (fabsf(v[(size_t)i * T + j]) > m)
                 m = fabsf(v[(size_t)i * T + j]);
     if (!(m > 0.0f) || !isfinite(m))
@@ -220,7 +220,7 @@ int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int 
     const char *fmt = big < 9.995f ? "%.2f" : big < 99.95f ? "%.1f" : "%.0f";
     float widest = 0.0f; /* at line height 100 px */
     for (int i = 0; i < T; i++) {
-        for (int j = 0; j < (causal ? i + 1 : T); j++) {
+        for (int j = 0; j < mha_visible_keys(causal, i, T); j++) {
             char txt[32];
             cell_text(txt, fmt, v[(size_t)i * T + j]);
             widest = fmaxf(widest, draw_text_width(r->font, txt, 100.0f));
@@ -233,7 +233,7 @@ int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int 
     if (px < 9.0f)
         return MHAVIZ_OK; /* too small to read: no numbers */
     for (int i = 0; i < T; i++) {
-        for (int j = 0; j < (causal ? i + 1 : T); j++) {
+        for (int j = 0; j < mha_visible_keys(causal, i, T); j++) {
             const float val = v[(size_t)i * T + j];
             if (!s->scores && val < 0.005f)
                 continue; /* a weight that would print as 0.00: nothing, so the weights that count stand out */

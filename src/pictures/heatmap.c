@@ -25,10 +25,8 @@ typedef struct {
     char note[160];         /* under the subtitle when not one labelled cell per token */
 } Layout;
 
-/* A single map's figure fits a slide of SLIDE_W x SLIDE_H at the default
+/* A single map's figure fits a slide (SLIDE_W x SLIDE_H) at the default
  * cell size: the map is made smaller when the labels need the room. */
-#define SLIDE_W 1920
-#define SLIDE_H 1080
 
 /* Lay out the figure for T tokens with a map of at most target pixels;
  * fills labels (T, LABEL_BYTES) for the labelled tokens, cut to label_w
@@ -238,7 +236,7 @@ void render_scores_less_row_max(float *out, const float *scores, int T, int caus
     for (int i = 0; i < T; i++) {
         const float *s_i = scores + (size_t)i * T; /* (T) row i */
         float *o_i = out + (size_t)i * T;
-        const int n_i = causal ? i + 1 : T;       /* keys query i may see */
+        const int n_i = mha_visible_keys(causal, i, T);       /* keys query i may see */
         float max = s_i[0];
         for (int j = 1; j < n_i; j++)
             if (s_i[j] > max)

@@ -10,8 +10,6 @@
 #include <math.h>
 #include <stdio.h>
 
-#define W 1920
-#define H 1080
 #define TITLE_PX 44.0f
 #define LABEL_PX 30.0f /* tick labels, line names */
 #define AXIS_PX 32.0f  /* axis titles */
@@ -64,7 +62,7 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
                         char *err, size_t errlen)
 {
     Figure fig;
-    int rc = figure_begin(&fig, NULL, f, W, H, err, errlen);
+    int rc = figure_begin(&fig, NULL, f, SLIDE_W, SLIDE_H, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     DrawCanvas *c = fig.c;
@@ -140,7 +138,7 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
         snprintf(text, sizeof text, "K/V cache against context length, one layer (fp16: 2 bytes a number)");
     else
         snprintf(text, sizeof text, "K/V cache against context length, %d layers (fp16: 2 bytes a number)", layers);
-    figure_text(&fig, text, TITLE_PX, W / 2, 40, DRAW_MID, DRAW_TOP, DRAW_INK);
+    figure_text(&fig, text, TITLE_PX, SLIDE_W / 2, 40, DRAW_MID, DRAW_TOP, DRAW_INK);
     figure_text(&fig, "context length (tokens, log scale)", AXIS_PX, (PLOT_X0 + PLOT_X1) / 2, PLOT_Y1 + 70,
                     DRAW_MID, DRAW_TOP, DRAW_INK);
     if (layers == 1)
@@ -150,7 +148,7 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
     fig.failed |= draw_text(c, f, text, AXIS_PX, 40, (PLOT_Y0 + PLOT_Y1) / 2, DRAW_MID, DRAW_TOP, DRAW_INK, 1) !=
                   MHAVIZ_OK; /* turned, read bottom to top */
     figure_text(&fig, "bytes = 2 (K and V) \xc3\x97 K/V heads \xc3\x97 head_dim \xc3\x97 2 bytes \xc3\x97 tokens \xc3\x97 layers",
-                LABEL_PX, W / 2, H - 40, DRAW_MID, DRAW_BOTTOM, MARK);
+                LABEL_PX, SLIDE_W / 2, SLIDE_H - 40, DRAW_MID, DRAW_BOTTOM, MARK);
 #undef PX_X
 #undef PX_Y
     return figure_write(&fig, path, err, errlen);

@@ -68,12 +68,26 @@ int label_need(float px, float pitch)
     return need < 1 ? 1 : need;
 }
 
+/* Which tokens get a label when not all fit: three rules, one per kind of
+ * picture, kept apart here (one rule for all would change pictures).
+ *
+ * 1. The maps (heatmaps, overview panels): the first, the last, and the
+ *    multiples of lp.step at least lp.need tokens from both. */
 static int is_labelled(int t, int T, LabelPick lp)
 {
     if (lp.step <= 1 || t == 0 || t == T - 1)
         return 1;
     return t % lp.step == 0 && t >= lp.need && T - 1 - t >= lp.need;
 }
+
+/* 2. sharpness.png's axis: every step-th token, and the last, which keeps
+ *    a step's room from the one before it. */
+int is_labelled_axis(int t, int T, int step) { return t == T - 1 || (t % step == 0 && T - 1 - t >= step); }
+
+/* 3. The pull slide's keys: every step-th key and the last, the step the
+ *    keys a line of text covers (line_h pixels over slots of slot). */
+int key_label_step(float line_h, float slot) { return (int)ceilf(line_h / slot); }
+int is_labelled_key(int j, int n, int step) { return j % step == 0 || j == n - 1; }
 
 const char *ordinal(int n)
 {

@@ -7,6 +7,7 @@
 #include "pictures/pull_slide.h"
 #include "core/status.h"
 #include "pictures/render.h"
+#include "pictures/render_parts.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,15 +19,15 @@
 #define CAPTION_PX 26.0f
 #define HEADER_PX 22.0f /* column headers and row labels */
 #define SMALL_PX 18.0f  /* second lines of row labels, axis numbers, weights on the bars */
-#define LABEL_PX 22.0f  /* key labels, at most */
-#define LABEL_MIN_PX 12.0f
+#define KEY_LABEL_PX 22.0f /* key labels, at most */
+#define KEY_LABEL_MIN_PX 12.0f
 #define LABEL_MAX_LENGTH 200.0f /* pixels a turned key label may take; longer ones are shortened */
 
 #define LABEL_X MARGIN /* the row labels' column */
 #define SCORES_X 300   /* the score charts */
 #define SCORES_W 760
 #define WEIGHTS_X 1120 /* the softmax charts */
-#define WEIGHTS_W (RENDER_PULL_W - MARGIN - WEIGHTS_X)
+#define WEIGHTS_W (SLIDE_W - MARGIN - WEIGHTS_X)
 #define BODY_Y 200     /* the first row's top */
 #define WIDE_ROWS 3    /* the wide head's row is this many head rows tall */
 #define WIDE_GAP 44    /* between the heads' rows and the wide head's: a rule and the legend */
@@ -56,7 +57,7 @@ static void plan_labels(const DrawFont *f, char *const *shown, int n, Labels *L)
     for (int j = 0; j < n; j++)
         widest = fmaxf(widest, draw_text_width(f, shown[j], 1.0f));
     /* Across, on two lines (the token, its index), at the largest size that fits. */
-    L->px = fminf(LABEL_PX, (slot - 6) / fmaxf(widest, 1e-3f));
+    L->px = fminf(KEY_LABEL_PX, (slot - 6) / fmaxf(widest, 1e-3f));
     L->step = 1;
     if (L->px >= 16.0f) {
         L->rotated = 0;
@@ -66,8 +67,8 @@ static void plan_labels(const DrawFont *f, char *const *shown, int n, Labels *L)
     /* Else turned, "token index" reading upwards, thinned when the keys are
      * narrower than a line of text. */
     L->rotated = 1;
-    L->px = fmaxf(LABEL_MIN_PX, fminf(LABEL_PX, slot * 0.85f));
-    L->step = (int)ceilf(draw_line_height(L->px) / slot);
+    L->px = fmaxf(KEY_LABEL_MIN_PX, fminf(KEY_LABEL_PX, slot * 0.85f));
+    L->step = key_label_step(draw_line_height(L->px), slot);
     float longest = 0;
     for (int j = 0; j < n; j++) {
         char text[160];
@@ -83,7 +84,7 @@ static int draw_labels(DrawCanvas *cv, const DrawFont *f, char *const *shown, co
 {
     char text[160];
     for (int j = 0; j < L->n; j++) {
-        if (j % L->step != 0 && j != L->n - 1)
+        if (!is_labelled_key(j, L->n, L->step))
             continue;
         const int cx = x + (int)((j + 0.5f) * slot);
         if (L->rotated) {
@@ -199,7 +200,7 @@ static int draw_legend(DrawCanvas *cv, const DrawFont *f, int H, int y)
  * ellipsis only when even the smallest size does not hold it. */
 static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, int y)
 {
-    const float width = (float)(RENDER_PULL_W - 2 * MARGIN);
+    const float width = (float)(SLIDE_W - 2 * MARGIN);
     char first[512], rest[512];
     float px = CAPTION_PX;
     for (;; px -= 2) {
@@ -241,18 +242,18 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     char *labels = malloc((size_t)n * RENDER_LABEL_BYTES); /* (n, RENDER_LABEL_BYTES) the keys as shown */
     char **shown = malloc((size_t)n * sizeof *shown);       /* (n) key j's label, as every picture shows it */
     int rc = MHAVIZ_ENOMEM;
-    if (!contrib || !caption || !labels || !shown || draw_canvas_reset(cv, RENDER_PULL_W, RENDER_PULL_H) != MHAVIZ_OK)
+    if (!contrib || !caption || !labels || !shown || draw_canvas_reset(cv, SLIDE_W, SLIDE_H) != MHAVIZ_OK)
         goto cleanup;
     for (int j = 0; j < n; j++) { /* whitespace made visible, "" for the empty token (render.h) */
         shown[j] = labels + (size_t)j * RENDER_LABEL_BYTES;
-        render_token_label(font, tokens[j], LABEL_PX, LABEL_MAX_LENGTH, shown[j]);
+        render_token_label(font, tokens[j], KEY_LABEL_PX, LABEL_MAX_LENGTH, shown[j]);
     }
     char text[512];
 
     /* Title and caption. */
     snprintf(text, sizeof text, "The pulls on '%s' (token %d): each head's, and the %s", shown[i], i,
              p->identity ? "wide head's, which adds them up" : "separately trained wide head's");
-    draw_ellipsize(font, text, sizeof text, TITLE_PX, (float)(RENDER_PULL_W - 2 * MARGIN));
+    draw_ellipsize(font, text, sizeof text, TITLE_PX, (float)(SLIDE_W - 2 * MARGIN));
     if (draw_text(cv, font, text, TITLE_PX, MARGIN, MARGIN - 12, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto cleanup;
     pull_caption(caption, 2048, p, i, shown, single->att);
@@ -270,7 +271,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     /* Rows: H of height unit, then the wide head's. */
     Labels L;
     plan_labels(font, shown, n, &L);
-    const int body_end = RENDER_PULL_H - 12 - L.height;
+    const int body_end = SLIDE_H - 12 - L.height;
     const int unit = (body_end - BODY_Y - WIDE_GAP) / (H + WIDE_ROWS);
     const int pad = unit >= 40 ? 8 : 2;
 
@@ -305,13 +306,13 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
         if (draw_weights(cv, font, multi->att + ((size_t)h * T + i) * T, n, L.slot_w, y0, y1, col) != MHAVIZ_OK)
             goto cleanup;
         if (h + 1 < H)
-            draw_fill_rect(cv, LABEL_X, y + unit - 1, RENDER_PULL_W - 2 * MARGIN, 1, (DrawRgb){235, 235, 235});
+            draw_fill_rect(cv, LABEL_X, y + unit - 1, SLIDE_W - 2 * MARGIN, 1, (DrawRgb){235, 235, 235});
     }
 
     /* The wide head: the heads' contributions stacked downwards (one colour
      * per head), or its own scores when it has weights of its own. */
     const int y = BODY_Y + H * unit + WIDE_GAP, y0 = y + pad, y1 = y + WIDE_ROWS * unit - pad;
-    draw_fill_rect(cv, LABEL_X, y - WIDE_GAP + 4, RENDER_PULL_W - 2 * MARGIN, 2, DRAW_FRAME);
+    draw_fill_rect(cv, LABEL_X, y - WIDE_GAP + 4, SLIDE_W - 2 * MARGIN, 2, DRAW_FRAME);
     const float *w_i = single->scores + (size_t)i * T;
     float *own = contrib + (size_t)H * n; /* (n) the wide head's scores less its top score */
     for (int j = 0; j < n; j++)

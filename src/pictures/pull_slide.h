@@ -11,20 +11,17 @@
  *   right: each head's softmax weights, then the wide head's
  * The title names the query token and its index; the caption under it is
  * pull_caption's sentence. */
-#ifndef MHAVIZ_RENDER_PULL_H
-#define MHAVIZ_RENDER_PULL_H
+#ifndef MHAVIZ_SLIDE_H
+#define MHAVIZ_SLIDE_H
 
 #include "core/mha.h"
 #include "core/pull.h"
 #include "draw/draw.h"
 #include "io/input.h"
 
-#define RENDER_PULL_W 1920
-#define RENDER_PULL_H 1080
-
 /* Draw query's slide for layer c (tokens (T)) from the heads' pass multi
  * and the wide head's pass single (both with their scores kept) and their
- * pulls p, in font, on canvas cv (reset to RENDER_PULL_W x RENDER_PULL_H;
+ * pulls p, in font, on canvas cv (reset to SLIDE_W x SLIDE_H;
  * the caller keeps it), and write it to png_path. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the
  * file) or MHAVIZ_ENOMEM. */
 int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, const MhaConfig *c, char *const *tokens,

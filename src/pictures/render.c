@@ -33,8 +33,8 @@ void render_default_options(RenderOptions *o)
     o->cmap = "viridis";
     o->cell_px = 0;
     o->annotate = -1;
-    o->overview_w = 1920;
-    o->overview_h = 1080;
+    o->overview_w = SLIDE_W;
+    o->overview_h = SLIDE_H;
 }
 
 /* The colour maps a user may choose (draw_cmap has them), each with the

@@ -4,6 +4,7 @@
 #ifndef MHAVIZ_RENDER_PARTS_H
 #define MHAVIZ_RENDER_PARTS_H
 
+#include "core/layer.h"
 #include "draw/draw.h"
 #include "pictures/render.h"
 
@@ -87,6 +88,13 @@ LabelPick label_pick(float pitch, float min_pitch);
  * and the next label's centre must lie 1.1 px beyond theirs:
  * (t + 1/2) pitch - max(px, pitch) / 2 >= 1.1 px. */
 int label_need(float px, float pitch);
+
+/* Which tokens get a label when not all fit (labels.c: three rules, one
+ * per kind of picture): sharpness.png's axis, and the pull slide's keys
+ * (the maps' rule is label_pick's). */
+int is_labelled_axis(int t, int T, int step);
+int key_label_step(float line_h, float slot);
+int is_labelled_key(int j, int n, int step);
 
 /* English ordinal suffix: 2 -> "nd", 5 -> "th", 21 -> "st", 12 -> "th". */
 const char *ordinal(int n);

@@ -38,7 +38,7 @@ static const DrawRgb GRID = {222, 222, 222};        /* the lines at 0, 0.25, ...
 
 typedef struct {
     RenderSharpnessLayout pub;
-    float s;                        /* scale: h / 1080 */
+    float s;                        /* scale: h / SLIDE_H */
     float title_px, sub_px, tick_px, label_px, cap_px, legend_px;
     int m, tick_w, label_w, legend_x, legend_dy, swatch_w;
     int n_heads;                    /* maps before the wide head's */
@@ -60,15 +60,11 @@ static void legend_text(const Layout *L, char *const *legend, int k, char *buf, 
         snprintf(buf, len, "map %d", p);
 }
 
-/* Token t of T has a label: every step-th, and the last, which keeps a
- * step's room from the one before it. */
-static int labelled(int t, int T, int step) { return t == T - 1 || (t % step == 0 && T - 1 - t >= step); }
-
 static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *const *tokens, char *const *legend,
                    const char *subtitle, Layout *L)
 {
     memset(L, 0, sizeof *L);
-    const float s = (float)h / 1080.0f;
+    const float s = (float)h / (float)SLIDE_H;
     L->s = s;
     L->n_heads = n_maps - 1;
     L->m = (int)(32.0f * s);
@@ -103,7 +99,7 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
     P->label_step = render_label_step(P->pitch, 1.1f * L->label_px);
     float widest = 0.0f;
     for (int t = 0; t < T; t++) {
-        if (!labelled(t, T, P->label_step))
+        if (!is_labelled_axis(t, T, P->label_step))
             continue;
         char label[RENDER_LABEL_BYTES];
         render_token_label(font, tokens[t], L->label_px, 8.0f * L->label_px, label);
@@ -204,7 +200,7 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
         goto oom;
     const int label_top = bottom + (int)(10.0f * s);
     for (int t = 0; t < T; t++) {
-        if (!labelled(t, T, P->label_step))
+        if (!is_labelled_axis(t, T, P->label_step))
             continue;
         char label[RENDER_LABEL_BYTES];
         render_token_label(font, tokens[t], L.label_px, 8.0f * L.label_px, label);

@@ -9,8 +9,6 @@
 
 #include <stdio.h>
 
-#define W 1920
-#define H 1080
 #define TITLE_PX 44.0f
 #define NAME_PX 40.0f  /* the variant's name */
 #define TEXT_PX 28.0f  /* everything else */
@@ -31,7 +29,7 @@ static const DrawRgb GREY_TEXT = {90, 90, 90};
 int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, int n, char *err, size_t errlen)
 {
     Figure s;
-    int rc = figure_begin(&s, NULL, render_font(r), W, H, err, errlen);
+    int rc = figure_begin(&s, NULL, render_font(r), SLIDE_W, SLIDE_H, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     const MhaConfig *c0 = &v[0].in.cfg;
@@ -41,15 +39,15 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
     const int n_cols = head_columns(nh, VARIANTS_SLIDE_MAX_COLUMNS, col_head);
 
     /* The map side: as large as both the rows and the columns allow. */
-    const int row_room = (H - TOP - BOTTOM) / n - MARK_H - GAP;
-    const int col_room = (W - NAMES_W - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
+    const int row_room = (SLIDE_H - TOP - BOTTOM) / n - MARK_H - GAP;
+    const int col_room = (SLIDE_W - NAMES_W - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
     int side = row_room < col_room ? row_room : col_room;
     if (side >= T)
         side -= side % T; /* whole pixels per token, as render_paint_map draws them */
     const int pitch = side + GAP, row_pitch = MARK_H + side + GAP;
-    const int x0 = NAMES_W + (W - NAMES_W - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
+    const int x0 = NAMES_W + (SLIDE_W - NAMES_W - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
     const int wide_x = x0 + n_cols * pitch + WIDE_GAP;
-    const int y0 = TOP + (H - TOP - BOTTOM - n * row_pitch) / 2;
+    const int y0 = TOP + (SLIDE_H - TOP - BOTTOM - n * row_pitch) / 2;
     char a[192], b[64];
 
     /* Title and the column names. */
@@ -59,9 +57,9 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
         variant_name(b, sizeof b, nh, v[k].in.cfg.n_kv_heads);
         used += snprintf(a + used, sizeof a - (size_t)used, "%s%s", k == 0 ? "" : k + 1 < n ? ", " : " and ", b);
     }
-    if (used >= (int)sizeof a || draw_text_width(s.f, a, TITLE_PX) > W - 80)
+    if (used >= (int)sizeof a || draw_text_width(s.f, a, TITLE_PX) > SLIDE_W - 80)
         snprintf(a, sizeof a, "Each of the %d heads' maps as their keys and values are shared", nh);
-    figure_text(&s, a, TITLE_PX, W / 2, 24, DRAW_MID, DRAW_TOP, DRAW_INK);
+    figure_text(&s, a, TITLE_PX, SLIDE_W / 2, 24, DRAW_MID, DRAW_TOP, DRAW_INK);
     for (int i = 0; i < n_cols; i++) {
         if (col_head[i] == HEAD_COLUMNS_ELIDED)
             snprintf(a, sizeof a, "\xe2\x80\xa6");
@@ -130,15 +128,15 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
 
     /* The one colour scale, and how to read the maps. */
     const int bar_h = n * row_pitch / 2 < 400 ? n * row_pitch / 2 : 400;
-    s.failed |= render_weights_bar(r, s.c, W - BAR_W + 10, y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) != MHAVIZ_OK;
+    s.failed |= render_weights_bar(r, s.c, SLIDE_W - BAR_W + 10, y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) != MHAVIZ_OK;
     snprintf(a, sizeof a,
              "each map: rows = queries, columns = keys, T = %d, one colour scale for all; wide head: one head of "
              "width %d; B/token: K/V cache per token per layer at fp16", T, c0->d_model);
-    figure_text(&s, a, TEXT_PX * 0.9f, W / 2, H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
+    figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     if (side < T) { /* render_paint_map shares the tokens out over the pixels */
         const int k = (T + side - 1) / side;
         snprintf(a, sizeof a, "each pixel of a map is the mean of a block of up to %d \xc3\x97 %d tokens", k, k);
-        figure_text(&s, a, TEXT_PX * 0.9f, W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
+        figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
     }
 
     return figure_write(&s, path, err, errlen);

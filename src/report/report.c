@@ -72,7 +72,7 @@ static int summarise(const ReportData *d, Summary *s)
         summary_free(s);
         return MHAVIZ_ENOMEM;
     }
-#pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= REPORT_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= PARALLEL_MIN_CELLS)
     for (int h = 0; h < c->n_heads; h++)
         measures_compare(d->multi->att + (size_t)h * map, s->wide_att, T, c->causal, &s->cmp[h]);
     double bits_sum = 0.0;

@@ -265,8 +265,7 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
     }
 
     /* Each head: where it sits, what it does, how it differs, its map. */
-    const char *pad = c->n_heads >= 100 ? "%03d" : "%02d"; /* head_00 .. as the pictures are named */
-    char fmt[64], name[64];
+    char head[32], name[64];
     fputs("  \"heads\": [\n", f);
     for (int h = 0; h < c->n_heads; h++) {
         fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, report_kv_head(d, h));
@@ -276,13 +275,12 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
         fputs(",\n      \"top1_agreement\": ", f);
         json_number(f, s->cmp[h].top1_agreement);
         fputs(",\n      \"attention\": ", f);
-        snprintf(fmt, sizeof fmt, "head_%s_attention.npy", pad);
-        snprintf(name, sizeof name, fmt, h);
+        outdir_head_name(head, sizeof head, h, c->n_heads);
+        snprintf(name, sizeof name, "%s_attention.npy", head);
         json_matrix(f, mx, d->multi->att + (size_t)h * map, T, T, name, "        ");
         if (d->scores && d->multi->scores) {
             fputs(",\n      \"scores\": ", f);
-            snprintf(fmt, sizeof fmt, "head_%s_scores.npy", pad);
-            snprintf(name, sizeof name, fmt, h);
+            snprintf(name, sizeof name, "%s_scores.npy", head);
             json_matrix(f, mx, d->multi->scores + (size_t)h * map, T, T, name, "        ");
         }
         fputs(h + 1 < c->n_heads ? "\n    },\n" : "\n    }\n", f);

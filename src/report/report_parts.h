@@ -3,6 +3,8 @@
 #ifndef MHAVIZ_REPORT_PARTS_H
 #define MHAVIZ_REPORT_PARTS_H
 
+#include "core/parallel.h"
+#include "io/outdir.h"
 #include "report/report.h"
 #include "core/kept.h"
 
@@ -16,10 +18,6 @@
 
 /* Heads a sentence about chance names at most (of more, it gives the range only). */
 #define REPORT_CHANCE_HEADS 64
-
-/* Numbers (cells or floats to print) below which a loop stays on one thread:
- * waking the threads would cost more than it saves (a class-size layer). */
-#define REPORT_PARALLEL_MIN ((size_t)1 << 15)
 
 /* Everything both files say, computed once. */
 typedef struct {

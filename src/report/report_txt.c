@@ -188,6 +188,36 @@ static void txt_table_row(FILE *f, const char *label, const char *kv, const MapM
             cmp ? txt_cell(b[5], 16, "%.2f", cmp->top1_agreement) : "-");
 }
 
+/* The role rule's numbers in words, for its legend: k times ("twice"), a
+ * share of a row ("half"), one k-th ("a quarter"); figures past the words. */
+static const char *times_word(char *buf, size_t n, int k)
+{
+    if (k == 2)
+        snprintf(buf, n, "twice");
+    else
+        snprintf(buf, n, "%d times", k);
+    return buf;
+}
+
+static const char *share_word(char *buf, size_t n, double x)
+{
+    if (x == 0.5)
+        snprintf(buf, n, "half");
+    else
+        snprintf(buf, n, "%.2f", x);
+    return buf;
+}
+
+static const char *part_word(char *buf, size_t n, int k)
+{
+    static const char *const words[] = {NULL, "all", "half", "a third", "a quarter", "a fifth"};
+    if (k >= 1 && k <= 5)
+        snprintf(buf, n, "%s", words[k]);
+    else
+        snprintf(buf, n, "1/%d", k);
+    return buf;
+}
+
 /* A map's row of the pattern table: each pattern's mean share. */
 static void txt_pattern_row(FILE *f, const char *label, const MapMeasures *m)
 {
@@ -209,14 +239,14 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     int n_rows = 0;
     snprintf(labels[n_rows], sizeof labels[0], "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
     rows[n_rows++] = &t->input;
-    snprintf(labels[n_rows], sizeof labels[0], "MHA");
+    snprintf(labels[n_rows], sizeof labels[0], "%s", LAYOUT_MHA);
     rows[n_rows++] = &t->mha;
     for (int g = 0; g < t->n_gqa; g++) {
         variant_name(labels[n_rows], sizeof labels[0], c->n_heads, t->gqa[g].n_kv_heads);
         rows[n_rows++] = &t->gqa[g];
     }
     if (c->n_heads > 1) {
-        snprintf(labels[n_rows], sizeof labels[0], "MQA");
+        snprintf(labels[n_rows], sizeof labels[0], "%s", LAYOUT_MQA);
         rows[n_rows++] = &t->mqa;
     }
     snprintf(labels[n_rows], sizeof labels[0], "one wide head");
@@ -675,11 +705,17 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
           "fixed: the one key most rows look at, named below.  rows: rows where each could show\n"
           "(for fixed, each map's own key: not one count for all).\n"
           "Each cell counts for one pattern, the first of this list that names it; a row with one\n"
-          "visible key counts for none.\n"
-          "A role needs a share of at least 0.50 and twice what spreading evenly would give, and at\n"
-          "least half of the row in 2 rows or more and in a quarter of the rows where it could.\n"
-          "- : no row where it could.\n",
+          "visible key counts for none.\n",
           f);
+    /* The role rule's legend, from the thresholds the rule uses (measures.h). */
+    char times[24], shown[24], part[24];
+    fprintf(f,
+            "A role needs a share of at least %.2f and %s what spreading evenly would give, and at\n"
+            "least %s of the row in %d rows or more and in %s of the rows where it could.\n"
+            "- : no row where it could.\n",
+            MEASURES_ROLE_SHARE, times_word(times, sizeof times, MEASURES_ROLE_EVEN_TIMES),
+            share_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
+            part_word(part, sizeof part, MEASURES_ROLE_ROWS_PART));
 
     fputs("\nIn words\n", f);
     for (int h = 0; h < c->n_heads; h++) {

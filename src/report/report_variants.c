@@ -282,8 +282,10 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
     json_number(f, REPORT_BARELY_TOP1);
     fputs("},\n  \"variants\": [\n", f);
     for (int i = 0; i < n; i++) {
-        fprintf(f, "    {\n    \"name\": \"%s\",\n    \"n_kv_heads\": %d,\n    \"folder\": \"kv%d\",\n", s[i].name,
-                s[i].cost.input.n_kv_heads, s[i].cost.input.n_kv_heads);
+        char folder[32];
+        outdir_variant_folder(folder, sizeof folder, s[i].cost.input.n_kv_heads);
+        fprintf(f, "    {\n    \"name\": \"%s\",\n    \"n_kv_heads\": %d,\n    \"folder\": \"%s\",\n", s[i].name,
+                s[i].cost.input.n_kv_heads, folder);
         json_cost_row(f, "cost", &s[i].cost.input, 1, 0);
         fprintf(f, "    \"kv_cache_bytes_at_T\": %" PRId64 ",\n    \"blur\": ", s[i].cost.input.kv_cache_bytes * c->T);
         json_number(f, s[i].blur);
@@ -359,7 +361,7 @@ int report_write_variants(const char *dir, const Variant *v, int n, const Groupi
         s[i].blur = measures_blur(x->measures, H, &s[i].heads_norm_mean);
         if (!(s[i].cmp = malloc((size_t)H * sizeof *s[i].cmp)))
             goto cleanup;
-#pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= REPORT_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= PARALLEL_MIN_CELLS)
         for (int h = 0; h < H; h++)
             measures_compare(x->multi.att + (size_t)h * map, v[0].multi.att + (size_t)h * map, T, c->causal,
                              &s[i].cmp[h]);

@@ -5,6 +5,7 @@
 #include "pictures/pull_slide.h"
 #include "report/report.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,86 +60,125 @@ static int draw_architecture(Renderer *r, DrawCanvas *canvas, const RenderJob *j
                              err, errlen);
 }
 
-/* Render every picture into the folder folder of out: architecture.png,
- * query_NN.png (NN the query's index zero-padded to the digits of the last
- * token's, at least two), overview.png, one heatmap per head,
- * single_head.png, sharpness.png and, with --steps, each map's pre-softmax
- * scores (head_NN_scores.png, single_head_scores.png). The pictures are
- * drawn in parallel by render_jobs_progress. */
-static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const char *folder, int steps, Timing *tm,
-                       char *err, size_t errlen)
-{
-    const MhaInput *in = &v->in;
-    const MhaState *multi = &v->multi, *single = &v->single;
-    const MapMeasures *m = v->measures;
-    const int pooled_from = v->pooled_from;
-    const MhaConfig *c = &in->cfg;
-    const int H = c->n_heads, T = c->T, G = c->n_kv_heads;
-    const size_t map = (size_t)T * T;
-    const int kv_mul = H / G;
-    const int n_jobs = variant_pictures(H, steps);
-    RenderJob *jobs = calloc((size_t)n_jobs, sizeof *jobs);
-    char **names = calloc((size_t)n_jobs, sizeof *names);    /* (n_jobs) PNG paths */
-    char **titles = calloc((size_t)n_jobs, sizeof *titles);  /* (n_jobs) picture titles */
-    char **subs = calloc((size_t)n_jobs, sizeof *subs);      /* (n_jobs) the lines under them */
-    char **panels = calloc((size_t)H + 1, sizeof *panels);   /* (H + 1) overview panel titles */
-    const float **maps = calloc((size_t)H + 1, sizeof *maps); /* (H + 1) the softmax maps */
-    int rc = MHAVIZ_ENOMEM;
-    if (!jobs || !names || !titles || !subs || !panels || !maps)
-        goto cleanup;
+/* The pictures of one variant being listed as render jobs; each job's
+ * path, title and subtitle are owned here. */
+typedef struct {
+    RenderJob *jobs;    /* (cap) */
+    char **owned;       /* (3 cap) each job's path, title and subtitle */
+    int n, cap;
+    int failed;         /* a string could not be made: out of memory */
+    const OutDir *out;
+    const char *folder; /* the variant's folder in out ("" = out itself) */
+} JobList;
 
-    /* What the titles say: the layout (MHA, GQA or MQA), whether the K/V
-     * heads were pooled here, and the input's own title. */
+/* Append job j, written to file in the list's folder, with its title and
+ * subtitle. variant_pictures counts every picture render_maps lists. */
+static void add_job(JobList *l, RenderJob j, const char *file, const char *title, const char *subtitle)
+{
+    assert(l->n < l->cap);
+    char **own = l->owned + 3 * (size_t)l->n;
+    own[0] = sub_path(l->out, l->folder, file), own[1] = strdup(title), own[2] = strdup(subtitle);
+    l->failed |= !own[0] || !own[1] || !own[2];
+    j.path = own[0], j.title = own[1], j.subtitle = own[2];
+    l->jobs[l->n++] = j;
+}
+
+/* What the titles and subtitles say of the whole variant. */
+typedef struct {
+    char variant[64];    /* the layout: "MHA", "GQA (2 K/V heads)" */
+    char pooled[160];    /* "K/V mean-pooled from 4 heads, not retrained", or "" */
+    char sharing[128];   /* how the heads share keys and values */
+    char wide_from[160]; /* what the wide head is made of */
+    const char *title;   /* the input's own title, or "" */
+} Words;
+
+static void words_of(const Variant *v, Words *w)
+{
+    const MhaConfig *c = &v->in.cfg;
+    const int H = c->n_heads, G = c->n_kv_heads;
     const char *layout = measures_layout_name(H, G);
-    char variant[64], pooled[160] = "", sharing[128], wide_from[160], sub[512];
     if (G == H)
-        snprintf(variant, sizeof variant, "MHA");
+        snprintf(w->variant, sizeof w->variant, "%s", layout);
     else
-        snprintf(variant, sizeof variant, "%s (%d K/V head%s)", layout, G, G == 1 ? "" : "s");
-    if (pooled_from && v->grouping[0])
-        snprintf(pooled, sizeof pooled, "K/V mean-pooled in groups %s, not retrained", v->grouping);
-    else if (pooled_from)
-        snprintf(pooled, sizeof pooled, "K/V mean-pooled from %d heads, not retrained", pooled_from);
+        snprintf(w->variant, sizeof w->variant, "%s (%d K/V head%s)", layout, G, G == 1 ? "" : "s");
+    w->pooled[0] = '\0';
+    if (v->pooled_from && v->grouping[0]) /* --kv-groups chose who shares */
+        snprintf(w->pooled, sizeof w->pooled, "K/V mean-pooled in groups %s, not retrained", v->grouping);
+    else if (v->pooled_from)
+        snprintf(w->pooled, sizeof w->pooled, "K/V mean-pooled from %d heads, not retrained", v->pooled_from);
     if (G == H)
-        snprintf(sharing, sizeof sharing, "MHA: each head has its own keys and values");
+        snprintf(w->sharing, sizeof w->sharing, "%s: each head has its own keys and values", layout);
     else if (G == 1)
-        snprintf(sharing, sizeof sharing, "MQA: all %d heads share one K/V head", H);
+        snprintf(w->sharing, sizeof w->sharing, "%s: all %d heads share one K/V head", layout, H);
     else
-        snprintf(sharing, sizeof sharing, "GQA: each K/V head serves %d query heads", kv_mul);
-    if (in->has_single)
-        snprintf(wide_from, sizeof wide_from, "its own weights (the input's single_head), not the heads'");
+        snprintf(w->sharing, sizeof w->sharing, "%s: each K/V head serves %d query heads", layout, H / G);
+    if (v->in.has_single)
+        snprintf(w->wide_from, sizeof w->wide_from, "its own weights (the input's single_head), not the heads'");
     else
-        snprintf(wide_from, sizeof wide_from,
+        snprintf(w->wide_from, sizeof w->wide_from,
                  "the heads' projections as one head: its score = (sum of the %d heads' scores) / \xe2\x88\x9a%d",
                  H, H);
+    w->title = v->in.title ? v->in.title : "";
+}
 
-    /* One line per picture: kind, file, title, subtitle. The titles carry
-     * each map's role and entropy (issue 4) from m (H + 1). */
-    int n = 0;
-    const char *pad = H >= 100 ? "%03d" : "%02d"; /* head_00 .. head_99, head_000 from 100 heads */
-    char fmt[64], name[64], title[192];
-    for (int p = 0; p <= H; p++) {
-        maps[p] = p < H ? multi->att + (size_t)p * map : single->att;
-        if (p < H && G < H && G > 1) /* GQA: which K/V head (with MQA there is one) */
-            snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, v->kv_of[p],
-                     measures_role_name(m[p].role));
-        else if (p < H)
-            snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, measures_role_name(m[p].role));
-        else
-            snprintf(title, sizeof title, "wide head \xc2\xb7 %s", measures_role_name(m[p].role));
-        if (!(panels[p] = strdup(title)))
-            goto cleanup;
-    }
-    snprintf(title, sizeof title, "%s: %d heads of width %d, and one wide head of width %d", variant, H,
-             c->head_dim, c->d_model);
-    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
-    join(sub, sizeof sub, pooled);
-    jobs[n] = (RenderJob){.draw = render_draw_overview, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
-    names[n] = sub_path(out, folder, "overview.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
+/* a · b · c into buf, each part left out when NULL or empty. */
+static const char *parts(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+    snprintf(buf, len, "%s", a);
+    join(buf, len, b);
+    join(buf, len, c);
+    return buf;
+}
 
+/* Map p's title on the overview, and its line in sharpness.png's legend:
+ * the head (with its K/V head under GQA) and its role. The caller frees it. */
+static char *panel_title(const Variant *v, int p)
+{
+    const int H = v->in.cfg.n_heads, G = v->in.cfg.n_kv_heads;
+    const char *role = measures_role_name(v->measures[p].role);
+    char title[192];
+    if (p < H && G < H && G > 1) /* GQA: which K/V head (with MQA there is one) */
+        snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, v->kv_of[p], role);
+    else if (p < H)
+        snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, role);
+    else
+        snprintf(title, sizeof title, "wide head \xc2\xb7 %s", role);
+    return strdup(title);
+}
+
+/* overview.png: every map, panels[p] naming map p. */
+static void list_overview(JobList *l, const Variant *v, const Words *w, const float *const *maps, char *const *panels)
+{
+    const MhaConfig *c = &v->in.cfg;
+    char title[192], sub[512];
+    snprintf(title, sizeof title, "%s: %d heads of width %d, and one wide head of width %d", w->variant,
+             c->n_heads, c->head_dim, c->d_model);
+    add_job(l, (RenderJob){.draw = render_draw_overview, .maps = maps, .n_maps = c->n_heads + 1, .panel_titles = panels},
+            "overview.png", title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
+}
+
+/* sharpness.png: every map's rows' entropy, panels[p] naming map p. */
+static void list_sharpness(JobList *l, const Variant *v, const Words *w, const float *const *maps, char *const *panels)
+{
+    const int H = v->in.cfg.n_heads;
+    char title[192], sub[512];
+    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and the wide head (bold)",
+             w->variant, H);
+    add_job(l, (RenderJob){.draw = render_draw_sharpness, .maps = maps, .n_maps = H + 1, .panel_titles = panels},
+            "sharpness.png", title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
+}
+
+/* head_NN.png for each head and single_head.png; the titles carry each
+ * map's role and entropy (issue 4). */
+static void list_heads(JobList *l, const Variant *v, const Words *w, const float *const *maps)
+{
+    const MhaConfig *c = &v->in.cfg;
+    const MapMeasures *m = v->measures; /* (H + 1) */
+    const int H = c->n_heads, G = c->n_kv_heads;
+    char head[32], name[64], title[192], sub[512];
     for (int h = 0; h < H; h++) {
-        snprintf(fmt, sizeof fmt, "head_%s.png", pad);
-        snprintf(name, sizeof name, fmt, h);
+        outdir_head_name(head, sizeof head, h, H);
+        snprintf(name, sizeof name, "%s.png", head);
         if (G == 1 && H > 1)
             snprintf(title, sizeof title, "head %d of %d \xc2\xb7 the shared K/V head \xc2\xb7 %s \xc2\xb7 %.2f bits",
                      h, H, measures_role_name(m[h].role), m[h].entropy_bits);
@@ -148,74 +188,98 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
         else
             snprintf(title, sizeof title, "head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits", h, H,
                      measures_role_name(m[h].role), m[h].entropy_bits);
-        snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
-        join(sub, sizeof sub, sharing);
-        join(sub, sizeof sub, pooled);
-        jobs[n] = (RenderJob){.draw = render_draw_weights, .values = maps[h]};
-        names[n] = sub_path(out, folder, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
+        add_job(l, (RenderJob){.draw = render_draw_weights, .values = maps[h]}, name, title,
+                parts(sub, sizeof sub, w->title, w->sharing, w->pooled));
     }
     snprintf(title, sizeof title, "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits", c->d_model,
              measures_role_name(m[H].role), m[H].entropy_bits);
-    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
-    join(sub, sizeof sub, wide_from);
-    join(sub, sizeof sub, in->has_single ? NULL : pooled);
-    jobs[n] = (RenderJob){.draw = render_draw_weights, .values = single->att};
-    names[n] = sub_path(out, folder, "single_head.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
+    add_job(l, (RenderJob){.draw = render_draw_weights, .values = maps[H]}, "single_head.png", title,
+            parts(sub, sizeof sub, w->title, w->wide_from, v->in.has_single ? NULL : w->pooled));
+}
 
-    snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and the wide head (bold)",
-             variant, H);
-    snprintf(sub, sizeof sub, "%s", in->title ? in->title : "");
-    join(sub, sizeof sub, pooled);
-    jobs[n] = (RenderJob){.draw = render_draw_sharpness, .maps = maps, .n_maps = H + 1, .panel_titles = panels};
-    names[n] = sub_path(out, folder, "sharpness.png"), titles[n] = strdup(title), subs[n++] = strdup(sub);
-
-    for (int p = 0; steps && p <= H; p++) {
-        snprintf(fmt, sizeof fmt, "head_%s_scores.png", pad);
-        if (p < H)
-            snprintf(name, sizeof name, fmt, p);
-        else
-            snprintf(name, sizeof name, "single_head_scores.png");
-        if (p < H)
+/* With --steps: each map's scores before the softmax. */
+static void list_scores(JobList *l, const Variant *v, const Words *w)
+{
+    const MhaConfig *c = &v->in.cfg;
+    const int H = c->n_heads;
+    const size_t map = (size_t)c->T * c->T;
+    char head[32], name[64], title[192], sub[512];
+    snprintf(sub, sizeof sub, "the softmax ignores a constant added to a row \xc2\xb7 "
+                              "each row's winner is 0, its lightest cell");
+    join(sub, sizeof sub, w->pooled);
+    for (int p = 0; p <= H; p++) {
+        outdir_head_name(head, sizeof head, p, H);
+        if (p < H) {
+            snprintf(name, sizeof name, "%s_scores.png", head);
             snprintf(title, sizeof title,
                      "head %d of %d \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", p, H,
                      c->head_dim);
-        else
+        } else {
+            snprintf(name, sizeof name, "single_head_scores.png");
             snprintf(title, sizeof title,
                      "single wide head \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", c->d_model);
-        snprintf(sub, sizeof sub, "the softmax ignores a constant added to a row \xc2\xb7 "
-                                  "each row's winner is 0, its lightest cell");
-        join(sub, sizeof sub, pooled);
-        jobs[n] = (RenderJob){.draw = render_draw_scores, .values = p < H ? multi->scores + (size_t)p * map : single->scores};
-        names[n] = sub_path(out, folder, name), titles[n] = strdup(title), subs[n++] = strdup(sub);
+        }
+        const float *scores = p < H ? v->multi.scores + (size_t)p * map : v->single.scores; /* (T, T) */
+        add_job(l, (RenderJob){.draw = render_draw_scores, .values = scores}, name, title, sub);
     }
-    /* The two 1920 x 1080 slides, drawn by functions of their own. */
+}
+
+/* The two slides drawn by functions of their own: query_NN.png (NN the
+ * query's index zero-padded to the digits of the last token's, at least
+ * two) and architecture.png. */
+static void list_slides(JobList *l, const Variant *v)
+{
     int digits = 2;
-    for (int t = T - 1; t >= 100; t /= 10)
+    for (int t = v->in.cfg.T - 1; t >= 100; t /= 10)
         digits++;
     char query_png[32];
     snprintf(query_png, sizeof query_png, "query_%0*d.png", digits, v->query);
-    jobs[n] = (RenderJob){.draw = draw_pull_slide, .arg = v};
-    names[n] = sub_path(out, folder, query_png), titles[n] = strdup(""), subs[n++] = strdup("");
-    jobs[n] = (RenderJob){.draw = draw_architecture, .arg = v};
-    names[n] = sub_path(out, folder, "architecture.png"), titles[n] = strdup(""), subs[n++] = strdup("");
+    add_job(l, (RenderJob){.draw = draw_pull_slide, .arg = v}, query_png, "", "");
+    add_job(l, (RenderJob){.draw = draw_architecture, .arg = v}, "architecture.png", "", "");
+}
 
-    for (int k = 0; k < n; k++) {
-        if (!names[k] || !titles[k] || !subs[k])
+/* Render every picture into the folder folder of out: overview.png, one
+ * heatmap per head, single_head.png, sharpness.png, with --steps each
+ * map's pre-softmax scores (head_NN_scores.png, single_head_scores.png),
+ * query_NN.png and architecture.png. The pictures are drawn in parallel by
+ * render_jobs_progress, in the order listed (an error names the first). */
+static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const char *folder, int steps, Timing *tm,
+                       char *err, size_t errlen)
+{
+    const MhaConfig *c = &v->in.cfg;
+    const int H = c->n_heads;
+    const int n_jobs = variant_pictures(H, steps);
+    JobList l = {calloc((size_t)n_jobs, sizeof *l.jobs), calloc(3 * (size_t)n_jobs, sizeof *l.owned), 0, n_jobs,
+                 0, out, folder};
+    char **panels = calloc((size_t)H + 1, sizeof *panels);    /* (H + 1) overview panel titles */
+    const float **maps = calloc((size_t)H + 1, sizeof *maps); /* (H + 1) the softmax maps, the wide head's last */
+    int rc = MHAVIZ_ENOMEM;
+    if (!l.jobs || !l.owned || !panels || !maps)
+        goto cleanup;
+    for (int p = 0; p <= H; p++) {
+        maps[p] = p < H ? v->multi.att + (size_t)p * c->T * c->T : v->single.att;
+        if (!(panels[p] = panel_title(v, p)))
             goto cleanup;
-        jobs[k].path = names[k];
-        jobs[k].title = titles[k];
-        jobs[k].subtitle = subs[k];
     }
-
-    rc = render_jobs_progress(r, jobs, n, T, in->tokens, c->causal, render_progress, tm, err, errlen);
+    Words w;
+    words_of(v, &w);
+    list_overview(&l, v, &w, maps, panels);
+    list_heads(&l, v, &w, maps);
+    list_sharpness(&l, v, &w, maps, panels);
+    if (steps)
+        list_scores(&l, v, &w);
+    list_slides(&l, v);
+    assert(l.n == n_jobs); /* variant_pictures counts what is listed */
+    if (!l.failed)
+        rc = render_jobs_progress(r, l.jobs, l.n, c->T, v->in.tokens, c->causal, render_progress, tm, err, errlen);
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");
-    for (int k = 0; names && titles && subs && k < n_jobs; k++)
-        free(names[k]), free(titles[k]), free(subs[k]);
+    for (int k = 0; l.owned && k < 3 * n_jobs; k++)
+        free(l.owned[k]);
     for (int p = 0; panels && p <= H; p++)
         free(panels[p]);
-    free(jobs), free(names), free(titles), free(subs), free(panels), free(maps);
+    free(l.jobs), free(l.owned), free(panels), free(maps);
     return rc;
 }
 

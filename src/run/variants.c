@@ -10,12 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The sub-folder of the variant with n_kv K/V heads: "kv2". */
-static void variants_folder(char *buf, size_t len, int n_kv)
-{
-    snprintf(buf, len, "kv%d", n_kv);
-}
-
 /* kv_cache.png at path: one line per variant at this input's shapes. */
 static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const char *path, int layers, char *err,
                             size_t errlen)
@@ -60,7 +54,7 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
     GroupingRanking ranks[VARIANTS_MAX] = {{0}};
     for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
         char sub[16];
-        variants_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
+        outdir_variant_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
         rc = variant_write(&v[i], r, out, sub, o, tm, err, errlen);
     }
     if (rc != MHAVIZ_OK)

@@ -13,6 +13,8 @@
 #include "core/mha.h"
 #include "core/status.h"
 
+#include "support.h"
+
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -265,63 +267,23 @@ static int run(char *const argv[], const char *out_path, char *err, size_t len)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Whole contents of a file (caller frees); *len its size. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    s[n] = '\0';
-    *len = (size_t)n;
-    return s;
-}
-
-static int same_file(const char *a, const char *b)
-{
-    size_t la, lb;
-    char *sa = slurp(a, &la), *sb = slurp(b, &lb);
-    int same = la == lb && memcmp(sa, sb, la) == 0;
-    free(sa);
-    free(sb);
-    return same;
-}
-
 static int exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
 }
 
-static char *scratch(void)
-{
-    char *dir = strdup("/tmp/mhaviz-samples-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    return dir;
-}
-
-static void remove_tree(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
 /* `make samples` writes the very bytes that are shipped. */
 START_TEST(generator_reproduces_samples)
 {
-    char *dir = scratch(), err[4096];
+    char *dir = scratch("samples"), err[4096];
     char *argv[] = {(char *)env("MHAVIZ_GEN"), dir, NULL};
     ck_assert_msg(run(argv, NULL, err, sizeof err) == 0, "generator: %s", err);
     for (int s = 0; s < N_SAMPLES; s++) {
         char fresh[512], shipped[512];
         snprintf(fresh, sizeof fresh, "%s/%s", dir, SAMPLES[s]);
         snprintf(shipped, sizeof shipped, "samples/%s", SAMPLES[s]);
-        ck_assert_msg(same_file(fresh, shipped), "%s differs from what `make samples` writes", shipped);
+        ck_assert_msg(files_same(fresh, shipped), "%s differs from what `make samples` writes", shipped);
     }
     remove_tree(dir);
     free(dir);
@@ -332,7 +294,7 @@ END_TEST
  * head's PNG and both reports. */
 START_TEST(every_sample_runs)
 {
-    char *dir = scratch(), err[4096];
+    char *dir = scratch("samples"), err[4096];
     for (int s = 0; s < N_SAMPLES; s++) {
         char in[256], out[512], file[600];
         snprintf(in, sizeof in, "samples/%s", SAMPLES[s]);
@@ -360,7 +322,7 @@ END_TEST
  * are exactly what init writes for the options samples/README.md gives. */
 START_TEST(init_cli_reproducible_and_runs)
 {
-    char *dir = scratch(), err[4096], a[512], b[512], c[512], out[512];
+    char *dir = scratch("samples"), err[4096], a[512], b[512], c[512], out[512];
     snprintf(a, sizeof a, "%s/a.json", dir);
     snprintf(b, sizeof b, "%s/b.json", dir);
     snprintf(c, sizeof c, "%s/c.json", dir);
@@ -373,8 +335,8 @@ START_TEST(init_cli_reproducible_and_runs)
     ck_assert_msg(run(args7, a, err, sizeof err) == 0, "init: %s", err);
     ck_assert_msg(run(args7, b, err, sizeof err) == 0, "init: %s", err);
     ck_assert_msg(run(args8, c, err, sizeof err) == 0, "init: %s", err);
-    ck_assert(same_file(a, b));
-    ck_assert(!same_file(a, c));
+    ck_assert(files_same(a, b));
+    ck_assert(!files_same(a, c));
     char *main_a[] = {bin, "-q", "-o", out, a, NULL};
     ck_assert_msg(run(main_a, NULL, err, sizeof err) == 0, "run: %s", err);
     char *main_c[] = {bin, "-q", "-o", out, c, NULL};
@@ -383,21 +345,21 @@ START_TEST(init_cli_reproducible_and_runs)
     char *fresh[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
                      "--d-model", "16", "--heads", "4", "--seed", "1", "--embeddings", NULL};
     ck_assert_int_eq(run(fresh, a, err, sizeof err), 0);
-    ck_assert_msg(same_file(a, "samples/random_init.json"), "random_init.json is not init's output");
+    ck_assert_msg(files_same(a, "samples/random_init.json"), "random_init.json is not init's output");
     char *base[] = {bin, "init", "--tokens", "the animal didn't cross the street because it was too tired",
                     "--d-model", "512", "--heads", "8", "--seed", "2017", "--embeddings",
                     "--digits", "2", NULL};
     ck_assert_int_eq(run(base, a, err, sizeof err), 0);
-    ck_assert_msg(same_file(a, "samples/base_paper.json"), "base_paper.json is not init's output");
+    ck_assert_msg(files_same(a, "samples/base_paper.json"), "base_paper.json is not init's output");
     /* lesson 1 and 2 are designed models (samples/README.md) */
     char *lesson1[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
                        "--designed", "--subject", "Mary John", "--digits", "6", NULL};
     ck_assert_int_eq(run(lesson1, a, err, sizeof err), 0);
-    ck_assert_msg(same_file(a, "samples/lesson1.json"), "lesson1.json is not init --designed's output");
+    ck_assert_msg(files_same(a, "samples/lesson1.json"), "lesson1.json is not init --designed's output");
     char *lesson2[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
                        "--designed", "--subject", "Mary John", "--kv-heads", "2", "--digits", "6", NULL};
     ck_assert_int_eq(run(lesson2, a, err, sizeof err), 0);
-    ck_assert_msg(same_file(a, "samples/lesson2_gqa.json"), "lesson2_gqa.json is not init --designed's output");
+    ck_assert_msg(files_same(a, "samples/lesson2_gqa.json"), "lesson2_gqa.json is not init --designed's output");
     remove_tree(dir);
     free(dir);
 }
@@ -444,7 +406,7 @@ END_TEST
  * the same maps and outputs in report.json, and the report says what was done. */
 START_TEST(kv_heads_option)
 {
-    char *dir = scratch(), err[4096], o1[512], o2[512], p1[600], p2[600];
+    char *dir = scratch("samples"), err[4096], o1[512], o2[512], p1[600], p2[600];
     char *bin = (char *)env("MHAVIZ_BIN");
     snprintf(o1, sizeof o1, "%s/pooled", dir);
     snprintf(o2, sizeof o2, "%s/shipped", dir);

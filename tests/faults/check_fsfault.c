@@ -19,6 +19,8 @@
 #include "io/outdir.h"
 #include "core/status.h"
 
+#include "support.h"
+
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -162,24 +164,9 @@ static void run_mhaviz(const char *input, const char *out, const Fault *f, Resul
 
 /* --- scratch folders and file comparisons --- */
 
-static char *scratch(void)
-{
-    char *dir = strdup("/tmp/mhaviz-fsfault-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    return dir;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    chmod(path, 0700);
-    return remove(path);
-}
-
 static void remove_scratch(char *dir)
 {
-    chmod(dir, 0700);
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    remove_tree(dir);
     free(dir);
 }
 
@@ -191,42 +178,15 @@ static char *path2(const char *dir, const char *name)
     return p;
 }
 
-/* Whole file into a malloc'd buffer (NULL when unreadable); *len its size. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap);
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0)
-        if ((n += got) == cap)
-            buf = realloc(buf, cap *= 2);
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 static void copy_file(const char *from, const char *to)
 {
     size_t n;
     char *data = slurp(from, &n);
-    ck_assert_msg(data != NULL, "%s: cannot read (run the tests from the repo root)", from);
     FILE *f = fopen(to, "wb");
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(fwrite(data, 1, n, f), n);
     ck_assert_int_eq(fclose(f), 0);
     free(data);
-}
-
-static int same_file(const char *a, const char *b)
-{
-    size_t na, nb;
-    char *da = slurp(a, &na), *db = slurp(b, &nb);
-    int same = da && db && na == nb && memcmp(da, db, na) == 0;
-    free(da);
-    free(db);
-    return same;
 }
 
 static int by_name(const void *a, const void *b)
@@ -271,7 +231,7 @@ static int same_folder(const char *a, const char *b)
         if (strcmp(na[i], nb[i]))
             return 0;
         char *pa = path2(a, na[i]), *pb = path2(b, nb[i]);
-        int same = same_file(pa, pb);
+        int same = files_same(pa, pb);
         free(pa);
         free(pb);
         if (!same)
@@ -343,16 +303,11 @@ static int probe_fails(char *const argv[], const Fault *f)
     return r.status != 0;
 }
 
-static void skip_note(const char *test, const char *why)
-{
-    fprintf(stderr, "SKIPPED: fsfault %s: %s\n", test, why);
-}
-
 /* --- reading the input --- */
 
 START_TEST(missing_input)
 {
-    char *s = scratch(), *in = path2(s, "missing.json"), *out = path2(s, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "missing.json"), *out = path2(s, "out");
     Result r;
     run_mhaviz(in, out, &NO_FAULT, &r);
     const char *none[] = {NULL};
@@ -363,7 +318,7 @@ END_TEST
 
 START_TEST(folder_as_input)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *out = path2(s, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *out = path2(s, "out");
     ck_assert_int_eq(mkdir(in, 0755), 0);
     Result r;
     run_mhaviz(in, out, &NO_FAULT, &r);
@@ -375,21 +330,21 @@ END_TEST
 
 START_TEST(unreadable_input)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *out = path2(s, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *out = path2(s, "out");
     copy_file(INPUT_A, in);
     ck_assert_int_eq(chmod(in, 0), 0);
     Fault f = NO_FAULT;
     f.drop_dac = 1;
     char *cat[] = {"/bin/cat", in, NULL};
     if (!probe_fails(cat, &f)) {
-        skip_note("unreadable_input", "cannot make a file unreadable here (root without capability control)");
+        cannot_run("fsfault unreadable_input", "cannot make a file unreadable here (root without capability control)");
     } else {
         Result r;
         run_mhaviz(in, out, &f, &r);
         const char *allowed[] = {"in.json", NULL};
         assert_refused(&r, in, s, allowed);
         chmod(in, 0644);
-        ck_assert(same_file(in, INPUT_A));
+        ck_assert(files_same(in, INPUT_A));
     }
     free(in), free(out), remove_scratch(s);
 }
@@ -399,22 +354,22 @@ END_TEST
 
 START_TEST(output_parent_is_a_file)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *file = path2(s, "file"), *out = path2(file, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *file = path2(s, "file"), *out = path2(file, "out");
     copy_file(INPUT_A, in);
     copy_file(INPUT_B, file);
     Result r;
     run_mhaviz(in, out, &NO_FAULT, &r);
     const char *allowed[] = {"in.json", "file", NULL};
     assert_refused(&r, file, s, allowed);
-    ck_assert(same_file(file, INPUT_B));
-    ck_assert(same_file(in, INPUT_A));
+    ck_assert(files_same(file, INPUT_B));
+    ck_assert(files_same(in, INPUT_A));
     free(in), free(file), free(out), remove_scratch(s);
 }
 END_TEST
 
 START_TEST(output_folder_not_writable)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *ro = path2(s, "ro"), *out = path2(ro, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *ro = path2(s, "ro"), *out = path2(ro, "out");
     copy_file(INPUT_A, in);
     ck_assert_int_eq(mkdir(ro, 0555), 0);
     Fault f = NO_FAULT;
@@ -422,7 +377,7 @@ START_TEST(output_folder_not_writable)
     char *probe_dir = path2(ro, "probe");
     char *mk[] = {"/bin/mkdir", probe_dir, NULL};
     if (!probe_fails(mk, &f)) {
-        skip_note("output_folder_not_writable", "cannot make a folder read-only here");
+        cannot_run("fsfault output_folder_not_writable", "cannot make a folder read-only here");
     } else {
         Result r;
         run_mhaviz(in, out, &f, &r);
@@ -430,7 +385,7 @@ START_TEST(output_folder_not_writable)
         assert_refused(&r, ro, s, allowed);
         const char *none[] = {NULL};
         ck_assert_int_eq(strangers(ro, none), 0);
-        ck_assert(same_file(in, INPUT_A));
+        ck_assert(files_same(in, INPUT_A));
     }
     free(probe_dir), free(in), free(ro), free(out), remove_scratch(s);
 }
@@ -438,7 +393,7 @@ END_TEST
 
 START_TEST(output_inside_read_only_mount)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *ro = path2(s, "ro"), *out = path2(ro, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *ro = path2(s, "ro"), *out = path2(ro, "out");
     copy_file(INPUT_A, in);
     ck_assert_int_eq(mkdir(ro, 0755), 0);
     Fault f = NO_FAULT;
@@ -448,11 +403,11 @@ START_TEST(output_inside_read_only_mount)
     Result r;
     run_mhaviz(in, out, &f, &r);
     if (r.status == SETUP_FAILED) {
-        skip_note("output_inside_read_only_mount", "no private mount namespace here");
+        cannot_run("fsfault output_inside_read_only_mount", "no private mount namespace here");
     } else {
         const char *allowed[] = {"in.json", "ro", NULL};
         assert_refused(&r, ro, s, allowed);
-        ck_assert(same_file(in, INPUT_A));
+        ck_assert(files_same(in, INPUT_A));
     }
     free(in), free(ro), free(out), remove_scratch(s);
 }
@@ -463,7 +418,7 @@ END_TEST
  * was; a limit of exactly the largest file must succeed with the same bytes. */
 START_TEST(file_size_limit_sweep)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *out = path2(s, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *out = path2(s, "out");
     char *ref_a = reference(s, "ref_a", INPUT_A);
     copy_file(INPUT_B, in);
     char *ref_b = reference(s, "ref_b", in);
@@ -485,7 +440,7 @@ START_TEST(file_size_limit_sweep)
                       f.fsize, r.status, r.err);
         assert_refused(&r, s, s, allowed);
         ck_assert_msg(same_folder(out, ref_a), "file size limit %ld: the earlier output changed", f.fsize);
-        ck_assert(same_file(in, INPUT_B));
+        ck_assert(files_same(in, INPUT_B));
     }
     Fault f = NO_FAULT;
     f.fsize = max;
@@ -503,7 +458,7 @@ END_TEST
  * no output folder, no temporary one with its sub-folders. */
 START_TEST(file_size_limit_variants)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *out = path2(s, "out"), *ref = path2(s, "ref");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *out = path2(s, "out"), *ref = path2(s, "ref");
     copy_file(INPUT_A, in);
     char *ok[] = {(char *)bin(), "-q", "--kv-heads", "2,1", "-o", ref, in, NULL};
     Result r;
@@ -530,7 +485,7 @@ END_TEST
  * leave its temporary folder; mhaviz ignores it and fails cleanly. */
 START_TEST(file_size_limit_with_default_signal)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *out = path2(s, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *out = path2(s, "out");
     copy_file(INPUT_A, in);
     Fault f = NO_FAULT;
     f.fsize = 1000; /* the marker fits, no picture does */
@@ -539,7 +494,7 @@ START_TEST(file_size_limit_with_default_signal)
     run_mhaviz(in, out, &f, &r);
     const char *allowed[] = {"in.json", NULL};
     assert_refused(&r, s, s, allowed);
-    ck_assert(same_file(in, INPUT_A));
+    ck_assert(files_same(in, INPUT_A));
     free(in), free(out), remove_scratch(s);
 }
 END_TEST
@@ -547,7 +502,7 @@ END_TEST
 /* A real full disk: a small private tmpfs (ENOSPC instead of EFBIG). */
 START_TEST(disk_full)
 {
-    char *s = scratch(), *in = path2(s, "in.json"), *mnt = path2(s, "small"), *out = path2(mnt, "out");
+    char *s = scratch("fsfault"), *in = path2(s, "in.json"), *mnt = path2(s, "small"), *out = path2(mnt, "out");
     copy_file(INPUT_A, in);
     ck_assert_int_eq(mkdir(mnt, 0755), 0);
     Fault f = NO_FAULT;
@@ -556,11 +511,11 @@ START_TEST(disk_full)
     Result r;
     run_mhaviz(in, out, &f, &r);
     if (r.status == SETUP_FAILED) {
-        skip_note("disk_full", "no private tmpfs here (the file size limit test covers EFBIG)");
+        cannot_run("fsfault disk_full", "no private tmpfs here (the file size limit test covers EFBIG)");
     } else {
         const char *allowed[] = {"in.json", "small", NULL};
         assert_refused(&r, mnt, s, allowed);
-        ck_assert(same_file(in, INPUT_A));
+        ck_assert(files_same(in, INPUT_A));
     }
     free(in), free(mnt), free(out), remove_scratch(s);
 }
@@ -573,13 +528,13 @@ START_TEST(swap_refused_by_a_sandbox)
 {
     const int errs[] = {EPERM, EOPNOTSUPP, ENOSYS};
     for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
-        char *s = scratch(), *ref = reference(s, "ref", INPUT_B), *out = reference(s, "out", INPUT_A);
+        char *s = scratch("fsfault"), *ref = reference(s, "ref", INPUT_B), *out = reference(s, "out", INPUT_A);
         Fault f = NO_FAULT;
         f.refuse_renameat2 = errs[k];
         Result r;
         run_mhaviz(INPUT_B, out, &f, &r);
         if (r.status == SETUP_FAILED) {
-            skip_note("swap_refused_by_a_sandbox", "no seccomp filter here");
+            cannot_run("fsfault swap_refused_by_a_sandbox", "no seccomp filter here");
         } else {
             ck_assert_msg(r.status == 0, "renameat2 refused with %s: exit %d: %s", strerror(errs[k]), r.status,
                           r.err);
@@ -596,7 +551,7 @@ END_TEST
  * temporary folder beside it (it used to be looked for inside it). */
 START_TEST(output_name_with_trailing_slash)
 {
-    char *s = scratch(), *ref = reference(s, "ref", INPUT_A), *out = path2(s, "out//");
+    char *s = scratch("fsfault"), *ref = reference(s, "ref", INPUT_A), *out = path2(s, "out//");
     Result r;
     run_mhaviz(INPUT_A, out, &NO_FAULT, &r);
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -612,7 +567,7 @@ END_TEST
  * mkdtemp's private 0700: the pictures are made to be shown and shared. */
 START_TEST(output_folder_mode_follows_umask)
 {
-    char *s = scratch();
+    char *s = scratch("fsfault");
     const mode_t old = umask(022);
     char *out = reference(s, "out", INPUT_A);
     umask(old);
@@ -640,7 +595,7 @@ END_TEST
 
 START_TEST(concurrent_runs_different_folders)
 {
-    char *s = scratch();
+    char *s = scratch("fsfault");
     char *ref = reference(s, "ref", INPUT_A);
     char *outs[N_RUNS];
     pid_t pids[N_RUNS];
@@ -671,7 +626,7 @@ END_TEST
  * folder ends up exactly one run's outputs, never a mix. */
 START_TEST(concurrent_runs_same_folder)
 {
-    char *s = scratch();
+    char *s = scratch("fsfault");
     char *ref_a = reference(s, "ref_a", INPUT_A), *ref_b = reference(s, "ref_b", INPUT_B);
     char *out = path2(s, "out");
     for (int round = 0; round < 2; round++) {
@@ -739,7 +694,7 @@ static char *race_dir, *race_target;
  * round, with no target yet, takes). 0 when seccomp is not available. */
 static int race_rounds(int refuse_renameat2)
 {
-    race_dir = scratch();
+    race_dir = scratch("fsfault");
     race_target = path2(race_dir, "out");
     const char *s = race_dir, *target = race_target;
     for (int round = 0; round < 10; round++) {
@@ -799,7 +754,7 @@ END_TEST
 START_TEST(outdir_commit_race_two_step)
 {
     if (!race_rounds(1))
-        skip_note("outdir_commit_race_two_step", "no seccomp filter here");
+        cannot_run("fsfault outdir_commit_race_two_step", "no seccomp filter here");
 }
 END_TEST
 

@@ -7,6 +7,8 @@
  * also catches memory errors and leaks. Expected outcome of each file: the
  * harness returns 0 (the loader accepts it and the forward pass runs, or
  * refuses it with a message). */
+#include "support.h"
+
 #include <check.h>
 #include <dirent.h>
 #include <stdint.h>
@@ -46,20 +48,12 @@ static void list_files(void)
     qsort(files, (size_t)n_files, sizeof files[0], by_name);
 }
 
+/* The file at path in a buffer of exactly its size, so ASan sees any read
+ * past the end. */
 static unsigned char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "%s: cannot open", path);
-    size_t cap = 4096, n = 0;
-    unsigned char *buf = malloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    /* An exact-size copy, so ASan sees any read past the end. */
+    size_t n;
+    char *buf = slurp(path, &n);
     unsigned char *exact = malloc(n ? n : 1);
     memcpy(exact, buf, n);
     free(buf);

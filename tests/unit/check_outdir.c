@@ -2,6 +2,8 @@
 #include "io/outdir.h"
 #include "core/status.h"
 
+#include "support.h"
+
 #include <check.h>
 #include <dirent.h>
 #include <sys/wait.h>
@@ -10,14 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* A fresh scratch folder for one test; the caller frees the name. */
-static char *scratch(void)
-{
-    char *dir = strdup("/tmp/mhaviz-outdir-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    return dir;
-}
 
 static void write_file(const char *path, const char *text)
 {
@@ -67,7 +61,7 @@ static void commit_with_file(const char *target, const char *name, const char *t
 
 START_TEST(new_folder_appears_on_commit)
 {
-    char *dir = scratch(), target[600], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), target[600], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     begin_with_file(&o, target, "report.txt", "hello");
@@ -82,7 +76,7 @@ END_TEST
 
 START_TEST(abort_leaves_nothing)
 {
-    char *dir = scratch(), target[600];
+    char *dir = scratch("outdir"), target[600];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     begin_with_file(&o, target, "report.txt", "half");
@@ -94,7 +88,7 @@ END_TEST
 
 START_TEST(replaces_earlier_output_whole)
 {
-    char *dir = scratch(), target[600], path[700];
+    char *dir = scratch("outdir"), target[600], path[700];
     snprintf(target, sizeof target, "%s/out", dir);
     commit_with_file(target, "head_01.png", "old");
 
@@ -110,7 +104,7 @@ END_TEST
 
 START_TEST(refuses_foreign_folder)
 {
-    char *dir = scratch(), path[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), path[700], err[MHAVIZ_ERRLEN];
     snprintf(path, sizeof path, "%s/notes.txt", dir);
     write_file(path, "precious");
     OutDir o;
@@ -125,7 +119,7 @@ END_TEST
 
 START_TEST(refuses_a_file_as_target)
 {
-    char *dir = scratch(), path[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), path[700], err[MHAVIZ_ERRLEN];
     snprintf(path, sizeof path, "%s/input.json", dir);
     write_file(path, "{}");
     OutDir o;
@@ -137,7 +131,7 @@ END_TEST
 
 START_TEST(messages_name_the_target_not_the_temporary_folder)
 {
-    char *dir = scratch(), target[600], msg[MHAVIZ_ERRLEN], expected[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), target[600], msg[MHAVIZ_ERRLEN], expected[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
@@ -154,7 +148,7 @@ END_TEST
 
 START_TEST(refuses_output_folder_with_a_users_file)
 {
-    char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), target[600], path[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     commit_with_file(target, "head_00.png", "png");
@@ -176,7 +170,7 @@ END_TEST
  * nothing else appears beside them. */
 START_TEST(refuses_a_link_to_an_output_folder)
 {
-    char *dir = scratch(), real[600], link[600], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), real[600], link[600], err[MHAVIZ_ERRLEN];
     snprintf(real, sizeof real, "%s/real", dir);
     snprintf(link, sizeof link, "%s/link", dir);
     OutDir o;
@@ -213,7 +207,7 @@ static char *read_marker(const char *dir)
  * sub-folder (kv4/) cannot stop it. */
 START_TEST(marker_lists_every_file_and_subfolder)
 {
-    char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), target[600], path[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     begin_with_file(&o, target, "report.json", "{}");
@@ -255,7 +249,7 @@ END_TEST
 /* A marker that lists a folder does not cover a file a user saved in it. */
 START_TEST(refuses_a_users_file_in_a_subfolder)
 {
-    char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), target[600], path[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     ck_assert_int_eq(outdir_begin(&o, target, err, sizeof err), MHAVIZ_OK);
@@ -276,7 +270,7 @@ END_TEST
  * commit checks again and refuses; the file and the earlier output stay. */
 START_TEST(file_saved_after_the_check_refuses_the_commit)
 {
-    char *dir = scratch(), target[600], path[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), target[600], path[700], err[MHAVIZ_ERRLEN];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     commit_with_file(target, "head_00.png", "old");
@@ -320,7 +314,7 @@ static int find_saved(const char *dir, const char *name, char *found, size_t n)
  * round a child writes its file the moment the parent starts committing. */
 START_TEST(file_saved_during_the_commit_is_never_lost)
 {
-    char *dir = scratch(), target[600], err[MHAVIZ_ERRLEN], name[32], found[900];
+    char *dir = scratch("outdir"), target[600], err[MHAVIZ_ERRLEN], name[32], found[900];
     snprintf(target, sizeof target, "%s/out", dir);
     OutDir o;
     for (int round = 0; round < 200; round++) { /* deleting the earlier output whole fails here in most runs */
@@ -374,7 +368,7 @@ END_TEST
  * pictures someone else's. */
 START_TEST(names_an_older_mhavizs_folder)
 {
-    char *dir = scratch(), path[700], err[MHAVIZ_ERRLEN];
+    char *dir = scratch("outdir"), path[700], err[MHAVIZ_ERRLEN];
     snprintf(path, sizeof path, "%s/%s", dir, OUTDIR_MARKER);
     write_file(path, "written by mhaviz; a later run may replace this folder\n");
     snprintf(path, sizeof path, "%s/head_00.png", dir);

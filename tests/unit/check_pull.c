@@ -310,6 +310,32 @@ START_TEST(outcomes_followed_and_agreed)
 }
 END_TEST
 
+/* The line between split and followed: a row blurs when the wide head
+ * gives its top key at most PULL_BLUR_AT_MOST = 1/2. Non-causal T = 2, two
+ * heads that disagree in both rows and each pull (head 0 puts 0.998 on key
+ * 0, head 1 on key 1); the wide head's weights, given as they are: row 0 (0.5, 0.5), the tie, top
+ * key 0 (the lower index), at most 1/2 -> split; row 1 (0.51, 0.49), over
+ * 1/2 on head 0's key -> followed. */
+START_TEST(split_or_followed_at_one_half)
+{
+    const MhaConfig c = {2, 2, 2, 2, 1, 0};
+    const float scores[2 * 4] = {6, 0, 6, 0, /* head 0 */ 0, 6, 0, 6 /* head 1 */};
+    float att[2 * 4];
+    softmax_rows(&c, scores, 4, att);
+    const float wide[4] = {0, 0, 0.04f, 0};                 /* log(0.51 / 0.49) = 0.04 */
+    const float wide_att[4] = {0.5f, 0.5f, 0.51f, 0.49f};
+    PullLayer p;
+    ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 0), MHAVIZ_OK);
+    ck_assert_int_eq(p.rows[0].wide_top, 0);
+    ck_assert(p.rows[0].blurs);
+    ck_assert_int_eq(p.rows[0].outcome, PULL_SPLIT);
+    ck_assert_int_eq(p.rows[1].wide_top, 0);
+    ck_assert(!p.rows[1].blurs);
+    ck_assert_int_eq(p.rows[1].outcome, PULL_FOLLOWED);
+    pull_layer_free(&p);
+}
+END_TEST
+
 /* A pulling head and one that does not pull (three tokens, not causal,
  * row 0): head 0 (2.5, 0, 0) puts 0.86 on key 0 (normalised entropy 0.46:
  * a pull); head 1 (0, 2, 2) puts 0.47 on keys 1 and 2 each (no pull). Wide
@@ -484,6 +510,7 @@ Suite *pull_suite(void)
     tcase_add_test(t, outcomes_split_and_own_choice);
     tcase_add_test(t, outcomes_followed_and_agreed);
     tcase_add_test(t, agreed_and_blurred);
+    tcase_add_test(t, split_or_followed_at_one_half);
     tcase_add_test(t, contributions_add_up);
     tcase_add_test(t, find_query);
     tcase_add_test(t, slide_of_because);

@@ -79,10 +79,7 @@ static char dir[64]; /* this test's scratch folder (each test runs in its own fo
 static void remove_scratch(void)
 {
     if (dir[0]) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", dir);
+        remove_tree(dir);
         dir[0] = '\0';
     }
 }

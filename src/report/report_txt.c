@@ -347,7 +347,8 @@ static void chance_clause(char *buf, size_t n, const Chance *ch, ChanceStat st, 
     snprintf(lo, sizeof lo, fmt, scale * r->lo);
     snprintf(hi, sizeof hi, fmt, scale * r->hi);
     const int side = chance_side(r, x);
-    snprintf(buf, n, "%d random layers of this shape and sentence: %s to %s (%s): %s", ch->draws, lo, hi,
+    snprintf(buf, n, "%d random layers of this shape and sentence%s: %s to %s (%s): %s", ch->draws,
+             ch->draws < CHANCE_DRAWS ? " (all the budget allows at this size)" : "", lo, hi,
              r->n >= 40 ? "95%" : "smallest to largest", chance_words(side));
 }
 

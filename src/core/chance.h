@@ -33,11 +33,12 @@
  * 2 d_model^2 more with a rival single head), and each visible cell of its
  * n_heads + 1 maps costs about CHANCE_CELL_COST more (the softmax, the
  * entropies and JS's logarithms). Measured here on one busy core: 30 to
- * 60 ns a number, 100 to 140 ns a cell; a class-size layer (d_model 16,
- * 11 tokens) draws its 200 in about 30 ms, the base shape (d_model 512, 8
- * heads) 31 in about 0.5 to 1 s (half that on two cores), 400 tokens
- * of d_model 16 fewer than CHANCE_MIN_DRAWS: none. */
-#define CHANCE_BUDGET ((size_t)1 << 24)
+ * 60 ns a number, 100 to 140 ns a cell, so the budget is about 0.1 to 0.25 s
+ * of one core: a class-size layer (d_model 16, 11 tokens) draws its 200 in
+ * 30 to 40 ms, 45 tokens of d_model 64 and 8 heads 86; the base shape
+ * (d_model 512, 8 heads: 7) and 400 tokens of d_model 16 (2) fewer than
+ * CHANCE_MIN_DRAWS: none, and the report says so. */
+#define CHANCE_BUDGET ((size_t)1 << 22)
 #define CHANCE_CELL_COST 4
 /* Fewer draws than this give no range (the report says so). */
 #define CHANCE_MIN_DRAWS 20

@@ -612,7 +612,9 @@ static void txt_blur(FILE *f, const ReportData *d, const Summary *s)
         chance_clause(clause, sizeof clause, d->chance, CHANCE_BLUR, s->blur, "%+.2f", 1.0);
     int n = snprintf(line, sizeof line, "blur = %s: %s has a normalised entropy of %.2f, the heads %.2f on average",
                      blur, rival_name(d), s->wide.entropy_norm, s->heads_norm_mean);
-    if (drawn && side == 0)
+    if (d->chance && !drawn) /* too large a layer for the budget: no finding either way */
+        snprintf(line + n, sizeof line - (size_t)n, "; %s, so this blur cannot be told from chance here.", clause);
+    else if (drawn && side == 0)
         snprintf(line + n, sizeof line - (size_t)n, "; %s: on its own it says nothing about many heads "
                  "against one.", clause);
     else

@@ -88,18 +88,19 @@ START_TEST(same_on_any_thread_count)
 END_TEST
 
 /* The budget: a class-size layer gets CHANCE_DRAWS; the base shape (d_model
- * 512, 8 heads, T = 11) 2^24 / (512 * 1024 + 11 * 512) = 31; d_model 4096
- * none (2^24 / 16.8 M = 0), and chance_draw then draws nothing. */
+ * 512, 8 heads, T = 11) 2^22 / (512 * 1024 + 11 * 512 + 4 * 9 * 66) = 7,
+ * fewer than CHANCE_MIN_DRAWS, so none; d_model 4096 none (2^22 / 16.8 M = 0). */
 START_TEST(budget_caps_the_draws)
 {
     const MhaConfig small = {11, 16, 4, 4, 4, 1}, base = {11, 512, 8, 8, 64, 1}, big = {11, 4096, 32, 32, 128, 1};
     ck_assert_int_eq(chance_budget(&small, 0), CHANCE_DRAWS);
-    ck_assert_int_eq(chance_budget(&base, 0), 31);
+    ck_assert_int_eq(chance_budget(&base, 0), 7);
     ck_assert_int_eq(chance_budget(&big, 0), 0);
     char *tokens[11] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"};
     Chance ch;
-    ck_assert_int_eq(chance_draw(&ch, &big, tokens, 0, CHANCE_DRAWS), MHAVIZ_OK);
+    ck_assert_int_eq(chance_draw(&ch, &base, tokens, 0, CHANCE_DRAWS), MHAVIZ_OK);
     ck_assert_int_eq(ch.draws, 0);
+    ck_assert_int_eq(ch.budget_draws, 7);
     ck_assert_int_eq(ch.r[CHANCE_BLUR].n, 0);
 }
 END_TEST

@@ -69,7 +69,9 @@ static void matmul(float *out, const float *x, const float *W, const float *b, i
  * AVX-512, AVX2 and SSE2, x86-64's minimum; the processor's best runs: at
  * T = 512, d_model 768 AVX2 takes the loops from 740 to 116 million
  * instructions a forward pass against SSE2 (callgrind). Each number is
- * still the same sum in the same order. */
+ * still the same sum in the same order.
+ * One function, long on purpose: the lesson's steps 2 to 8 read top to
+ * bottom, each a short commented block. */
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
 {

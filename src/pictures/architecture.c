@@ -97,6 +97,8 @@ static void row_name(Figure *p, int y, int h, const char *name, const char *deta
 /* Query head h's K/V head: kv_of[h], or (NULL) h / kv_mul, neighbours sharing. */
 static int kv_group(const int *kv_of, int h, int kv_mul) { return kv_of ? kv_of[h] : h / kv_mul; }
 
+/* Long on purpose: the diagram drawn in one pass, bottom to top, box by
+ * box, as the lesson's figure reads. */
 int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, const int *kv_of,
                       int64_t params, int has_bias, char *err, size_t errlen)
 {

@@ -4,7 +4,6 @@
 #include "text/token_text.h"
 #include "core/measures.h"
 #include "core/status.h"
-#include "io/npy.h"
 #include "text/format.h"
 #include "text/utf8.h"
 
@@ -189,7 +188,7 @@ static void txt_table_row(FILE *f, const char *label, const char *kv, const MapM
 }
 
 /* The role rule's numbers in words, for its legend: k times ("twice"), a
- * share of a row ("half"), one k-th ("a quarter"); figures past the words. */
+ * fraction ("half", "a quarter"); figures past the words. */
 static const char *times_word(char *buf, size_t n, int k)
 {
     if (k == 2)
@@ -199,22 +198,15 @@ static const char *times_word(char *buf, size_t n, int k)
     return buf;
 }
 
-static const char *share_word(char *buf, size_t n, double x)
-{
-    if (x == 0.5)
-        snprintf(buf, n, "half");
-    else
-        snprintf(buf, n, "%.2f", x);
-    return buf;
-}
-
-static const char *part_word(char *buf, size_t n, int k)
+static const char *fraction_word(char *buf, size_t n, double x)
 {
     static const char *const words[] = {NULL, "all", "half", "a third", "a quarter", "a fifth"};
-    if (k >= 1 && k <= 5)
-        snprintf(buf, n, "%s", words[k]);
-    else
-        snprintf(buf, n, "1/%d", k);
+    for (int k = 1; k <= 5; k++)
+        if (x == 1.0 / k) {
+            snprintf(buf, n, "%s", words[k]);
+            return buf;
+        }
+    snprintf(buf, n, "%.2f", x);
     return buf;
 }
 
@@ -629,6 +621,8 @@ static void txt_blur(FILE *f, const ReportData *d, const Summary *s)
     txt_wrapped(f, "", line);
 }
 
+
+/* Long on purpose: report.txt's sections in the order they are printed. */
 void write_txt(FILE *f, const ReportData *d, const Summary *s)
 {
     const MhaConfig *c = s->c;
@@ -717,8 +711,8 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
             "least %s of the row in %d rows or more and in %s of the rows where it could.\n"
             "- : no row where it could.\n",
             MEASURES_ROLE_SHARE, times_word(times, sizeof times, MEASURES_ROLE_EVEN_TIMES),
-            share_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
-            part_word(part, sizeof part, MEASURES_ROLE_ROWS_PART));
+            fraction_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
+            fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART));
 
     fputs("\nIn words\n", f);
     for (int h = 0; h < c->n_heads; h++) {

@@ -9,6 +9,7 @@
 #include "io/input.h"
 #include "core/mha.h"
 #include "core/pull.h"
+#include "text/query.h"
 #include "pictures/pull_slide.h"
 #include "core/status.h"
 
@@ -484,15 +485,15 @@ START_TEST(find_query)
 {
     char *const tokens[] = {"Mary", "gave", "John", "Mary", "7"};
     char err[256] = "";
-    ck_assert_int_eq(pull_find_query("2", tokens, 5, err, sizeof err), 2);
-    ck_assert_int_eq(pull_find_query("Mary", tokens, 5, err, sizeof err), 3); /* the last one */
-    ck_assert_int_eq(pull_find_query("gave", tokens, 5, err, sizeof err), 1);
-    ck_assert_int_eq(pull_find_query("5", tokens, 5, err, sizeof err), -1);
+    ck_assert_int_eq(query_find("2", tokens, 5, err, sizeof err), 2);
+    ck_assert_int_eq(query_find("Mary", tokens, 5, err, sizeof err), 3); /* the last one */
+    ck_assert_int_eq(query_find("gave", tokens, 5, err, sizeof err), 1);
+    ck_assert_int_eq(query_find("5", tokens, 5, err, sizeof err), -1);
     ck_assert_str_eq(err, "--query 5: out of range, the sentence has 5 tokens (0 to 4)");
-    ck_assert_int_eq(pull_find_query("-1", tokens, 5, err, sizeof err), -1);
+    ck_assert_int_eq(query_find("-1", tokens, 5, err, sizeof err), -1);
     ck_assert_str_eq(err, "--query -1: out of range, the sentence has 5 tokens (0 to 4)");
-    ck_assert_int_eq(pull_find_query("7", tokens, 5, err, sizeof err), -1); /* a number is an index */
-    ck_assert_int_eq(pull_find_query("mary", tokens, 5, err, sizeof err), -1);
+    ck_assert_int_eq(query_find("7", tokens, 5, err, sizeof err), -1); /* a number is an index */
+    ck_assert_int_eq(query_find("mary", tokens, 5, err, sizeof err), -1);
     ck_assert_str_eq(err, "--query 'mary': no token 'mary' in the sentence (give its text exactly, or its "
                           "index from 0 to 4)");
 }

@@ -1214,6 +1214,21 @@ START_TEST(docs_figures_are_the_reports)
              json_num(item(rg, "kept"), "lo"), json_num(item(rg, "kept"), "hi"), json_num(item(rg, "lost"), "lo"),
              json_num(item(rg, "lost"), "hi"));
     doc_has(report_md, "docs/report.md", want);
+    /* the pulls on "because" (6), the last "Mary" (10) and the second "John" (7): the wide head's weights */
+    const cJSON *wide = item(item(j, "single_head"), "attention");
+    double row6[11], row7[11], row10[11];
+    for (int k = 0; k < 11; k++) {
+        row6[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 6), k)->valuedouble;
+        row7[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 7), k)->valuedouble;
+        row10[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 10), k)->valuedouble;
+    }
+    snprintf(want, sizeof want, "so the wide head follows it: %.2f on \"John\", %.2f on \"because\", %.2f on \"Mary\".",
+             row6[5], row6[6], row6[0]);
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "the wide head goes with head 3 (%.2f)", row10[10]);
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "the wide head splits %.2f / %.2f between them", row7[5], row7[7]);
+    doc_has(readme, "README.md", want);
     const cJSON *counts = item(item(j, "pulls"), "counts");
     ck_assert(json_num(item(rg, "split"), "lo") == json_num(item(rg, "followed"), "lo") &&
               json_num(item(rg, "split"), "hi") == json_num(item(rg, "followed"), "hi"));

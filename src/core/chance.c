@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 const char *chance_stat_name(ChanceStat s)
 {
@@ -13,13 +12,17 @@ const char *chance_stat_name(ChanceStat s)
     return names[s];
 }
 
-int chance_budget(const MhaConfig *c, int rival)
+size_t chance_draw_cost(const MhaConfig *c, int rival)
 {
     const size_t d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c), T = (size_t)c->T;
     const size_t pairs = c->causal ? T * (T + 1) / 2 : T * T; /* visible cells of a map */
     const size_t numbers = d * (d + kv) + T * d + (rival ? 2 * d * d : 0);
-    const size_t per_draw = numbers + CHANCE_CELL_COST * ((size_t)c->n_heads + 1) * pairs;
-    const size_t n = CHANCE_BUDGET / per_draw;
+    return numbers + CHANCE_CELL_COST * ((size_t)c->n_heads + 1) * pairs;
+}
+
+int chance_budget(const MhaConfig *c, int rival)
+{
+    const size_t n = CHANCE_BUDGET / chance_draw_cost(c, rival);
     return n > CHANCE_DRAWS ? CHANCE_DRAWS : (int)n;
 }
 

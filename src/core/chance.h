@@ -5,7 +5,7 @@
  * A number alone cannot say whether it is a finding: one random layer's
  * blur is not 0, and its heads are "split" or "followed" in some rows too.
  * chance_draw draws random layers as `mhaviz init --embeddings` draws them
- * (init.h): seeds 1, 2, ..., each layer's W_q and W_k from their streams
+ * (models/init.h): seeds 1, 2, ..., each layer's W_q and W_k from their streams
  * with std 1/sqrt(d_model), x = each token's embedding plus the position
  * code; with the input's shape (d_model, heads, K/V heads), mask and
  * tokens. It runs the heads and the wide head as a run does (built from the
@@ -16,9 +16,9 @@
  *
  * Each number's range is the middle 95% of what the draws give: with n
  * values sorted, from the (k+1)-th smallest to the (k+1)-th largest,
- * k = floor(n / 40) (with fewer than 40 draws: the smallest to the largest). The draws run in parallel (one draw per loop
- * iteration, each writing its own slot), so the ranges do not depend on the
- * thread count. */
+ * k = floor(n / 40) (with fewer than 40 draws: the smallest to the
+ * largest). The draws run in parallel (one draw per loop iteration, each
+ * writing its own slot), so the ranges do not depend on the thread count. */
 #ifndef MHAVIZ_CHANCE_H
 #define MHAVIZ_CHANCE_H
 
@@ -40,6 +40,11 @@
  * CHANCE_MIN_DRAWS: none, and the report says so. */
 #define CHANCE_BUDGET ((size_t)1 << 22)
 #define CHANCE_CELL_COST 4
+/* Draws whose work adds up to less than this run on one thread (15 to 30 ms
+ * of one core): waking a second costs more than it saves, and a class-size
+ * layer (200 draws of 2,088 units) stays on one thread, as core/parallel.h
+ * keeps every loop of a class-size run. */
+#define CHANCE_PARALLEL_MIN (CHANCE_BUDGET / 8)
 /* Fewer draws than this give no range (the report says so). */
 #define CHANCE_MIN_DRAWS 20
 /* The rival single head of draw s is seeded with this plus s. */
@@ -79,6 +84,9 @@ typedef struct {
 /* How many layers of shape c the budget allows (at most CHANCE_DRAWS);
  * rival: the input brings its own single head. */
 int chance_budget(const MhaConfig *c, int rival);
+
+/* What one draw of shape c costs, in the budget's units (above). */
+size_t chance_draw_cost(const MhaConfig *c, int rival);
 
 /* The middle 95% of the n values v[0], v[stride], v[2 stride], ... that
  * are not NAN (above); buf: scratch for n of them, the caller's. */

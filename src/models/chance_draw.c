@@ -114,10 +114,14 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
         return MHAVIZ_OK; /* too few for a range: the report says none was drawn */
     const size_t per = slots(H);
     double *val = malloc((size_t)n * per * sizeof *val);  /* (draws, slots) */
-    double *buf = malloc((size_t)n * H * sizeof *buf);    /* (draws * n_heads) scratch of range_of */
+    double *buf = malloc((size_t)n * H * sizeof *buf);    /* (draws * n_heads) scratch of chance_range */
     int failed = !val || !buf;
-#pragma omp parallel for schedule(dynamic) if (!failed)
-    for (int s = 0; s < n; s++) /* each draw its own slots: any thread count, the same values */
+    /* threads only for work worth waking them: not at class size */
+    const int threaded = (size_t)n * chance_draw_cost(c, rival) >= CHANCE_PARALLEL_MIN;
+    (void)threaded; /* read only by the OpenMP pragma */
+    const int draws = failed ? 0 : n; /* none when out of memory */
+#pragma omp parallel for schedule(dynamic) if (threaded)
+    for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
         if (one_draw(c, tokens, rival, (uint64_t)s + 1, val + (size_t)s * per) != MHAVIZ_OK) {
 #pragma omp atomic write
             failed = 1;
@@ -147,7 +151,6 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
     }
     return MHAVIZ_OK;
 }
-
 
 /* Draw s of multi-head shape c, pooled into n_kv K/V heads (group_of:
  * which heads share, or NULL for neighbours): each head's JS from its
@@ -197,8 +200,11 @@ int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv
     double *val = malloc((size_t)n * 2 * H * sizeof *val); /* (draws, 2, n_heads) */
     double *buf = malloc((size_t)n * H * sizeof *buf);     /* (draws * n_heads) scratch */
     int failed = !val || !buf;
-#pragma omp parallel for schedule(dynamic) if (!failed)
-    for (int s = 0; s < n; s++) /* each draw its own slots: any thread count, the same values */
+    const int threaded = (size_t)n * chance_draw_cost(c, 0) >= CHANCE_PARALLEL_MIN;
+    (void)threaded; /* read only by the OpenMP pragma */
+    const int draws = failed ? 0 : n; /* none when out of memory */
+#pragma omp parallel for schedule(dynamic) if (threaded)
+    for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
         if (pool_draw(c, tokens, n_kv, group_of, (uint64_t)s + 1, val + (size_t)s * 2 * H) != MHAVIZ_OK) {
 #pragma omp atomic write
             failed = 1;

@@ -61,14 +61,17 @@ START_TEST(blur_range_is_inits_layers)
 }
 END_TEST
 
-/* The draws run in parallel; the ranges are the same on 1 thread and on 2. */
+/* The draws run in parallel (60 draws of d_model 64 with a rival: 60 x
+ * 16,360 units, over CHANCE_PARALLEL_MIN); the ranges are the same on 1
+ * thread and on 2. */
 START_TEST(same_on_any_thread_count)
 {
     char **tokens;
     int T;
     char err[256];
     ck_assert_int_eq(init_tokens_split(SENTENCE, &tokens, &T, err, sizeof err), MHAVIZ_OK);
-    const MhaConfig c = {T, 16, 4, 2, 4, 1};
+    const MhaConfig c = {T, 64, 4, 2, 16, 1};
+    ck_assert_uint_ge(60 * chance_draw_cost(&c, 1), CHANCE_PARALLEL_MIN);
     Chance a, b;
 #ifdef _OPENMP
     omp_set_num_threads(1);

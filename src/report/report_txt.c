@@ -522,7 +522,7 @@ static void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
 /* The one head the heads are compared with, as the comparison's sentences
  * name it: the wide head built from their projections, or the input's own
  * single head ("single_head"), trained on its own. */
-static const char *rival_name(const ReportData *d)
+static const char *compared_head(const ReportData *d)
 {
     return d->single_given ? "the head trained on its own" : "the wide head";
 }
@@ -534,7 +534,7 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
     const KeptLayer *k = &s->kept;
     const int H = k->n_heads;
     char line[4096], clause[256];
-    int n = snprintf(line, sizeof line, "What one softmax keeps and loses: %s", rival_name(d));
+    int n = snprintf(line, sizeof line, "What one softmax keeps and loses: %s", compared_head(d));
     int kept_any = 0, lost_any = 0;
     for (int pass = 0; pass < 2; pass++) /* those it kept in some rows, then those it lost in all */
         for (int h = 0; h < H && n < (int)sizeof line; h++) {
@@ -556,7 +556,7 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
         n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its pull in a row when its role's "
                       "cells (or its strongest pattern's) hold at least half of the row and the row is sharp "
                       "(normalised entropy below 0.5); %s kept "
-                      "it when its own cells of that pattern hold at least half of its row too.", rival_name(d));
+                      "it when its own cells of that pattern hold at least half of its row too.", compared_head(d));
     int quiet = 0; /* heads that hold their pattern in no row */
     for (int h = 0; h < H; h++)
         quiet += k->heads[h].rows == 0;
@@ -603,7 +603,7 @@ static void txt_blur(FILE *f, const ReportData *d, const Summary *s)
     if (d->chance)
         chance_clause(clause, sizeof clause, d->chance, CHANCE_BLUR, s->blur, "%+.2f", 1.0);
     int n = snprintf(line, sizeof line, "blur = %s: %s has a normalised entropy of %.2f, the heads %.2f on average",
-                     blur, rival_name(d), s->wide.entropy_norm, s->heads_norm_mean);
+                     blur, compared_head(d), s->wide.entropy_norm, s->heads_norm_mean);
     if (d->chance && !drawn) /* too large a layer for the budget: no finding either way */
         snprintf(line + n, sizeof line - (size_t)n, "; %s, so this blur cannot be told from chance here.", clause);
     else if (drawn && side == 0)

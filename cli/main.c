@@ -15,6 +15,7 @@
 #include "init_cmd.h"
 #include "io/input.h"
 #include "io/outdir.h"
+#include "models/chance_draw.h"
 #include "pictures/pull_slide.h"
 #include "pictures/render.h"
 #include "report/report.h"
@@ -46,6 +47,7 @@ typedef struct {
     int kv[VARIANTS_MAX]; /* --kv-heads: the K/V head counts listed */
     int n_kv;            /* how many; 0 = as the input says */
     int kv_all;          /* --kv-heads all */
+    const char *kv_groups; /* --kv-groups: which query heads share a K/V head ("0,2/1,3"); NULL = neighbours */
     int layers;          /* --layers: kv_cache.png counts this many layers */
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
@@ -71,6 +73,9 @@ static void usage(FILE *f)
         "                     groups (N divides the input's n_kv_heads; 1 = multi-query).\n"
         "                     Several, such as 4,2,1, or 'all' (every count that divides\n"
         "                     n_kv_heads): each in a sub-folder kvN/, compared side by side\n"
+        "      --kv-groups G  which query heads share a K/V head, such as 0,2/1,3 (groups\n"
+        "                     of one size, separated by '/'; a multi-head input of at most\n"
+        "                     8 heads); makes as many K/V heads as groups (default: neighbours)\n"
         "      --layers N     kv_cache.png counts the K/V cache of N layers (default: 1)\n"
         "      --timing       print each phase's time and the peak memory to stderr\n"
         "      --npy          write report.json's matrices as .npy files beside it (default:\n"
@@ -141,12 +146,41 @@ static void parse_kv_list(const char *arg, Options *o)
     }
 }
 
-/* The K/V head counts to run for input shape c, most first, into kv;
- * returns how many, or 0 with err naming a count the input cannot be pooled
- * into (a usage error). */
-static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, char *err, size_t errlen)
+/* The K/V head counts to run for input shape c, most first, into kv, and
+ * with --kv-groups the grouping into *groups (*grouped = 1); returns how
+ * many, or 0 with err naming a count the input cannot be pooled into or a
+ * grouping it cannot take (a usage error). */
+static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, Grouping *groups, int *grouped, char *err,
+                      size_t errlen)
 {
     int n = 0;
+    *grouped = 0;
+    if (o->kv_groups) {
+        char why[MHAVIZ_ERRLEN / 2];
+        if (c->n_kv_heads != c->n_heads) {
+            snprintf(err, errlen, "--kv-groups %s: the input already shares K/V heads (n_kv_heads = %d of %d "
+                     "heads); groups are made from a multi-head input\nTry 'mhaviz --help'.", o->kv_groups,
+                     c->n_kv_heads, c->n_heads);
+            return 0;
+        }
+        if (grouping_parse(o->kv_groups, c->n_heads, groups, why, sizeof why) != MHAVIZ_OK) {
+            snprintf(err, errlen, "%s\nTry 'mhaviz --help'.", why);
+            return 0;
+        }
+        *grouped = 1;
+        int listed = o->kv_all || o->n_kv == 0;
+        for (int i = 0; i < o->n_kv; i++)
+            listed |= o->kv[i] == groups->n_groups;
+        if (!listed) {
+            snprintf(err, errlen, "--kv-groups %s makes %d K/V heads, a count --kv-heads does not list\n"
+                     "Try 'mhaviz --help'.", o->kv_groups, groups->n_groups);
+            return 0;
+        }
+        if (o->n_kv == 0 && !o->kv_all) {
+            kv[0] = groups->n_groups;
+            return 1;
+        }
+    }
     if (o->kv_all) {
         for (int k = c->n_kv_heads; k >= 1; k--)
             if (c->n_kv_heads % k == 0)
@@ -174,7 +208,8 @@ static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, char *err, 
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML };
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML,
+           OPT_KV_GROUPS };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -182,6 +217,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {"kv-heads", required_argument, NULL, OPT_KV_HEADS},
+        {"kv-groups", required_argument, NULL, OPT_KV_GROUPS},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
         {"cmap", required_argument, NULL, OPT_CMAP},
         {"font", required_argument, NULL, OPT_FONT},
@@ -209,6 +245,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(MHAVIZ_OK);
         case OPT_KV_HEADS: parse_kv_list(optarg, o); break;
+        case OPT_KV_GROUPS: o->kv_groups = optarg; break; /* checked against the heads once they are loaded */
         case OPT_LAYERS: o->layers = parse_int(optarg, 1, 100000, "--layers"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_TIMING: o->timing = 1; break;
@@ -355,7 +392,9 @@ int main(int argc, char **argv)
         goto cleanup;
 
     /* --kv-heads: the K/V layouts to run, each pooled from the input's K/V heads. */
-    if ((n_vars = kv_layouts(&o, &in.cfg, kv, err, sizeof err)) == 0) {
+    Grouping groups;
+    int grouped;
+    if ((n_vars = kv_layouts(&o, &in.cfg, kv, &groups, &grouped, err, sizeof err)) == 0) {
         rc = MHAVIZ_EUSAGE;
         goto cleanup;
     }
@@ -396,9 +435,20 @@ int main(int argc, char **argv)
 
     if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
         goto oom;
-    for (int i = 0; i < n_vars; i++)
-        if ((rc = variant_run(&vars[i], &in, kv[i], query, o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
+    for (int i = 0; i < n_vars; i++) {
+        if ((rc = variant_run(&vars[i], &in, kv[i], grouped && kv[i] == groups.n_groups ? &groups : NULL, query,
+                              o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
             goto cleanup;
+        /* What random layers of the same shape and sentence give, for the report to compare with;
+         * for a layout pooled from a multi-head input, also how far pooling moves their heads (the same
+         * numbers whether it runs alone or among others). */
+        if (chance_draw(&vars[i].chance, &vars[i].in.cfg, in.tokens, in.has_single, CHANCE_DRAWS) != MHAVIZ_OK)
+            goto oom;
+        const int *group_of = grouped && kv[i] == groups.n_groups && !grouping_is_contiguous(&groups) ? groups.of : NULL;
+        if (kv[i] < in.cfg.n_kv_heads && in.cfg.n_kv_heads == in.cfg.n_heads &&
+            chance_pooling(&vars[i].chance, &in.cfg, in.tokens, kv[i], group_of, CHANCE_DRAWS) != MHAVIZ_OK)
+            goto oom;
+    }
 
     /* The outputs: written aside, then moved into place whole. */
     out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(o.input);

@@ -58,12 +58,15 @@ static double row_entropy(const float *row, int n)
 /* Mean of sum/count, or null when no row counted. */
 static double mean_or_null(double sum, long count) { return count > 0 ? sum / (double)count : NAN; }
 
+double measures_row_norm_entropy(const float *row, int n_i)
+{
+    return n_i >= 2 ? row_entropy(row, n_i) / log2((double)n_i) : NAN;
+}
+
 void measures_row_entropy_norm(const float *att, int T, int causal, double *out)
 {
-    for (int i = 0; i < T; i++) {
-        const int n_i = mha_visible_keys(causal, i, T); /* keys query i may see */
-        out[i] = n_i >= 2 ? row_entropy(att + (size_t)i * T, n_i) / log2((double)n_i) : NAN;
-    }
+    for (int i = 0; i < T; i++) /* query i may see n_i keys */
+        out[i] = measures_row_norm_entropy(att + (size_t)i * T, mha_visible_keys(causal, i, T));
 }
 
 int measures_argmax(const float *row, int n)
@@ -96,6 +99,17 @@ static int cell_pattern(int i, int j, int T, int causal, const int *ids, int fix
     if (j == fixed_key)
         return MEASURES_FIXED_TOKEN;
     return -1;
+}
+
+double measures_row_share(const float *row, int i, int T, int causal, const int *ids, int fixed_key,
+                          MeasuresRole p)
+{
+    const int n_i = causal ? i + 1 : T; /* keys query i may see */
+    double share = 0.0;
+    for (int j = 0; j < n_i; j++)
+        if (cell_pattern(i, j, T, causal, ids, fixed_key) == (int)p)
+            share += row[j];
+    return share;
 }
 
 /* The key that is the top key (lowest index on ties), with at least half of
@@ -222,6 +236,15 @@ int measures_layer(const float *att, int n_heads, const float *wide, int T, int 
     return MHAVIZ_OK;
 }
 
+double measures_blur(const MapMeasures *m, int n_heads, double *heads_norm_mean)
+{
+    double norm_sum = 0.0;
+    for (int h = 0; h < n_heads; h++) /* in head order: the same sum for any thread count */
+        norm_sum += m[h].entropy_norm;
+    *heads_norm_mean = norm_sum / n_heads;
+    return m[n_heads].entropy_norm - *heads_norm_mean;
+}
+
 /* JS(P, Q) = 1/2 KL(P||M) + 1/2 KL(Q||M), M = (P + Q)/2, base 2, in [0, 1]. */
 static double js_divergence(const float *p, const float *q, int n)
 {
@@ -240,15 +263,18 @@ static double js_divergence(const float *p, const float *q, int n)
 void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c)
 {
     double js = 0.0;
-    long agree = 0;
+    long agree = 0, rows = 0;
     for (int i = 0; i < T; i++) {
         const float *a_i = att + (size_t)i * T, *w_i = wide + (size_t)i * T; /* (T) rows */
         const int n_i = mha_visible_keys(causal, i, T);
+        if (n_i < 2)
+            continue; /* one key: no choice, both maps put everything on it */
         js += js_divergence(a_i, w_i, n_i);
         agree += measures_argmax(a_i, n_i) == measures_argmax(w_i, n_i);
+        rows++;
     }
-    c->js_to_single = mean_or_null(js, T);
-    c->top1_agreement = mean_or_null((double)agree, T);
+    c->js_to_single = mean_or_null(js, rows);
+    c->top1_agreement = mean_or_null((double)agree, rows);
 }
 
 double measures_output_rel_diff(const float *a, const float *b, int rows, int cols)
@@ -312,18 +338,11 @@ void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *
     t->input = cost_row(T, t->pairs, d, h, c->n_kv_heads, hd, with_bias);
     t->mha = cost_row(T, t->pairs, d, h, h, hd, with_bias);
     t->mqa = cost_row(T, t->pairs, d, h, 1, hd, with_bias);
-    /* GQA: the input's own grouping if it is GQA, else n_heads/4 groups
-     * when that is a whole number of at least 2 (1 group would be MQA). */
-    int groups = 0;
-    if (c->n_kv_heads > 1 && c->n_kv_heads < h)
-        groups = c->n_kv_heads;
-    else if (h % 4 == 0 && h / 4 >= 2)
-        groups = h / 4;
-    t->gqa_valid = groups > 0;
-    if (t->gqa_valid)
-        t->gqa = cost_row(T, t->pairs, d, h, groups, hd, with_bias);
-    else
-        memset(&t->gqa, 0, sizeof t->gqa);
+    /* GQA: every count of K/V heads between that divides the heads */
+    t->n_gqa = 0;
+    for (int g = h - 1; g > 1 && t->n_gqa < MEASURES_MAX_GQA; g--)
+        if (h % g == 0)
+            t->gqa[t->n_gqa++] = cost_row(T, t->pairs, d, h, g, hd, with_bias);
     t->wide = cost_row(T, t->pairs, d, 1, 1, d, wide_bias);
 }
 

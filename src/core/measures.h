@@ -81,7 +81,9 @@ typedef struct {
     MeasuresRole role;
 } MapMeasures;
 
-/* One attention map against the single wide head's map. */
+/* One attention map against another (the single wide head's, or the same
+ * head's under another K/V layout), over the rows with a choice (at least
+ * two visible keys), as every measure of a pattern: null when there is none. */
 typedef struct {
     double js_to_single;   /* mean over rows of the Jensen-Shannon divergence (base 2, in [0, 1]) */
     double top1_agreement; /* fraction of rows whose most-attended key (lowest index on ties) agrees */
@@ -98,14 +100,17 @@ typedef struct {
     int64_t kv_cache_bytes;  /* per token at fp16: 2 (K and V) * n_kv_heads * head_dim * 2 bytes */
 } CostRow;
 
-/* The cost table for one input shape. valid = 0 for a row that does not
- * exist for this shape (GQA when n_heads/4 is not a whole number >= 2). */
+/* GQA rows at most: more than any n_heads <= 512 has divisors. */
+#define MEASURES_MAX_GQA 32
+
+/* The cost table for one input shape: every K/V head count that divides
+ * n_heads, MHA, each GQA-g (most K/V heads first), MQA. */
 typedef struct {
     int64_t pairs;  /* visible (query, key) pairs: T(T+1)/2 when causal, T*T otherwise */
     CostRow input;  /* the input's own layout */
     CostRow mha;    /* n_kv_heads = n_heads */
-    CostRow gqa;    /* the input's n_kv_heads if GQA, else n_heads/4 */
-    int gqa_valid;
+    CostRow gqa[MEASURES_MAX_GQA]; /* each 1 < g < n_heads dividing n_heads, largest first */
+    int n_gqa;
     CostRow mqa;    /* n_kv_heads = 1 */
     CostRow wide;   /* one head of width d_model */
 } CostTable;
@@ -123,8 +128,24 @@ const char *measures_pattern_field(MeasuresRole r);
  * and p are equal exactly when ids[i] == ids[p]. ids is the caller's. */
 void measures_token_ids(char *const *tokens, int T, int *ids);
 
+/* The share of row i (row: its T cells) that pattern p's cells hold, each
+ * cell counted for the first pattern that names it (as measures_map does),
+ * fixed_key the fixed-token pattern's key (-1: none). ids: measures_token_ids. */
+double measures_row_share(const float *row, int i, int T, int causal, const int *ids, int fixed_key,
+                          MeasuresRole p);
+
 /* Measures of map att (T, T) whose tokens have ids (from measures_token_ids). */
 void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m);
+
+/* A row is sharp enough to pull when its normalised entropy (below) is
+ * under this: half of what spreading evenly gives. Two keys at 0.89 / 0.11
+ * are just sharp enough; a head that spreads its rows (the diffuse heads of
+ * random layers, 0.7 to 0.9) has no pull to keep, follow or split. */
+#define MEASURES_SHARP_BELOW 0.5
+
+/* The normalised entropy of one row of n_i visible cells: its entropy over
+ * log2(n_i), 0 = all on one key, 1 = spread evenly; NAN when n_i < 2. */
+double measures_row_norm_entropy(const float *row, int n_i);
 
 /* How sharp each row of map att (T, T) is: out (T) gets row i's entropy
  * over log2(n_i), 0 = all on one key, 1 = spread evenly over the n_i keys
@@ -138,6 +159,11 @@ void measures_row_entropy_norm(const float *att, int T, int causal, double *out)
  * n_heads + 1 measures (the caller's). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int measures_layer(const float *att, int n_heads, const float *wide, int T, int causal,
                    char *const *tokens, MapMeasures *m);
+
+/* The blur of a layer: the wide head's normalised entropy (m[n_heads])
+ * less the mean of the n_heads heads' (m[0..n_heads), into *heads_norm_mean);
+ * NAN (null) when either is. Positive: one softmax blurred the heads' rows. */
+double measures_blur(const MapMeasures *m, int n_heads, double *heads_norm_mean);
 
 /* Index of the largest of row[0..n), the lowest index on ties: a row's
  * top key. */

@@ -108,6 +108,55 @@ int pool_layer(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, int n_kv
     return MHAVIZ_OK;
 }
 
+/* dst (rows, n * hd) = src (rows, n * hd) with block h replaced by the
+ * mean of the blocks of h's group (group_of, n heads), in head order. */
+static void pool_grouped_columns(float *dst, const float *src, int rows, int hd, int n, const int *group_of)
+{
+    const size_t dim = (size_t)n * hd;
+    for (int p = 0; p < rows; p++)
+        for (int h = 0; h < n; h++)
+            for (int e = 0; e < hd; e++) {
+                double sum = 0.0;
+                int members = 0;
+                for (int m = 0; m < n; m++)
+                    if (group_of[m] == group_of[h]) {
+                        sum += src[(size_t)p * dim + (size_t)m * hd + e];
+                        members++;
+                    }
+                dst[(size_t)p * dim + (size_t)h * hd + e] = (float)(sum / members);
+            }
+}
+
+int pool_layer_grouped(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, const int *group_of, int n_groups,
+                       char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *c;
+    p->w = *w;
+    const int H = c->n_heads, hd = c->head_dim, d = c->d_model;
+    if (c->n_kv_heads != H || n_groups < 1 || H % n_groups != 0) {
+        snprintf(err, errlen, "K/V groups need a multi-head layer (n_kv_heads = n_heads = %d), in groups "
+                 "of one size", H);
+        return MHAVIZ_EINPUT;
+    }
+    const size_t kv_dim = (size_t)H * hd;
+    p->own[0] = malloc((size_t)d * kv_dim * sizeof(float)); /* W_k (d_model, n_heads * hd) */
+    p->own[1] = malloc((size_t)d * kv_dim * sizeof(float)); /* W_v (d_model, n_heads * hd) */
+    p->own[2] = malloc(kv_dim * sizeof(float));             /* b_k (n_heads * hd) */
+    p->own[3] = malloc(kv_dim * sizeof(float));             /* b_v (n_heads * hd) */
+    if (!p->own[0] || !p->own[1] || !p->own[2] || !p->own[3]) {
+        pool_layer_free(p);
+        snprintf(err, errlen, "out of memory pooling K/V heads");
+        return MHAVIZ_ENOMEM;
+    }
+    pool_grouped_columns(p->own[0], w->W_k, d, hd, H, group_of);
+    pool_grouped_columns(p->own[1], w->W_v, d, hd, H, group_of);
+    pool_grouped_columns(p->own[2], w->b_k, 1, hd, H, group_of);
+    pool_grouped_columns(p->own[3], w->b_v, 1, hd, H, group_of);
+    p->w.W_k = p->own[0], p->w.W_v = p->own[1], p->w.b_k = p->own[2], p->w.b_v = p->own[3];
+    return MHAVIZ_OK;
+}
+
 void pool_layer_free(PooledLayer *p)
 {
     for (int i = 0; i < 4; i++)
@@ -115,14 +164,21 @@ void pool_layer_free(PooledLayer *p)
     memset(p, 0, sizeof *p);
 }
 
-void pool_note(char *buf, size_t len, int n_heads, int n_from, int n_to)
+void pool_note(char *buf, size_t len, int n_heads, int n_from, int n_to, const char *groups)
 {
     const char *kind = n_to == 1 ? "multi-query attention (MQA)"
                      : n_to == n_heads ? "multi-head attention (MHA)"
                      : "grouped-query attention (GQA)";
-    snprintf(buf, len,
-             "converted on the fly (--kv-heads %d): the input's %d K/V heads were mean-pooled\n"
-             "into %d, each the mean of %d (Ainslie et al. 2023, without uptraining): this is\n"
-             "now %s.",
-             n_to, n_from, n_to, n_from / n_to, kind);
+    if (groups && groups[0])
+        snprintf(buf, len,
+                 "converted on the fly (--kv-heads %d --kv-groups %s): the heads of each group\n"
+                 "share one K/V head, the mean of theirs (Ainslie et al. 2023, without uptraining):\n"
+                 "this is now %s.",
+                 n_to, groups, kind);
+    else
+        snprintf(buf, len,
+                 "converted on the fly (--kv-heads %d): the input's %d K/V heads were mean-pooled\n"
+                 "into %d, each the mean of %d (Ainslie et al. 2023, without uptraining): this is\n"
+                 "now %s.",
+                 n_to, n_from, n_to, n_from / n_to, kind);
 }

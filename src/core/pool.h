@@ -47,8 +47,22 @@ typedef struct {
 int pool_layer(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, int n_kv, char *err, size_t errlen);
 void pool_layer_free(PooledLayer *p);
 
+/* Build *p from the multi-head layer (c, w) (n_kv_heads = n_heads) with
+ * its K/V heads shared as group_of (n_heads) says: the heads of group k
+ * share one K/V head, the mean of theirs (summed in double in head order),
+ * n_groups groups of the same size. For the forward pass each query head
+ * keeps a K/V block of its own (p->cfg.n_kv_heads = n_heads), a copy of its
+ * group's mean: the same keys and values as one shared K/V head per group,
+ * whichever heads a group holds (mha.c maps head h to K/V head h / (n_heads
+ * / n_kv_heads), which holds only for groups of neighbours). Returns
+ * MHAVIZ_OK, MHAVIZ_EINPUT (not a multi-head layer) or MHAVIZ_ENOMEM; free
+ * *p with pool_layer_free. */
+int pool_layer_grouped(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, const int *group_of, int n_groups,
+                       char *err, size_t errlen);
+
 /* One line for the report saying that the input's n_from K/V heads were
- * pooled into n_to (and what that makes the layer: GQA or MQA). */
-void pool_note(char *buf, size_t len, int n_heads, int n_from, int n_to);
+ * pooled into n_to (and what that makes the layer: GQA or MQA); groups:
+ * the heads that share, as --kv-groups writes them, or "" for neighbours. */
+void pool_note(char *buf, size_t len, int n_heads, int n_from, int n_to, const char *groups);
 
 #endif

@@ -15,8 +15,8 @@
 
 static int n_keys(const MhaConfig *c, int i) { return mha_visible_keys(c->causal, i, c->T); }
 
-int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *wide_scores,
-                     const float *wide_att, int identity)
+int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *att,
+                     const float *wide_scores, const float *wide_att, int identity)
 {
     const int T = c->T, H = c->n_heads;
     const double per_head = 1.0 / sqrt((double)H);
@@ -24,7 +24,8 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
     p->T = T, p->n_heads = H, p->identity = identity;
     p->top = malloc((size_t)T * H * sizeof *p->top);
     p->rows = malloc((size_t)T * sizeof *p->rows);
-    if (!p->top || !p->rows) {
+    p->pulls = malloc((size_t)T * H * sizeof *p->pulls);
+    if (!p->top || !p->rows || !p->pulls) {
         pull_layer_free(p);
         return MHAVIZ_ENOMEM;
     }
@@ -35,6 +36,7 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
         const int n = n_keys(c, i);
         const float *wide_i = wide_scores + (size_t)i * T;
         int *top_i = p->top + (size_t)i * H;
+        unsigned char *pulls_i = p->pulls + (size_t)i * H;
         PullRow *r = &p->rows[i];
 
         /* The identity, cell by cell: wide(i, j) against sum_h score_h(i, j)/sqrt(h). */
@@ -48,8 +50,13 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
 
         /* Each head's top key, and how many different ones there are. */
         r->n_top_keys = 0;
+        r->n_pulling = 0;
         for (int h = 0; h < H; h++) {
             top_i[h] = measures_argmax(scores + ((size_t)h * T + i) * T, n);
+            const float *att_hi = att + ((size_t)h * T + i) * T; /* (n) head h's row i */
+            pulls_i[h] = n > 1 && att_hi[top_i[h]] > PULL_BLUR_AT_MOST &&
+                         measures_row_norm_entropy(att_hi, n) < MEASURES_SHARP_BELOW;
+            r->n_pulling += pulls_i[h];
             int seen = 0;
             for (int g = 0; g < h; g++)
                 seen |= top_i[g] == top_i[h];
@@ -61,11 +68,12 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
         r->wide_top = measures_argmax(wide_i, n);
         r->wide_top_att = wide_att[(size_t)i * T + r->wide_top];
         r->blurs = n > 1 && r->wide_top_att <= PULL_BLUR_AT_MOST;
-        int followed = 0;
+        int followed = 0; /* pulling heads whose top key is the wide head's */
         for (int h = 0; h < H; h++)
-            followed += top_i[h] == r->wide_top;
+            followed += pulls_i[h] && top_i[h] == r->wide_top;
         r->outcome = n == 1 ? PULL_NO_CHOICE
-                   : followed == H ? PULL_AGREED
+                   : r->n_pulling == 0 ? PULL_NO_PULL
+                   : followed == r->n_pulling ? PULL_AGREED
                    : r->blurs ? PULL_SPLIT
                    : followed > 0 ? PULL_FOLLOWED
                    : PULL_OWN;
@@ -85,6 +93,7 @@ void pull_layer_free(PullLayer *p)
 {
     free(p->top);
     free(p->rows);
+    free(p->pulls);
     memset(p, 0, sizeof *p);
 }
 
@@ -103,12 +112,13 @@ void pull_contributions(const MhaConfig *c, const float *scores, int i, float *c
 const char *pull_outcome_name(PullOutcome o)
 {
     static const char *const names[PULL_N_OUTCOMES] = {"no_choice", "agreed", "split", "followed",
-                                                             "own_choice"};
+                                                             "own_choice", "no_pull"};
     return names[o];
 }
 
-/* Append to buf (of n bytes, holding a string) like snprintf. */
-
+/* Append to buf (of n bytes, holding a string) like snprintf; the
+ * compiler checks the arguments against fmt. */
+__attribute__((format(printf, 3, 4)))
 static void add(char *buf, size_t n, const char *fmt, ...)
 {
     size_t used = strlen(buf);
@@ -171,8 +181,14 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
     case PULL_NO_CHOICE:
         add(buf, n, "'%s' sees only itself: no choice to make", tokens[i]);
         return;
+    case PULL_NO_PULL:
+        add(buf, n, "no head is sharp enough to pull (more than half of its row on one key, its row's "
+                    "normalised entropy below %.1f); %s is ", MEASURES_SHARP_BELOW, wide->top);
+        add_key(buf, n, tokens, r->n_keys, r->wide_top);
+        add(buf, n, " (%.2f)", r->wide_top_att);
+        return;
     case PULL_AGREED:
-        add(buf, n, "every head's top key is ");
+        add(buf, n, r->n_pulling == H ? "every head's top key is " : "every pulling head's top key is ");
         add_key(buf, n, tokens, r->n_keys, r->wide_top);
         add(buf, n, ", and %s too (%.2f): nothing lost", wide->too, r->wide_top_att);
         if (r->blurs) /* agreed, and still no key gets more than half */

@@ -23,7 +23,10 @@
 #include "core/layer.h"
 
 /* A row blurs when the wide head gives no key more than this share of its
- * attention (a tie of two keys at one half each blurs). */
+ * attention (a tie of two keys at one half each blurs). A head pulls in a
+ * row when it gives its top key more than this share and the row is sharp
+ * (normalised entropy below MEASURES_SHARP_BELOW, measures.h): a head that
+ * spreads its row has no pull for the wide head to keep, follow or split. */
 #define PULL_BLUR_AT_MOST 0.5
 
 /* What the wide head did with one query row. A top key is the key with the
@@ -32,15 +35,16 @@
  * top key too: each term of the sum is largest there.) */
 typedef enum {
     PULL_NO_CHOICE, /* the row sees one key only: nothing to choose */
-    PULL_AGREED,    /* every head's top key is the wide head's top key: nothing lost */
+    PULL_AGREED,    /* every pulling head's top key is the wide head's top key: nothing lost */
     PULL_SPLIT,     /* not so, and the row blurs: the pulls split */
     PULL_FOLLOWED,  /* not so, the row does not blur, and its top key is the top key of some
-                     * heads: the wide head followed them over the others */
-    PULL_OWN,       /* not so, the row does not blur, and its top key is no head's top key:
-                     * a choice no head made */
+                     * pulling heads: the wide head followed them over the others */
+    PULL_OWN,       /* not so, the row does not blur, and its top key is no pulling head's
+                     * top key: a choice no head made */
+    PULL_NO_PULL,   /* no head is sharp enough to pull: no pull to keep or lose */
 } PullOutcome;
 
-#define PULL_N_OUTCOMES 5
+#define PULL_N_OUTCOMES 6
 
 /* One query row. */
 typedef struct {
@@ -49,6 +53,7 @@ typedef struct {
     float wide_top_att;  /* the wide head's weight on it */
     int blurs;           /* 1: wide_top_att <= PULL_BLUR_AT_MOST */
     int n_top_keys;      /* distinct top keys among the heads */
+    int n_pulling;       /* heads sharp enough to pull in this row */
     PullOutcome outcome;
 } PullRow;
 
@@ -61,19 +66,20 @@ typedef struct {
                               * NAN when identity is 0 */
     double max_abs_score;    /* largest |wide(i, j)| over visible cells (the scale of the deviation) */
     int *top;                /* (T, n_heads) top[i*n_heads + h] = head h's top key for query i */
+    unsigned char *pulls;    /* (T, n_heads) 1: head h pulls in row i (PULL_BLUR_AT_MOST above) */
     PullRow *rows;           /* (T) */
     int count[PULL_N_OUTCOMES]; /* rows per outcome */
     int n_blur;              /* rows that blur (any outcome) */
     int default_query;       /* the row whose heads' top keys differ most (most distinct; ties: the later) */
 } PullLayer;
 
-/* The pulls of layer shape c from the heads' scores (n_heads, T, T), the
- * wide head's scores (T, T) and its softmax wide_att (T, T). identity: 1
+/* The pulls of layer shape c from the heads' scores and softmax att (both
+ * (n_heads, T, T)), the wide head's scores (T, T) and its softmax wide_att (T, T). identity: 1
  * when the wide head was built from the heads' projections. Returns
  * MHAVIZ_OK or MHAVIZ_ENOMEM (then *p holds nothing). The caller frees *p
  * with pull_layer_free. */
-int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *wide_scores,
-                     const float *wide_att, int identity);
+int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *att,
+                     const float *wide_scores, const float *wide_att, int identity);
 
 /* Free what pull_layer_build allocated and zero *p. Safe on a zeroed layer. */
 void pull_layer_free(PullLayer *p);
@@ -87,7 +93,7 @@ void pull_layer_free(PullLayer *p);
  * the wide head's top key is the key that loses the least in total. */
 void pull_contributions(const MhaConfig *c, const float *scores, int i, float *contrib);
 
-/* "no_choice", "agreed", "split", "followed", "own_choice": the names report.json uses. */
+/* "no_choice", "agreed", "split", "followed", "own_choice", "no_pull": the names report.json uses. */
 const char *pull_outcome_name(PullOutcome o);
 
 /* A one-line caption for query i: what the wide head did, holding for the

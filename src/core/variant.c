@@ -19,18 +19,29 @@ void variant_name(char *buf, size_t len, int n_heads, int n_kv)
         snprintf(buf, len, LAYOUT_GQA "-%d", n_kv);
 }
 
-int variant_run(Variant *v, const MhaInput *in, int n_kv, int query, const char *name, Timing *tm,
-                char *err, size_t errlen)
+int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups, int query, const char *name,
+                Timing *tm, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
-    int rc = pool_layer(&v->layer, &in->cfg, &in->w, n_kv, err, errlen);
+    const int H = in->cfg.n_heads;
+    /* Neighbours sharing is GQA's own layout (mha.c: head h reads K/V head h / (n_heads / n_kv)); any
+     * other grouping gives each head its own copy of its group's K/V head. */
+    const int scattered = groups && !grouping_is_contiguous(groups);
+    int rc = scattered ? pool_layer_grouped(&v->layer, &in->cfg, &in->w, groups->of, n_kv, err, errlen)
+                       : pool_layer(&v->layer, &in->cfg, &in->w, n_kv, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
+    if (!(v->kv_of = malloc((size_t)H * sizeof *v->kv_of)))
+        goto oom;
+    for (int h = 0; h < H; h++)
+        v->kv_of[h] = groups ? groups->of[h] : h / (H / n_kv);
+    if (groups)
+        grouping_format(v->grouping, sizeof v->grouping, groups);
     v->in = *in; /* the input as this variant sees it: its own shape and K/V weights */
     v->in.cfg = v->layer.cfg;
     v->in.w = v->layer.w;
     if (n_kv != in->cfg.n_kv_heads) {
-        pool_note(v->note, sizeof v->note, in->cfg.n_heads, in->cfg.n_kv_heads, n_kv);
+        pool_note(v->note, sizeof v->note, H, in->cfg.n_kv_heads, n_kv, v->grouping);
         v->pooled_from = in->cfg.n_kv_heads;
     }
     const MhaConfig *c = &v->in.cfg;
@@ -64,10 +75,11 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, int query, const char 
             MHAVIZ_OK)
         goto oom;
     /* How the wide head combines the heads' scores, row by row. */
-    if (pull_layer_build(&v->pulls, c, v->multi.scores, v->single.scores, v->single.att, !in->has_single) !=
-        MHAVIZ_OK)
+    if (pull_layer_build(&v->pulls, c, v->multi.scores, v->multi.att, v->single.scores, v->single.att,
+                         !in->has_single) != MHAVIZ_OK)
         goto oom;
     v->query = query < 0 ? v->pulls.default_query : query;
+    v->in.cfg.n_kv_heads = n_kv; /* the layer's shape from here on (a scattered grouping ran with n_heads blocks) */
     return MHAVIZ_OK;
 oom:
     snprintf(err, errlen, "out of memory");
@@ -77,6 +89,7 @@ oom:
 void variant_free(Variant *v)
 {
     free(v->measures);
+    free(v->kv_of);
     pull_layer_free(&v->pulls);
     mha_state_free(&v->single);
     mha_state_free(&v->multi);

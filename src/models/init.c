@@ -127,11 +127,10 @@ oom:
 
 /* ---- a random starter model -------------------------------------------- */
 
-/* n numbers drawn from N(0, std^2), in order, from stream `id` of `seed`. */
-static float *random_normal(uint64_t seed, uint64_t id, size_t n, double std)
+float *init_random_normal(uint64_t seed, InitStream id, size_t n, double std)
 {
     InitRng r;
-    init_rng_seed(&r, stream_seed(seed, id));
+    init_rng_seed(&r, stream_seed(seed, (uint64_t)id));
     float *a = malloc(n * sizeof *a); /* (n) */
     if (a)
         for (size_t i = 0; i < n; i++)
@@ -139,8 +138,35 @@ static float *random_normal(uint64_t seed, uint64_t id, size_t n, double std)
     return a;
 }
 
-/* Stream ids of the matrices (words use word_id). */
-enum { STREAM_X = 1, STREAM_W_Q, STREAM_W_K, STREAM_W_V, STREAM_W_O };
+/* A word's embedding (d) drawn from N(0, 1) on the word's own stream. */
+static float *word_embedding(uint64_t seed, const char *word, size_t d)
+{
+    InitRng r;
+    init_rng_seed(&r, stream_seed(seed, word_id(word)));
+    float *a = malloc(d * sizeof *a); /* (d) */
+    if (a)
+        for (size_t i = 0; i < d; i++)
+            a[i] = (float)init_rng_normal(&r);
+    return a;
+}
+
+float *init_random_x(uint64_t seed, char *const *tokens, int T, int d_model)
+{
+    const size_t d = (size_t)d_model;
+    float *x = malloc((size_t)T * d * sizeof *x); /* (T, d_model) */
+    for (int t = 0; x && t < T; t++) {
+        float *e = word_embedding(seed, tokens[t], d); /* (d_model) */
+        if (!e) {
+            free(x);
+            return NULL;
+        }
+        memcpy(x + (size_t)t * d, e, d * sizeof *e);
+        free(e);
+    }
+    if (x)
+        input_add_positions(x, T, d_model);
+    return x;
+}
 
 void init_model_free(InitModel *m)
 {
@@ -204,26 +230,21 @@ int init_model(const InitOptions *o, InitModel *m, char *err, size_t errlen)
         if (!(m->emb = malloc((size_t)m->n_vocab * d * sizeof(float)))) /* (n_vocab, d_model) */
             goto oom;
         for (int v = 0; v < m->n_vocab; v++) {
-            float *row = random_normal(o->seed, word_id(m->vocab[v]), d, 1.0); /* (d_model) */
+            float *row = word_embedding(o->seed, m->vocab[v], d); /* (d_model) */
             if (!row)
                 goto oom;
             memcpy(m->emb + (size_t)v * d, row, d * sizeof(float));
             free(row);
         }
-        if (!(m->in.x = malloc(T * d * sizeof(float)))) /* (T, d_model) */
+        if (!(m->in.x = init_random_x(o->seed, m->in.tokens, c->T, c->d_model)))
             goto oom;
-        for (size_t t = 0; t < T; t++) {
-            int v = vocab_find(m->vocab, m->n_vocab, m->in.tokens[t]);
-            memcpy(m->in.x + t * d, m->emb + (size_t)v * d, d * sizeof(float));
-        }
-        input_add_positions(m->in.x, c->T, c->d_model);
-    } else if (!(m->in.x = random_normal(o->seed, STREAM_X, T * d, 1.0))) { /* x ~ N(0, 1) */
+    } else if (!(m->in.x = init_random_normal(o->seed, INIT_STREAM_X, T * d, 1.0))) { /* x ~ N(0, 1) */
         goto oom;
     }
-    w->W_q = random_normal(o->seed, STREAM_W_Q, d * d, std);
-    w->W_k = random_normal(o->seed, STREAM_W_K, d * kv, std);
-    w->W_v = random_normal(o->seed, STREAM_W_V, d * kv, std);
-    w->W_o = random_normal(o->seed, STREAM_W_O, d * d, std);
+    w->W_q = init_random_normal(o->seed, INIT_STREAM_W_Q, d * d, std);
+    w->W_k = init_random_normal(o->seed, INIT_STREAM_W_K, d * kv, std);
+    w->W_v = init_random_normal(o->seed, INIT_STREAM_W_V, d * kv, std);
+    w->W_o = init_random_normal(o->seed, INIT_STREAM_W_O, d * d, std);
     w->b_q = calloc(d, sizeof(float));
     w->b_k = calloc(kv, sizeof(float));
     w->b_v = calloc(kv, sizeof(float));

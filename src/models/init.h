@@ -37,6 +37,20 @@ uint64_t init_rng_u64(InitRng *r);   /* next 64 random bits (splitmix64) */
 double init_rng_uniform(InitRng *r); /* uniform in (0, 1] */
 double init_rng_normal(InitRng *r);  /* standard normal (Box-Muller) */
 
+/* The streams of a random layer: each matrix draws from its own (a word's
+ * embedding from a stream named by the word). */
+typedef enum { INIT_STREAM_X = 1, INIT_STREAM_W_Q, INIT_STREAM_W_K, INIT_STREAM_W_V, INIT_STREAM_W_O } InitStream;
+
+/* n numbers drawn from N(0, std^2), in order, from stream id of seed: the
+ * numbers init_model puts in that matrix. The caller frees the array; NULL
+ * when out of memory. */
+float *init_random_normal(uint64_t seed, InitStream id, size_t n, double std);
+
+/* x (T, d_model) of a random layer with embeddings, as init_model makes it:
+ * each token's word embedding (N(0, 1), the word's own stream of seed) plus
+ * the sinusoidal position code. The caller frees it; NULL when out of memory. */
+float *init_random_x(uint64_t seed, char *const *tokens, int T, int d_model);
+
 /* What `mhaviz init` was asked for. */
 typedef struct {
     const char *tokens; /* the sentence; split on white space */

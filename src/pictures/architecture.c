@@ -94,10 +94,13 @@ static void row_name(Figure *p, int y, int h, const char *name, const char *deta
         figure_text(p, detail2, SHAPE_PX, NAMES_X, top + (int)(SHAPE_PX * 1.2f), DRAW_START, DRAW_TOP, GREY_TEXT);
 }
 
+/* Query head h's K/V head: kv_of[h], or (NULL) h / kv_mul, neighbours sharing. */
+static int kv_group(const int *kv_of, int h, int kv_mul) { return kv_of ? kv_of[h] : h / kv_mul; }
+
 /* Long on purpose: the diagram drawn in one pass, bottom to top, box by
  * box, as the lesson's figure reads. */
-int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, int64_t params, int has_bias,
-                      char *err, size_t errlen)
+int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, const int *kv_of,
+                      int64_t params, int has_bias, char *err, size_t errlen)
 {
     Figure p;
     int rc = figure_begin(&p, canvas, f, SLIDE_W, SLIDE_H, err, errlen);
@@ -193,16 +196,14 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
         arrow(&p, qx + qw / 2.0f, PROJ_Y, qx + qw / 2.0f, HEADS_Y + HEADS_H);
 
         /* the K/V box of head h's group, in the middle one of the group's shown columns */
-        const int g = h / kv_mul;
-        int first = -1, last = -1;
+        const int g = kv_group(kv_of, h, kv_mul);
+        int first = -1, last = -1, shown = 0;
         for (int k = 0; k < n_cols; k++)
-            if (col_head[k] != HEAD_COLUMNS_ELIDED && col_head[k] / kv_mul == g)
-                last = k, first = first < 0 ? k : first;
-        int shown = 0, mid = first; /* the middle of the group's shown columns */
-        for (int k = first; k <= last; k++)
-            shown += col_head[k] != HEAD_COLUMNS_ELIDED;
+            if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g)
+                last = k, first = first < 0 ? k : first, shown++;
+        int mid = first; /* the middle of the group's shown columns */
         for (int k = first, seen = 0; k <= last; k++)
-            if (col_head[k] != HEAD_COLUMNS_ELIDED && seen++ == (shown - 1) / 2)
+            if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g && seen++ == (shown - 1) / 2)
                 mid = k;
         if (mid != i)
             continue;
@@ -211,7 +212,7 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
         box(&p, kx, PROJ_Y, kw, PROJ_H, KV_FILL, DRAW_FRAME, 2, a, b);
         arrow(&p, kx + kw / 2.0f, X_Y, kx + kw / 2.0f, PROJ_Y + PROJ_H);
         for (int k = first; k <= last; k++) /* one line to each query head of the group */
-            if (col_head[k] != HEAD_COLUMNS_ELIDED)
+            if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g)
                 arrow(&p, kx + kw / 2.0f, PROJ_Y, x0 + k * cw + (kv_l + kv_r) / 2 * cw, HEADS_Y + HEADS_H);
         int hidden = 0; /* heads of the group among the left-out ones: a line to the "..." */
         for (int k = 0, e = -1; k < n_cols && !hidden; k++)

@@ -20,11 +20,12 @@
 
 #define ARCHITECTURE_MAX_COLUMNS 8 /* head columns drawn at most (1920 pixels wide) */
 
-/* Draw the layer of shape c with `params` parameters (has_bias: they
+/* Draw the layer of shape c, query head h reading K/V head kv_of[h] (NULL:
+ * h / (n_heads / n_kv_heads)), with `params` parameters (has_bias: they
  * include the biases) on canvas (reset to 1920 x 1080; the caller keeps
  * it) and write it to the PNG at path. Returns MHAVIZ_OK,
  * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
-int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, int64_t params, int has_bias,
-                      char *err, size_t errlen);
+int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, const int *kv_of,
+                      int64_t params, int has_bias, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include "pictures/render_parts.h"
 #include "core/status.h"
 #include "draw/draw.h"
+#include "text/token_text.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -18,42 +19,7 @@
 
 void render_token_label(const DrawFont *font, const char *tok, float px, float max_w, char *buf)
 {
-    size_t n = 0;
-    int only_space = *tok != '\0';
-    for (const char *p = tok; *p; p++)
-        if (!strchr(" \t\n\r\v\f", *p))
-            only_space = 0;
-    if (!*tok) {
-        snprintf(buf, LABEL_BYTES, "\"\"");
-    } else {
-        const char *p = tok;
-        for (; *p && n + 8 < LABEL_BYTES; p++) {
-            const char *rep = NULL;
-            switch (*p) {
-            case '\n': rep = "\\n"; break;
-            case '\t': rep = "\\t"; break;
-            case '\r': rep = "\\r"; break;
-            case '\v': rep = "\\v"; break;
-            case '\f': rep = "\\f"; break;
-            case ' ': rep = only_space ? "\xe2\x90\xa3" : NULL; break;
-            }
-            if (rep) {
-                size_t k = strlen(rep);
-                memcpy(buf + n, rep, k);
-                n += k;
-            } else {
-                buf[n++] = *p;
-            }
-        }
-        if (*p) {
-            /* Longer than any margin: cut at a code point boundary and say so. */
-            while (n > 0 && ((unsigned char)*p & 0xC0) == 0x80)
-                n--, p--;
-            memcpy(buf + n, "\xe2\x80\xa6", 4);
-        } else {
-            buf[n] = '\0';
-        }
-    }
+    token_text(buf, LABEL_BYTES, tok); /* the report's rule: one way to show a token */
     draw_ellipsize(font, buf, LABEL_BYTES, px, max_w);
 }
 

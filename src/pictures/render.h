@@ -220,9 +220,10 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
                          int causal, RenderProgress progress, void *ctx, char *err, size_t errlen);
 
 /* For the pictures' own files (sharpness.c, pull_slide.c): the label shown for
- * token tok into buf (RENDER_LABEL_BYTES), whitespace made visible (space
- * as U+2423, newline as \n, tab as \t), the empty token as "", cut with an
- * ellipsis to max_w pixels at px. Which tokens get a label: labels.h. */
+ * token tok into buf (RENDER_LABEL_BYTES), as text/token_text.h shows it
+ * (report.txt's rule: a newline as \n, a tab as \t, the empty token as "",
+ * ...), cut with an ellipsis to max_w pixels at px. Which tokens get a
+ * label: labels.h. */
 #define RENDER_LABEL_BYTES 160
 void render_token_label(const DrawFont *font, const char *tok, float px, float max_w, char *buf);
 

@@ -130,6 +130,10 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 - 22, DRAW_START, DRAW_TOP, GREY_TEXT);
         snprintf(a, sizeof a, "%s B/token", format_grouped(b, cost.input.kv_cache_bytes));
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 14, DRAW_START, DRAW_TOP, GREY_TEXT);
+        if (v[k].grouping[0]) { /* --kv-groups chose who shares */
+            snprintf(a, sizeof a, "groups %s", v[k].grouping);
+            figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 50, DRAW_START, DRAW_TOP, GREY_TEXT);
+        }
 
         /* The K/V mark: one bar over the maps of each group's shown heads. */
         for (int i = 0; i < n_cols;) {
@@ -137,11 +141,15 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
                 i++;
                 continue;
             }
-            const int g = col_head[i] / kv_mul;
-            int j = i; /* the group's columns i .. j (across a "..." when the group spans it) */
-            for (int q = i + 1; q < n_cols; q++)
-                if (col_head[q] != HEAD_COLUMNS_ELIDED && col_head[q] / kv_mul == g)
-                    j = q;
+            const int g = v[k].kv_of[col_head[i]];
+            int j = i; /* the group's run of columns i .. j (across a "..." when the group spans it) */
+            for (int q = i + 1; q < n_cols; q++) {
+                if (col_head[q] == HEAD_COLUMNS_ELIDED)
+                    continue;
+                if (v[k].kv_of[col_head[q]] != g)
+                    break;
+                j = q;
+            }
             int bx = x0 + i * pitch, bw = (j - i) * pitch + side;
             /* heads of the group among the left-out ones: the bar reaches halfway into the "..." */
             if (j + 1 < n_cols && col_head[j + 1] == HEAD_COLUMNS_ELIDED && (g + 1) * kv_mul - 1 > col_head[j])

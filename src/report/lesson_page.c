@@ -7,6 +7,7 @@
 #include "report/lesson_page.h"
 #include "core/measures.h"
 #include "core/pull.h"
+#include "core/rival.h"
 #include "core/status.h"
 #include "report/report.h"
 
@@ -323,10 +324,10 @@ static cJSON *variant_facts(const Variant *v)
     for (int h = 0; h < c->n_heads; h++) {
         snprintf(who, sizeof who, "head %d", h);
         cJSON *head = map_facts(&v->measures[h], who, v->in.tokens, c->T);
-        cJSON_AddNumberToObject(head, "kv_head", h / (c->n_heads / c->n_kv_heads));
+        cJSON_AddNumberToObject(head, "kv_head", v->kv_of[h]);
         cJSON_AddItemToArray(heads, head);
     }
-    cJSON *wide = map_facts(&v->measures[c->n_heads], "the wide head", v->in.tokens, c->T);
+    cJSON *wide = map_facts(&v->measures[c->n_heads], rival_name(v->in.has_single)->the, v->in.tokens, c->T);
     cJSON_AddStringToObject(wide, "source", v->in.has_single ? "input" : "same projections");
     cJSON_AddItemToObject(o, "wide", wide);
     cJSON_AddItemToObject(o, "pulls", pull_facts(v));
@@ -339,7 +340,7 @@ static cJSON *variant_facts(const Variant *v)
     cJSON_AddBoolToObject(cost, "biases_counted", v->in.w.has_bias);
     cJSON_AddItemToObject(cost, "input", cost_row(&t.input));
     cJSON_AddItemToObject(cost, "mha", cost_row(&t.mha));
-    cJSON_AddItemToObject(cost, "gqa", t.gqa_valid ? cost_row(&t.gqa) : cJSON_CreateNull());
+    cJSON_AddItemToObject(cost, "gqa", t.n_gqa ? cost_row(&t.gqa[0]) : cJSON_CreateNull()); /* the largest GQA */
     cJSON_AddItemToObject(cost, "mqa", cost_row(&t.mqa));
     cJSON_AddItemToObject(cost, "single_head", cost_row(&t.wide));
     return o;

@@ -23,19 +23,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-double blur_of(const MapMeasures *m, int n_heads, double *heads_norm_mean)
+int report_kv_head(const ReportData *d, int h)
 {
-    double norm_sum = 0.0;
-    for (int h = 0; h < n_heads; h++) /* in head order: the same sum for any thread count */
-        norm_sum += m[h].entropy_norm;
-    *heads_norm_mean = norm_sum / n_heads;
-    return m[n_heads].entropy_norm - *heads_norm_mean;
+    const MhaConfig *c = &d->in->cfg;
+    return d->kv_of ? d->kv_of[h] : h / (c->n_heads / c->n_kv_heads);
 }
 
 static void summary_free(Summary *s)
 {
     free(s->heads);
     free(s->cmp);
+    kept_layer_free(&s->kept);
 }
 
 static int summarise(const ReportData *d, Summary *s)
@@ -65,8 +63,13 @@ static int summarise(const ReportData *d, Summary *s)
     }
     memcpy(s->heads, m, (size_t)c->n_heads * sizeof *s->heads);
     s->wide = m[c->n_heads];
-    s->blur = blur_of(m, c->n_heads, &s->heads_norm_mean);
+    s->blur = measures_blur(m, c->n_heads, &s->heads_norm_mean);
+    const int kept_rc = kept_layer_build(&s->kept, c, d->multi->att, s->wide_att, d->in->tokens, m);
     free(computed);
+    if (kept_rc != MHAVIZ_OK) {
+        summary_free(s);
+        return MHAVIZ_ENOMEM;
+    }
 #pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= PARALLEL_MIN_CELLS)
     for (int h = 0; h < c->n_heads; h++)
         measures_compare(d->multi->att + (size_t)h * map, s->wide_att, T, c->causal, &s->cmp[h]);

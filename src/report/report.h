@@ -2,6 +2,8 @@
 #ifndef MHAVIZ_REPORT_H
 #define MHAVIZ_REPORT_H
 
+#include "core/chance.h"
+#include "core/grouping.h"
 #include "core/measures.h"
 #include "core/mha.h"
 #include "core/pull.h"
@@ -22,6 +24,9 @@ typedef struct {
                                   * NULL: the reports leave that section out */
     int scores;             /* 1: report.json holds the heads' scores too (--steps); the forward
                              * pass keeps them either way, for the pulls */
+    const Chance *chance;   /* what random layers of this shape and sentence give (chance.h);
+                             * NULL: the reports compare with nothing */
+    const int *kv_of;       /* (n_heads) each query head's K/V head (--kv-groups); NULL: h / (n_heads / n_kv_heads) */
 } ReportData;
 
 /* report.json holds its matrices inline up to this many numbers in all (the
@@ -51,9 +56,11 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 /* The variants section: report.txt and report.json in folder dir comparing
  * the n variants v (most K/V heads first; n >= 2) with v[0], the reference:
  * each variant's cost row and blur, each query head's JS divergence from
- * its reference self and top-1 agreement, and one sentence per variant.
- * Returns as report_write does. */
-int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen);
+ * its reference self and top-1 agreement, one sentence per variant, the
+ * heads whose role changed, and for each variant with ranks[i].n > 0 its
+ * groupings ranked (grouping.h; ranks: n of them). Returns as report_write does. */
+int report_write_variants(const char *dir, const Variant *v, int n, const GroupingRanking *ranks, char *err,
+                          size_t errlen);
 
 
 /* The report's sentence about map m into line (len bytes): what it does,

@@ -91,9 +91,25 @@ static void json_measures(FILE *f, const MapMeasures *m, const char *indent)
     fputs(",\n", f);
 }
 
+void json_range(FILE *f, const ChanceRange *r)
+{
+    if (r->n == 0) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"n\": %d, \"lo\": ", r->n);
+    json_number(f, r->lo);
+    fputs(", \"hi\": ", f);
+    json_number(f, r->hi);
+    fputc('}', f);
+}
+
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last)
 {
-    fprintf(f, "    \"%s\": ", key);
+    if (key)
+        fprintf(f, "    \"%s\": ", key);
+    else
+        fputs("    ", f);
     if (!valid)
         fputs("null", f);
     else
@@ -126,6 +142,9 @@ static void json_pulls(FILE *f, const PullLayer *p)
                 pull_outcome_name(r->outcome));
         for (int h = 0; h < p->n_heads; h++)
             fprintf(f, h ? ", %d" : "%d", p->top[(size_t)i * p->n_heads + h]);
+        fputs("], \"head_pulls\": [", f);
+        for (int h = 0; h < p->n_heads; h++)
+            fprintf(f, "%s%s", h ? ", " : "", p->pulls[(size_t)i * p->n_heads + h] ? "true" : "false");
         fprintf(f, "], \"wide_top_key\": %d, \"wide_top_weight\": ", r->wide_top);
         json_number(f, r->wide_top_att);
         fprintf(f, ", \"blurs\": %s}%s\n", r->blurs ? "true" : "false", i + 1 < p->T ? "," : "");
@@ -157,6 +176,60 @@ static void json_training(FILE *f, const Training *t)
     fprintf(f, "]\n    },\n    \"seeds_single_head_worse\": %d\n  },\n", worse);
 }
 
+/* "kept": the heads' relations the wide head kept and lost, row by row (kept.h). */
+static void json_kept(FILE *f, const KeptLayer *k)
+{
+    fprintf(f, "  \"kept\": {\n    \"rows\": %d,\n    \"kept\": %d,\n    \"lost\": %d,\n    \"heads\": [", k->rows,
+            k->kept, k->rows - k->kept);
+    for (int h = 0; h < k->n_heads; h++) {
+        const KeptHead *kh = &k->heads[h];
+        fprintf(f, "%s\n      {\"index\": %d, \"relation\": ", h ? "," : "", h);
+        if (kh->relation >= 0)
+            fprintf(f, "\"%s\"", measures_pattern_field((MeasuresRole)kh->relation));
+        else
+            fputs("null", f);
+        fprintf(f, ", \"is_role\": %s, \"rows\": %d, \"kept\": %d, \"lost\": %d}", kh->is_role ? "true" : "false",
+                kh->rows, kh->kept, kh->rows - kh->kept);
+    }
+    fputs("\n    ]\n  },\n", f);
+}
+
+/* "chance": what random layers of this shape and sentence give (chance.h),
+ * and where this layer's numbers fall. */
+static void json_chance(FILE *f, const ReportData *d, const Summary *s)
+{
+    const Chance *ch = d->chance;
+    const PullLayer *p = d->pulls;
+    fprintf(f, "  \"chance\": {\n    \"draws\": %d,\n    \"budget_draws\": %d,\n    \"min_draws\": %d,\n"
+               "    \"seeds\": [1, %d],\n    \"rival_seed_offset\": %s,\n    \"ranges\": {",
+            ch->draws, ch->budget_draws, CHANCE_MIN_DRAWS, ch->draws,
+            d->single_given ? "1000000" : "null");
+    for (int k = 0; k < CHANCE_N; k++) {
+        fprintf(f, "%s\n      \"%s\": ", k ? "," : "", chance_stat_name((ChanceStat)k));
+        json_range(f, &ch->r[k]);
+    }
+    /* this layer's numbers against the ranges: -1 below, 0 within, 1 above */
+    double here[CHANCE_HEAD_JS] = {s->blur, s->kept.kept, s->kept.rows - s->kept.kept, NAN, NAN, NAN, NAN, NAN};
+    if (p) {
+        here[CHANCE_AGREED] = p->count[PULL_AGREED];
+        here[CHANCE_SPLIT] = p->count[PULL_SPLIT];
+        here[CHANCE_FOLLOWED] = p->count[PULL_FOLLOWED];
+        here[CHANCE_OWN] = p->count[PULL_OWN];
+        here[CHANCE_NO_PULL] = p->count[PULL_NO_PULL];
+    }
+    fputs("\n    },\n    \"side\": {", f);
+    for (int k = 0; k < CHANCE_HEAD_JS; k++)
+        fprintf(f, "%s\"%s\": %d", k ? ", " : "", chance_stat_name((ChanceStat)k), chance_side(&ch->r[k], here[k]));
+    for (int k = CHANCE_HEAD_JS; k <= CHANCE_HEAD_TOP1; k++) {
+        fprintf(f, ", \"%s\": [", chance_stat_name((ChanceStat)k));
+        for (int h = 0; h < s->c->n_heads; h++)
+            fprintf(f, h ? ", %d" : "%d", chance_side(&ch->r[k], k == CHANCE_HEAD_JS ? s->cmp[h].js_to_single
+                                                                                   : s->cmp[h].top1_agreement));
+        fputc(']', f);
+    }
+    fputs("}\n  },\n", f);
+}
+
 /* Long on purpose: report.json's keys in the order they are written. */
 void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
 {
@@ -180,11 +253,10 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
     }
 
     /* Each head: where it sits, what it does, how it differs, its map. */
-    const int kv_mul = c->n_heads / c->n_kv_heads;
     char head[32], name[64];
     fputs("  \"heads\": [\n", f);
     for (int h = 0; h < c->n_heads; h++) {
-        fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, h / kv_mul);
+        fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, report_kv_head(d, h));
         json_measures(f, &s->heads[h], "      ");
         fputs("      \"js_to_single\": ", f);
         json_number(f, s->cmp[h].js_to_single);
@@ -228,8 +300,11 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
     json_number(f, s->cosine);
     fputs("\n  },\n", f);
 
+    json_kept(f, &s->kept);
     if (d->pulls)
         json_pulls(f, d->pulls);
+    if (d->chance)
+        json_chance(f, d, s);
 
     const CostTable *t = &s->cost;
     fprintf(f, "  \"cost\": {\n    \"T\": %d,\n    \"visible_pairs\": %" PRId64 ",\n"
@@ -237,7 +312,12 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
             T, t->pairs, d->in->w.has_bias ? "true" : "false");
     json_cost_row(f, "input", &t->input, 1, 0);
     json_cost_row(f, "mha", &t->mha, 1, 0);
-    json_cost_row(f, "gqa", &t->gqa, t->gqa_valid, 0);
+    fputs("    \"gqa\": [", f); /* every GQA-g, most K/V heads first */
+    for (int g = 0; g < t->n_gqa; g++) {
+        fputs(g ? ",\n  " : "\n  ", f);
+        json_cost_row(f, NULL, &t->gqa[g], 1, 1);
+    }
+    fputs(t->n_gqa ? "    ],\n" : "],\n", f);
     json_cost_row(f, "mqa", &t->mqa, 1, 0);
     json_cost_row(f, "single_head", &t->wide, 1, 1);
     fputs("  },\n", f);

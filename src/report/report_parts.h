@@ -7,6 +7,7 @@
 #include "io/json.h"
 #include "io/outdir.h"
 #include "report/report.h"
+#include "core/kept.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -15,6 +16,9 @@
 #define BLUR_NOTICEABLE 0.05
 
 #define REPORT_WIDTH 100 /* report.txt fits in this many columns */
+
+/* Heads a sentence about chance names at most (of more, it gives the range only). */
+#define REPORT_CHANCE_HEADS 64
 
 /* Everything both files say, computed once. */
 typedef struct {
@@ -28,6 +32,7 @@ typedef struct {
     double blur;            /* wide entropy_norm - heads_norm_mean */
     double rel_diff;        /* ||O_multi - O_single||_F / ||O_multi||_F */
     double cosine;          /* mean over tokens of cos(O_multi row, O_single row) */
+    KeptLayer kept;         /* the heads' relations the wide head kept and lost (kept.h) */
     CostTable cost;
 } Summary;
 
@@ -43,10 +48,8 @@ typedef struct {
 
 /* ---- report.c: the summary both files share, and the files themselves */
 
-/* The heads' mean normalised entropy (NAN = null when theirs are) and the
- * blur: the wide head's normalised entropy less that mean. m holds the
- * n_heads maps' measures, the wide head's last. */
-double blur_of(const MapMeasures *m, int n_heads, double *heads_norm_mean);
+/* Query head h's K/V head: d->kv_of[h], or h / (n_heads / n_kv_heads). */
+int report_kv_head(const ReportData *d, int h);
 
 /* Open dir/name for writing. The caller frees *path. */
 FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t errlen, int *rc);
@@ -59,6 +62,9 @@ int close_out(FILE *f, const char *path, char *err, size_t errlen);
 
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last);
 
+/* A range of chance.h as {"n": .., "lo": .., "hi": ..}, or null when it has no values. */
+void json_range(FILE *f, const ChanceRange *r);
+
 void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx);
 
 /* ---- report_txt.c: report.txt */
@@ -66,16 +72,22 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx);
 /* A measure in a table cell: "-" for null. */
 const char *txt_cell(char *buf, size_t n, const char *fmt, double x);
 
+/* A token's text as report.txt shows it: token_text's, at most this many bytes. */
+#define REPORT_TOKEN_BYTES 256
+
 /* The tokens separated by " | ", the first line starting at column col,
  * wrapped to REPORT_WIDTH columns with continuation lines after indent
  * spaces; a line breaks after a "|", or inside a token too long for a line
- * of its own. Every token is shown whole: control characters and bytes that
- * are not UTF-8 as '?'. */
+ * of its own. Each token as text/token_text.h shows it (the pictures' way). */
 void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent);
 
 /* Print text word-wrapped to REPORT_WIDTH columns: the first line after
  * indent, the next ones after indent plus two spaces. */
 void txt_wrapped(FILE *f, const char *indent, const char *text);
+
+/* "heads 0, 1 and 3" / "head 2": the heads h < n_heads with pick[h] set (k of
+ * them), into buf; returns what snprintf returns. */
+int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k);
 
 void write_txt(FILE *f, const ReportData *d, const Summary *s);
 

@@ -1,6 +1,7 @@
 /* report_txt.c — report.txt: what each head does and what splitting into
  * heads bought, for a class. */
 #include "report/report_parts.h"
+#include "text/token_text.h"
 #include "core/measures.h"
 #include "core/status.h"
 #include "text/format.h"
@@ -28,8 +29,9 @@ const char *txt_cell(char *buf, size_t n, const char *fmt, double x)
 
 void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent)
 {
+    char shown[REPORT_TOKEN_BYTES];
     for (int t = 0; t < T; t++) {
-        const unsigned char *p = (const unsigned char *)tokens[t];
+        const unsigned char *p = (const unsigned char *)token_text(shown, sizeof shown, tokens[t]);
         int w = 0; /* the token's columns, one per code point */
         for (const unsigned char *q = p; *q; q++)
             w += (*q & 0xC0) != 0x80;
@@ -48,14 +50,9 @@ void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent)
                 fprintf(f, "\n%*s", indent, "");
                 col = indent;
             }
-            int n = utf8_decode(p, SIZE_MAX, NULL);
-            if (n == 0 || *p < 0x20 || *p == 0x7F) {
-                fputc('?', f);
-                p += n ? n : 1;
-            } else {
-                fwrite(p, 1, (size_t)n, f);
-                p += n;
-            }
+            const int n = utf8_decode(p, SIZE_MAX, NULL); /* token_text's output is UTF-8 */
+            fwrite(p, 1, (size_t)n, f);
+            p += n;
             col++;
         }
         if (sep) {
@@ -103,25 +100,12 @@ void txt_wrapped(FILE *f, const char *indent, const char *text)
     fputc('\n', f);
 }
 
-/* Token t as the sentences quote it: 'text', control characters and
- * bytes that are not UTF-8 as '?', at most n - 1 bytes of it. */
+/* A token as the sentences quote it: 'text', as token_text shows it (the
+ * empty token '""'), at most n - 1 bytes of it. */
 static const char *quoted_token(char *buf, size_t n, const char *token)
 {
-    size_t k = 0;
-    buf[k++] = '\'';
-    for (const unsigned char *p = (const unsigned char *)token; *p && k + 6 < n;) {
-        int len = utf8_decode(p, SIZE_MAX, NULL);
-        if (len == 0 || *p < 0x20 || *p == 0x7F) {
-            buf[k++] = '?';
-            p += len ? len : 1;
-        } else {
-            memcpy(buf + k, p, (size_t)len);
-            k += (size_t)len;
-            p += len;
-        }
-    }
-    buf[k++] = '\'';
-    buf[k] = '\0';
+    char shown[REPORT_TOKEN_BYTES];
+    snprintf(buf, n, "'%s'", token_text(shown, sizeof shown, token));
     return buf;
 }
 
@@ -130,7 +114,7 @@ static const char *quoted_token(char *buf, size_t n, const char *token)
 static const char *pattern_place(char *buf, size_t n, const MapMeasures *m, MeasuresRole r,
                                  char *const *tokens, int T)
 {
-    char q[96];
+    char q[REPORT_TOKEN_BYTES + 2];
     switch (r) {
     case MEASURES_PREVIOUS_TOKEN: snprintf(buf, n, "the previous token"); break;
     case MEASURES_SELF: snprintf(buf, n, "its own token"); break;
@@ -163,7 +147,7 @@ static const char *pattern_support(char *buf, size_t n, const MapMeasures *m, Me
 
 void report_sentence(char *line, size_t len, const char *who, const MapMeasures *m, char *const *tokens, int T)
 {
-    char place[160], support[96];
+    char place[REPORT_TOKEN_BYTES + 64], support[96];
     if (m->role < MEASURES_N_PATTERNS) {
         snprintf(line, len, "%s looks at %s: %.0f%% of its attention on average (even spreading "
                  "would give %.0f%%), %s.", who, pattern_place(place, sizeof place, m, m->role, tokens, T),
@@ -247,20 +231,31 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
 {
     const CostTable *t = &s->cost;
     const MhaConfig *c = s->c;
-    char input_label[48];
-    snprintf(input_label, sizeof input_label, "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
-    const char *labels[5] = {input_label, LAYOUT_MHA, LAYOUT_GQA, LAYOUT_MQA, d->single_given ? "one head" : "one wide head"};
-    const CostRow *rows[5] = {&t->input, &t->mha, &t->gqa, &t->mqa, &t->wide};
-    const int valid[5] = {1, 1, t->gqa_valid, 1, 1};
+    /* the rows: this input, MHA, each GQA-g, MQA (when it is not MHA: one head), the one head compared */
+    char labels[MEASURES_MAX_GQA + 4][48];
+    const CostRow *rows[MEASURES_MAX_GQA + 4];
+    int n_rows = 0;
+    snprintf(labels[n_rows], sizeof labels[0], "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
+    rows[n_rows++] = &t->input;
+    snprintf(labels[n_rows], sizeof labels[0], "%s", LAYOUT_MHA);
+    rows[n_rows++] = &t->mha;
+    for (int g = 0; g < t->n_gqa; g++) {
+        variant_name(labels[n_rows], sizeof labels[0], c->n_heads, t->gqa[g].n_kv_heads);
+        rows[n_rows++] = &t->gqa[g];
+    }
+    if (c->n_heads > 1) {
+        snprintf(labels[n_rows], sizeof labels[0], "%s", LAYOUT_MQA);
+        rows[n_rows++] = &t->mqa;
+    }
+    snprintf(labels[n_rows], sizeof labels[0], "%s", d->single_given ? "one head" : "one wide head");
+    rows[n_rows++] = &t->wide;
     const char *heads[8] = {"heads", "K/V", "params", "MAC proj", "MAC scores", "MAC mix", "MAC total",
                             "K/V B/token"};
-    char num[5][8][32];
+    char num[MEASURES_MAX_GQA + 4][8][32];
     int w[8];
     for (int k = 0; k < 8; k++)
         w[k] = (int)strlen(heads[k]);
-    for (int r = 0; r < 5; r++) {
-        if (!valid[r])
-            continue;
+    for (int r = 0; r < n_rows; r++) {
         const CostRow *x = rows[r];
         const int64_t v[8] = {x->n_heads, x->n_kv_heads, x->params, x->mac_projections, x->mac_scores,
                               x->mac_value_mix, x->mac_projections + x->mac_scores + x->mac_value_mix,
@@ -282,17 +277,16 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
         if (k != 6 || show_total)
             fprintf(f, "  %*s", w[k], heads[k]);
     fputc('\n', f);
-    for (int r = 0; r < 5; r++) {
-        if (!valid[r])
-            continue;
+    for (int r = 0; r < n_rows; r++) {
         fprintf(f, "%-17s", labels[r]);
         for (int k = 0; k < 8; k++)
             if (k != 6 || show_total)
                 fprintf(f, "  %*s", w[k], num[r][k]);
         fputc('\n', f);
     }
-    if (!t->gqa_valid)
-        fprintf(f, "(no GQA row: %d heads do not split into n_heads/4 >= 2 K/V groups)\n", c->n_heads);
+    if (t->n_gqa == 0 && c->n_heads > 1)
+        fprintf(f, "(no GQA row: %d heads split into no number of K/V heads between 1 and %d)\n", c->n_heads,
+                c->n_heads);
 
     char a[32], b[32];
     fprintf(f,
@@ -320,12 +314,41 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     int n = snprintf(line, sizeof line,
                      "Sharing K/V heads shrinks the K/V cache from %s bytes per token per layer (MHA)",
                      format_grouped(a, t->mha.kv_cache_bytes));
-    if (t->gqa_valid)
-        n += snprintf(line + n, sizeof line - (size_t)n, " to %s (GQA, %d K/V heads)",
-                      format_grouped(b, t->gqa.kv_cache_bytes), t->gqa.n_kv_heads);
-    snprintf(line + n, sizeof line - (size_t)n, "%s %s (MQA).", t->gqa_valid ? " and" : " to",
+    for (int g = 0; g < t->n_gqa && n < (int)sizeof line; g++) {
+        char name[16];
+        variant_name(name, sizeof name, c->n_heads, t->gqa[g].n_kv_heads);
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s %s (%s)", g ? "," : " to",
+                      format_grouped(b, t->gqa[g].kv_cache_bytes), name);
+    }
+    if (n < (int)sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "%s %s (MQA).", t->n_gqa ? " and" : " to",
              format_grouped(c1, t->mqa.kv_cache_bytes));
     txt_wrapped(f, "", line);
+}
+
+/* What random layers give for number st, as a clause of a sentence: "200
+ * random layers of this shape and sentence: -0.14 to +0.09 (95%): within
+ * what chance gives". fmt prints one value times scale (100: a percentage). */
+static void chance_clause(char *buf, size_t n, const Chance *ch, ChanceStat st, double x, const char *fmt,
+                          double scale)
+{
+    if (ch->draws == 0) {
+        snprintf(buf, n, "not compared with random layers (a layer this large: the budget allows %d draws, "
+                 "fewer than the %d a range needs)", ch->budget_draws, CHANCE_MIN_DRAWS);
+        return;
+    }
+    const ChanceRange *r = &ch->r[st];
+    if (r->n == 0) {
+        snprintf(buf, n, "no random layer of this shape and sentence (%d drawn) has one", ch->draws);
+        return;
+    }
+    char lo[32], hi[32];
+    snprintf(lo, sizeof lo, fmt, scale * r->lo);
+    snprintf(hi, sizeof hi, fmt, scale * r->hi);
+    const int side = chance_side(r, x);
+    snprintf(buf, n, "%d random layers of this shape and sentence%s: %s to %s (%s): %s", ch->draws,
+             ch->draws < CHANCE_DRAWS ? " (all the budget allows at this size)" : "", lo, hi,
+             r->n >= 40 ? "95%" : "smallest to largest", chance_words(side));
 }
 
 /* The rows with outcome o as "'gave' (1), 'the' (2)", wrapped after label. */
@@ -333,15 +356,15 @@ static void txt_pull_rows(FILE *f, const PullLayer *p, char *const *tokens, Pull
 {
     size_t n = strlen(label) + 1;
     for (int i = 0; i < p->T; i++)
-        n += strlen(tokens[i]) + 24;
-    char *line = malloc(n), *end = line;
+        n += REPORT_TOKEN_BYTES + 24;
+    char *line = malloc(n), *end = line, quoted[REPORT_TOKEN_BYTES + 2];
     if (!line)
         return;
     end += sprintf(end, "%s", label);
     int any = 0;
     for (int i = 0; i < p->T; i++)
         if (p->rows[i].outcome == o) {
-            end += sprintf(end, "%s '%s' (%d)", any ? "," : "", tokens[i], i);
+            end += sprintf(end, "%s %s (%d)", any ? "," : "", quoted_token(quoted, sizeof quoted, tokens[i]), i);
             any = 1;
         }
     if (any)
@@ -349,8 +372,48 @@ static void txt_pull_rows(FILE *f, const PullLayer *p, char *const *tokens, Pull
     free(line);
 }
 
+/* The rows per outcome against what random layers give. */
+static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
+{
+    static const struct {
+        ChanceStat stat;
+        PullOutcome outcome;
+        const char *name;
+    } counted[] = {{CHANCE_AGREED, PULL_AGREED, "nothing lost"}, {CHANCE_SPLIT, PULL_SPLIT, "split"},
+                   {CHANCE_FOLLOWED, PULL_FOLLOWED, "followed"}, {CHANCE_OWN, PULL_OWN, "no head's key"},
+                   {CHANCE_NO_PULL, PULL_NO_PULL, "no pull"}};
+    const int n_counted = (int)(sizeof counted / sizeof counted[0]);
+    char line[1024], clause[256];
+    if (ch->draws == 0) {
+        chance_clause(clause, sizeof clause, ch, CHANCE_SPLIT, 0, "%.0f", 1.0);
+        snprintf(line, sizeof line, "These counts are %s.", clause);
+        txt_wrapped(f, "  ", line);
+        return;
+    }
+    int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence give (95%%):", ch->draws);
+    for (int k = 0; k < n_counted; k++) {
+        const ChanceRange *r = &ch->r[counted[k].stat];
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s %s in %.0f to %.0f rows", k ? "," : "",
+                      counted[k].name, r->lo, r->hi);
+    }
+    for (int side = 1, said = 0; side >= -1; side -= 2) {
+        int any = 0;
+        for (int k = 0; k < n_counted && n < (int)sizeof line; k++)
+            if (chance_side(&ch->r[counted[k].stat], p->count[counted[k].outcome]) == side) {
+                n += snprintf(line + n, sizeof line - (size_t)n, "%s%s (%d)", any ? ", " : said ? "; " : "; here ",
+                              counted[k].name, p->count[counted[k].outcome]);
+                any = said = 1;
+            }
+        if (any && n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, ": %s", chance_words(side));
+    }
+    if (n < (int)sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "; every other count is within what chance gives.");
+    txt_wrapped(f, "  ", line);
+}
+
 /* How the wide head combines the heads' scores, in sentences (pull.h). */
-static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
+static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *ch)
 {
     char line[1024];
     const int H = p->n_heads;
@@ -380,33 +443,38 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
         txt_wrapped(f, "  ", "No token has more than one key to choose from.");
         return;
     }
-    const int agreed_blur = p->n_blur - p->count[PULL_SPLIT]; /* rows that blur though all agree */
-    char also[96] = "";
+    int agreed_blur = 0; /* rows that blur though every pulling head agrees */
+    for (int i = 0; i < p->T; i++)
+        agreed_blur += p->rows[i].outcome == PULL_AGREED && p->rows[i].blurs;
+    char also[96] = "", none[192] = "";
     if (agreed_blur > 0)
         snprintf(also, sizeof also, ", though %d of them blur", agreed_blur);
-    if (p->identity)
-        snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: in %d every head's "
-                 "top key is the wide head's (nothing lost%s); in %d %s (no key gets more than %.0f%% of the "
-                 "wide head's attention); in %d %s; in %d it chose a key that is no head's top key.",
-                 choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT], "the pulls split and the row blurs",
-                 100 * PULL_BLUR_AT_MOST, p->count[PULL_FOLLOWED],
-                 "the wide head followed the top key of some heads over the others", p->count[PULL_OWN]);
-    else
-        snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: in %d every head's "
-                 "top key is its top key too (nothing lost%s); in %d the row blurs (no key gets more than "
-                 "%.0f%% of its attention); in %d its top key is the top key of some heads, not of the "
-                 "others; in %d it chose a key that is no head's top key.",
-                 choosing, p->count[PULL_AGREED], also, p->count[PULL_SPLIT], 100 * PULL_BLUR_AT_MOST,
-                 p->count[PULL_FOLLOWED], p->count[PULL_OWN]);
+    if (p->count[PULL_NO_PULL] > 0)
+        snprintf(none, sizeof none, "in %d no head is sharp enough to pull; ", p->count[PULL_NO_PULL]);
+    snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: %sin %d every pulling "
+             "head's top key is %s too (nothing lost%s); in %d %s (no key gets more than %.0f%% of %s "
+             "attention); in %d %s; in %d it chose a key that is no pulling head's top key. A head "
+             "pulls in a row when it gives its top key more than %.0f%% of the row and the row is sharp (its "
+             "normalised entropy below %.1f, sharpness.png).",
+             choosing, none, p->count[PULL_AGREED], rival_name(!p->identity)->too, also, p->count[PULL_SPLIT],
+             p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
+             p->identity ? "the wide head's" : "its", p->count[PULL_FOLLOWED],
+             p->identity ? "the wide head followed the top key of some heads over the others"
+                         : "its top key is the top key of some heads, not of the others",
+             p->count[PULL_OWN], 100 * PULL_BLUR_AT_MOST, MEASURES_SHARP_BELOW);
     txt_wrapped(f, "  ", line);
+    if (ch)
+        txt_pulls_chance(f, p, ch);
     txt_pull_rows(f, p, tokens, PULL_AGREED, "nothing lost:");
     txt_pull_rows(f, p, tokens, PULL_SPLIT, "split:");
     txt_pull_rows(f, p, tokens, PULL_FOLLOWED, p->identity ? "followed:" : "a head's top key:");
     txt_pull_rows(f, p, tokens, PULL_OWN, "a choice no head made:");
+    txt_pull_rows(f, p, tokens, PULL_NO_PULL, "no pull:");
     const int q = p->default_query;
-    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default '%s' (%d), where the "
-             "heads' top keys differ most (%d different keys); --query picks another.", tokens[q], q,
-             p->rows[q].n_top_keys);
+    char quoted[REPORT_TOKEN_BYTES + 2];
+    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default %s (%d), where the "
+             "heads' top keys differ most (%d different keys); --query picks another.",
+             quoted_token(quoted, sizeof quoted, tokens[q]), q, p->rows[q].n_top_keys);
     txt_wrapped(f, "  ", line);
 }
 
@@ -448,6 +516,153 @@ static void txt_training(FILE *f, const Training *t, int n_heads)
              "heads in %d of the %d seed%s.", n_heads, single_worse, t->n_seeds, t->n_seeds == 1 ? "" : "s");
     txt_wrapped(f, "  ", line);
 }
+
+int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
+{
+    int used = snprintf(buf, len, k == 1 ? "head" : "heads"), seen = 0;
+    for (int h = 0; h < n_heads && used < (int)len; h++)
+        if (pick[h]) {
+            seen++;
+            used += snprintf(buf + used, len - (size_t)used, "%s%d",
+                             seen == 1 ? " " : seen == k ? " and " : ", ", h);
+        }
+    return used;
+}
+
+/* Each head's JS and top1 against what the heads of random layers give. */
+static void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
+{
+    char line[1024], clause[256];
+    if (ch->draws == 0) {
+        chance_clause(clause, sizeof clause, ch, CHANCE_HEAD_JS, 0, "%.2f", 1.0);
+        snprintf(line, sizeof line, "JS, top1: %s.", clause);
+        txt_wrapped(f, "", line);
+        return;
+    }
+    const ChanceRange *js = &ch->r[CHANCE_HEAD_JS], *top1 = &ch->r[CHANCE_HEAD_TOP1];
+    int n = snprintf(line, sizeof line, "A head of %d random layers of this shape and sentence (%d heads, 95%%): JS "
+                     "%.2f to %.2f, top1 %.2f to %.2f.", ch->draws, js->n, js->lo, js->hi, top1->lo, top1->hi);
+    static const char *const names[2] = {"JS", "top1"};
+    const ChanceRange *r[2] = {js, top1};
+    int outside = 0;
+    int pick[REPORT_CHANCE_HEADS];
+    for (int k = 0; k < 2; k++)
+        for (int side = 1; side >= -1; side -= 2) {
+            int m = 0;
+            for (int h = 0; h < s->c->n_heads && h < REPORT_CHANCE_HEADS; h++) {
+                const double x = k == 0 ? s->cmp[h].js_to_single : s->cmp[h].top1_agreement;
+                m += pick[h] = chance_side(r[k], x) == side;
+            }
+            if (m == 0 || n >= (int)sizeof line)
+                continue;
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s", outside ? "; " : " Here ");
+            if (n < (int)sizeof line)
+                n += txt_head_list(line + n, sizeof line - (size_t)n, pick, s->c->n_heads < REPORT_CHANCE_HEADS ?
+                               s->c->n_heads : REPORT_CHANCE_HEADS, m);
+            if (n < (int)sizeof line)
+                n += snprintf(line + n, sizeof line - (size_t)n, ": %s %s", names[k], chance_words(side));
+            outside = 1;
+        }
+    if (n < (int)sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, outside ? "; every other one within what chance gives."
+                                                              : " Every head's are within what chance gives.");
+    txt_wrapped(f, "", line);
+}
+
+/* The headline: which of the heads' relations the wide head kept, row by
+ * row, and which it lost (kept.h), against chance. */
+static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
+{
+    const KeptLayer *k = &s->kept;
+    const int H = k->n_heads;
+    char line[4096], clause[256];
+    int n = snprintf(line, sizeof line, "What one softmax keeps and loses: %s", rival_name(d->single_given)->the);
+    int kept_any = 0, lost_any = 0;
+    for (int pass = 0; pass < 2; pass++) /* those it kept in some rows, then those it lost in all */
+        for (int h = 0; h < H && n < (int)sizeof line; h++) {
+            const KeptHead *kh = &k->heads[h];
+            if (kh->rows == 0 || (pass == 0) != (kh->kept > 0))
+                continue;
+            int *any = pass == 0 ? &kept_any : &lost_any;
+            const char *lead = *any ? ", " : pass == 0 ? " kept " : kept_any ? "; it lost " : " lost ";
+            n += snprintf(line + n, sizeof line - (size_t)n, "%shead %d's %s pull%s in %d of %d row%s", lead, h,
+                          measures_role_name((MeasuresRole)kh->relation),
+                          kh->is_role ? "" : " (its strongest pattern, not a role)",
+                          pass == 0 ? kh->kept : kh->rows, kh->rows, kh->rows == 1 ? "" : "s");
+            *any = 1;
+        }
+    if (!kept_any && !lost_any)
+        n += snprintf(line + n, sizeof line - (size_t)n, " has nothing to keep or lose: no head's pattern holds "
+                      "half of any row.");
+    else if (n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its pull in a row when its role's "
+                      "cells (or its strongest pattern's) hold at least half of the row and the row is sharp "
+                      "(normalised entropy below 0.5); %s kept "
+                      "it when its own cells of that pattern hold at least half of its row too.", rival_name(d->single_given)->the);
+    int quiet = 0; /* heads that hold their pattern in no row */
+    for (int h = 0; h < H; h++)
+        quiet += k->heads[h].rows == 0;
+    if (quiet > 0 && (kept_any || lost_any) && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no pattern in any row: nothing to "
+                      "keep or lose.", quiet, quiet == 1 ? "" : "s", quiet == 1 ? "s" : "");
+    if (k->rows > 0 && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " In all it kept %d of the heads' %d rows and lost %d.",
+                      k->kept, k->rows, k->rows - k->kept);
+    txt_wrapped(f, "", line);
+    if (!d->chance)
+        return;
+    const Chance *ch = d->chance;
+    if (ch->draws == 0) {
+        chance_clause(clause, sizeof clause, ch, CHANCE_KEPT, k->kept, "%.0f", 1.0);
+        snprintf(line, sizeof line, "These counts are %s.", clause);
+    } else {
+        const ChanceRange *rk = &ch->r[CHANCE_KEPT], *rl = &ch->r[CHANCE_LOST];
+        const int kept_side = chance_side(rk, k->kept), lost_side = chance_side(rl, k->rows - k->kept);
+        snprintf(line, sizeof line, "%d random layers of this shape and sentence keep %.0f to %.0f rows and lose "
+                 "%.0f to %.0f (%s): the %d kept here are %s, the %d lost %s%s", ch->draws, rk->lo, rk->hi,
+                 rl->lo, rl->hi, rk->n >= 40 ? "95%" : "smallest to largest", k->kept, chance_words(kept_side),
+                 k->rows - k->kept, chance_words(lost_side),
+                 kept_side == 0 && lost_side == 0 ? ": these counts say nothing about many heads against one."
+                                                  : ".");
+    }
+    txt_wrapped(f, "", line);
+}
+
+/* The blur, its meaning, and what chance gives. */
+static void txt_blur(FILE *f, const ReportData *d, const Summary *s)
+{
+    if (measures_is_null(s->blur)) {
+        fputs("blur: not defined (no row can see two or more tokens)\n", f);
+        return;
+    }
+    char blur[16], line[1024], clause[256] = "";
+    if (fabs(s->blur) < 0.005)
+        strcpy(blur, "0.00"); /* not "-0.00" */
+    else
+        snprintf(blur, sizeof blur, "%+.2f", s->blur);
+    const int drawn = d->chance && d->chance->draws > 0;
+    const int side = drawn ? chance_side(&d->chance->r[CHANCE_BLUR], s->blur) : 0;
+    if (d->chance)
+        chance_clause(clause, sizeof clause, d->chance, CHANCE_BLUR, s->blur, "%+.2f", 1.0);
+    int n = snprintf(line, sizeof line, "blur = %s: %s has a normalised entropy of %.2f, the heads %.2f on average",
+                     blur, rival_name(d->single_given)->the, s->wide.entropy_norm, s->heads_norm_mean);
+    if (d->chance && !drawn) /* too large a layer for the budget: no finding either way */
+        snprintf(line + n, sizeof line - (size_t)n, "; %s, so this blur cannot be told from chance here.", clause);
+    else if (drawn && side == 0)
+        snprintf(line + n, sizeof line - (size_t)n, "; %s: on its own it says nothing about many heads "
+                 "against one.", clause);
+    else
+        snprintf(line + n, sizeof line - (size_t)n, ": one distribution per token came out %s the heads' own%s%s%s.",
+                 s->blur >= BLUR_NOTICEABLE ? "blurrier than" : s->blur <= -BLUR_NOTICEABLE ? "sharper than"
+                                                                                          : "about as sharp as",
+                 s->blur <= -BLUR_NOTICEABLE && !d->single_given
+                     ? ": where the heads agree on a key their scores add up, and the sum is sharper than any "
+                       "one head's"
+                     : "",
+                 clause[0] ? "; " : "", clause);
+    txt_wrapped(f, "", line);
+}
+
 
 /* Long on purpose: report.txt's sections in the order they are printed. */
 void write_txt(FILE *f, const ReportData *d, const Summary *s)
@@ -497,7 +712,7 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
     for (int h = 0; h < c->n_heads; h++) {
         char label[16], kv[16];
         snprintf(label, sizeof label, "%d", h);
-        snprintf(kv, sizeof kv, "%d", h / kv_mul);
+        snprintf(kv, sizeof kv, "%d", report_kv_head(d, h));
         txt_table_row(f, label, kv, &s->heads[h], &s->cmp[h]);
     }
     txt_table_row(f, rival->label, "-", &s->wide, NULL);
@@ -510,6 +725,8 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
     else
         fputs("JS: Jensen-Shannon divergence from the wide head (0 = same, 1 = disjoint).\n"
               "top1: share of rows whose top key is the wide head's.  - : not defined for this input.\n", f);
+    if (d->chance)
+        txt_heads_chance(f, d->chance, s);
 
     fputs("\nWhere the attention goes: each pattern's share of a row, on average over the rows where\n"
           "it could show\n",
@@ -558,29 +775,16 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
     fprintf(f, "\nMany heads against %s\n", d->single_given ? "one head trained on its own" : "one wide head");
     if (d->in->training.n_seeds)
         txt_training(f, &d->in->training, c->n_heads);
+    txt_kept(f, d, s);
+    txt_blur(f, d, s);
     char b1[16], b2[16];
     fprintf(f, "mean row entropy: %.2f bits per head on average, %.2f bits for %s\n",
             s->heads_bits_mean, s->wide.entropy_bits, rival->the);
-    if (measures_is_null(s->blur)) {
-        fputs("blur: not defined (no row can see two or more tokens)\n", f);
-    } else {
-        char blur[16];
-        if (fabs(s->blur) < 0.005)
-            strcpy(blur, "0.00"); /* not "-0.00" */
-        else
-            snprintf(blur, sizeof blur, "%+.2f", s->blur);
-        fprintf(f, "blur = %s: %s normalised entropy is %.2f, the heads' mean %.2f:\n"
-                   "  one distribution per token came out %s the heads' own.\n",
-                blur, d->single_given ? "the one head's" : "the wide head's", s->wide.entropy_norm,
-                s->heads_norm_mean,
-                s->blur >= BLUR_NOTICEABLE ? "blurrier than" :
-                s->blur <= -BLUR_NOTICEABLE ? "sharper than" : "about as sharp as");
-    }
     fprintf(f, "outputs: ||O_multi - O_single|| / ||O_multi|| = %s, mean cosine %s\n",
             txt_cell(b1, sizeof b1, "%.4f", s->rel_diff), txt_cell(b2, sizeof b2, "%.4f", s->cosine));
 
     if (d->pulls)
-        txt_pulls(f, d->pulls, d->in->tokens);
+        txt_pulls(f, d->pulls, d->in->tokens, d->chance);
 
     fprintf(f, "\nCost at T = %d, d = d_model = %d\n", c->T, c->d_model);
     txt_cost(f, d, s);

@@ -38,19 +38,6 @@ static const char *bits(char *buf, size_t n, double js)
     return buf;
 }
 
-/* "heads 0, 1 and 3" / "head 2": the heads h < n_heads with pick[h] set (k of them). */
-static int head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
-{
-    int used = snprintf(buf, len, k == 1 ? "head" : "heads"), seen = 0;
-    for (int h = 0; h < n_heads && used < (int)len; h++)
-        if (pick[h]) {
-            seen++;
-            used += snprintf(buf + used, len - (size_t)used, "%s%d",
-                             seen == 1 ? " " : seen == k ? " and " : ", ", h);
-        }
-    return used;
-}
-
 /* The sentence about variant x against the reference ref (n_heads heads):
  * how much smaller its K/V cache is, the head that moves most, and the heads
  * that barely change. */
@@ -88,12 +75,117 @@ static void variant_sentence(char *buf, size_t len, const VariantSummary *x, con
     used += snprintf(buf + used, len - (size_t)used, "; ");
     if (used >= (int)len)
         return;
-    used += head_list(buf + used, len - (size_t)used, pick, n_heads, n_barely);
+    used += txt_head_list(buf + used, len - (size_t)used, pick, n_heads, n_barely);
     if (used < (int)len)
         snprintf(buf + used, len - (size_t)used, n_barely == 1 ? " barely changes." : " barely change.");
 }
 
-static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick)
+/* A role as the variants' sentences name it: the pattern, "no clear role", "diffuse" or "none". */
+static const char *role_words(MeasuresRole r)
+{
+    return r == MEASURES_MIXED ? "no clear role" : measures_role_name(r);
+}
+
+/* The heads of variant x whose role is not their reference self's (ref):
+ * "head 2: duplicate-token under MHA, no clear role under MQA; ...", or ""
+ * when none changed. */
+static void role_changes(char *buf, size_t len, const Variant *x, const Variant *ref, const char *name,
+                         const char *ref_name)
+{
+    int used = 0;
+    buf[0] = '\0';
+    for (int h = 0; h < x->in.cfg.n_heads && used < (int)len; h++) {
+        const MeasuresRole a = ref->measures[h].role, b = x->measures[h].role;
+        if (a != b)
+            used += snprintf(buf + used, len - (size_t)used, "%shead %d: %s under %s, %s under %s", used ? "; " : "",
+                             h, role_words(a), ref_name, role_words(b), name);
+    }
+    if (used > 0 && used < (int)len)
+        snprintf(buf + used, len - (size_t)used, ".");
+}
+
+/* Variant x's groupings, ranked: every one, or where there are more than
+ * REPORT_GROUPINGS_SHOWN the least and the most moved halves of that many,
+ * and the run's own. */
+#define REPORT_GROUPINGS_SHOWN 10
+static void txt_groupings(FILE *f, const Variant *x, const char *name, const char *ref_name,
+                          const GroupingRanking *rk)
+{
+    const int H = x->in.cfg.n_heads, G = x->in.cfg.n_kv_heads;
+    Grouping own;
+    char run[96], text[96], line[512];
+    if (x->grouping[0])
+        snprintf(run, sizeof run, "%s", x->grouping);
+    else {
+        grouping_contiguous(&own, H, G);
+        grouping_format(run, sizeof run, &own);
+    }
+    int n = snprintf(line, sizeof line, "Which heads share a K/V head (%s): the %d ways to put the %d heads in %d "
+                     "groups of %d, ranked by how far the heads move from their %s selves", name, rk->n, H, G, H / G,
+                     ref_name);
+    if (rk->n > REPORT_GROUPINGS_SHOWN)
+        snprintf(line + n, sizeof line - (size_t)n, " (the %d that move them least, the %d that move them most, and "
+                 "this run's)", REPORT_GROUPINGS_SHOWN / 2, REPORT_GROUPINGS_SHOWN / 2);
+    fputc('\n', f);
+    txt_wrapped(f, "", line);
+    fprintf(f, "  %-20s %8s  %-16s %6s\n", "groups", "mean JS", "moves most", "top1");
+    for (int k = 0; k < rk->n; k++) {
+        const GroupingScore *r = &rk->scores[k];
+        grouping_format(text, sizeof text, &r->g);
+        const int mine = strcmp(text, run) == 0;
+        if (rk->n > REPORT_GROUPINGS_SHOWN && k >= REPORT_GROUPINGS_SHOWN / 2 &&
+            k < rk->n - REPORT_GROUPINGS_SHOWN / 2 && !mine)
+            continue;
+        char most[32];
+        snprintf(most, sizeof most, "head %d, %.3f", r->js_max_head, r->js_max);
+        fprintf(f, "  %-20s %8.3f  %-16s %6.2f%s\n", text, r->js_mean, most, r->top1_mean, mine ? "  <- this run" : "");
+    }
+    snprintf(line, sizeof line, "mean JS: over the heads, of each head's JS from its %s map (bits, over the rows "
+             "with a choice); moves most: the head with the largest; top1: the heads' mean top-1 agreement. Heads "
+             "that want similar keys can share them; heads that want different keys share a mean that serves "
+             "neither. Ainslie et al. 2023 pool like this and then uptrain, so that the heads learn to share; here "
+             "nothing is retrained. --kv-groups chooses the groups.", ref_name);
+    txt_wrapped(f, "", line);
+}
+
+/* How far variant x's heads moved (summary xs) against how far the heads of
+ * random layers pooled the same way move (Chance's pool ranges). */
+static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *xs)
+{
+    const Chance *ch = &x->chance;
+    const int H = x->in.cfg.n_heads;
+    char line[1024];
+    if (ch->pool_draws == 0)
+        return; /* too large a layer for the budget, or the reference is not multi-head */
+    const ChanceRange *js = &ch->r[CHANCE_POOL_JS], *top1 = &ch->r[CHANCE_POOL_TOP1];
+    int n = snprintf(line, sizeof line, "%s: a head of %d random layers of this shape and sentence, pooled the same "
+                     "way, moves by JS %.3f to %.3f, top1 %.2f to %.2f (95%%).", xs->name, ch->pool_draws, js->lo,
+                     js->hi, top1->lo, top1->hi);
+    int pick[REPORT_CHANCE_HEADS], outside = 0;
+    const int shown = H < REPORT_CHANCE_HEADS ? H : REPORT_CHANCE_HEADS;
+    for (int k = 0; k < 2; k++)
+        for (int side = 1; side >= -1; side -= 2) {
+            int m = 0;
+            for (int h = 0; h < shown; h++)
+                m += pick[h] = chance_side(k ? top1 : js, k ? xs->cmp[h].top1_agreement : xs->cmp[h].js_to_single)
+                               == side;
+            if (m == 0 || n >= (int)sizeof line)
+                continue;
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s", outside ? "; " : " Here ");
+            if (n < (int)sizeof line)
+                n += txt_head_list(line + n, sizeof line - (size_t)n, pick, shown, m);
+            if (n < (int)sizeof line)
+                n += snprintf(line + n, sizeof line - (size_t)n, ": %s %s", k ? "top1" : "JS", chance_words(side));
+            outside = 1;
+        }
+    if (n < (int)sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, outside ? "; every other one within what chance gives."
+                                                              : " Every head's are within what chance gives.");
+    txt_wrapped(f, "", line);
+}
+
+static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick,
+                               const GroupingRanking *ranks)
 {
     const MhaConfig *c = &v[0].in.cfg;
     const int H = c->n_heads;
@@ -152,20 +244,29 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
         fputc('\n', f);
     }
     snprintf(line, sizeof line,
-             "JS: mean over the rows (queries) of the Jensen-Shannon divergence between the head's map and "
-             "its %s map, in bits (0 = the same, 1 = disjoint). top1: share of rows whose most-attended key "
-             "is the same in both.", ref);
+             "JS: mean over the rows with a choice of the Jensen-Shannon divergence between the head's map "
+             "and its %s map, in bits (0 = the same, 1 = disjoint). top1: share of those rows whose "
+             "most-attended key is the same in both.", ref);
     txt_wrapped(f, "", line);
+    for (int i = 1; i < n; i++)
+        txt_pooling_chance(f, &v[i], &s[i]);
 
     fprintf(f, "\nIn words (a head \"barely changes\" when its JS is below %.2f bits and its top key stays\n"
                "in at least %.0f%% of the rows)\n", REPORT_BARELY_JS, 100.0 * REPORT_BARELY_TOP1);
     for (int i = 1; i < n; i++) {
         variant_sentence(line, sizeof line, &s[i], &s[0], H, pick);
         txt_wrapped(f, "  ", line);
+        role_changes(line, sizeof line, &v[i], &v[0], s[i].name, ref);
+        if (line[0])
+            txt_wrapped(f, "    ", line);
     }
+    for (int i = 1; i < n; i++)
+        if (ranks[i].n > 0)
+            txt_groupings(f, &v[i], s[i].name, ref, &ranks[i]);
 }
 
-static void write_variants_json(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick)
+static void write_variants_json(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick,
+                                const GroupingRanking *ranks)
 {
     const MhaConfig *c = &v[0].in.cfg;
     const int H = c->n_heads;
@@ -185,7 +286,6 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
     json_number(f, REPORT_BARELY_TOP1);
     fputs("},\n  \"variants\": [\n", f);
     for (int i = 0; i < n; i++) {
-        const int kv_mul = H / s[i].cost.input.n_kv_heads;
         char folder[32];
         outdir_variant_folder(folder, sizeof folder, s[i].cost.input.n_kv_heads);
         fprintf(f, "    {\n    \"name\": \"%s\",\n    \"n_kv_heads\": %d,\n    \"folder\": \"%s\",\n", s[i].name,
@@ -195,16 +295,44 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
         json_number(f, s[i].blur);
         fputs(",\n    \"heads_mean_entropy_norm\": ", f);
         json_number(f, s[i].heads_norm_mean);
+        fprintf(f, ",\n    \"chance\": {\"draws\": %d, \"js\": ", v[i].chance.pool_draws);
+        json_range(f, &v[i].chance.r[CHANCE_POOL_JS]);
+        fputs(", \"top1\": ", f);
+        json_range(f, &v[i].chance.r[CHANCE_POOL_TOP1]);
+        fputs("}", f);
         fputs(",\n    \"heads\": [", f);
         for (int h = 0; h < H; h++) {
             fprintf(f, "%s\n      {\"index\": %d, \"kv_head\": %d, \"js_to_reference\": ", h ? "," : "", h,
-                    h / kv_mul);
+                    v[i].kv_of[h]);
             json_number(f, s[i].cmp[h].js_to_single);
             fputs(", \"top1_agreement\": ", f);
             json_number(f, s[i].cmp[h].top1_agreement);
-            fprintf(f, ", \"barely_changes\": %s}", barely_changes(&s[i].cmp[h]) ? "true" : "false");
+            fprintf(f, ", \"barely_changes\": %s, \"role\": \"%s\", \"role_changed\": %s, \"js_side\": %d, "
+                       "\"top1_side\": %d}",
+                    barely_changes(&s[i].cmp[h]) ? "true" : "false", measures_role_name(v[i].measures[h].role),
+                    v[i].measures[h].role != v[0].measures[h].role ? "true" : "false",
+                    chance_side(&v[i].chance.r[CHANCE_POOL_JS], s[i].cmp[h].js_to_single),
+                    chance_side(&v[i].chance.r[CHANCE_POOL_TOP1], s[i].cmp[h].top1_agreement));
         }
-        fputs("\n    ],\n    \"sentence\": ", f);
+        fputs("\n    ],\n    \"groups\": ", f);
+        if (v[i].grouping[0])
+            json_string(f, v[i].grouping);
+        else
+            fputs("null", f);
+        fputs(",\n    \"groupings\": [", f);
+        for (int k = 0; k < ranks[i].n; k++) {
+            const GroupingScore *r = &ranks[i].scores[k];
+            char text[96];
+            grouping_format(text, sizeof text, &r->g);
+            fprintf(f, "%s\n      {\"groups\": \"%s\", \"js_mean\": ", k ? "," : "", text);
+            json_number(f, r->js_mean);
+            fprintf(f, ", \"js_max\": ");
+            json_number(f, r->js_max);
+            fprintf(f, ", \"js_max_head\": %d, \"top1_mean\": ", r->js_max_head);
+            json_number(f, r->top1_mean);
+            fputc('}', f);
+        }
+        fputs(ranks[i].n ? "\n    ],\n    \"sentence\": " : "],\n    \"sentence\": ", f);
         if (i == 0) {
             fputs("null", f);
         } else {
@@ -216,7 +344,8 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
     fputs("  ]\n}\n", f);
 }
 
-int report_write_variants(const char *dir, const Variant *v, int n, char *err, size_t errlen)
+int report_write_variants(const char *dir, const Variant *v, int n, const GroupingRanking *ranks, char *err,
+                          size_t errlen)
 {
     const MhaConfig *c = &v[0].in.cfg;
     const int H = c->n_heads, T = c->T;
@@ -233,7 +362,7 @@ int report_write_variants(const char *dir, const Variant *v, int n, char *err, s
         variant_name(s[i].name, sizeof s[i].name, H, x->in.cfg.n_kv_heads);
         const int wide_bias = x->in.has_single ? x->in.single.has_bias : x->in.w.has_bias;
         measures_cost(&x->in.cfg, x->in.w.has_bias, wide_bias, &s[i].cost);
-        s[i].blur = blur_of(x->measures, H, &s[i].heads_norm_mean);
+        s[i].blur = measures_blur(x->measures, H, &s[i].heads_norm_mean);
         if (!(s[i].cmp = malloc((size_t)H * sizeof *s[i].cmp)))
             goto cleanup;
 #pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= PARALLEL_MIN_CELLS)
@@ -244,14 +373,14 @@ int report_write_variants(const char *dir, const Variant *v, int n, char *err, s
 
     if (!(f = open_out(dir, "report.txt", &path, err, errlen, &rc)))
         goto cleanup;
-    write_variants_txt(f, v, n, s, pick);
+    write_variants_txt(f, v, n, s, pick, ranks);
     if ((rc = close_out(f, path, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     free(path);
     path = NULL;
     if (!(f = open_out(dir, "report.json", &path, err, errlen, &rc)))
         goto cleanup;
-    write_variants_json(f, v, n, s, pick);
+    write_variants_json(f, v, n, s, pick, ranks);
     rc = close_out(f, path, err, errlen);
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])

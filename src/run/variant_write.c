@@ -53,11 +53,12 @@ static int draw_architecture(Renderer *r, DrawCanvas *canvas, const RenderJob *j
                              int causal, char *err, size_t errlen)
 {
     (void)T, (void)tokens, (void)causal;
-    const MhaInput *in = &((const Variant *)j->arg)->in;
+    const Variant *v = j->arg;
+    const MhaInput *in = &v->in;
     CostTable cost;
     measures_cost(&in->cfg, in->w.has_bias, in->w.has_bias, &cost);
-    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, cost.input.params, in->w.has_bias, err,
-                             errlen);
+    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, v->kv_of, cost.input.params, in->w.has_bias,
+                             err, errlen);
 }
 
 /* The pictures of one variant being listed as render jobs; each job's
@@ -86,7 +87,7 @@ static void add_job(JobList *l, RenderJob j, const char *file, const char *title
 /* What the titles and subtitles say of the whole variant. */
 typedef struct {
     char variant[64];    /* the layout: "MHA", "GQA (2 K/V heads)" */
-    char pooled[96];     /* "K/V mean-pooled from 4 heads, not retrained", or "" */
+    char pooled[160];    /* "K/V mean-pooled from 4 heads, not retrained", or "" */
     char sharing[128];   /* how the heads share keys and values */
     char wide_from[160]; /* what the wide head is made of */
     const char *title;   /* the input's own title, or "" */
@@ -102,7 +103,9 @@ static void words_of(const Variant *v, Words *w)
     else
         snprintf(w->variant, sizeof w->variant, "%s (%d K/V head%s)", layout, G, G == 1 ? "" : "s");
     w->pooled[0] = '\0';
-    if (v->pooled_from)
+    if (v->pooled_from && v->grouping[0]) /* --kv-groups chose who shares */
+        snprintf(w->pooled, sizeof w->pooled, "K/V mean-pooled in groups %s, not retrained", v->grouping);
+    else if (v->pooled_from)
         snprintf(w->pooled, sizeof w->pooled, "K/V mean-pooled from %d heads, not retrained", v->pooled_from);
     if (G == H)
         snprintf(w->sharing, sizeof w->sharing, "%s: each head has its own keys and values", layout);
@@ -136,7 +139,7 @@ static char *panel_title(const Variant *v, int p)
     const char *role = measures_role_name(v->measures[p].role);
     char title[192];
     if (p < H && G < H && G > 1) /* GQA: which K/V head (with MQA there is one) */
-        snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, p / (H / G), role);
+        snprintf(title, sizeof title, "head %d \xc2\xb7 K/V %d \xc2\xb7 %s", p, v->kv_of[p], role);
     else if (p < H)
         snprintf(title, sizeof title, "head %d \xc2\xb7 %s", p, role);
     else
@@ -173,7 +176,7 @@ static void list_heads(JobList *l, const Variant *v, const Words *w, const float
 {
     const MhaConfig *c = &v->in.cfg;
     const MapMeasures *m = v->measures; /* (H + 1) */
-    const int H = c->n_heads, G = c->n_kv_heads, kv_mul = H / G;
+    const int H = c->n_heads, G = c->n_kv_heads;
     char head[32], name[64], title[192], sub[512];
     for (int h = 0; h < H; h++) {
         outdir_head_name(head, sizeof head, h, H);
@@ -183,7 +186,7 @@ static void list_heads(JobList *l, const Variant *v, const Words *w, const float
                      h, H, measures_role_name(m[h].role), m[h].entropy_bits);
         else if (G < H)
             snprintf(title, sizeof title, "head %d of %d \xc2\xb7 K/V head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits",
-                     h, H, h / kv_mul, G, measures_role_name(m[h].role), m[h].entropy_bits);
+                     h, H, v->kv_of[h], G, measures_role_name(m[h].role), m[h].entropy_bits);
         else
             snprintf(title, sizeof title, "head %d of %d \xc2\xb7 %s \xc2\xb7 %.2f bits", h, H,
                      measures_role_name(m[h].role), m[h].entropy_bits);
@@ -302,7 +305,7 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
     ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,
-                    v->measures, o->npy, &v->pulls, o->steps};
+                    v->measures, o->npy, &v->pulls, o->steps, &v->chance, v->kv_of};
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);

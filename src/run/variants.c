@@ -42,6 +42,25 @@ static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir 
     return rc;
 }
 
+/* Each GQA variant's groupings ranked (grouping.h) into ranks (n), when the
+ * reference v[0] is multi-head and the layer has at most GROUPING_MAX_HEADS heads. */
+static int rank_groupings(const Variant *v, int n, GroupingRanking *ranks, char *err, size_t errlen)
+{
+    const MhaConfig *c = &v[0].in.cfg;
+    if (c->n_kv_heads != c->n_heads || c->n_heads > GROUPING_MAX_HEADS)
+        return MHAVIZ_OK;
+    for (int i = 1; i < n; i++) {
+        const int G = v[i].in.cfg.n_kv_heads;
+        if (G == 1 || G == c->n_heads)
+            continue;
+        if (grouping_rank(&v[0].in, v[0].multi.att, G, &ranks[i].scores, &ranks[i].n) != MHAVIZ_OK) {
+            snprintf(err, errlen, "out of memory");
+            return MHAVIZ_ENOMEM;
+        }
+    }
+    return MHAVIZ_OK;
+}
+
 int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm,
                    char *err, size_t errlen)
 {
@@ -50,6 +69,7 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
         return rc != MHAVIZ_OK || !o->html ? rc : lesson_page(v, n, r, out, err, errlen);
     }
     int rc = MHAVIZ_OK;
+    GroupingRanking ranks[VARIANTS_MAX] = {{0}};
     for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
         char sub[16];
         outdir_variant_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
@@ -67,10 +87,14 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
     } else if ((rc = variants_slide_draw(r, slide, v, n, err, errlen)) == MHAVIZ_OK &&
                (rc = kv_cache_picture(v, n, render_font(r), chart, o->layers, err, errlen)) == MHAVIZ_OK) {
         timing_phase(tm, TIMING_WRITE);
-        rc = report_write_variants(out->tmp, v, n, err, errlen);
+        rc = rank_groupings(v, n, ranks, err, errlen);
+        if (rc == MHAVIZ_OK)
+            rc = report_write_variants(out->tmp, v, n, ranks, err, errlen);
     }
     if (rc == MHAVIZ_OK && o->html)
         rc = lesson_page(v, n, r, out, err, errlen);
+    for (int i = 0; i < n; i++)
+        free(ranks[i].scores);
     free(slide);
     free(chart);
     return rc;

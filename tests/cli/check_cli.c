@@ -928,6 +928,417 @@ START_TEST(variant_sentences_hold)
 }
 END_TEST
 
+/* Read file dir/name into a buffer of the caller's (n bytes). */
+static void slurp_in(const char *dir, const char *name, char *buf, size_t n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    slurp_into(path, buf, n);
+    ck_assert_msg(buf[0] != '\0', "%s: empty or missing", path);
+}
+
+/* A grouping the input cannot take: exit 2, a message naming it, nothing written. */
+static const struct {
+    const char *sample, *kv, *groups, *msg;
+} GROUPS_BAD[] = {
+    {"lesson1.json", NULL, "0,2/1", "--kv-groups 0,2/1: head 3 is in no group"},
+    {"lesson1.json", NULL, "0,2/1,2", "--kv-groups 0,2/1,2: head 2 is in two groups"},
+    {"lesson1.json", NULL, "0,1,2/3", "the groups differ in size (3 and 1 heads)"},
+    {"lesson1.json", NULL, "0,2/1,9", "head 9: the layer has 4 heads (0 to 3)"},
+    {"lesson1.json", NULL, "0;2/1;3", "'0;2' is not a head"},
+    {"lesson1.json", "4,1", "0,2/1,3", "--kv-groups 0,2/1,3 makes 2 K/V heads, a count --kv-heads does not list"},
+    {"lesson2_gqa.json", NULL, "0,2/1,3", "the input already shares K/V heads (n_kv_heads = 2 of 4 heads)"},
+    {"base_paper.json", NULL, "0,1/2,3/4,5/6,7/8", "head 8: the layer has 8 heads (0 to 7)"},
+};
+
+START_TEST(kv_groups_refused)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32];
+    snprintf(in, sizeof in, "%s/%s", samples, GROUPS_BAD[_i].sample);
+    if (GROUPS_BAD[_i].kv)
+        run(r, (const char *[]){"-q", "--kv-heads", GROUPS_BAD[_i].kv, "--kv-groups", GROUPS_BAD[_i].groups, in, NULL});
+    else
+        run(r, (const char *[]){"-q", "--kv-groups", GROUPS_BAD[_i].groups, in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "--kv-groups '%s': exit %d: %s", GROUPS_BAD[_i].groups, r->status,
+                  r->err);
+    ck_assert_msg(strstr(r->err, GROUPS_BAD[_i].msg), "'%s' lacks '%s'", r->err, GROUPS_BAD[_i].msg);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* --kv-groups 0,2/1,3 on lesson 1: heads 0 and 2 share K/V head 0, heads 1
+ * and 3 K/V head 1; the variants report ranks the three pairings, this
+ * run's last (head 3 moves 0.98 bits: issue 20's figure from report.json),
+ * and its MQA head 3 keeps its top key in 0 of the 10 rows with a choice
+ * (row 0 has none: it used to count as 1 of 11). */
+START_TEST(kv_groups_choose_the_pairs)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], dir[PATH_MAX];
+    static char text[1 << 20];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    run(r, (const char *[]){"-q", "--kv-heads", "4,2,1", "--kv-groups", "2,0/3,1", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(dir, sizeof dir, "%s/out", r->run);
+    slurp_in(dir, "kv2/report.json", text, sizeof text);
+    cJSON *j = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(j);
+    const int want_kv[4] = {0, 1, 0, 1};
+    for (int h = 0; h < 4; h++)
+        ck_assert_int_eq((int)json_num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "heads"), h), "kv_head"),
+                         want_kv[h]);
+    ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItemCaseSensitive(j, "notes")->valuestring, "--kv-groups 0,2/1,3"));
+    cJSON_Delete(j);
+    slurp_in(dir, "report.json", text, sizeof text);
+    j = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(j);
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(j, "variants");
+    const cJSON *gqa = cJSON_GetArrayItem(vars, 1), *mqa = cJSON_GetArrayItem(vars, 2);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(gqa, "groups")->valuestring, "0,2/1,3");
+    const cJSON *ranked = cJSON_GetObjectItemCaseSensitive(gqa, "groupings");
+    ck_assert_int_eq(cJSON_GetArraySize(ranked), 3);
+    const cJSON *worst = cJSON_GetArrayItem(ranked, 2);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(worst, "groups")->valuestring, "0,2/1,3");
+    ck_assert_double_eq_tol(json_num(worst, "js_max"), 0.98, 0.005);
+    const cJSON *h3 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(gqa, "heads"), 3);
+    ck_assert_double_eq_tol(json_num(h3, "js_to_reference"), json_num(worst, "js_max"), 1e-9);
+    const cJSON *mqa3 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(mqa, "heads"), 3);
+    ck_assert_double_eq(json_num(mqa3, "top1_agreement"), 0);
+    cJSON_Delete(j);
+    slurp_in(dir, "report.txt", text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "0,2/1,3                 0.474  head 3, 0.981      0.53  <- this run"));
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* On random layers of several shapes (as `mhaviz init` writes them), the
+ * words follow the numbers: a blur, a count of kept or lost rows, a count of
+ * pull outcomes or a head's JS that lies within what random layers give
+ * (report.json's chance.side = 0) is never given as a finding, and one
+ * outside is said to be so. */
+static const char *const RANDOM_SHAPES[][5] = {
+    /* d_model, heads, K/V heads, seed, sentence */
+    {"16", "4", "4", "3", "Mary gave the book to John because John had helped Mary"},
+    {"32", "8", "2", "5", "the cat sat on the mat and the dog sat on the cat"},
+    {"24", "2", "2", "11", "one two three four five six seven"},
+    {"64", "4", "1", "2", "a b a b a b a b a b"},
+};
+
+/* The text from `from` to the next line that is not its continuation (a
+ * paragraph of report.txt, wrapped lines joined by one space). */
+static void paragraph(char *dst, size_t n, const char *text, const char *from)
+{
+    size_t k = 0;
+    const char *p = from, *line = from;
+    while (line > text && line[-1] != '\n')
+        line--;
+    const size_t indent = strspn(line, " ");
+    while (*p && k + 1 < n) {
+        if (*p == '\n') {
+            const size_t next = strspn(p + 1, " ");
+            if (next <= indent) /* a line of its own, not a continuation */
+                break;
+            dst[k++] = ' ';
+            p += 1 + next;
+            continue;
+        }
+        dst[k++] = *p++;
+    }
+    dst[k] = '\0';
+}
+
+START_TEST(random_layers_no_chance_finding)
+{
+    setup();
+    Run *r = malloc(sizeof *r), *g = malloc(sizeof *g);
+    const char *const *sh = RANDOM_SHAPES[_i];
+    run(g, (const char *[]){"init", "--tokens", sh[4], "--d-model", sh[0], "--heads", sh[1], "--kv-heads", sh[2],
+                            "--seed", sh[3], "--embeddings", NULL});
+    ck_assert_msg(g->status == MHAVIZ_OK, "init: %s", g->err);
+    char in[128], dir[PATH_MAX];
+    snprintf(in, sizeof in, "%s/stdout", g->dir);
+    run(r, (const char *[]){"-q", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    snprintf(dir, sizeof dir, "%s/out", r->run);
+    static char json[1 << 20], txt[1 << 16], para[4096];
+    slurp_in(dir, "report.json", json, sizeof json);
+    slurp_in(dir, "report.txt", txt, sizeof txt);
+    cJSON *j = cJSON_Parse(json);
+    ck_assert_ptr_nonnull(j);
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "chance");
+    ck_assert_int_eq((int)json_num(ch, "draws"), 200);
+    const cJSON *side = cJSON_GetObjectItemCaseSensitive(ch, "side");
+
+    /* the blur */
+    const char *b = strstr(txt, "\nblur = ");
+    ck_assert_ptr_nonnull(b);
+    paragraph(para, sizeof para, txt, b + 1);
+    const int blur_side = (int)json_num(side, "blur");
+    if (blur_side == 0)
+        ck_assert_msg(strstr(para, "within what chance gives: on its own it says nothing") && !strstr(para, "came out"),
+                      "%s", para);
+    else
+        ck_assert_msg(strstr(para, "came out") && strstr(para, blur_side > 0 ? "more than chance gives"
+                                                                            : "fewer than chance gives"), "%s", para);
+
+    /* kept and lost */
+    const char *k = strstr(txt, "random layers of this shape and sentence keep ");
+    if (k) {
+        paragraph(para, sizeof para, txt, k);
+        const int ks = (int)json_num(side, "kept"), ls = (int)json_num(side, "lost");
+        static const char *const words[3] = {"fewer than chance gives", "within what chance gives",
+                                             "more than chance gives"};
+        char want[96];
+        snprintf(want, sizeof want, "kept here are %s", words[ks + 1]);
+        ck_assert_msg(strstr(para, want), "%s lacks %s", para, want);
+        snprintf(want, sizeof want, "lost %s", words[ls + 1]);
+        ck_assert_msg(strstr(para, want), "%s lacks %s", para, want);
+        if (ks == 0 && ls == 0)
+            ck_assert_msg(strstr(para, "say nothing about many heads against one"), "%s", para);
+    }
+
+    /* the pull outcomes: named after "here" exactly when outside */
+    const char *p = strstr(txt, "random layers of this shape and sentence give (95%):");
+    ck_assert_ptr_nonnull(p);
+    paragraph(para, sizeof para, txt, p);
+    static const char *const outcome[][2] = {{"agreed", "nothing lost ("}, {"split", "split ("},
+                                             {"followed", "followed ("}, {"own_choice", "no head's key ("},
+                                             {"no_pull", "no pull ("}};
+    for (int o = 0; o < 5; o++) {
+        const int sd = (int)json_num(side, outcome[o][0]);
+        ck_assert_msg((strstr(para, outcome[o][1]) != NULL) == (sd != 0), "%s: side %d: %s", outcome[o][0], sd, para);
+    }
+    cJSON_Delete(j);
+    cleanup(r), cleanup(g);
+    free(r), free(g);
+}
+END_TEST
+
+/* ------------------------------------------ the docs' figures, checked */
+
+/* Text with every run of white space turned into one space: a sentence
+ * wrapped over lines reads as one (the caller frees it). */
+static char *flat_text(const char *raw)
+{
+    char *out = malloc(strlen(raw) + 1), *o = out;
+    ck_assert_ptr_nonnull(out);
+    for (const char *p = raw; *p; p++) {
+        const int space = *p == ' ' || *p == '\n' || *p == '\t';
+        if (space && o > out && o[-1] == ' ')
+            continue;
+        *o++ = space ? ' ' : *p;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* File path (from the repository root), flat as above. */
+static char *flat_doc(const char *path)
+{
+    static char raw[1 << 18];
+    slurp_into(path, raw, sizeof raw);
+    return flat_text(raw);
+}
+
+/* x with fmt, a minus sign as the docs print it (U+2212). */
+static const char *signed_text(char *buf, size_t n, const char *fmt, double x)
+{
+    char plain[32];
+    snprintf(plain, sizeof plain, fmt, x);
+    if (plain[0] == '-')
+        snprintf(buf, n, "\xe2\x88\x92%s", plain + 1);
+    else
+        snprintf(buf, n, "%s", plain);
+    return buf;
+}
+
+static void doc_has(const char *doc, const char *name, const char *want)
+{
+    ck_assert_msg(strstr(doc, want) != NULL, "%s no longer says \"%s\" (its sample's report gives that now)", name,
+                  want);
+}
+
+/* Run the sample with args and parse out/<json> (the caller deletes it). */
+static cJSON *sample_report(Run *r, const char *sample, const char *json, const char *const *extra)
+{
+    char in[PATH_MAX + 32], path[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/%s", samples, sample);
+    const char *args[16] = {"-q", "-o", "out"};
+    int n = 3;
+    for (; extra && extra[n - 3]; n++)
+        args[n] = extra[n - 3];
+    args[n++] = in;
+    args[n] = NULL;
+    run(r, args);
+    ck_assert_msg(r->status == MHAVIZ_OK, "%s: exit %d: %s", sample, r->status, r->err);
+    snprintf(path, sizeof path, "%s/out/%s", r->run, json);
+    static char text[1 << 21];
+    slurp_into(path, text, sizeof text);
+    cJSON *j = cJSON_Parse(text);
+    ck_assert_msg(j != NULL, "%s: no JSON", path);
+    return j;
+}
+
+static const cJSON *item(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    ck_assert_msg(x != NULL, "no \"%s\"", key);
+    return x;
+}
+
+/* The README's and docs/report.md's figures for lesson 1, random_init and
+ * base_paper, each rebuilt from that sample's report.json. */
+START_TEST(docs_figures_are_the_reports)
+{
+    setup_samples();
+    char *readme = flat_doc("README.md"), *report_md = flat_doc("docs/report.md"),
+         *cli_md = flat_doc("docs/command-line.md");
+    Run *r = malloc(sizeof *r);
+    char want[512], a[40], b[40];
+
+    /* lesson 1: kept and lost, blur, chance, pulls */
+    cJSON *j = sample_report(r, "lesson1.json", "report.json", NULL);
+    const cJSON *kh = item(item(j, "kept"), "heads");
+    int kept[4], rows[4];
+    for (int h = 0; h < 4; h++) {
+        kept[h] = (int)json_num(cJSON_GetArrayItem(kh, h), "kept");
+        rows[h] = (int)json_num(cJSON_GetArrayItem(kh, h), "rows");
+    }
+    snprintf(want, sizeof want, "the wide head kept head 0's previous-token pull in %d of %d rows and head 3's self "
+             "pull in %d of %d, and lost head 1's first-token pull in %d of %d rows and head 2's duplicate-token "
+             "pull in %d of %d: in all it kept %d of the heads' %d rows and lost %d.", kept[0], rows[0], kept[3],
+             rows[3], rows[1] - kept[1], rows[1], rows[2] - kept[2], rows[2], (int)json_num(item(j, "kept"), "kept"),
+             (int)json_num(item(j, "kept"), "rows"), (int)json_num(item(j, "kept"), "lost"));
+    ck_assert(kept[1] == 0 && kept[2] == 0);
+    doc_has(readme, "README.md", want);
+    const cJSON *cmp = item(j, "comparison");
+    snprintf(want, sizeof want, "the wide head's normalised entropy is %.2f, the four heads' mean %.2f (\"blur = %+.2f\")",
+             json_num(cmp, "single_head_entropy_norm"), json_num(cmp, "heads_mean_entropy_norm"), json_num(cmp, "blur"));
+    doc_has(readme, "README.md", want);
+    const cJSON *ch = item(j, "chance"), *rg = item(ch, "ranges"), *side = item(ch, "side");
+    snprintf(want, sizeof want, "what %d random, untrained layers", (int)json_num(ch, "draws"));
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "their blur lies between %s and %s (95%%), they keep %.0f to %.0f rows and lose %.0f "
+             "to %.0f.", signed_text(a, sizeof a, "%.2f", json_num(item(rg, "blur"), "lo")),
+             signed_text(b, sizeof b, "%+.2f", json_num(item(rg, "blur"), "hi")), json_num(item(rg, "kept"), "lo"),
+             json_num(item(rg, "kept"), "hi"), json_num(item(rg, "lost"), "lo"), json_num(item(rg, "lost"), "hi"));
+    doc_has(readme, "README.md", want);
+    ck_assert(json_num(side, "blur") == 1 && json_num(side, "kept") == 1 && json_num(side, "lost") == 1);
+    snprintf(want, sizeof want, "Lesson 1: blur %+.2f against %s to %s (more than chance gives); %d rows kept and %d "
+             "lost against %.0f to %.0f and %.0f to %.0f", json_num(cmp, "blur"),
+             signed_text(a, sizeof a, "%.2f", json_num(item(rg, "blur"), "lo")),
+             signed_text(b, sizeof b, "%+.2f", json_num(item(rg, "blur"), "hi")),
+             (int)json_num(item(j, "kept"), "kept"), (int)json_num(item(j, "kept"), "lost"),
+             json_num(item(rg, "kept"), "lo"), json_num(item(rg, "kept"), "hi"), json_num(item(rg, "lost"), "lo"),
+             json_num(item(rg, "lost"), "hi"));
+    doc_has(report_md, "docs/report.md", want);
+    /* the pulls on "because" (6), the last "Mary" (10) and the second "John" (7): the wide head's weights */
+    const cJSON *wide = item(item(j, "single_head"), "attention");
+    double row6[11], row7[11], row10[11];
+    for (int k = 0; k < 11; k++) {
+        row6[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 6), k)->valuedouble;
+        row7[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 7), k)->valuedouble;
+        row10[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 10), k)->valuedouble;
+    }
+    snprintf(want, sizeof want, "so the wide head follows it: %.2f on \"John\", %.2f on \"because\", %.2f on \"Mary\".",
+             row6[5], row6[6], row6[0]);
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "the wide head goes with head 3 (%.2f)", row10[10]);
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "the wide head splits %.2f / %.2f between them", row7[5], row7[7]);
+    doc_has(readme, "README.md", want);
+    const cJSON *counts = item(item(j, "pulls"), "counts");
+    ck_assert(json_num(item(rg, "split"), "lo") == json_num(item(rg, "followed"), "lo") &&
+              json_num(item(rg, "split"), "hi") == json_num(item(rg, "followed"), "hi"));
+    snprintf(want, sizeof want, "of the 10 tokens with a choice, in %d the wide head followed some heads over the "
+             "others, in %d the pulls split and the row blurs (random layers: %.0f to %.0f rows each).",
+             (int)json_num(counts, "followed"), (int)json_num(counts, "split"), json_num(item(rg, "split"), "lo"),
+             json_num(item(rg, "split"), "hi"));
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "split in %.0f to %.0f rows, followed in %.0f to %.0f rows …; here split (%d), "
+             "followed (%d): more than chance gives", json_num(item(rg, "split"), "lo"), json_num(item(rg, "split"), "hi"),
+             json_num(item(rg, "followed"), "lo"), json_num(item(rg, "followed"), "hi"),
+             (int)json_num(counts, "split"), (int)json_num(counts, "followed"));
+    doc_has(report_md, "docs/report.md", want);
+    cJSON_Delete(j);
+    cleanup(r);
+
+    /* lesson 1's variants: the MQA sentence (over the rows with a choice) */
+    j = sample_report(r, "lesson1.json", "report.json", (const char *[]){"--kv-heads", "4,2,1", NULL});
+    const char *gqa = item(cJSON_GetArrayItem(item(j, "variants"), 1), "sentence")->valuestring;
+    const char *mqa = item(cJSON_GetArrayItem(item(j, "variants"), 2), "sentence")->valuestring;
+    snprintf(want, sizeof want, "\"%.*s", (int)(strstr(gqa, "barely changes.") - gqa), gqa);
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "%.*s\", over the rows with a choice", (int)(strstr(mqa, "; no head") - mqa), mqa);
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "%.*s; no head barely changes\"", (int)(strstr(mqa, "; no head") - mqa), mqa);
+    doc_has(cli_md, "docs/command-line.md", want);
+    cJSON_Delete(j);
+    cleanup(r);
+
+    /* lesson 2: the three pairings side by side */
+    static const char *const pairs[3][2] = {{"0,1/2,3", "| 0,1 / 2,3 (lesson 2) |"}, {"0,3/1,2", "| 0,3 / 1,2 |"},
+                                            {"0,2/1,3", "| 0,2 / 1,3 |"}};
+    for (int k = 0; k < 3; k++) {
+        j = sample_report(r, "lesson1.json", "report.json",
+                          (const char *[]){"--kv-heads", "4,2", "--kv-groups", pairs[k][0], NULL});
+        const cJSON *heads = item(cJSON_GetArrayItem(item(j, "variants"), 1), "heads");
+        int n = snprintf(want, sizeof want, "%s", pairs[k][1]);
+        for (int h = 0; h < 4; h++)
+            n += snprintf(want + n, sizeof want - (size_t)n, " %.3f, %.0f%% |",
+                          json_num(cJSON_GetArrayItem(heads, h), "js_to_reference"),
+                          100 * json_num(cJSON_GetArrayItem(heads, h), "top1_agreement"));
+        doc_has(readme, "README.md", want);
+        cJSON_Delete(j);
+        cleanup(r);
+    }
+
+    /* random_init: no pulls, a blur within chance */
+    j = sample_report(r, "random_init.json", "report.json", NULL);
+    counts = item(item(j, "pulls"), "counts"), rg = item(item(j, "chance"), "ranges");
+    ck_assert_int_eq((int)json_num(item(item(j, "chance"), "side"), "blur"), 0);
+    snprintf(want, sizeof want, "in %d of its %d rows no head is sharp enough to pull, and its blur (%s) is within what "
+             "random layers give", (int)json_num(counts, "no_pull"), 10 /* T - 1: the rows with a choice */,
+             signed_text(a, sizeof a, "%.2f", json_num(item(j, "comparison"), "blur")));
+    doc_has(readme, "README.md", want);
+    snprintf(want, sizeof want, "`random_init`: in %d of its 10 rows no head pulls, which random layers of its shape "
+             "give in %.0f to %.0f", (int)json_num(counts, "no_pull"), json_num(item(rg, "no_pull"), "lo"),
+             json_num(item(rg, "no_pull"), "hi"));
+    doc_has(report_md, "docs/report.md", want);
+    snprintf(want, sizeof want, "blur %s, within", signed_text(a, sizeof a, "%.2f", json_num(item(j, "comparison"), "blur")));
+    doc_has(report_md, "docs/report.md", want);
+    cJSON_Delete(j);
+    cleanup(r);
+
+    /* base_paper: one random draw, too large a layer for the budget's random layers */
+    j = sample_report(r, "base_paper.json", "report.json", NULL);
+    ch = item(j, "chance");
+    ck_assert_int_eq((int)json_num(ch, "draws"), 0);
+    snprintf(want, sizeof want, "Its blur (%+.2f) is one random draw, and at this size the run draws no random "
+             "layers to compare it with (the budget allows %d of this shape, fewer than the %d a range needs)",
+             json_num(item(j, "comparison"), "blur"), (int)json_num(ch, "budget_draws"),
+             (int)json_num(ch, "min_draws"));
+    doc_has(readme, "README.md", want);
+    cJSON_Delete(j);
+    static char txt[1 << 16];
+    snprintf(want, sizeof want, "%s/out/report.txt", r->run);
+    slurp_into(want, txt, sizeof txt);
+    char *flat = flat_text(txt);
+    ck_assert_msg(strstr(flat, "so this blur cannot be told from chance here.") && !strstr(flat, "came out"), "%s",
+                  flat);
+    free(flat);
+    cleanup(r);
+    free(r);
+    free(readme), free(report_md), free(cli_md);
+}
+END_TEST
+
 /* A report that cannot reach stdout (a full disk) is an error, not a
  * silent loss: exit 3 and a message; the output folder itself is whole. */
 START_TEST(stdout_full_exits_3)
@@ -987,6 +1398,10 @@ Suite *cli_suite(void)
     tcase_add_test(kv, max_memory_counts_every_variant);
     tcase_add_loop_test(kv, variant_equals_its_own_run, 0, 3);
     tcase_add_loop_test(kv, variant_sentences_hold, 0, 2);
+    tcase_add_loop_test(kv, kv_groups_refused, 0, (int)(sizeof GROUPS_BAD / sizeof GROUPS_BAD[0]));
+    tcase_add_test(kv, kv_groups_choose_the_pairs);
+    tcase_add_test(kv, docs_figures_are_the_reports);
+    tcase_add_loop_test(kv, random_layers_no_chance_finding, 0, (int)(sizeof RANDOM_SHAPES / sizeof RANDOM_SHAPES[0]));
     suite_add_tcase(s, kv);
     return s;
 }

@@ -49,7 +49,7 @@ static void make_layer(MhaInput *in, Variant *v, int T, const char *const *token
     free(json);
     Timing tm;
     timing_begin(&tm, 0);
-    ck_assert_msg(variant_run(v, in, in->cfg.n_kv_heads, -1, "test", &tm, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert_msg(variant_run(v, in, in->cfg.n_kv_heads, NULL, -1, "test", &tm, err, sizeof err) == MHAVIZ_OK, "%s", err);
 }
 
 /* The page of v, as text; *len its length. */

@@ -904,15 +904,16 @@ START_TEST(cost_base_transformer)
     ck_assert_int_eq(t.input.params, 1048576);
     ck_assert_int_eq(t.input.n_kv_heads, 8);
 
-    /* GQA: 8 / 4 = 2 K/V heads, kv = 128. params = 2 * 262,144 + 2 * 512 * 128
-     * = 524,288 + 131,072 = 655,360; projections 10 * 655,360 = 6,553,600;
-     * cache 2 * 2 * 64 * 2 = 512 */
-    ck_assert(t.gqa_valid);
-    ck_assert_int_eq(t.gqa.n_kv_heads, 2);
-    ck_assert_int_eq(t.gqa.params, 655360);
-    ck_assert_int_eq(t.gqa.mac_projections, 6553600);
-    ck_assert_int_eq(t.gqa.mac_scores, 28160);
-    ck_assert_int_eq(t.gqa.kv_cache_bytes, 512);
+    /* GQA: every count between 1 and 8 that divides 8: 4, then 2. GQA-2:
+     * kv = 128. params = 2 * 262,144 + 2 * 512 * 128 = 524,288 + 131,072 =
+     * 655,360; projections 10 * 655,360 = 6,553,600; cache 2 * 2 * 64 * 2 = 512 */
+    ck_assert_int_eq(t.n_gqa, 2);
+    ck_assert_int_eq(t.gqa[0].n_kv_heads, 4);
+    ck_assert_int_eq(t.gqa[1].n_kv_heads, 2);
+    ck_assert_int_eq(t.gqa[1].params, 655360);
+    ck_assert_int_eq(t.gqa[1].mac_projections, 6553600);
+    ck_assert_int_eq(t.gqa[1].mac_scores, 28160);
+    ck_assert_int_eq(t.gqa[1].kv_cache_bytes, 512);
 
     /* MQA: kv = 64. params = 524,288 + 2 * 512 * 64 = 524,288 + 65,536 = 589,824;
      * projections 5,898,240; cache 2 * 1 * 64 * 2 = 256 */
@@ -948,21 +949,23 @@ START_TEST(cost_biases_noncausal_and_gqa_choice)
     ck_assert_int_eq(t.pairs, 100);
     ck_assert_int_eq(t.mha.mac_scores, 51200);
 
-    /* An input that is GQA keeps its own grouping: 12 heads, 3 K/V heads. */
+    /* Every K/V count that divides the heads: 12 heads give GQA-6, -4, -3, -2. */
     MhaConfig g = {.T = 4, .d_model = 96, .n_heads = 12, .n_kv_heads = 3, .head_dim = 8, .causal = 1};
     measures_cost(&g, 0, 0, &t);
-    ck_assert(t.gqa_valid);
-    ck_assert_int_eq(t.gqa.n_kv_heads, 3);
+    ck_assert_int_eq(t.n_gqa, 4);
+    const int want[4] = {6, 4, 3, 2};
+    for (int k = 0; k < 4; k++)
+        ck_assert_int_eq(t.gqa[k].n_kv_heads, want[k]);
     ck_assert_int_eq(t.input.n_kv_heads, 3);
-    /* 4 heads: 4/4 = 1 K/V head would be MQA, so there is no GQA row;
-     * 6 heads: 6/4 is not whole. */
+    /* 4 heads: GQA-2 (lesson 2's layer); 3 heads (prime): none between MHA and MQA. */
     MhaConfig four = {.T = 4, .d_model = 32, .n_heads = 4, .n_kv_heads = 4, .head_dim = 8, .causal = 1};
     measures_cost(&four, 0, 0, &t);
-    ck_assert(!t.gqa_valid);
-    four.n_heads = four.n_kv_heads = 6;
-    four.d_model = 48;
+    ck_assert_int_eq(t.n_gqa, 1);
+    ck_assert_int_eq(t.gqa[0].n_kv_heads, 2);
+    four.n_heads = four.n_kv_heads = 3;
+    four.d_model = 24;
     measures_cost(&four, 0, 0, &t);
-    ck_assert(!t.gqa_valid);
+    ck_assert_int_eq(t.n_gqa, 0);
 
     ck_assert_str_eq(measures_layout_name(8, 8), "MHA");
     ck_assert_str_eq(measures_layout_name(8, 2), "GQA");

@@ -218,11 +218,13 @@ END_TEST
 START_TEST(note_names_the_conversion)
 {
     char buf[512];
-    pool_note(buf, sizeof buf, 8, 8, 2);
+    pool_note(buf, sizeof buf, 8, 8, 2, "");
     ck_assert_msg(strstr(buf, "--kv-heads 2") && strstr(buf, "8 K/V heads") &&
                   strstr(buf, "GQA"), "note: %s", buf);
-    pool_note(buf, sizeof buf, 8, 8, 1);
+    pool_note(buf, sizeof buf, 8, 8, 1, NULL);
     ck_assert_msg(strstr(buf, "MQA") != NULL, "note: %s", buf);
+    pool_note(buf, sizeof buf, 4, 4, 2, "0,2/1,3");
+    ck_assert_msg(strstr(buf, "--kv-groups 0,2/1,3") && strstr(buf, "GQA"), "note: %s", buf);
 }
 END_TEST
 

@@ -62,11 +62,12 @@ START_TEST(identity_holds_on_numpys_pass)
     c.head_dim = c.d_model / c.n_heads;
     const size_t map = (size_t)c.T * c.T;
     float *scores = reference(name, "scores", c.n_heads * map);
+    float *att = reference(name, "att", c.n_heads * map);
     float *wide = reference(name, "single_scores", map);
     float *wide_att = reference(name, "single_att", map);
 
     PullLayer p;
-    ck_assert_int_eq(pull_layer_build(&p, &c, scores, wide, wide_att, 1), MHAVIZ_OK);
+    ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 1), MHAVIZ_OK);
     ck_assert_msg(p.max_abs_score > 0.5, "%s: scores of a few units expected", name);
     ck_assert_msg(p.identity_max_dev <= 1e-6 * p.max_abs_score, "%s: deviation %g (scores up to %g)", name,
                   p.identity_max_dev, p.max_abs_score);
@@ -75,15 +76,15 @@ START_TEST(identity_holds_on_numpys_pass)
      * 0.01 shows a deviation of 0.01. */
     wide[map - 1] += 0.01f; /* the last row's last key: visible, masked or not */
     pull_layer_free(&p);
-    ck_assert_int_eq(pull_layer_build(&p, &c, scores, wide, wide_att, 1), MHAVIZ_OK);
+    ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 1), MHAVIZ_OK);
     ck_assert_double_eq_tol(p.identity_max_dev, 0.01, 1e-5);
 
     /* A wide head of its own: no identity to check. */
     pull_layer_free(&p);
-    ck_assert_int_eq(pull_layer_build(&p, &c, scores, wide, wide_att, 0), MHAVIZ_OK);
+    ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 0), MHAVIZ_OK);
     ck_assert(isnan(p.identity_max_dev));
     pull_layer_free(&p);
-    free(scores), free(wide), free(wide_att);
+    free(scores), free(att), free(wide), free(wide_att);
 }
 END_TEST
 
@@ -112,7 +113,7 @@ static void run_sample(Run *r, const char *path)
         mha_forward(&wide_cfg, &r->in.single, r->in.x, &r->single);
     else
         mha_forward_wide(c, &r->in.w, &r->multi, &r->single);
-    ck_assert_int_eq(pull_layer_build(&r->p, c, r->multi.scores, r->single.scores, r->single.att,
+    ck_assert_int_eq(pull_layer_build(&r->p, c, r->multi.scores, r->multi.att, r->single.scores, r->single.att,
                                       !r->in.has_single), MHAVIZ_OK);
 }
 
@@ -205,38 +206,50 @@ END_TEST
 
 static char *const ABC[] = {"a", "b", "c"};
 
+/* The softmax of each of the n rows of scores (each T wide, n_i visible
+ * keys), into att (in double, then rounded). */
+static void softmax_rows(const MhaConfig *c, const float *scores, int n, float *att)
+{
+    const int T = c->T;
+    for (int r = 0; r < n; r++) {
+        const int i = r % T, n_i = c->causal ? i + 1 : T;
+        double sum = 0;
+        for (int j = 0; j < n_i; j++)
+            sum += exp(scores[r * T + j]);
+        for (int j = 0; j < T; j++)
+            att[r * T + j] = j < n_i ? (float)(exp(scores[r * T + j]) / sum) : 0;
+    }
+}
+
 /* The pulls of two heads' scores (2, T, T) with a wide head built from
  * them: wide (T, T) = (1/sqrt(2)) (head 0 + head 1), wide_att (T, T) its
- * softmax over each row's visible keys (in double, then rounded). */
+ * softmax over each row's visible keys (in double, then rounded); the
+ * heads' own softmax the same way. */
 static void pull_of_two(const MhaConfig *c, const float *scores, float *wide_att, PullLayer *p)
 {
     const int T = c->T;
-    float wide[16]; /* (T, T), T <= 4 */
+    float wide[16], att[32]; /* (T, T) and (2, T, T), T <= 4 */
     ck_assert_int_le(T, 4);
-    for (int i = 0; i < T; i++) {
-        const int n = c->causal ? i + 1 : T;
-        double sum = 0;
-        for (int j = 0; j < T; j++) {
-            wide[i * T + j] = j < n ? (float)((scores[i * T + j] + scores[T * T + i * T + j]) / sqrt(2.0)) : 0;
-            sum += j < n ? exp(wide[i * T + j]) : 0;
-        }
+    for (int i = 0; i < T; i++)
         for (int j = 0; j < T; j++)
-            wide_att[i * T + j] = j < n ? (float)(exp(wide[i * T + j]) / sum) : 0;
-    }
-    ck_assert_int_eq(pull_layer_build(p, c, scores, wide, wide_att, 1), MHAVIZ_OK);
+            wide[i * T + j] = (float)((scores[i * T + j] + scores[T * T + i * T + j]) / sqrt(2.0));
+    softmax_rows(c, wide, T, wide_att);
+    softmax_rows(c, scores, 2 * T, att);
+    ck_assert_int_eq(pull_layer_build(p, c, scores, att, wide, wide_att, 1), MHAVIZ_OK);
 }
 
 /* Two heads, three tokens, causal:
  *   row 0: one key                                     -> no choice
- *   row 1: head 0 (0, 4), head 1 (4, 0): wide (4, 4)/sqrt 2, weights 0.5
+ *   row 1: head 0 (0, 4), head 1 (4, 0): each pulls (0.98 on its top key,
+ *          normalised entropy 0.13); wide (4, 4)/sqrt 2, weights 0.5
  *          and 0.5: no key gets more than half          -> split
- *   row 2: head 0 (0, 3, 2.5), head 1 (3, 0, 2.5): wide (3, 3, 5)/sqrt 2
- *          = (2.121, 2.121, 3.536); key 2 gets 1/(1 + 2 e^-1.414) = 0.673
- *          and is neither head's top key               -> own choice
+ *   row 2: head 0 (0, 8, 6.5), head 1 (8, 0, 6.5): each pulls (0.82,
+ *          normalised entropy 0.43); wide (8, 8, 13)/sqrt 2: key 2 gets
+ *          1/(1 + 2 e^-3.536) = 0.945 and is neither head's top key -> own choice
  * Rows 1 and 2 both have 2 different top keys: the default is the later, 2. */
 static const float TABLE_A[2 * 9] = {
-    0, 0, 0,  0, 4, 0,  0, 3, 2.5f, /* head 0 */
-    0, 0, 0,  4, 0, 0,  3, 0, 2.5f, /* head 1 */
+    0, 0, 0,  0, 4, 0,  0, 8, 6.5f, /* head 0 */
+    0, 0, 0,  4, 0, 0,  8, 0, 6.5f, /* head 1 */
 };
 
 START_TEST(outcomes_split_and_own_choice)
@@ -249,7 +262,7 @@ START_TEST(outcomes_split_and_own_choice)
     ck_assert_int_eq(p.rows[1].outcome, PULL_SPLIT);
     ck_assert_int_eq(p.rows[2].outcome, PULL_OWN);
     ck_assert_int_eq(p.rows[2].wide_top, 2);
-    ck_assert_double_eq_tol(p.rows[2].wide_top_att, 1 / (1 + 2 * exp(-2 / sqrt(2.0))), 1e-6);
+    ck_assert_double_eq_tol(p.rows[2].wide_top_att, 1 / (1 + 2 * exp(-5 / sqrt(2.0))), 1e-6);
     ck_assert_int_eq(p.count[PULL_NO_CHOICE], 1);
     ck_assert_int_eq(p.count[PULL_SPLIT], 1);
     ck_assert_int_eq(p.count[PULL_OWN], 1);
@@ -263,23 +276,24 @@ START_TEST(outcomes_split_and_own_choice)
     pull_caption(caption, sizeof caption, &p, 1, ABC, wide_att);
     ck_assert_str_eq(caption, "the pulls split and the row blurs: the wide head gives 0.50 to 'b' (head 0), "
                               "0.50 to 'a' (head 1)");
-    /* e^-1.414 / (1 + 2 e^-1.414) = 0.164 */
+    /* e^-3.536 / (1 + 2 e^-3.536) = 0.028 */
     pull_caption(caption, sizeof caption, &p, 2, ABC, wide_att);
-    ck_assert_str_eq(caption, "the wide head's top key 'c' (0.67) is no head's top key; it gives 0.16 to "
-                              "'b' (head 0), 0.16 to 'a' (head 1)");
+    ck_assert_str_eq(caption, "the wide head's top key 'c' (0.94) is no head's top key; it gives 0.03 to "
+                              "'b' (head 0), 0.03 to 'a' (head 1)");
     pull_layer_free(&p);
 }
 END_TEST
 
-/* Two heads, two tokens, not causal:
- *   row 0: head 0 (0, 6), head 1 (1, 0): wide (1, 6)/sqrt 2; key 1 gets
- *          1/(1 + e^-3.536) = 0.971: head 0's top key   -> followed head 0
- *   row 1: head 0 (0, 2), head 1 (0, 1): both prefer key 1 -> agreed; wide
- *          (0, 3)/sqrt 2, key 1 gets 1/(1 + e^-2.121) = 0.893 */
+/* Two heads, two tokens, not causal (every row below: each head pulls,
+ * 0.95 or more on its top key):
+ *   row 0: head 0 (0, 6), head 1 (4, 0): wide (4, 6)/sqrt 2; key 1 gets
+ *          1/(1 + e^-1.414) = 0.804: head 0's top key   -> followed head 0
+ *   row 1: head 0 (0, 4), head 1 (0, 3): both prefer key 1 -> agreed; wide
+ *          (0, 7)/sqrt 2, key 1 gets 1/(1 + e^-4.950) = 0.993 */
 START_TEST(outcomes_followed_and_agreed)
 {
     const MhaConfig c = {2, 2, 2, 2, 1, 0};
-    const float scores[2 * 4] = {0, 6, 0, 2, /* head 0 */ 1, 0, 0, 1 /* head 1 */};
+    const float scores[2 * 4] = {0, 6, 0, 4, /* head 0 */ 4, 0, 0, 3 /* head 1 */};
     float wide_att[4];
     PullLayer p;
     pull_of_two(&c, scores, wide_att, &p);
@@ -290,27 +304,29 @@ START_TEST(outcomes_followed_and_agreed)
     ck_assert_int_eq(p.default_query, 0);
     char caption[512];
     pull_caption(caption, sizeof caption, &p, 0, ABC, wide_att);
-    ck_assert_str_eq(caption, "the wide head followed head 0 to 'b' (0.97); it gives 0.03 to 'a' (head 1)");
+    ck_assert_str_eq(caption, "the wide head followed head 0 to 'b' (0.80); it gives 0.20 to 'a' (head 1)");
     pull_caption(caption, sizeof caption, &p, 1, ABC, wide_att);
-    ck_assert_str_eq(caption, "every head's top key is 'b', and the wide head's too (0.89): nothing lost");
+    ck_assert_str_eq(caption, "every head's top key is 'b', and the wide head's too (0.99): nothing lost");
     pull_layer_free(&p);
 }
 END_TEST
 
 /* The line between split and followed: a row blurs when the wide head
  * gives its top key at most PULL_BLUR_AT_MOST = 1/2. Non-causal T = 2, two
- * heads that disagree in both rows (head 0 prefers key 0, head 1 key 1); the
- * wide head's weights, given as they are: row 0 (0.5, 0.5), the tie, top
+ * heads that disagree in both rows and each pull (head 0 puts 0.998 on key
+ * 0, head 1 on key 1); the wide head's weights, given as they are: row 0 (0.5, 0.5), the tie, top
  * key 0 (the lower index), at most 1/2 -> split; row 1 (0.51, 0.49), over
  * 1/2 on head 0's key -> followed. */
 START_TEST(split_or_followed_at_one_half)
 {
     const MhaConfig c = {2, 2, 2, 2, 1, 0};
-    const float scores[2 * 4] = {1, 0, 1, 0, /* head 0 */ 0, 1, 0, 1 /* head 1 */};
+    const float scores[2 * 4] = {6, 0, 6, 0, /* head 0 */ 0, 6, 0, 6 /* head 1 */};
+    float att[2 * 4];
+    softmax_rows(&c, scores, 4, att);
     const float wide[4] = {0, 0, 0.04f, 0};                 /* log(0.51 / 0.49) = 0.04 */
     const float wide_att[4] = {0.5f, 0.5f, 0.51f, 0.49f};
     PullLayer p;
-    ck_assert_int_eq(pull_layer_build(&p, &c, scores, wide, wide_att, 0), MHAVIZ_OK);
+    ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 0), MHAVIZ_OK);
     ck_assert_int_eq(p.rows[0].wide_top, 0);
     ck_assert(p.rows[0].blurs);
     ck_assert_int_eq(p.rows[0].outcome, PULL_SPLIT);
@@ -321,41 +337,51 @@ START_TEST(split_or_followed_at_one_half)
 }
 END_TEST
 
-/* Heads that agree weakly: both prefer key 0 by 0.1 (three tokens, not
- * causal, row 0). Wide (0.1414, 0, 0): key 0 gets e^0.1414 / (e^0.1414 + 2)
- * = 0.366, so the row blurs though nothing is lost. */
+/* A pulling head and one that does not pull (three tokens, not causal,
+ * row 0): head 0 (2.5, 0, 0) puts 0.86 on key 0 (normalised entropy 0.46:
+ * a pull); head 1 (0, 2, 2) puts 0.47 on keys 1 and 2 each (no pull). Wide
+ * (2.5, 2, 2)/sqrt 2 = (1.768, 1.414, 1.414): key 0 gets e^1.768 /
+ * (e^1.768 + 2 e^1.414) = 0.416, so the row blurs though the only pull
+ * is kept. Rows 1 and 2 (all scores 0): no head pulls. */
 START_TEST(agreed_and_blurred)
 {
     const MhaConfig c = {3, 2, 2, 2, 1, 0};
     float scores[2 * 9] = {0};
-    scores[0] = scores[9] = 0.1f;
+    scores[0] = 2.5f;
+    scores[9 + 1] = scores[9 + 2] = 2.0f;
     float wide_att[9];
     PullLayer p;
     pull_of_two(&c, scores, wide_att, &p);
     ck_assert_int_eq(p.rows[0].outcome, PULL_AGREED);
+    ck_assert_int_eq(p.rows[0].n_pulling, 1);
     ck_assert(p.rows[0].blurs);
+    ck_assert_int_eq(p.rows[1].outcome, PULL_NO_PULL);
+    ck_assert_int_eq(p.count[PULL_NO_PULL], 2);
     char caption[512];
     pull_caption(caption, sizeof caption, &p, 0, ABC, wide_att);
-    ck_assert_str_eq(caption, "every head's top key is 'a', and the wide head's too (0.37): nothing lost; no key "
-                              "gets more than half its attention: the row blurs");
+    ck_assert_str_eq(caption, "every pulling head's top key is 'a', and the wide head's too (0.42): nothing lost; "
+                              "no key gets more than half its attention: the row blurs");
+    pull_caption(caption, sizeof caption, &p, 1, ABC, wide_att);
+    ck_assert_str_eq(caption, "no head is sharp enough to pull (more than half of its row on one key, its row's "
+                              "normalised entropy below 0.5); the wide head's top key is 'a' (0.33)");
     pull_layer_free(&p);
 }
 END_TEST
 
 /* The contributions: each head's scores less its top score, over sqrt 2
- * (table A, row 2: (0, 3, 2.5) - 3 and (3, 0, 2.5) - 3); their sum is the
- * wide head's score (3, 3, 5)/sqrt 2 less 6/sqrt 2. */
+ * (table A, row 2: (0, 8, 6.5) - 8 and (8, 0, 6.5) - 8); their sum is the
+ * wide head's score (8, 8, 13)/sqrt 2 less 16/sqrt 2. */
 START_TEST(contributions_add_up)
 {
     const MhaConfig c = {3, 2, 2, 2, 1, 1};
     float contrib[2 * 3];
     pull_contributions(&c, TABLE_A, 2, contrib);
     const double r = 1 / sqrt(2.0);
-    const double want[6] = {-3 * r, 0, -0.5 * r, 0, -3 * r, -0.5 * r};
+    const double want[6] = {-8 * r, 0, -1.5 * r, 0, -8 * r, -1.5 * r};
     for (int k = 0; k < 6; k++)
         ck_assert_double_eq_tol(contrib[k], want[k], 1e-6);
     for (int j = 0; j < 3; j++)
-        ck_assert_double_eq_tol(contrib[j] + contrib[3 + j], (TABLE_A[6 + j] + TABLE_A[15 + j] - 6) * r, 1e-6);
+        ck_assert_double_eq_tol(contrib[j] + contrib[3 + j], (TABLE_A[6 + j] + TABLE_A[15 + j] - 16) * r, 1e-6);
 }
 END_TEST
 

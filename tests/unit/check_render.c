@@ -981,7 +981,7 @@ static int draw_architecture_job(Renderer *r, DrawCanvas *canvas, const RenderJo
 {
     (void)T, (void)tokens, (void)causal;
     const ArchitectureJob *a = j->arg;
-    return architecture_draw(canvas, render_font(r), j->path, &a->c, 16640, 1, err, errlen);
+    return architecture_draw(canvas, render_font(r), j->path, &a->c, NULL, 16640, 1, err, errlen);
 }
 
 START_TEST(a_slide_drawn_on_a_used_canvas_is_the_same_bytes)

@@ -91,7 +91,7 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
 
 static int fixture_write(Fixture *f, const char *notes, char *err)
 {
-    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy, NULL, f->multi.scores != NULL};
+    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy, NULL, f->multi.scores != NULL, NULL, NULL};
     return report_write(f->dir, &d, err, MHAVIZ_ERRLEN);
 }
 
@@ -374,7 +374,8 @@ START_TEST(json_has_issue_shapes_and_exact_floats)
     ck_assert_double_eq(num(in, "mac_value_mix"), 720);
     ck_assert_double_eq(num(in, "mac_total"), 6912 + 720 + 720);
     ck_assert_double_eq(num(in, "kv_cache_bytes_per_token"), 32);
-    ck_assert_double_eq(num(get(cost, "gqa"), "n_kv_heads"), 2);
+    ck_assert_int_eq(cJSON_GetArraySize(get(cost, "gqa")), 1); /* every count between MHA and MQA: 2 */
+    ck_assert_double_eq(num(cJSON_GetArrayItem(get(cost, "gqa"), 0), "n_kv_heads"), 2);
     ck_assert_double_eq(num(get(cost, "mqa"), "n_kv_heads"), 1);
     ck_assert_double_eq(num(get(cost, "mha"), "params"), 1024);
     ck_assert_double_eq(num(get(cost, "single_head"), "params"), 1024);
@@ -386,7 +387,7 @@ START_TEST(json_has_issue_shapes_and_exact_floats)
 END_TEST
 
 /* T = 1: no row sees two keys: entropy_norm, every pattern and blur are
- * null, the role is "none", said plainly; 4 heads MHA -> no GQA row (null). */
+ * null, the role is "none", said plainly; 4 heads MHA -> one GQA row, GQA-2. */
 START_TEST(json_nulls)
 {
     char *tokens[] = {"solo"};
@@ -408,14 +409,14 @@ START_TEST(json_nulls)
     ck_assert(cJSON_IsNull(get(h0, "strongest_pattern")));
     ck_assert_str_eq(get(h0, "role")->valuestring, "none"); /* one key: no choice */
     ck_assert(cJSON_IsNull(get(get(j, "comparison"), "blur")));
-    ck_assert(cJSON_IsNull(get(get(j, "cost"), "gqa")));
+    ck_assert_int_eq(cJSON_GetArraySize(get(get(j, "cost"), "gqa")), 1);
     cJSON_Delete(j);
 
     char *txt = slurp_in(f.dir, "report.txt", NULL);
     check_contains(txt, "blur: not defined");
     check_contains(txt, "  with one token (T = 1), head 0 can only look at it: no pattern.\n");
     ck_assert_ptr_null(strstr(txt, "at most"));
-    check_contains(txt, "no GQA row");
+    check_contains(txt, "\nGQA-2  ");
     free(txt);
     fixture_free(&f);
 }
@@ -445,7 +446,12 @@ START_TEST(json_escapes_tokens)
     ck_assert(cJSON_IsFalse(get(j, "causal")));
     cJSON_Delete(j);
     char *txt = slurp_in(f.dir, "report.txt", NULL);
-    check_contains(txt, "line?break");
+    check_contains(txt, "line\\nbreak"); /* as the pictures show it (token_text) */
+    check_contains(txt, "tab\\t");
+    check_contains(txt, "\\x01");
+    for (const unsigned char *p = (const unsigned char *)txt; *p; p++) /* no control byte but the line ends */
+        ck_assert_msg(*p == '\n' || (*p >= 0x20 && *p != 0x7F), "report.txt holds byte 0x%02x at %ld", *p,
+                      (long)(p - (const unsigned char *)txt));
     check_width(txt, 100);
     free(txt);
     fixture_free(&f);
@@ -495,10 +501,11 @@ START_TEST(txt_says_what_a_class_needs)
     check_contains(txt, "\n  the one head trained on its own ");
     check_contains(txt, "blur = ");
     check_contains(txt, "||O_multi - O_single|| / ||O_multi|| = ");
-    /* cost rows: MHA of d = 64: 4 * 64^2 = 16,384 params, GQA 8/4 = 2 K/V heads, MQA */
+    /* cost rows: MHA of d = 64: 4 * 64^2 = 16,384 params, every GQA (8 heads: 4 and 2 K/V heads), MQA */
     check_contains(txt, "this input (MHA)");
     check_contains(txt, "16,384");
-    check_contains(txt, "\nGQA  ");
+    check_contains(txt, "\nGQA-4  ");
+    check_contains(txt, "\nGQA-2  ");
     check_contains(txt, "\nMQA  ");
     check_contains(txt, "\none head         ");
     check_contains(txt, "masked cells are\nnot computed");
@@ -684,7 +691,7 @@ START_TEST(missing_folder_is_an_error_naming_the_file)
     char *tokens[] = {"a", "b"};
     Fixture f;
     fixture_build(&f, tokens, 2, 4, 1, 1, 1);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0, NULL, 0};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0, NULL, 0, NULL, NULL};
     char err[MHAVIZ_ERRLEN] = "", missing[96];
     snprintf(missing, sizeof missing, "%s/nope", f.dir);
     ck_assert_int_eq(report_write(missing, &d, err, sizeof err), MHAVIZ_EIO);
@@ -711,7 +718,7 @@ START_TEST(given_measures_give_the_same_files)
     MapMeasures m[5]; /* n_heads + 1 */
     ck_assert_int_eq(measures_layer(f.multi.att, c->n_heads, f.single.att, c->T, c->causal, tokens, m),
                      MHAVIZ_OK);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0, NULL, 0};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0, NULL, 0, NULL, NULL};
     ck_assert_int_eq(report_write(f.dir, &d, err, sizeof err), MHAVIZ_OK);
     size_t n_txt2, n_json2;
     char *txt2 = slurp_in(f.dir, "report.txt", &n_txt2), *json2 = slurp_in(f.dir, "report.json", &n_json2);

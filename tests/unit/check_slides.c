@@ -64,7 +64,7 @@ static void class_open(Class *k)
     timing_begin(&k->tm, 0);
     static const int kv[3] = {4, 2, 1};
     for (int i = 0; i < 3; i++)
-        ck_assert_msg(variant_run(&k->v[i], &k->m.in, kv[i], -1, "class45", &k->tm, err, sizeof err) == MHAVIZ_OK,
+        ck_assert_msg(variant_run(&k->v[i], &k->m.in, kv[i], NULL, -1, "class45", &k->tm, err, sizeof err) == MHAVIZ_OK,
                       "%s", err);
     RenderOptions o;
     render_default_options(&o);
@@ -349,7 +349,7 @@ START_TEST(kv_cache_and_architecture_45)
     png = scratch_png("architecture.png");
     DrawCanvas *c = draw_canvas_new(1, 1);
     draw_text_log(&arch);
-    ck_assert_int_eq(architecture_draw(c, render_font(k.r), png, &k.v[0].in.cfg, 4096, 0, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(architecture_draw(c, render_font(k.r), png, &k.v[0].in.cfg, k.v[0].kv_of, 4096, 0, err, sizeof err), MHAVIZ_OK);
     draw_text_log(NULL);
     check_texts(&arch, "architecture.png", NULL, 0, 0, NULL, &k);
     static const char *const steps[] = {"Q K\xe1\xb5\x80/\xe2\x88\x9a" "8: 45 \xc3\x97 45", "causal mask",

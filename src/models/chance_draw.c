@@ -1,0 +1,229 @@
+/* chance_draw.c — the random layers of core/chance.h: drawn as `mhaviz init`
+ * draws them, run, measured, and their ranges taken. */
+#include "models/chance_draw.h"
+#include "core/kept.h"
+#include "core/measures.h"
+#include "core/mha.h"
+#include "core/pool.h"
+#include "core/pull.h"
+#include "core/status.h"
+#include "models/init.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Slots per draw in the values array: one per layer number, n_heads per head number. */
+static size_t slots(int H) { return (size_t)CHANCE_HEAD_JS + 2 * (size_t)H; }
+
+/* The layer of seed s and shape c as `mhaviz init --embeddings` draws it:
+ * *x (T, d_model) the tokens' embeddings plus positions, w's W_q and W_k
+ * from their streams; W_v, W_o and the biases 0 (no map depends on them).
+ * Returns 0 when out of memory (free what was made with layer_free either way). */
+static int layer_draw(const MhaConfig *c, char *const *tokens, uint64_t s, MhaWeights *w, float **x)
+{
+    const size_t d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
+    const double std = 1.0 / sqrt((double)d);
+    memset(w, 0, sizeof *w);
+    *x = init_random_x(s, tokens, c->T, c->d_model);
+    w->W_q = init_random_normal(s, INIT_STREAM_W_Q, d * d, std);
+    w->W_k = init_random_normal(s, INIT_STREAM_W_K, d * kv, std);
+    w->W_v = calloc(d * kv, sizeof(float)), w->W_o = calloc(d * d, sizeof(float));
+    w->b_q = calloc(d, sizeof(float)), w->b_k = calloc(kv, sizeof(float));
+    w->b_v = calloc(kv, sizeof(float)), w->b_o = calloc(d, sizeof(float));
+    return *x && w->W_q && w->W_k && w->W_v && w->W_o && w->b_q && w->b_k && w->b_v && w->b_o;
+}
+
+static void layer_free(MhaWeights *w, float *x)
+{
+    free(w->W_q), free(w->W_k), free(w->W_v), free(w->W_o), free(w->b_q), free(w->b_k), free(w->b_v), free(w->b_o);
+    free(x);
+}
+
+/* Draw s (seed s) of shape c on tokens: its numbers into val (slots(n_heads)),
+ * NAN where one is not defined. Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+static int one_draw(const MhaConfig *c, char *const *tokens, int rival, uint64_t s, double *val)
+{
+    const int T = c->T, H = c->n_heads;
+    const size_t d = (size_t)c->d_model, map = (size_t)T * T;
+    const double std = 1.0 / sqrt((double)d);
+    int rc = MHAVIZ_ENOMEM;
+    MhaState multi = {0}, single = {0};
+    PullLayer pulls = {0};
+    KeptLayer kept = {0};
+    MapMeasures *m = malloc(((size_t)H + 1) * sizeof *m); /* (n_heads + 1) the wide head last */
+    MhaWeights w, one = {0};
+    float *x;
+    if (!layer_draw(c, tokens, s, &w, &x) || !m)
+        goto cleanup;
+    const MhaConfig wide = mha_single_head_config(c);
+    if (mha_state_build(&multi, c, 1) != MHAVIZ_OK || mha_state_build(&single, &wide, 1) != MHAVIZ_OK)
+        goto cleanup;
+    mha_forward(c, &w, x, &multi);
+    if (rival) { /* a random one-head layer of its own seed; its W_v, W_o and biases: the heads' zeros */
+        one = w;
+        one.W_q = init_random_normal(CHANCE_RIVAL_SEED + s, INIT_STREAM_W_Q, d * d, std);
+        one.W_k = init_random_normal(CHANCE_RIVAL_SEED + s, INIT_STREAM_W_K, d * d, std);
+        one.W_v = calloc(d * d, sizeof(float)), one.b_k = calloc(d, sizeof(float)), one.b_v = calloc(d, sizeof(float));
+        if (!one.W_q || !one.W_k || !one.W_v || !one.b_k || !one.b_v)
+            goto cleanup;
+        mha_forward(&wide, &one, x, &single);
+    } else {
+        mha_forward_wide(c, &w, &multi, &single);
+    }
+    if (measures_layer(multi.att, H, single.att, T, c->causal, tokens, m) != MHAVIZ_OK ||
+        pull_layer_build(&pulls, c, multi.scores, multi.att, single.scores, single.att, !rival) != MHAVIZ_OK ||
+        kept_layer_build(&kept, c, multi.att, single.att, tokens, m) != MHAVIZ_OK)
+        goto cleanup;
+    double heads_norm_mean;
+    val[CHANCE_BLUR] = measures_blur(m, H, &heads_norm_mean);
+    val[CHANCE_KEPT] = kept.kept;
+    val[CHANCE_LOST] = kept.rows - kept.kept;
+    val[CHANCE_AGREED] = pulls.count[PULL_AGREED];
+    val[CHANCE_SPLIT] = pulls.count[PULL_SPLIT];
+    val[CHANCE_FOLLOWED] = pulls.count[PULL_FOLLOWED];
+    val[CHANCE_OWN] = pulls.count[PULL_OWN];
+    val[CHANCE_NO_PULL] = pulls.count[PULL_NO_PULL];
+    for (int h = 0; h < H; h++) {
+        MapComparison cmp;
+        measures_compare(multi.att + (size_t)h * map, single.att, T, c->causal, &cmp);
+        val[CHANCE_HEAD_JS + h] = cmp.js_to_single;
+        val[CHANCE_HEAD_JS + H + h] = cmp.top1_agreement;
+    }
+    rc = MHAVIZ_OK;
+cleanup:
+    if (rival) {
+        free(one.W_q), free(one.W_k), free(one.W_v), free(one.b_k), free(one.b_v);
+    }
+    layer_free(&w, x);
+    free(m);
+    kept_layer_free(&kept);
+    pull_layer_free(&pulls);
+    mha_state_free(&single);
+    mha_state_free(&multi);
+    return rc;
+}
+
+int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, int max_draws)
+{
+    const int H = c->n_heads;
+    memset(ch, 0, sizeof *ch);
+    ch->budget_draws = chance_budget(c, rival);
+    int n = ch->budget_draws < max_draws ? ch->budget_draws : max_draws;
+    if (n < CHANCE_MIN_DRAWS)
+        return MHAVIZ_OK; /* too few for a range: the report says none was drawn */
+    const size_t per = slots(H);
+    double *val = malloc((size_t)n * per * sizeof *val);  /* (draws, slots) */
+    double *buf = malloc((size_t)n * H * sizeof *buf);    /* (draws * n_heads) scratch of chance_range */
+    int failed = !val || !buf;
+    /* threads only for work worth waking them: not at class size */
+    const int threaded = (size_t)n * chance_draw_cost(c, rival) >= CHANCE_PARALLEL_MIN;
+    (void)threaded; /* read only by the OpenMP pragma */
+    const int draws = failed ? 0 : n; /* none when out of memory */
+#pragma omp parallel for schedule(dynamic) if (threaded)
+    for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
+        if (one_draw(c, tokens, rival, (uint64_t)s + 1, val + (size_t)s * per) != MHAVIZ_OK) {
+#pragma omp atomic write
+            failed = 1;
+        }
+    if (!failed) {
+        ch->draws = n;
+        for (int k = 0; k < CHANCE_HEAD_JS; k++)
+            ch->r[k] = chance_range(val + k, (size_t)n, per, buf);
+        /* the heads' numbers: every head of every draw, (draws, n_heads) read in order */
+        double *heads = malloc((size_t)n * H * sizeof *heads);
+        if (!heads) {
+            failed = 1;
+        } else {
+            for (int part = 0; part < 2; part++) {
+                for (int s = 0; s < n; s++)
+                    memcpy(heads + (size_t)s * H, val + (size_t)s * per + CHANCE_HEAD_JS + (size_t)part * H,
+                           (size_t)H * sizeof *heads);
+                ch->r[CHANCE_HEAD_JS + part] = chance_range(heads, (size_t)n * H, 1, buf);
+            }
+            free(heads);
+        }
+    }
+    free(val), free(buf);
+    if (failed) {
+        memset(ch, 0, sizeof *ch);
+        return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+/* Draw s of multi-head shape c, pooled into n_kv K/V heads (group_of:
+ * which heads share, or NULL for neighbours): each head's JS from its
+ * multi-head self into val[h], its top-1 agreement into val[n_heads + h]. */
+static int pool_draw(const MhaConfig *c, char *const *tokens, int n_kv, const int *group_of, uint64_t s, double *val)
+{
+    const int T = c->T, H = c->n_heads;
+    const size_t map = (size_t)T * T;
+    int rc = MHAVIZ_ENOMEM;
+    MhaState mha = {0}, pooled = {0};
+    PooledLayer layer = {0};
+    MhaWeights w;
+    float *x;
+    char err[128];
+    if (!layer_draw(c, tokens, s, &w, &x) || mha_state_build(&mha, c, 0) != MHAVIZ_OK)
+        goto cleanup;
+    if ((group_of ? pool_layer_grouped(&layer, c, &w, group_of, n_kv, err, sizeof err)
+                  : pool_layer(&layer, c, &w, n_kv, err, sizeof err)) != MHAVIZ_OK ||
+        mha_state_build(&pooled, &layer.cfg, 0) != MHAVIZ_OK)
+        goto cleanup;
+    mha_forward(c, &w, x, &mha);
+    mha_forward(&layer.cfg, &layer.w, x, &pooled);
+    for (int h = 0; h < H; h++) {
+        MapComparison cmp;
+        measures_compare(pooled.att + (size_t)h * map, mha.att + (size_t)h * map, T, c->causal, &cmp);
+        val[h] = cmp.js_to_single;
+        val[H + h] = cmp.top1_agreement;
+    }
+    rc = MHAVIZ_OK;
+cleanup:
+    pool_layer_free(&layer);
+    mha_state_free(&pooled);
+    mha_state_free(&mha);
+    layer_free(&w, x);
+    return rc;
+}
+
+int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv, const int *group_of,
+                   int max_draws)
+{
+    const int H = c->n_heads;
+    ch->pool_draws = 0;
+    ch->r[CHANCE_POOL_JS] = ch->r[CHANCE_POOL_TOP1] = (ChanceRange){0, NAN, NAN};
+    const int budget = chance_budget(c, 0), n = budget < max_draws ? budget : max_draws;
+    if (n < CHANCE_MIN_DRAWS)
+        return MHAVIZ_OK;
+    double *val = malloc((size_t)n * 2 * H * sizeof *val); /* (draws, 2, n_heads) */
+    double *buf = malloc((size_t)n * H * sizeof *buf);     /* (draws * n_heads) scratch */
+    int failed = !val || !buf;
+    const int threaded = (size_t)n * chance_draw_cost(c, 0) >= CHANCE_PARALLEL_MIN;
+    (void)threaded; /* read only by the OpenMP pragma */
+    const int draws = failed ? 0 : n; /* none when out of memory */
+#pragma omp parallel for schedule(dynamic) if (threaded)
+    for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
+        if (pool_draw(c, tokens, n_kv, group_of, (uint64_t)s + 1, val + (size_t)s * 2 * H) != MHAVIZ_OK) {
+#pragma omp atomic write
+            failed = 1;
+        }
+    if (!failed) {
+        /* JS of every head of every draw, then top-1: each draw's slots hold H of each */
+        double *heads = malloc((size_t)n * H * sizeof *heads);
+        if (!heads) {
+            failed = 1;
+        } else {
+            for (int part = 0; part < 2; part++) {
+                for (int s = 0; s < n; s++)
+                    memcpy(heads + (size_t)s * H, val + ((size_t)s * 2 + part) * H, (size_t)H * sizeof *heads);
+                ch->r[CHANCE_POOL_JS + part] = chance_range(heads, (size_t)n * H, 1, buf);
+            }
+            ch->pool_draws = n;
+            free(heads);
+        }
+    }
+    free(val), free(buf);
+    return failed ? MHAVIZ_ENOMEM : MHAVIZ_OK;
+}

@@ -113,8 +113,9 @@ run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples
 
 ## bench: the speed targets: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
 # numpy's matrix products through OpenBLAS: the fast BLAS a numpy user has,
-# not the reference BLAS python3-numpy pulls in by default.
-BENCH_DEBS := libopenblas0-pthread
+# not the reference BLAS python3-numpy pulls in by default; matplotlib for
+# the script a teacher would write instead (bench/matplotlib_class.py).
+BENCH_DEBS := libopenblas0-pthread python3-matplotlib
 bench: deps $(BIN) $(BUILD)/bench_forward
 	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(BENCH_DEBS)"
 	$(PYTHON) bench/bench.py --mhaviz ./$(BIN) --forward $(BUILD)/bench_forward --work $(BUILD)/bench $(BENCH_ARGS)

@@ -78,6 +78,8 @@ $(BUILD)/tests/main.o: $(SUITE_SRC)
 # The attention loops in src/core/mha.c: gcc vectorises them at -O3 (at -O2 only
 # loops whose trip count it knows; these run over the keys a query may see).
 $(BUILD)/src/core/mha.o: CFLAGS += -O3
+# And the sweep for numbers that are not finite (src/core/finite.c says why).
+$(BUILD)/src/core/finite.o: CFLAGS += -O3
 
 $(BUILD)/check_mhaviz: $(TEST_OBJ) $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)

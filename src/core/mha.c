@@ -13,6 +13,7 @@
  * computes it, so the results do not depend on the thread count.
  */
 #include "core/mha.h"
+#include "core/finite.h"
 #include "core/parallel.h"
 #include "core/status.h"
 
@@ -340,25 +341,6 @@ int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
     return MHAVIZ_OK;
 }
 
-/* The index of the first number of m (n) that is infinite or not a number,
- * or n. Blocks of 4096 are swept whole first, a loop gcc vectorises (one
- * stopping at the first bad number it cannot): at the Llama-sized layer,
- * the two passes' arrays took 15 ms of CPU instead of 30 to 50 (one thread). */
-static size_t first_non_finite(const float *m, size_t n)
-{
-    for (size_t b = 0; b < n; b += 4096) {
-        const size_t end = n - b < 4096 ? n : b + 4096;
-        int bad = 0;
-        for (size_t i = b; i < end; i++)
-            bad |= !isfinite(m[i]);
-        if (bad)
-            for (size_t i = b; i < end; i++)
-                if (!isfinite(m[i]))
-                    return i;
-    }
-    return n;
-}
-
 int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, char *err,
                      size_t errlen)
 {
@@ -378,7 +360,7 @@ int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, ch
         {"the output", s->out, (size_t)T * d_model, d_model},
     };
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
-        const size_t i = first_non_finite(steps[k].m, steps[k].n);
+        const size_t i = finite_first_bad(steps[k].m, steps[k].n);
         if (i == steps[k].n)
             continue;
         char place[128];

@@ -260,15 +260,12 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     }
     Words w;
     words_of(v, &w);
-    /* The largest pictures first (the slides, then the overview): the
-     * threads take the jobs in this order, and a large one taken last would
-     * leave the other threads idle while it is drawn. */
-    list_slides(&l, v);
     list_overview(&l, v, &w, maps, panels);
     list_heads(&l, v, &w, maps);
     list_sharpness(&l, v, &w, maps, panels);
     if (steps)
         list_scores(&l, v, &w);
+    list_slides(&l, v);
     assert(l.n == n_jobs); /* variant_pictures counts what is listed */
     if (!l.failed)
         rc = render_jobs_progress(r, l.jobs, l.n, c->T, v->in.tokens, c->causal, render_progress, tm, err, errlen);

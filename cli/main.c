@@ -1,9 +1,10 @@
 /* main.c — the mhaviz command: parse argv, run, exit with a status.
  *
  *   load input -> for each K/V layout asked for (--kv-heads): pool, forward
- *   passes, measures (variant.c) -> its pictures + report into a temporary
- *   folder (a sub-folder kvN/ each when there are several, with the
- *   comparison at the top) -> move the folder into place. */
+ *   passes, measures (core/variant.c) -> its pictures + report
+ *   (run/variant_write.c) into a temporary folder (a sub-folder kvN/ each
+ *   when there are several, with the comparison at the top) -> move the
+ *   folder into place. */
 #include "args.h"
 #include "core/blas_setup.h"
 #include "core/pool.h"
@@ -12,19 +13,19 @@
 #include "core/timing.h"
 #include "core/variant.h"
 #include "init_cmd.h"
-#include "core/memory.h"
 #include "io/input.h"
 #include "io/outdir.h"
 #include "pictures/pull_slide.h"
 #include "pictures/render.h"
 #include "report/report.h"
+#include "run/run_memory.h"
+#include "text/query.h"
 #include "run/variants.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <malloc.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,41 +267,6 @@ static int inside(const char *path, const char *dir)
     return strncmp(rp, rd, n) == 0 && rp[n] == '/';
 }
 
-/* The program itself: code, libraries, thread stacks, the font, the glyph
- * caches (a class-size run without its arrays and canvases peaks about there). */
-#define PROGRAM_BYTES ((size_t)8 << 20)
-
-/* Bytes a thread holds for a picture of w x h pixels: the canvas (3 bytes
- * a pixel, 1 filter byte a row), the filtered copy stb_image_write makes of
- * it to compress, and 1 MB for libdeflate's compressor and the compressed
- * stream (pictures of flat cells compress to a few percent). */
-static double canvas_bytes(int w, int h) { return 2.0 * (1.0 + 3.0 * w) * h + (1 << 20); }
-
-/* Bytes the pictures hold at once. Each drawing thread keeps one canvas,
- * as large as the largest picture it drew: at worst two threads draw
- * overview.png and sharpness.png at --size, two others the 1920 x 1080
- * slides (query_NN.png, architecture.png), and every other one heatmaps
- * of T tokens; a thread may draw several of these. And the heap keeps, for
- * each thread, the freed filtered copy of a 1920 x 1080 slide for its next
- * picture (main's mallopt). -1 when out of memory. */
-static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n_pictures)
-{
-    RenderLayout heat;
-    RenderOverviewLayout over;
-    if (render_heatmap_layout(r, in->cfg.T, in->tokens, "", NULL, &heat) != MHAVIZ_OK ||
-        render_overview_layout(r, in->cfg.n_heads + 1, in->cfg.T, in->tokens, in->cfg.causal, NULL, &over) !=
-            MHAVIZ_OK)
-        return -1;
-    const double heatmap = canvas_bytes(heat.width, heat.height);
-    const double fixed = fmax(canvas_bytes(SLIDE_W, SLIDE_H), heatmap);
-    const double largest = fmax(canvas_bytes(over.width, over.height), fixed);
-    const int held = threads < n_pictures ? threads : n_pictures; /* canvases */
-    const int at_size = held < 2 ? held : 2;                         /* overview, sharpness */
-    const int at_fixed = held - at_size < 2 ? held - at_size : 2;    /* the two slides */
-    const double kept = (1.0 + 3.0 * SLIDE_W) * SLIDE_H; /* a slide's filtered copy */
-    return at_size * largest + at_fixed * fixed + (held - at_size - at_fixed) * heatmap + held * kept;
-}
-
 /* Copy the text file at path to standard output. Returns MHAVIZ_OK, or
  * MHAVIZ_EIO with err saying which side failed (a full disk or a closed
  * pipe on stdout must not pass for a printed report). */
@@ -395,17 +361,9 @@ int main(int argc, char **argv)
 #else
     const int threads = 1;
 #endif
-    const int n_pictures = variant_pictures(in.cfg.n_heads, o.steps);
-    const double pictures = pictures_bytes(renderer, &in, threads, n_pictures);
-    if (pictures < 0)
+    double pictures;
+    if (run_memory(renderer, &in, kv, n_vars, o.steps, threads, &tm.estimate_bytes, &pictures) != MHAVIZ_OK)
         goto oom;
-    size_t arrays = 0; /* every variant's: a run of several holds them all at once */
-    for (int i = 0; i < n_vars; i++) {
-        MhaConfig vc = in.cfg;
-        vc.n_kv_heads = kv[i];
-        arrays += memory_estimate(&vc, 0);
-    }
-    tm.estimate_bytes = arrays + in.parse_bytes + (size_t)pictures + PROGRAM_BYTES;
     if (n_vars > 1 && tm.estimate_bytes > lim.max_memory_bytes) {
         snprintf(err, sizeof err,
                  "%s: its %d variants (--kv-heads) would need about %zu MB of memory together, over the limit "
@@ -425,7 +383,7 @@ int main(int argc, char **argv)
 
     /* --query: the token query_NN.png is about (a usage error names a bad one). */
     int query = -1; /* -1: the default, pull.h's choice once the pulls are known */
-    if (o.query && (query = pull_find_query(o.query, in.tokens, in.cfg.T, err, sizeof err)) < 0) {
+    if (o.query && (query = query_find(o.query, in.tokens, in.cfg.T, err, sizeof err)) < 0) {
         rc = MHAVIZ_EUSAGE;
         goto cleanup;
     }

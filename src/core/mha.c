@@ -23,6 +23,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in, int d_out);
+static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s);
+
+/* The forward pass: step 1 here, steps 2 to 8 in attend, below. */
+void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
+{
+    const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
+
+    /* 1. Project every token into a query, a key and a value. */
+    matmul(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
+    matmul(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
+    matmul(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
+
+    attend(c, w, s);
+}
+
 /* Column blocks of a projection: the work matmul shares out among threads. */
 #define MATMUL_BLOCKS 8
 
@@ -71,11 +87,13 @@ static void softmax(float *row, int n_visible, int T)
 }
 
 /* Steps 2 to 8 of the forward pass, from the projections in s->q, s->k,
- * s->v (step 1, in mha_forward below). Compiled for three instruction sets,
+ * s->v (step 1, in mha_forward above). Compiled for three instruction sets,
  * AVX-512, AVX2 and SSE2, x86-64's minimum; the processor's best runs: at
  * T = 512, d_model 768 AVX2 takes the loops from 740 to 116 million
  * instructions a forward pass against SSE2 (callgrind). Each number is
- * still the same sum in the same order. */
+ * still the same sum in the same order.
+ * One function, long on purpose: the lesson's steps 2 to 8 read top to
+ * bottom, each a short commented block. */
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
 {
@@ -113,7 +131,19 @@ static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
              * 4. for the keys the mask lets it see: 0..n_visible-1 (causal:
              *    itself and the tokens before it). Textbooks set the other
              *    scores to -infinity so that softmax gives them exp(-inf) = 0;
-             *    here they are never computed, and written as exact zeros. */
+             *    here they are never computed, and written as exact zeros.
+             *    The textbook's loop is one dot product per key:
+             *        for (int j = 0; j < n_visible; j++) {
+             *            const float *k_jg = s->k + j * kv_dim + g * hd;
+             *            float dot = 0.0f;
+             *            for (int e = 0; e < hd; e++)
+             *                dot += q_ih[e] * k_jg[e];
+             *            att_hi[j] = dot * scale;
+             *        }
+             *    The loops below add the same terms in the same order (e = 0,
+             *    1, ...), with the keys transposed (kt_g, step 2): element e
+             *    of every key is one row, so the inner loop runs along memory
+             *    over all keys at once. */
             const int n_visible = mha_visible_keys(c->causal, i, T);
             for (int j = 0; j < n_visible; j++)
                 att_hi[j] = 0.0f;
@@ -150,18 +180,6 @@ static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
     /* 7. Concatenate: the heads wrote their outputs side by side into concat.
      * 8. Output projection: mix what the heads found. */
     matmul(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
-}
-
-void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
-{
-    const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
-
-    /* 1. Project every token into a query, a key and a value. */
-    matmul(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
-    matmul(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
-    matmul(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
-
-    attend(c, w, s);
 }
 
 /* Copy K/V head g's columns [g*hd, (g+1)*hd) of src (rows, kv_dim) into
@@ -294,6 +312,7 @@ void mha_state_free(MhaState *s)
     free(s->att), free(s->concat), free(s->out), free(s->scores);
     memset(s, 0, sizeof *s);
 }
+
 static float *copy_floats(const float *src, size_t n)
 {
     float *dst = malloc(n * sizeof(float));

@@ -7,7 +7,6 @@
 #include "core/parallel.h"
 #include "core/status.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,26 +106,6 @@ void pull_contributions(const MhaConfig *c, const float *scores, int i, float *c
         for (int j = 0; j < n; j++)
             contrib[(size_t)h * n + j] = (s_hi[j] - top) * per_head;
     }
-}
-
-int pull_find_query(const char *arg, char *const *tokens, int T, char *err, size_t errlen)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(arg, &end, 10);
-    if (end != arg && *end == '\0') { /* a whole number: an index */
-        if (!errno && v >= 0 && v < T)
-            return (int)v;
-        snprintf(err, errlen, "--query %s: out of range, the sentence has %d tokens (0 to %d)", arg, T,
-                 T - 1);
-        return -1;
-    }
-    for (int i = T - 1; i >= 0; i--)
-        if (strcmp(tokens[i], arg) == 0)
-            return i;
-    snprintf(err, errlen, "--query '%s': no token '%s' in the sentence (give its text exactly, or its "
-             "index from 0 to %d)", arg, arg, T - 1);
-    return -1;
 }
 
 const char *pull_outcome_name(PullOutcome o)

@@ -87,13 +87,6 @@ void pull_layer_free(PullLayer *p);
  * the wide head's top key is the key that loses the least in total. */
 void pull_contributions(const MhaConfig *c, const float *scores, int i, float *contrib);
 
-/* The query a --query argument names among tokens (T): a whole number is
- * an index, anything else the last token with exactly that text. Returns
- * the index, or -1 with err naming the value ("--query 12: out of range,
- * the sentence has 11 tokens (0 to 10)"; "--query 'cat': no token 'cat'
- * in the sentence"). */
-int pull_find_query(const char *arg, char *const *tokens, int T, char *err, size_t errlen);
-
 /* "no_choice", "agreed", "split", "followed", "own_choice": the names report.json uses. */
 const char *pull_outcome_name(PullOutcome o);
 

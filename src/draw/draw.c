@@ -360,3 +360,9 @@ DrawRgb draw_colour(int k)
     };
     return colours[k % DRAW_N_COLOURS];
 }
+
+int draw_nomem(char *err, size_t errlen, const char *path)
+{
+    snprintf(err, errlen, "%s: out of memory drawing the picture", path);
+    return MHAVIZ_ENOMEM;
+}

@@ -27,6 +27,10 @@ typedef struct {
 #define SLIDE_W 1920
 #define SLIDE_H 1080
 
+/* "<path>: out of memory drawing the picture" into err; returns
+ * MHAVIZ_ENOMEM, for a picture's failure to return. */
+int draw_nomem(char *err, size_t errlen, const char *path);
+
 #define DRAW_WHITE ((DrawRgb){255, 255, 255})
 #define DRAW_INK ((DrawRgb){25, 25, 25})   /* text, ticks, lines */
 #define DRAW_FRAME ((DrawRgb){60, 60, 60}) /* frames around maps and colour bars */

@@ -26,11 +26,7 @@ void figure_text(Figure *fig, const char *s, float px, int x, int y, int along, 
 
 int figure_write(Figure *fig, const char *path, char *err, size_t errlen)
 {
-    int rc = MHAVIZ_ENOMEM;
-    if (fig->failed)
-        snprintf(err, errlen, "%s: out of memory drawing the picture", path);
-    else
-        rc = draw_write_png(fig->c, path, err, errlen);
+    const int rc = fig->failed ? draw_nomem(err, errlen, path) : draw_write_png(fig->c, path, err, errlen);
     if (fig->owns_canvas)
         draw_canvas_free(fig->c);
     fig->c = NULL;

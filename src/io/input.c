@@ -17,8 +17,6 @@
 #include "io/input_parts.h"
 #include "core/memory.h"
 #include "core/status.h"
-#include "io/npy.h"
-#include "io/syntax.h"
 #include "text/utf8.h"
 
 #include <cjson/cJSON.h>
@@ -73,19 +71,13 @@ static const char *const single_keys[] = {
 /* ------------------------------------------------------------------------ */
 /* The whole input                                                          */
 
-static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput *in)
+/* The shapes and flags: the tokens, the title, d_model, n_heads (and
+ * head_dim), n_kv_heads, causal. */
+static int read_shapes(Loader *L, const cJSON *root, MhaInput *in, const cJSON **tokens_json)
 {
     int rc;
     MhaConfig *c = &in->cfg;
-    const cJSON *tokens_json = NULL;
-
-    if (!cJSON_IsObject(root))
-        return fail(L, "expected a JSON object { ... } at the top, got %s", type_name(root));
-    if ((rc = check_keys(L, root, top_keys, "")) != MHAVIZ_OK)
-        return rc;
-
-    /* Shapes and flags. */
-    if ((rc = read_tokens(L, root, in, &tokens_json)) != MHAVIZ_OK || (rc = read_title(L, root, in)) != MHAVIZ_OK)
+    if ((rc = read_tokens(L, root, in, tokens_json)) != MHAVIZ_OK || (rc = read_title(L, root, in)) != MHAVIZ_OK)
         return rc;
     if ((rc = read_int(L, root, "d_model", 1, L->lim->max_d_model, "", -1, &c->d_model)) != MHAVIZ_OK)
         return rc;
@@ -108,51 +100,78 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
             return fail(L, "causal: expected true or false, got %s", type_name(causal));
         c->causal = cJSON_IsTrue(causal);
     }
-    int w_at_x = 0;
-    const cJSON *layout = cJSON_GetObjectItemCaseSensitive(root, "weight_layout");
-    if (layout) {
-        if (cJSON_IsString(layout) && strcmp(layout->valuestring, "x@W") == 0)
-            w_at_x = 0;
-        else if (cJSON_IsString(layout) && strcmp(layout->valuestring, "W@x") == 0)
-            w_at_x = 1;
-        else
-            return fail(L, "weight_layout: expected \"x@W\" or \"W@x\", got %s%s%s",
-                        cJSON_IsString(layout) ? "\"" : type_name(layout),
-                        cJSON_IsString(layout) ? layout->valuestring : "",
-                        cJSON_IsString(layout) ? "\"" : "");
-    }
+    return MHAVIZ_OK;
+}
 
-    /* The hidden states: x, or embeddings (+ positions). */
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, "x");
-    const cJSON *emb = cJSON_GetObjectItemCaseSensitive(root, "embeddings");
-    const cJSON *pos = cJSON_GetObjectItemCaseSensitive(root, "positional");
-    if (x && emb)
+/* "weight_layout": *w_at_x 1 for "W@x", 0 for "x@W" (also when absent). */
+static int read_weight_layout(Loader *L, const cJSON *root, int *w_at_x)
+{
+    *w_at_x = 0;
+    const cJSON *layout = cJSON_GetObjectItemCaseSensitive(root, "weight_layout");
+    if (!layout || (cJSON_IsString(layout) && strcmp(layout->valuestring, "x@W") == 0))
+        return MHAVIZ_OK;
+    if (cJSON_IsString(layout) && strcmp(layout->valuestring, "W@x") == 0) {
+        *w_at_x = 1;
+        return MHAVIZ_OK;
+    }
+    return fail(L, "weight_layout: expected \"x@W\" or \"W@x\", got %s%s%s",
+                cJSON_IsString(layout) ? "\"" : type_name(layout), cJSON_IsString(layout) ? layout->valuestring : "",
+                cJSON_IsString(layout) ? "\"" : "");
+}
+
+/* The hidden states: *x, or *emb (token -> d_model numbers) with its
+ * positions *pos ("positional", at the top or inside the embeddings), and
+ * whether sinusoidal positions are added. */
+static int find_hidden_states(Loader *L, const cJSON *root, const MhaConfig *c, const cJSON **x, const cJSON **emb,
+                              const cJSON **pos, int *sinusoidal)
+{
+    *x = cJSON_GetObjectItemCaseSensitive(root, "x");
+    *emb = cJSON_GetObjectItemCaseSensitive(root, "embeddings");
+    *pos = cJSON_GetObjectItemCaseSensitive(root, "positional");
+    if (*x && *emb)
         return fail(L, "both \"x\" and \"embeddings\" given; give exactly one");
-    if (!x && !emb)
+    if (!*x && !*emb)
         return fail(L, "missing the hidden states: give \"x\" (T rows of d_model numbers) "
                        "or \"embeddings\" (token -> d_model numbers)");
-    if (x && pos)
+    if (*x && *pos)
         return fail(L, "positional: only applies to \"embeddings\"; this input gives \"x\"");
-    if (emb && !cJSON_IsObject(emb))
+    if (*emb && !cJSON_IsObject(*emb))
         return fail(L, "embeddings: expected an object mapping each token to %d numbers, got %s",
-                    c->d_model, type_name(emb));
-    if (emb && !pos) { /* "positional" may also sit inside the embeddings object */
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(emb, "positional");
+                    c->d_model, type_name(*emb));
+    if (*emb && !*pos) { /* "positional" may also sit inside the embeddings object */
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(*emb, "positional");
         if (p && cJSON_IsString(p))
-            pos = p;
+            *pos = p;
     }
-    int sinusoidal = emb != NULL;
-    if (pos) {
-        if (cJSON_IsString(pos) && strcmp(pos->valuestring, "sinusoidal") == 0)
-            sinusoidal = 1;
-        else if (cJSON_IsString(pos) && strcmp(pos->valuestring, "none") == 0)
-            sinusoidal = 0;
-        else
-            return fail(L, "positional: expected \"sinusoidal\" or \"none\", got %s%s%s",
-                        cJSON_IsString(pos) ? "\"" : type_name(pos),
-                        cJSON_IsString(pos) ? pos->valuestring : "",
-                        cJSON_IsString(pos) ? "\"" : "");
-    }
+    *sinusoidal = *emb != NULL;
+    if (!*pos)
+        return MHAVIZ_OK;
+    if (cJSON_IsString(*pos) && strcmp((*pos)->valuestring, "sinusoidal") == 0)
+        *sinusoidal = 1;
+    else if (cJSON_IsString(*pos) && strcmp((*pos)->valuestring, "none") == 0)
+        *sinusoidal = 0;
+    else
+        return fail(L, "positional: expected \"sinusoidal\" or \"none\", got %s%s%s",
+                    cJSON_IsString(*pos) ? "\"" : type_name(*pos), cJSON_IsString(*pos) ? (*pos)->valuestring : "",
+                    cJSON_IsString(*pos) ? "\"" : "");
+    return MHAVIZ_OK;
+}
+
+/* The input in root, checked in the order of the safety argument (top of
+ * this file): the shapes, every array's shape, the memory, then the copies. */
+static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput *in)
+{
+    int rc, w_at_x, sinusoidal;
+    MhaConfig *c = &in->cfg;
+    const cJSON *tokens_json = NULL, *x, *emb, *pos;
+
+    if (!cJSON_IsObject(root))
+        return fail(L, "expected a JSON object { ... } at the top, got %s", type_name(root));
+    if ((rc = check_keys(L, root, top_keys, "")) != MHAVIZ_OK ||
+        (rc = read_shapes(L, root, in, &tokens_json)) != MHAVIZ_OK ||
+        (rc = read_weight_layout(L, root, &w_at_x)) != MHAVIZ_OK ||
+        (rc = find_hidden_states(L, root, c, &x, &emb, &pos, &sinusoidal)) != MHAVIZ_OK)
+        return rc;
 
     const Dim T = {c->T, "T, the number of tokens"};
     const Dim D = {c->d_model, "d_model"};
@@ -311,6 +330,7 @@ static char *dir_of(const char *path)
     return d;
 }
 
+/* Long on purpose: the file read in the order of the safety argument at the top of this file. */
 int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, char *err,
                       size_t errlen)
 {

@@ -2,10 +2,8 @@
  * it claims: the small fields (numbers, tokens, title), the matrices and
  * vectors (inline or .npy), the layers' weights, the embeddings. */
 #include "io/input_parts.h"
-#include "core/memory.h"
 #include "core/status.h"
 #include "io/npy.h"
-#include "io/syntax.h"
 #include "text/utf8.h"
 
 #include <cjson/cJSON.h>

@@ -2,9 +2,7 @@
  * key and index, or file:line:column; the text-level checks (NUL bytes,
  * nesting, UTF-8) and the keys (unknown ones, with a did-you-mean). */
 #include "io/input_parts.h"
-#include "core/memory.h"
 #include "core/status.h"
-#include "io/npy.h"
 #include "io/syntax.h"
 #include "text/utf8.h"
 

@@ -152,11 +152,172 @@ static int check_finite(const float *v, size_t first, size_t n, size_t ncols, in
     return MHAVIZ_EINPUT;
 }
 
+/* Open the file at path for reading into *f, its size in *size. Only a
+ * regular file is read; O_NONBLOCK: a name in the JSON may point at a
+ * FIFO, whose open would wait for a writer forever. Returns MHAVIZ_OK,
+ * MHAVIZ_EIO or MHAVIZ_EINPUT (msg says why), or MHAVIZ_ENOMEM. */
+static int open_regular(const char *path, FILE **f, off_t *size, char *msg, size_t msglen)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return MHAVIZ_EIO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(msg, msglen, "%s: not a regular file", path);
+        close(fd);
+        return MHAVIZ_EINPUT;
+    }
+    if (!(*f = fdopen(fd, "rb"))) {
+        close(fd);
+        return MHAVIZ_ENOMEM;
+    }
+    *size = st.st_size;
+    return MHAVIZ_OK;
+}
+
+/* The magic, the version and the header dict (into *header, NUL-terminated;
+ * the caller frees it); *data_start: where the data begins. Returns
+ * MHAVIZ_OK, MHAVIZ_EINPUT (msg says why) or MHAVIZ_ENOMEM. */
+static int read_header(FILE *f, const char *path, char **header, size_t *data_start, char *msg, size_t msglen)
+{
+    unsigned char pre[12];
+    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+        snprintf(msg, msglen, "%s: not a .npy file (no \\x93NUMPY magic at the start)", path);
+        return MHAVIZ_EINPUT;
+    }
+    const int major = pre[6], minor = pre[7];
+    size_t hlen, hstart;
+    if (major == 1) {
+        hlen = pre[8] | (size_t)pre[9] << 8;
+        hstart = 10;
+    } else if (major == 2 || major == 3) {
+        if (fread(pre + 10, 1, 2, f) != 2) {
+            snprintf(msg, msglen, "%s: truncated .npy header", path);
+            return MHAVIZ_EINPUT;
+        }
+        hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+        hstart = 12;
+    } else {
+        snprintf(msg, msglen, "%s: .npy format version %d.%d is not supported (1.0 to 3.0 are)",
+                 path, major, minor);
+        return MHAVIZ_EINPUT;
+    }
+    if (hlen > NPY_MAX_HEADER) {
+        snprintf(msg, msglen, "%s: .npy header of %zu bytes is implausibly long", path, hlen);
+        return MHAVIZ_EINPUT;
+    }
+    if (!(*header = malloc(hlen + 1)))
+        return MHAVIZ_ENOMEM;
+    if (fread(*header, 1, hlen, f) != hlen) {
+        snprintf(msg, msglen, "%s: truncated .npy header", path);
+        return MHAVIZ_EINPUT;
+    }
+    (*header)[hlen] = '\0';
+    *data_start = hstart + hlen;
+    return MHAVIZ_OK;
+}
+
+/* The header dict's dtype (*item: 4 for float32, 8 for float64), order
+ * and shape, against rows x cols (rows < 0: a vector of cols); *got the
+ * shape as text (96 bytes). Returns MHAVIZ_OK or MHAVIZ_EINPUT. */
+static int check_header(const char *header, const char *path, int rows, int cols, size_t *item, char *got,
+                        char *msg, size_t msglen)
+{
+    const char *descr = header_value(header, "descr");
+    if (descr && (strncmp(descr, "'<f4'", 5) == 0 || strncmp(descr, "\"<f4\"", 5) == 0)) {
+        *item = 4;
+    } else if (descr && (strncmp(descr, "'<f8'", 5) == 0 || strncmp(descr, "\"<f8\"", 5) == 0)) {
+        *item = 8;
+    } else {
+        char d[16] = "?";
+        if (descr)
+            sscanf(descr, "%15[^,}]", d);
+        snprintf(msg, msglen, "%s: dtype %s is not supported; save float32 or float64 "
+                 "little-endian, e.g. np.save(name, a.astype('<f4'))", path, d);
+        return MHAVIZ_EINPUT;
+    }
+    const char *order = header_value(header, "fortran_order");
+    if (!order || strncmp(order, "False", 5) != 0) {
+        snprintf(msg, msglen, "%s: Fortran order is not supported; save "
+                 "np.ascontiguousarray(a) instead", path);
+        return MHAVIZ_EINPUT;
+    }
+    long long dims[8];
+    int nd = parse_shape(header_value(header, "shape"), dims, 8);
+    if (nd < 0) {
+        snprintf(msg, msglen, "%s: cannot read the shape in the .npy header", path);
+        return MHAVIZ_EINPUT;
+    }
+    shape_text(dims, nd, got, 96);
+    const int want_nd = rows < 0 ? 1 : 2;
+    if (nd != want_nd || (want_nd == 2 && dims[0] != rows) || dims[nd - 1] != cols) {
+        snprintf(msg, msglen, "%s: shape %s", path, got);
+        return MHAVIZ_EINPUT;
+    }
+    return MHAVIZ_OK;
+}
+
+/* Copy the (nrows, ncols) items of f, which begin at byte data_start, out
+ * as floats into dst, transposed when asked. float32 in the file's order
+ * (the common case) is read straight into dst (read_parallel); anything
+ * else goes through a buffer of whole rows. vector: the items are one
+ * vector (for the messages). Returns MHAVIZ_OK, MHAVIZ_EIO or
+ * MHAVIZ_EINPUT (msg says why), or MHAVIZ_ENOMEM. */
+static int copy_items(FILE *f, size_t data_start, const char *path, size_t item, size_t nrows, size_t ncols,
+                      int vector, int transpose, float *dst, char *msg, size_t msglen)
+{
+    const size_t count = nrows * ncols;
+    int rc;
+    if (item == 4 && !transpose) {
+        if ((rc = read_parallel(fileno(f), dst, count * item, (off_t)data_start, path, msg, msglen)) != MHAVIZ_OK)
+            return rc;
+        return check_finite(dst, 0, count, ncols, vector, path, msg, msglen);
+    }
+    const size_t chunk_rows = NPY_CHUNK_BYTES / (ncols * item) ? NPY_CHUNK_BYTES / (ncols * item) : 1;
+    unsigned char *chunk = malloc(chunk_rows * ncols * item); // (chunk_rows, ncols, item) raw rows read at a time
+    if (!chunk)
+        return MHAVIZ_ENOMEM;
+    float *as_float = (float *)chunk; /* float64 rows narrowed in place, before the first unread byte */
+    rc = MHAVIZ_OK;
+    for (size_t i0 = 0; i0 < nrows && rc == MHAVIZ_OK; i0 += chunk_rows) {
+        const size_t m = nrows - i0 < chunk_rows ? nrows - i0 : chunk_rows; /* rows in this chunk */
+        if ((rc = read_all(f, chunk, m * ncols * item, path, msg, msglen)) != MHAVIZ_OK)
+            break;
+        if (item == 8) {
+            for (size_t k = 0; k < m * ncols && rc == MHAVIZ_OK; k++) {
+                double v;
+                memcpy(&v, chunk + 8 * k, 8);
+                if (!isfinite(v) || fabs(v) > FLT_MAX) {
+                    element_error(i0 * ncols + k, ncols, vector, isfinite(v), path, msg, msglen);
+                    rc = MHAVIZ_EINPUT;
+                } else {
+                    as_float[k] = (float)v;
+                }
+            }
+        } else {
+            rc = check_finite(as_float, i0 * ncols, m * ncols, ncols, vector, path, msg, msglen);
+        }
+        for (size_t i = 0; i < m && rc == MHAVIZ_OK; i++) {
+            const float *row = as_float + i * ncols; // (ncols) row i0 + i of the file
+            if (transpose)
+                for (size_t j = 0; j < ncols; j++)
+                    dst[j * nrows + i0 + i] = row[j];
+            else
+                memcpy(dst + (i0 + i) * ncols, row, ncols * sizeof *dst);
+        }
+    }
+    free(chunk);
+    return rc;
+}
+
 int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
                     float *dst, char *msg, size_t msglen)
 {
     char *path = NULL, *header = NULL;
-    unsigned char *chunk = NULL; // (chunk_rows, cols, item) raw rows read at a time
     FILE *f = NULL;
     int rc = MHAVIZ_EINPUT;
     const unsigned one = 1;
@@ -170,167 +331,40 @@ int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, 
         goto cleanup;
     }
     size_t n = strlen(base_dir) + strlen(file) + 2;
-    if (!(path = malloc(n)))
-        goto nomem;
+    if (!(path = malloc(n))) {
+        rc = MHAVIZ_ENOMEM;
+        goto cleanup;
+    }
     if (file[0] == '/' || !base_dir[0] || strcmp(base_dir, ".") == 0)
         snprintf(path, n, "%s", file);
     else
         snprintf(path, n, "%s/%s", base_dir, file);
 
-    struct stat st;
-    /* O_NONBLOCK: a name in the JSON may point at a FIFO, whose open would
-     * wait for a writer forever. Only regular files are read. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        rc = MHAVIZ_EIO;
-        goto cleanup;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(msg, msglen, "%s: not a regular file", path);
-        close(fd);
-        goto cleanup;
-    }
-    if (!(f = fdopen(fd, "rb"))) {
-        close(fd);
-        goto nomem;
-    }
-
-    /* Magic and version. */
-    unsigned char pre[12];
-    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
-        snprintf(msg, msglen, "%s: not a .npy file (no \\x93NUMPY magic at the start)", path);
-        goto cleanup;
-    }
-    const int major = pre[6], minor = pre[7];
-    size_t hlen, hstart;
-    if (major == 1) {
-        hlen = pre[8] | (size_t)pre[9] << 8;
-        hstart = 10;
-    } else if (major == 2 || major == 3) {
-        if (fread(pre + 10, 1, 2, f) != 2) {
-            snprintf(msg, msglen, "%s: truncated .npy header", path);
-            goto cleanup;
-        }
-        hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-        hstart = 12;
-    } else {
-        snprintf(msg, msglen, "%s: .npy format version %d.%d is not supported (1.0 to 3.0 are)",
-                 path, major, minor);
-        goto cleanup;
-    }
-    if (hlen > NPY_MAX_HEADER) {
-        snprintf(msg, msglen, "%s: .npy header of %zu bytes is implausibly long", path, hlen);
-        goto cleanup;
-    }
-    if (!(header = malloc(hlen + 1)))
-        goto nomem;
-    if (fread(header, 1, hlen, f) != hlen) {
-        snprintf(msg, msglen, "%s: truncated .npy header", path);
-        goto cleanup;
-    }
-    header[hlen] = '\0';
-
-    /* The header dict: dtype, order, shape. */
-    const char *descr = header_value(header, "descr");
-    size_t item;
-    if (descr && (strncmp(descr, "'<f4'", 5) == 0 || strncmp(descr, "\"<f4\"", 5) == 0)) {
-        item = 4;
-    } else if (descr && (strncmp(descr, "'<f8'", 5) == 0 || strncmp(descr, "\"<f8\"", 5) == 0)) {
-        item = 8;
-    } else {
-        char d[16] = "?";
-        if (descr)
-            sscanf(descr, "%15[^,}]", d);
-        snprintf(msg, msglen, "%s: dtype %s is not supported; save float32 or float64 "
-                 "little-endian, e.g. np.save(name, a.astype('<f4'))", path, d);
-        goto cleanup;
-    }
-    const char *order = header_value(header, "fortran_order");
-    if (!order || strncmp(order, "False", 5) != 0) {
-        snprintf(msg, msglen, "%s: Fortran order is not supported; save "
-                 "np.ascontiguousarray(a) instead", path);
-        goto cleanup;
-    }
-    long long dims[8];
-    int nd = parse_shape(header_value(header, "shape"), dims, 8);
-    if (nd < 0) {
-        snprintf(msg, msglen, "%s: cannot read the shape in the .npy header", path);
-        goto cleanup;
-    }
+    off_t size;
+    size_t data_start, item;
     char got[96];
-    shape_text(dims, nd, got, sizeof got);
-    const int want_nd = rows < 0 ? 1 : 2;
-    if (nd != want_nd || (want_nd == 2 && dims[0] != rows) || dims[nd - 1] != cols) {
-        snprintf(msg, msglen, "%s: shape %s", path, got);
+    if ((rc = open_regular(path, &f, &size, msg, msglen)) != MHAVIZ_OK ||
+        (rc = read_header(f, path, &header, &data_start, msg, msglen)) != MHAVIZ_OK ||
+        (rc = check_header(header, path, rows, cols, &item, got, msg, msglen)) != MHAVIZ_OK)
         goto cleanup;
-    }
 
     /* The data must be exactly rows*cols items: no more, no less. */
-    const size_t count = (size_t)(rows < 0 ? 1 : rows) * (size_t)cols;
-    const size_t data_start = hstart + hlen;
-    const uintmax_t have = (uintmax_t)st.st_size > data_start ? (uintmax_t)st.st_size - data_start : 0;
+    const size_t nrows = rows < 0 ? 1 : (size_t)rows, count = nrows * (size_t)cols;
+    const uintmax_t have = (uintmax_t)size > data_start ? (uintmax_t)size - data_start : 0;
     if (have != (uintmax_t)count * item) {
         snprintf(msg, msglen, "%s: %ju bytes of data, but shape %s of %s needs %ju%s", path, have,
                  got, item == 4 ? "float32" : "float64", (uintmax_t)count * item,
                  have < (uintmax_t)count * item ? " (truncated file?)" : "");
+        rc = MHAVIZ_EINPUT;
         goto cleanup;
     }
+    rc = copy_items(f, data_start, path, item, nrows, (size_t)cols, rows < 0, transpose, dst, msg, msglen);
 
-    /* Copy the items out as floats, transposed when asked. float32 in the
-     * file's order (the common case) is read straight into dst with one
-     * read; anything else goes through a buffer of whole rows. */
-    const size_t ncols = (size_t)cols, nrows = rows < 0 ? 1 : (size_t)rows;
-    if (item == 4 && !transpose) {
-        if ((rc = read_parallel(fileno(f), dst, count * item, (off_t)data_start, path, msg, msglen)) != MHAVIZ_OK)
-            goto cleanup;
-        rc = check_finite(dst, 0, count, ncols, rows < 0, path, msg, msglen);
-        goto cleanup;
-    }
-    const size_t chunk_rows = NPY_CHUNK_BYTES / (ncols * item) ? NPY_CHUNK_BYTES / (ncols * item) : 1;
-    if (!(chunk = malloc(chunk_rows * ncols * item)))
-        goto nomem;
-    float *as_float = (float *)chunk; /* float64 rows narrowed in place, before the first unread byte */
-    for (size_t i0 = 0; i0 < nrows; i0 += chunk_rows) {
-        const size_t m = nrows - i0 < chunk_rows ? nrows - i0 : chunk_rows; /* rows in this chunk */
-        if ((rc = read_all(f, chunk, m * ncols * item, path, msg, msglen)) != MHAVIZ_OK)
-            goto cleanup;
-        if (item == 8) {
-            for (size_t k = 0; k < m * ncols; k++) {
-                double v;
-                memcpy(&v, chunk + 8 * k, 8);
-                if (!isfinite(v) || fabs(v) > FLT_MAX) {
-                    element_error(i0 * ncols + k, ncols, rows < 0, isfinite(v), path, msg, msglen);
-                    rc = MHAVIZ_EINPUT;
-                    goto cleanup;
-                }
-                as_float[k] = (float)v;
-            }
-        } else if ((rc = check_finite(as_float, i0 * ncols, m * ncols, ncols, rows < 0, path, msg,
-                                      msglen)) != MHAVIZ_OK) {
-            goto cleanup;
-        }
-        for (size_t i = 0; i < m; i++) {
-            const float *row = as_float + i * ncols; // (ncols) row i0 + i of the file
-            if (transpose)
-                for (size_t j = 0; j < ncols; j++)
-                    dst[j * nrows + i0 + i] = row[j];
-            else
-                memcpy(dst + (i0 + i) * ncols, row, ncols * sizeof *dst);
-        }
-    }
-    rc = MHAVIZ_OK;
-    goto cleanup;
-
-nomem:
-    snprintf(msg, msglen, "%s: out of memory", file);
-    rc = MHAVIZ_ENOMEM;
 cleanup:
+    if (rc == MHAVIZ_ENOMEM)
+        snprintf(msg, msglen, "%s: out of memory", file);
     if (f)
         fclose(f);
-    free(chunk);
     free(header);
     free(path);
     return rc;

@@ -2,7 +2,6 @@
  * subject, earlier mention, self) on any sentence, every weight chosen by
  * hand (samples/README.md explains them). */
 #include "models/init.h"
-#include "core/pool.h"
 #include "core/status.h"
 
 #include <ctype.h>
@@ -169,6 +168,8 @@ int init_designed_d_model(const char *tokens, int n_heads)
     return d;
 }
 
+/* Long on purpose: the four jobs' weights, one block each, in the order
+ * samples/README.md explains them. */
 int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *subject,
                   InitModel *m, char *err, size_t errlen)
 {

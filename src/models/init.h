@@ -11,7 +11,7 @@
  *
  * `mhaviz init --designed` builds instead a layer whose heads do the
  * lesson's jobs on the teacher's sentence, every weight chosen by hand
- * (init.c says how): head h does job h mod 4, in this order:
+ * (designed.c says how): head h does job h mod 4, in this order:
  *   0 the previous token, 1 the subject (the earliest mention of a word,
  *   by default the first token), 2 an earlier mention of the same word
  *   (itself when there is none), 3 the token itself.
@@ -91,7 +91,7 @@ int init_model_pool(InitModel *m, int n_kv, char *err, size_t errlen);
 
 /* The d_model a designed model of sentence `tokens` with n_heads heads gets
  * (0 when tokens has no token): the smallest multiple of n_heads that holds
- * x's layout and every head's coordinates (init.c). */
+ * x's layout and every head's coordinates (designed.c). */
 int init_designed_d_model(const char *tokens, int n_heads);
 
 /* Write m as an mhaviz input (JSON, "x@W" layout) to f, numbers with `digits`

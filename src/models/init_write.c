@@ -1,6 +1,6 @@
 /* init_write.c — a model written as an mhaviz input (JSON). */
 #include "models/init.h"
-#include "core/pool.h"
+#include "io/json.h"
 #include "core/status.h"
 
 #include <ctype.h>
@@ -10,26 +10,6 @@
 #include <string.h>
 
 /* ---- the JSON writer --------------------------------------------------- */
-
-/* s as a JSON string: quotes, backslashes and control characters escaped;
- * other bytes (UTF-8) as they are. */
-static void write_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
 
 /* One row of n numbers: [a, b, c]; rows wider than 64 numbers without the
  * spaces (a 512-wide layer is then a seventh smaller). */
@@ -90,19 +70,19 @@ int init_write(FILE *f, const InitModel *m, int digits, char *err, size_t errlen
     fputs("{\n", f);
     if (m->in.title) {
         fputs("  \"title\": ", f);
-        write_string(f, m->in.title);
+        json_string(f, m->in.title);
         fputs(",\n", f);
     }
     if (m->comment) {
         fputs("  \"comment\": ", f);
-        write_string(f, m->comment);
+        json_string(f, m->comment);
         fputs(",\n", f);
     }
     fputs("  \"tokens\": [", f);
     for (size_t t = 0; t < T; t++) {
         if (t)
             fputs(", ", f);
-        write_string(f, m->in.tokens[t]);
+        json_string(f, m->in.tokens[t]);
     }
     fprintf(f, "],\n  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"n_kv_heads\": %d,\n"
                "  \"causal\": %s",
@@ -112,7 +92,7 @@ int init_write(FILE *f, const InitModel *m, int digits, char *err, size_t errlen
         fputs(",\n  \"embeddings\": {\n", f);
         for (int v = 0; v < m->n_vocab; v++) {
             fputs("    ", f);
-            write_string(f, m->vocab[v]);
+            json_string(f, m->vocab[v]);
             fputs(": ", f);
             write_row(f, m->emb + (size_t)v * d, d, digits);
             fputs(v + 1 < m->n_vocab ? ",\n" : "\n", f);

@@ -94,6 +94,8 @@ static void row_name(Figure *p, int y, int h, const char *name, const char *deta
         figure_text(p, detail2, SHAPE_PX, NAMES_X, top + (int)(SHAPE_PX * 1.2f), DRAW_START, DRAW_TOP, GREY_TEXT);
 }
 
+/* Long on purpose: the diagram drawn in one pass, bottom to top, box by
+ * box, as the lesson's figure reads. */
 int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, int64_t params, int has_bias,
                       char *err, size_t errlen)
 {

@@ -186,8 +186,7 @@ static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const fl
     goto cleanup;
 
 oom:
-    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
-    rc = MHAVIZ_ENOMEM;
+    rc = draw_nomem(err, errlen, png_path);
 cleanup:
     free(labels);
     return rc;
@@ -204,10 +203,8 @@ int render_draw_scores(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, ch
                        char *err, size_t errlen)
 {
     float *shifted = malloc((size_t)T * T * sizeof *shifted); /* (T, T) scores less their row's maximum */
-    if (!shifted) {
-        snprintf(err, errlen, "%s: out of memory drawing the picture", j->path);
-        return MHAVIZ_ENOMEM;
-    }
+    if (!shifted)
+        return draw_nomem(err, errlen, j->path);
     render_scores_less_row_max(shifted, j->values, T, causal);
     const Scale s = scores_scale(shifted, T, causal);
     const int rc = render_map(r, c, j->path, shifted, T, tokens, causal, j->title, j->subtitle, &s, err, errlen);

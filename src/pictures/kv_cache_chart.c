@@ -58,6 +58,8 @@ static void tokens_label(char *buf, size_t len, double t)
         snprintf(buf, len, "%.0f", t);
 }
 
+/* Long on purpose: the chart drawn in one pass: title, axes and ticks, one
+ * line per variant, labels. */
 int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *lines, int n, int T, int layers,
                         char *err, size_t errlen)
 {

@@ -1,6 +1,7 @@
-/* labels.c — token labels on the maps: the label shown for a token, which
- * tokens get one when there is no room for all (the label step), and text
- * wrapped to a width. */
+/* labels.c — text on the pictures: the label shown for a token, which
+ * tokens get one when there is no room for all (three rules, one per kind
+ * of picture), and text fitted to a width (shrunk, put on two lines, or
+ * wrapped at its parts: the ways of fitting text, in one place). */
 #include "pictures/render_parts.h"
 #include "core/status.h"
 #include "draw/draw.h"
@@ -51,6 +52,39 @@ void render_token_label(const DrawFont *font, const char *tok, float px, float m
         }
     }
     draw_ellipsize(font, buf, LABEL_BYTES, px, max_w);
+}
+
+float fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w)
+{
+    while (px > min_px && draw_text_width(font, text, px) > max_w)
+        px -= 1.0f;
+    draw_ellipsize(font, text, cap, px, max_w);
+    return px;
+}
+
+float fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
+                    char *rest, size_t cap)
+{
+    for (;; px -= 2) {
+        /* Fill the first line word by word, the rest goes to the second. */
+        size_t cut = strlen(text);
+        if (draw_text_width(font, text, px) > max_w) {
+            cut = 0;
+            for (size_t k = 0; text[k]; k++)
+                if (text[k] == ' ') {
+                    snprintf(first, cap, "%.*s", (int)k, text);
+                    if (draw_text_width(font, first, px) > max_w)
+                        break;
+                    cut = k;
+                }
+        }
+        snprintf(first, cap, "%.*s", (int)cut, text);
+        snprintf(rest, cap, "%s", text[cut] ? text + cut + 1 : "");
+        if (draw_text_width(font, rest, px) <= max_w || px <= min_px)
+            break;
+    }
+    draw_ellipsize(font, rest, cap, px, max_w);
+    return px;
 }
 
 void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out)

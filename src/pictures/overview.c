@@ -73,7 +73,9 @@ static int ov_best(const OvLayout *L, int n_grid, int apart, int aw, int ah, int
  * its panel with labels of its own. The grid is the one giving the
  * biggest square maps; token labels get the largest size between H/50 and
  * H/32 at which every token has its own line, else the smallest with only
- * every step-th token labelled, else none. */
+ * every step-th token labelled, else none.
+ * Long on purpose: one layout decided in order (margins, grid, label size,
+ * note), each step using the last. */
 static void overview_layout(const Renderer *r, int n_maps, int T, char *const *tokens, int causal,
                             const char *subtitle, OvLayout *L, char *labels)
 {
@@ -231,12 +233,9 @@ static int overview_panel(DrawCanvas *c, const Renderer *r, const OvLayout *L, c
     const int mp = L->pub.side, frame = L->pub.frame;
     char pt[LABEL_BYTES * 2];
     snprintf(pt, sizeof pt, "%s", panel_title ? panel_title : "");
-    /* A long title first gets a smaller font (down to 80 %), then an ellipsis. */
-    const float avail = (float)mp; /* wider would reach the "query" caption or the next title */
-    float tpx = L->pt_px;
-    while (tpx > 0.8f * L->pt_px && draw_text_width(r->font, pt, tpx) > avail)
-        tpx -= 1.0f;
-    draw_ellipsize(r->font, pt, sizeof pt, tpx, avail);
+    /* A long title first gets a smaller font (down to 80 %), then an ellipsis;
+     * wider would reach the "query" caption or the next title. */
+    const float tpx = fit_shrink(r->font, pt, sizeof pt, L->pt_px, 0.8f * L->pt_px, (float)mp);
     if (draw_text(c, r->font, pt, tpx, x + mp / 2, y - 4 - frame, DRAW_MID, DRAW_BOTTOM, DRAW_INK, 0) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
     paint_cells(c, map, T, causal, &L->g, x, y, s);
@@ -308,8 +307,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
     goto cleanup;
 
 oom:
-    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
-    rc = MHAVIZ_ENOMEM;
+    rc = draw_nomem(err, errlen, png_path);
 cleanup:
     free(labels);
     return rc;

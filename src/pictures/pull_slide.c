@@ -195,33 +195,12 @@ static int draw_legend(DrawCanvas *cv, const DrawFont *f, int H, int y)
     return MHAVIZ_OK;
 }
 
-/* The caption, word-wrapped onto at most two lines at the largest size
- * from CAPTION_PX down that fits; the second line is shortened with an
- * ellipsis only when even the smallest size does not hold it. */
+/* The caption on at most two lines (fit_two_lines: from CAPTION_PX down to 18). */
 static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, int y)
 {
-    const float width = (float)(SLIDE_W - 2 * MARGIN);
     char first[512], rest[512];
-    float px = CAPTION_PX;
-    for (;; px -= 2) {
-        /* Fill the first line word by word, the rest goes to the second. */
-        size_t cut = strlen(caption);
-        if (draw_text_width(f, caption, px) > width) {
-            cut = 0;
-            for (size_t k = 0; caption[k]; k++)
-                if (caption[k] == ' ') {
-                    snprintf(first, sizeof first, "%.*s", (int)k, caption);
-                    if (draw_text_width(f, first, px) > width)
-                        break;
-                    cut = k;
-                }
-        }
-        snprintf(first, sizeof first, "%.*s", (int)cut, caption);
-        snprintf(rest, sizeof rest, "%s", caption[cut] ? caption + cut + 1 : "");
-        if (draw_text_width(f, rest, px) <= width || px <= 18)
-            break;
-    }
-    draw_ellipsize(f, rest, sizeof rest, px, width);
+    const float px = fit_two_lines(f, caption, CAPTION_PX, 18.0f, (float)(SLIDE_W - 2 * MARGIN), first, rest,
+                                   sizeof first);
     if (draw_text(cv, f, first, px, MARGIN, y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
         draw_text(cv, f, rest, px, MARGIN, y + (int)draw_line_height(px), DRAW_START, DRAW_TOP, DRAW_INK, 0) !=
             MHAVIZ_OK)
@@ -229,6 +208,8 @@ static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, 
     return MHAVIZ_OK;
 }
 
+/* Long on purpose: the slide drawn in one pass, top to bottom: title, one
+ * row of charts per head, the wide head, caption. */
 int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, const MhaConfig *c, char *const *tokens,
                 const MhaState *multi, const MhaState *single, const PullLayer *p, int query, char *err,
                 size_t errlen)

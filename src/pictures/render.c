@@ -161,8 +161,7 @@ int render_jobs_progress(Renderer *r, const RenderJob *jobs, int n_jobs, int T, 
             if (c) {
                 rcs[k] = jobs[k].draw(r, c, &jobs[k], T, tokens, causal, err_k, MHAVIZ_ERRLEN);
             } else {
-                snprintf(err_k, MHAVIZ_ERRLEN, "%s: out of memory drawing the picture", jobs[k].path);
-                rcs[k] = MHAVIZ_ENOMEM;
+                rcs[k] = draw_nomem(err_k, MHAVIZ_ERRLEN, jobs[k].path);
             }
             int now_done;
 #pragma omp atomic capture

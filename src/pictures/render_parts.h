@@ -76,7 +76,20 @@ typedef struct {
 
 /* ---- labels.c: token labels, which tokens get one, and wrapped text */
 
-/* Break text into lines of at most max_w pixels at px, between its parts
+/* The ways text is fitted to a width on the pictures (besides
+ * draw_ellipsize, the cut with "..." they all end in):
+ * fit_shrink: text at the largest size from px down to min_px (steps of
+ * 1 px) that fits max_w, cut when even min_px does not; returns the size. */
+float fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w);
+
+/* fit_two_lines: text word-wrapped onto two lines, first and rest (cap bytes
+ * each), at the largest size from px down (steps of 2 px) whose second
+ * line fits max_w; at min_px or below the second line is cut instead.
+ * Returns the size. */
+float fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
+                    char *rest, size_t cap);
+
+/* wrap_parts: break text into lines of at most max_w pixels at px, between its parts
  * (separated by " · "); a part too long for a line, and whatever would go
  * past the last line, is cut with an ellipsis. */
 void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out);

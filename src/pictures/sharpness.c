@@ -149,7 +149,8 @@ static void draw_series(DrawCanvas *c, const RenderSharpnessLayout *P, const dou
 /* Draw sharpness.png on c (w x h) and write it to png_path: maps (n_maps)
  * pointers to (T, T) softmax maps, the last the single wide head's; title
  * and subtitle (NULL: none) on top. Returns MHAVIZ_OK, MHAVIZ_EIO (err
- * names the file) or MHAVIZ_ENOMEM. */
+ * names the file) or MHAVIZ_ENOMEM.
+ * Long on purpose: the picture drawn in one pass, top to bottom. */
 static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int h, const char *png_path,
                           const float *const *maps, int n_maps, int T, char *const *tokens, int causal,
                           const char *title, const char *subtitle, char *const *legend, char *err, size_t errlen)
@@ -250,8 +251,7 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
 
 oom:
     free(v);
-    snprintf(err, errlen, "%s: out of memory drawing the picture", png_path);
-    return MHAVIZ_ENOMEM;
+    return draw_nomem(err, errlen, png_path);
 }
 
 int render_sharpness_layout(Renderer *r, int n_maps, int T, char *const *tokens, char *const *legend,

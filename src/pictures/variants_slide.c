@@ -26,6 +26,8 @@
 static const DrawRgb MARK_A = {70, 110, 160}, MARK_B = {150, 175, 205};
 static const DrawRgb GREY_TEXT = {90, 90, 90};
 
+/* Long on purpose: the slide drawn in one pass, top to bottom: title, one
+ * row per variant, colour bar, note. */
 int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, int n, char *err, size_t errlen)
 {
     Figure s;

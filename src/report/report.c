@@ -13,8 +13,6 @@
 #include "report/report_parts.h"
 #include "core/measures.h"
 #include "core/status.h"
-#include "io/npy.h"
-#include "text/format.h"
 #include "text/utf8.h"
 
 #include <errno.h>

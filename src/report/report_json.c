@@ -4,8 +4,6 @@
 #include "core/measures.h"
 #include "core/status.h"
 #include "io/npy.h"
-#include "text/format.h"
-#include "text/utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,41 +14,6 @@
 #include <string.h>
 
 /* ------------------------------------------------------------ report.json */
-
-void json_string(FILE *f, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', f);
-    while (*p) {
-        int n = utf8_decode(p, SIZE_MAX, NULL);
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            p++;
-        } else if (*p == '"' || *p == '\\') {
-            fputc('\\', f);
-            fputc(*p++, f);
-        } else if (*p < 0x20) {
-            const char *esc = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : NULL;
-            if (esc)
-                fputs(esc, f);
-            else
-                fprintf(f, "\\u%04x", *p);
-            p++;
-        } else {
-            fwrite(p, 1, (size_t)n, f);
-            p += n;
-        }
-    }
-    fputc('"', f);
-}
-
-void json_number(FILE *f, double x)
-{
-    if (isfinite(x))
-        fprintf(f, "%.9g", x);
-    else
-        fputs("null", f);
-}
 
 /* A (rows, cols) matrix, as an array of rows (one row per line, every
  * float as "%.9g": enough digits to read back to the same bits), or as the
@@ -170,6 +133,7 @@ static void json_pulls(FILE *f, const PullLayer *p)
     fputs("    ]\n  },\n", f);
 }
 
+/* Long on purpose: report.json's keys in the order they are written. */
 void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
 {
     const MhaConfig *c = s->c;

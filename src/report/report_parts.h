@@ -4,6 +4,7 @@
 #define MHAVIZ_REPORT_PARTS_H
 
 #include "core/parallel.h"
+#include "io/json.h"
 #include "io/outdir.h"
 #include "report/report.h"
 
@@ -55,13 +56,6 @@ FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t
 int close_out(FILE *f, const char *path, char *err, size_t errlen);
 
 /* ---- report_json.c: report.json */
-
-/* s as a JSON string: quotes, backslashes and control characters escaped,
- * bytes that are not UTF-8 replaced by U+FFFD. */
-void json_string(FILE *f, const char *s);
-
-/* A number, or null for NAN and the infinities JSON cannot hold. */
-void json_number(FILE *f, double x);
 
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last);
 

@@ -3,7 +3,6 @@
 #include "report/report_parts.h"
 #include "core/measures.h"
 #include "core/status.h"
-#include "io/npy.h"
 #include "text/format.h"
 #include "text/utf8.h"
 
@@ -205,7 +204,7 @@ static void txt_table_row(FILE *f, const char *label, const char *kv, const MapM
 }
 
 /* The role rule's numbers in words, for its legend: k times ("twice"), a
- * share of a row ("half"), one k-th ("a quarter"); figures past the words. */
+ * fraction ("half", "a quarter"); figures past the words. */
 static const char *times_word(char *buf, size_t n, int k)
 {
     if (k == 2)
@@ -215,22 +214,15 @@ static const char *times_word(char *buf, size_t n, int k)
     return buf;
 }
 
-static const char *share_word(char *buf, size_t n, double x)
-{
-    if (x == 0.5)
-        snprintf(buf, n, "half");
-    else
-        snprintf(buf, n, "%.2f", x);
-    return buf;
-}
-
-static const char *part_word(char *buf, size_t n, int k)
+static const char *fraction_word(char *buf, size_t n, double x)
 {
     static const char *const words[] = {NULL, "all", "half", "a third", "a quarter", "a fifth"};
-    if (k >= 1 && k <= 5)
-        snprintf(buf, n, "%s", words[k]);
-    else
-        snprintf(buf, n, "1/%d", k);
+    for (int k = 1; k <= 5; k++)
+        if (x == 1.0 / k) {
+            snprintf(buf, n, "%s", words[k]);
+            return buf;
+        }
+    snprintf(buf, n, "%.2f", x);
     return buf;
 }
 
@@ -404,6 +396,7 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens)
     txt_wrapped(f, "  ", line);
 }
 
+/* Long on purpose: report.txt's sections in the order they are printed. */
 void write_txt(FILE *f, const ReportData *d, const Summary *s)
 {
     const MhaConfig *c = s->c;
@@ -490,8 +483,8 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
             "least %s of the row in %d rows or more and in %s of the rows where it could.\n"
             "- : no row where it could.\n",
             MEASURES_ROLE_SHARE, times_word(times, sizeof times, MEASURES_ROLE_EVEN_TIMES),
-            share_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
-            part_word(part, sizeof part, MEASURES_ROLE_ROWS_PART));
+            fraction_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
+            fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART));
 
     fputs("\nIn words\n", f);
     for (int h = 0; h < c->n_heads; h++) {

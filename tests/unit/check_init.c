@@ -331,7 +331,7 @@ static void assert_roles(const char *tokens, int n_heads, const MeasuresRole *wa
  * mention (duplicate-token; itself, so self, when no word repeats), itself.
  * Sentences: no repeated word; 40 tokens with words coming back up to 27
  * tokens later; a short one whose repeated word is first seen late (the
- * earlier-mention head's strength grows with that distance: init.c). */
+ * earlier-mention head's strength grows with that distance: designed.c). */
 START_TEST(designed_heads_do_their_jobs)
 {
     const MeasuresRole lesson[4] = {PREV, FIRST, DUP, SELF}, none[4] = {PREV, FIRST, SELF, SELF};

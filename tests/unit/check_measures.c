@@ -655,6 +655,157 @@ START_TEST(nulls_when_no_row_qualifies)
 }
 END_TEST
 
+/* ------------------------------------- each documented threshold, both sides
+ * (measures.h: the role rule). A map just on each side of one threshold,
+ * every other condition met, so that moving that threshold changes the role. */
+
+/* Diffuse at a mean entropy_norm of MEASURES_DIFFUSE_NORM = 0.8. Non-causal
+ * T = 2, distinct tokens: row 0 (a, 1 - a), row 1 (1 - a, a). Self holds a
+ * in both rows, but its even share is 1/2, so a role needs a = 1: no role.
+ * Each row's entropy_norm is H(a) = -a log2 a - (1 - a) log2 (1 - a):
+ * a = 0.75: 0.8113 >= 0.8 -> diffuse; a = 0.76: 0.7950 < 0.8 -> mixed. */
+START_TEST(diffuse_at_entropy_norm_0_8)
+{
+    const float as[2] = {0.75f, 0.76f};
+    const char *role[2] = {"diffuse", "mixed"};
+    int ids[2] = {0, 1};
+    for (int k = 0; k < 2; k++) {
+        const double a = as[k];
+        float m2[4] = {as[k], 1 - as[k], 1 - as[k], as[k]};
+        MapMeasures m;
+        measures_map(m2, 2, 0, ids, &m);
+        const double h = -a * log2(a) - (1 - a) * log2(1 - a);
+        ck_assert_double_eq_tol(m.entropy_norm, h, 1e-6);
+        ck_assert(k == 0 ? h >= 0.8 + 0.01 : h <= 0.8 - 0.004);
+        ck_assert_str_eq(measures_role_name(m.role), role[k]);
+    }
+}
+END_TEST
+
+/* The previous-token pattern of a causal map, T = 9, distinct tokens: row
+ * i >= 1 puts share[i - 1] on the token before and spreads the rest evenly
+ * over its other i keys (row 0 sees itself only). */
+static void previous_token_rows(float *a, int T, const float *share)
+{
+    memset(a, 0, (size_t)T * T * sizeof *a);
+    A(a, T, 0, 0) = 1;
+    for (int i = 1; i < T; i++)
+        for (int j = 0; j <= i; j++)
+            A(a, T, i, j) = j == i - 1 ? share[i - 1] : (1 - share[i - 1]) / (float)i;
+}
+
+/* A role's mean share, at least MEASURES_ROLE_SHARE = 0.5. Rows 1..4 put
+ * 0.6 on the previous token (shown in 4 of 8 rows: enough), rows 5..8 put
+ * 0.38 (mean 0.49) or 0.42 (mean 0.51); the even share is
+ * (1/2 + ... + 1/9)/8 = 0.2286, twice it 0.457, under both. No other
+ * pattern comes near half (self: 0.4 in row 1, less after). */
+START_TEST(role_share_at_0_5)
+{
+    enum { T = 9 };
+    int *ids = distinct_ids(T);
+    float *a = map_new(T);
+    const float low[2] = {0.38f, 0.42f};
+    for (int k = 0; k < 2; k++) {
+        float share[T - 1] = {0.6f, 0.6f, 0.6f, 0.6f, low[k], low[k], low[k], low[k]};
+        previous_token_rows(a, T, share);
+        MapMeasures m;
+        measures_map(a, T, 1, ids, &m);
+        ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], (4 * 0.6 + 4 * (double)low[k]) / 8, 1e-6);
+        ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], 4);
+        ck_assert_double_eq_tol(m.even[MEASURES_PREVIOUS_TOKEN],
+                                (1 / 2. + 1 / 3. + 1 / 4. + 1 / 5. + 1 / 6. + 1 / 7. + 1 / 8. + 1 / 9.) / 8, 1e-12);
+        if (k == 0)
+            ck_assert_int_ne(m.role, MEASURES_PREVIOUS_TOKEN); /* 0.49 < 0.5 */
+        else
+            ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN); /* 0.51 >= 0.5 */
+    }
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* A role's share, at least MEASURES_ROLE_EVEN_TIMES = twice its even share.
+ * Causal T = 3: rows 1 and 2 put x on the token before, the rest on
+ * themselves. The even share of the previous token is (1/2 + 1/3)/2 =
+ * 0.4167, twice it 0.8333: x = 0.82 -> no role; x = 0.85 -> previous-token
+ * (shown in both rows, well over half). */
+START_TEST(role_needs_twice_the_even_share)
+{
+    enum { T = 3 };
+    int *ids = distinct_ids(T);
+    const float xs[2] = {0.82f, 0.85f};
+    for (int k = 0; k < 2; k++) {
+        const float x = xs[k];
+        float a[T * T] = {1, 0, 0, x, 1 - x, 0, 0, x, 1 - x};
+        MapMeasures m;
+        measures_map(a, T, 1, ids, &m);
+        ck_assert_double_eq_tol(m.even[MEASURES_PREVIOUS_TOKEN], (1 / 2. + 1 / 3.) / 2, 1e-12);
+        ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], x, 1e-7);
+        ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], 2);
+        if (k == 0)
+            ck_assert_int_ne(m.role, MEASURES_PREVIOUS_TOKEN);
+        else
+            ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN);
+    }
+    free(ids);
+}
+END_TEST
+
+/* A role is shown in at least MEASURES_MIN_ROLE_ROWS = 2 rows. Non-causal
+ * T = 5, distinct tokens: row 0 uniform; rows 1..4 put a share on the token
+ * before and spread the rest over their 4 other keys. Shares (1, .49, .49,
+ * .49): mean 0.6175, even share 1/5 (twice: 0.4), a quarter of 4 rows is 1,
+ * but shown in 1 row -> no role; (1, 1, .49, .49): shown in 2 -> role.
+ * (role_needs_support puts the quarter of the rows on both sides.) */
+START_TEST(role_needs_two_rows)
+{
+    enum { T = 5 };
+    int *ids = distinct_ids(T);
+    float *a = map_new(T);
+    for (int shown = 1; shown <= 2; shown++) {
+        for (int j = 0; j < T; j++)
+            A(a, T, 0, j) = 0.2f;
+        for (int i = 1; i < T; i++) {
+            const float x = i <= shown ? 1.0f : 0.49f;
+            for (int j = 0; j < T; j++)
+                A(a, T, i, j) = j == i - 1 ? x : (1 - x) / 4;
+        }
+        MapMeasures m;
+        measures_map(a, T, 0, ids, &m);
+        ck_assert_int_eq(m.rows[MEASURES_PREVIOUS_TOKEN], 4);
+        ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], shown);
+        ck_assert_double_ge(m.pattern[MEASURES_PREVIOUS_TOKEN], 0.6);
+        if (shown == 1)
+            ck_assert_int_ne(m.role, MEASURES_PREVIOUS_TOKEN);
+        else
+            ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN);
+    }
+    free(a);
+    free(ids);
+}
+END_TEST
+
+/* A row shows a pattern holding at least MEASURES_SHOWN_SHARE = half of it:
+ * the previous-token rows of role_share_at_0_5's map, rows 1..4 at 0.5 or
+ * 0.49 and rows 5..8 at 0.6: shown in 8 rows, or in 4. */
+START_TEST(row_shows_a_pattern_at_half)
+{
+    enum { T = 9 };
+    int *ids = distinct_ids(T);
+    float *a = map_new(T);
+    const float first[2] = {0.5f, 0.49f};
+    for (int k = 0; k < 2; k++) {
+        float share[T - 1] = {first[k], first[k], first[k], first[k], 0.6f, 0.6f, 0.6f, 0.6f};
+        previous_token_rows(a, T, share);
+        MapMeasures m;
+        measures_map(a, T, 1, ids, &m);
+        ck_assert_int_eq(m.shown[MEASURES_PREVIOUS_TOKEN], k == 0 ? 8 : 4);
+    }
+    free(a);
+    free(ids);
+}
+END_TEST
+
 START_TEST(js_and_top1)
 {
     MapComparison c;
@@ -683,6 +834,21 @@ START_TEST(js_and_top1)
     ck_assert_double_eq_tol(c.top1_agreement, 0.0, TOL);
     free(p);
     free(q);
+
+    /* Disjoint rows that are spread, non-causal T = 4: P row (1/2, 1/2, 0, 0),
+     * Q row (0, 0, 1/2, 1/2). M = 1/4 at every key: KL(P||M) = 2 x 1/2
+     * log2((1/2)/(1/4)) = 1 = KL(Q||M), JS = 1/2 + 1/2 = exactly 1 bit, as for
+     * any two rows with no key in common; top keys 0 and 2 never agree. */
+    float *ps = map_new(4), *qs = map_new(4);
+    for (int i = 0; i < 4; i++) {
+        A(ps, 4, i, 0) = A(ps, 4, i, 1) = 0.5f;
+        A(qs, 4, i, 2) = A(qs, 4, i, 3) = 0.5f;
+    }
+    measures_compare(ps, qs, 4, 0, &c);
+    ck_assert_double_eq_tol(c.js_to_single, 1.0, TOL);
+    ck_assert_double_eq_tol(c.top1_agreement, 0.0, TOL);
+    free(ps);
+    free(qs);
 
     /* A worked case, non-causal T = 2, both rows P = (1, 0), Q = (1/2, 1/2):
      * M = (3/4, 1/4);
@@ -900,6 +1066,11 @@ Suite *measures_suite(void)
     tcase_add_test(tc, role_ties_follow_the_listed_order);
     tcase_add_test(tc, mixed_when_no_pattern_and_not_even);
     tcase_add_test(tc, nulls_when_no_row_qualifies);
+    tcase_add_test(tc, diffuse_at_entropy_norm_0_8);
+    tcase_add_test(tc, role_share_at_0_5);
+    tcase_add_test(tc, role_needs_twice_the_even_share);
+    tcase_add_test(tc, role_needs_two_rows);
+    tcase_add_test(tc, row_shows_a_pattern_at_half);
     tcase_add_test(tc, js_and_top1);
     tcase_add_test(tc, output_difference_and_cosine);
     tcase_add_test(tc, cost_base_transformer);

@@ -9,6 +9,7 @@
 #include "io/input.h"
 #include "core/mha.h"
 #include "core/pull.h"
+#include "text/query.h"
 #include "pictures/pull_slide.h"
 #include "core/status.h"
 
@@ -296,6 +297,30 @@ START_TEST(outcomes_followed_and_agreed)
 }
 END_TEST
 
+/* The line between split and followed: a row blurs when the wide head
+ * gives its top key at most PULL_BLUR_AT_MOST = 1/2. Non-causal T = 2, two
+ * heads that disagree in both rows (head 0 prefers key 0, head 1 key 1); the
+ * wide head's weights, given as they are: row 0 (0.5, 0.5), the tie, top
+ * key 0 (the lower index), at most 1/2 -> split; row 1 (0.51, 0.49), over
+ * 1/2 on head 0's key -> followed. */
+START_TEST(split_or_followed_at_one_half)
+{
+    const MhaConfig c = {2, 2, 2, 2, 1, 0};
+    const float scores[2 * 4] = {1, 0, 1, 0, /* head 0 */ 0, 1, 0, 1 /* head 1 */};
+    const float wide[4] = {0, 0, 0.04f, 0};                 /* log(0.51 / 0.49) = 0.04 */
+    const float wide_att[4] = {0.5f, 0.5f, 0.51f, 0.49f};
+    PullLayer p;
+    ck_assert_int_eq(pull_layer_build(&p, &c, scores, wide, wide_att, 0), MHAVIZ_OK);
+    ck_assert_int_eq(p.rows[0].wide_top, 0);
+    ck_assert(p.rows[0].blurs);
+    ck_assert_int_eq(p.rows[0].outcome, PULL_SPLIT);
+    ck_assert_int_eq(p.rows[1].wide_top, 0);
+    ck_assert(!p.rows[1].blurs);
+    ck_assert_int_eq(p.rows[1].outcome, PULL_FOLLOWED);
+    pull_layer_free(&p);
+}
+END_TEST
+
 /* Heads that agree weakly: both prefer key 0 by 0.1 (three tokens, not
  * causal, row 0). Wide (0.1414, 0, 0): key 0 gets e^0.1414 / (e^0.1414 + 2)
  * = 0.366, so the row blurs though nothing is lost. */
@@ -434,15 +459,15 @@ START_TEST(find_query)
 {
     char *const tokens[] = {"Mary", "gave", "John", "Mary", "7"};
     char err[256] = "";
-    ck_assert_int_eq(pull_find_query("2", tokens, 5, err, sizeof err), 2);
-    ck_assert_int_eq(pull_find_query("Mary", tokens, 5, err, sizeof err), 3); /* the last one */
-    ck_assert_int_eq(pull_find_query("gave", tokens, 5, err, sizeof err), 1);
-    ck_assert_int_eq(pull_find_query("5", tokens, 5, err, sizeof err), -1);
+    ck_assert_int_eq(query_find("2", tokens, 5, err, sizeof err), 2);
+    ck_assert_int_eq(query_find("Mary", tokens, 5, err, sizeof err), 3); /* the last one */
+    ck_assert_int_eq(query_find("gave", tokens, 5, err, sizeof err), 1);
+    ck_assert_int_eq(query_find("5", tokens, 5, err, sizeof err), -1);
     ck_assert_str_eq(err, "--query 5: out of range, the sentence has 5 tokens (0 to 4)");
-    ck_assert_int_eq(pull_find_query("-1", tokens, 5, err, sizeof err), -1);
+    ck_assert_int_eq(query_find("-1", tokens, 5, err, sizeof err), -1);
     ck_assert_str_eq(err, "--query -1: out of range, the sentence has 5 tokens (0 to 4)");
-    ck_assert_int_eq(pull_find_query("7", tokens, 5, err, sizeof err), -1); /* a number is an index */
-    ck_assert_int_eq(pull_find_query("mary", tokens, 5, err, sizeof err), -1);
+    ck_assert_int_eq(query_find("7", tokens, 5, err, sizeof err), -1); /* a number is an index */
+    ck_assert_int_eq(query_find("mary", tokens, 5, err, sizeof err), -1);
     ck_assert_str_eq(err, "--query 'mary': no token 'mary' in the sentence (give its text exactly, or its "
                           "index from 0 to 4)");
 }
@@ -460,6 +485,7 @@ Suite *pull_suite(void)
     tcase_add_test(t, outcomes_split_and_own_choice);
     tcase_add_test(t, outcomes_followed_and_agreed);
     tcase_add_test(t, agreed_and_blurred);
+    tcase_add_test(t, split_or_followed_at_one_half);
     tcase_add_test(t, contributions_add_up);
     tcase_add_test(t, find_query);
     tcase_add_test(t, slide_of_because);

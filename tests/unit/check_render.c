@@ -4,7 +4,7 @@
  * pixels where render_heatmap_layout says the cells are. Expected colours
  * come from the committed tables in assets/colormaps.inc (entry
  * round(255 * (v - lo) / (hi - lo))), never from the renderer's own
- * colour function; the mask colours are the ones render.c documents. */
+ * colour function; the mask colours are the ones pictures/render.c and cells.c document. */
 #include "support.h"
 #include "pictures/architecture.h"
 #include "pictures/render.h"
@@ -27,7 +27,7 @@
 
 #include "../assets/colormaps.inc"
 
-/* Masked cells for the viridis map and the score maps (render.c). */
+/* Masked cells for the viridis map and the score maps (pictures/render.c, cells.c). */
 static const unsigned char MASK_BG[3] = {222, 222, 222}, MASK_HATCH[3] = {168, 168, 168};
 static const unsigned char DIV_BG[3] = {196, 196, 196}, DIV_HATCH[3] = {140, 140, 140};
 

@@ -23,8 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* attend's loops are compiled for three instruction sets (see attend). */
+#define ATTEND_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
 static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in, int d_out);
-static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s);
+ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s);
 
 /* The forward pass: step 1 here, steps 2 to 8 in attend, below. */
 void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
@@ -94,8 +97,7 @@ static void softmax(float *row, int n_visible, int T)
  * still the same sum in the same order.
  * One function, long on purpose: the lesson's steps 2 to 8 read top to
  * bottom, each a short commented block. */
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
+ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
 {
     const int T = c->T, d_model = c->d_model, hd = c->head_dim;
     const int kv_dim = mha_kv_dim(c);

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* attend's loops are compiled for three instruction sets (see attend). */
+/* attend's and attend_wide's loops are compiled for three instruction sets (see attend). */
 #define ATTEND_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
 static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in, int d_out);
@@ -219,7 +219,7 @@ static void spread_kv_columns(float *dst, const float *src, int rows, const MhaC
  * Its values are v's columns repeated the same way, so the query heads that
  * share a K/V head get the same mixed values: each K/V head's are mixed once
  * and copied (the same sums, in the same order, as mixing each copy). */
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+ATTEND_CLONES
 static void attend_wide(const MhaConfig *c, const MhaState *heads, MhaState *s)
 {
     const int T = c->T, H = c->n_heads, hd = c->head_dim, d_model = c->d_model;

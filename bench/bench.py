@@ -340,6 +340,8 @@ def main():
     if mpl is None and "class size" in kernels:
         print("\n(no matplotlib: the class-size comparison with a numpy + matplotlib script is skipped)")
     for title, rows in (("Targets (issue 23)", targets), ("Targets of issue 12 still standing", still)):
+        if not rows:  # none of its shapes ran (--shapes)
+            continue
         print(f"\n{title}\n")
         print("| target | measured | limit | met |")
         print("|---|---|---|---|")

@@ -89,6 +89,8 @@ $(BUILD)/tests/main.o: $(SUITE_SRC)
 # The attention loops in src/core/mha.c: gcc vectorises them at -O3 (at -O2 only
 # loops whose trip count it knows; these run over the keys a query may see).
 $(BUILD)/src/core/mha.o: CFLAGS += -O3
+# And the sweep for numbers that are not finite (src/core/finite.c says why).
+$(BUILD)/src/core/finite.o: CFLAGS += -O3
 
 $(BUILD)/check_mhaviz: $(TEST_OBJ) $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
@@ -137,8 +139,9 @@ run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples $(AXE)
 
 ## bench: the speed targets: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
 # numpy's matrix products through OpenBLAS: the fast BLAS a numpy user has,
-# not the reference BLAS python3-numpy pulls in by default.
-BENCH_DEBS := libopenblas0-pthread
+# not the reference BLAS python3-numpy pulls in by default; matplotlib for
+# the script a teacher would write instead (bench/matplotlib_class.py).
+BENCH_DEBS := libopenblas0-pthread python3-matplotlib
 bench: deps $(BIN) $(BUILD)/bench_forward
 	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(BENCH_DEBS)"
 	$(PYTHON) bench/bench.py --mhaviz ./$(BIN) --forward $(BUILD)/bench_forward --work $(BUILD)/bench $(BENCH_ARGS)

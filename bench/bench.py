@@ -16,7 +16,12 @@ and JSON for the CLI), then reports medians of several runs:
       from mhaviz --timing;
   (c) the forward pass with 1 and with 2 threads;
   (d) achieved GFLOP/s against an estimate of the machine's peak;
-and checks the issue's targets against them. It prints markdown tables
+  (e) each phase's share of the CLI's time; the forward phase against
+      bench_forward's two passes (the kernels alone, warm) at each shape; the
+      load phase against `cat` reading the same files from the page cache;
+      the class-size run against a numpy + matplotlib script drawing the same
+      kind of pictures (matplotlib_class.py);
+and checks the targets of issue 23 (and those of issue 12 still standing). It prints markdown tables
 (paste them into bench/README.md).
 """
 import argparse
@@ -144,12 +149,40 @@ def run_cli(mhaviz, input_path, out_dir, runs):
     return statistics.median(walls), peak, {k: statistics.median(v) for k, v in phases.items()}, folder_mb(out_dir)
 
 
+def cat_ms(files, runs):
+    """Median wall time (ms) of `cat` reading files into /dev/null, from the page cache (a first run warms it)."""
+    ms = []
+    for r in range(runs + 1):
+        t0 = time.perf_counter()
+        subprocess.run(["cat", *files], check=True, stdout=subprocess.DEVNULL)
+        if r:
+            ms.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(ms)
+
+
+def matplotlib_ms(py, input_json, out_dir, runs):
+    """Median wall time (ms) of matplotlib_class.py end to end; None when matplotlib is missing."""
+    ms = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        p = subprocess.run([py, os.path.join(HERE, "matplotlib_class.py"), input_json, out_dir],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            print(f"bench: matplotlib_class.py failed: {p.stderr.strip()[-300:]}", file=sys.stderr)
+            return None
+        ms.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(ms)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mhaviz", default="./mhaviz")
     ap.add_argument("--forward", default="build/bench_forward")
     ap.add_argument("--work", default=None, help="folder for the generated inputs (default: build/bench)")
     ap.add_argument("--quick", action="store_true", help="one round, fewer runs (a smoke test)")
+    ap.add_argument("--shapes", default=None,
+                    help="comma-separated shape numbers to run (0 class size, 1 and 2 GPT-2 small at T = 64 "
+                         "and 512, 3 the Llama layer); default all: targets of shapes not run are left out")
     ap.add_argument("--realtime", action="store_true",
                     help="time the forward passes (numpy's and mhaviz's) at real-time priority "
                          "(chrt -f 10, needs root): on a shared machine, as if the cores were free")
@@ -163,14 +196,17 @@ def main():
     load_before = os.getloadavg()
     fwd_rows, cli_rows, blas = [], [], "?"
     fwd, cli = {}, {}  # by shape name; by (shape name, numbers from)
+    kernels, cat, mpl = {}, {}, None  # both passes' kernel time (ms) by shape; cat's time (ms) by shape
     for n, (name, T, d, H, KV, causal, runs, rounds, cli_runs, passes, with_json) in enumerate(SHAPES):
+        if args.shapes is not None and str(n) not in args.shapes.split(","):
+            continue
         if args.quick:
             runs, rounds, cli_runs = 1 if T >= 1024 else 3, 1, 1
         folder = os.path.join(work, f"shape{n}")
         print(f"bench: {name}: writing inputs ...", file=sys.stderr)
         write_inputs(folder, T, d, H, KV, causal, n, with_json)
         shape = [str(v) for v in (T, d, H, KV, causal)]
-        np_ms, one_ms, two_ms, ratios = [], [], [], []
+        np_ms, one_ms, two_ms, ratios, both_ms = [], [], [], [], []
         for r in range(rounds):
             print(f"bench: {name}: forward pass, round {r + 1} of {rounds} ...", file=sys.stderr)
             np_ms.append(float(run_number([*rt, py, npf, "time", folder, *shape, str(runs), str(passes)],
@@ -178,6 +214,10 @@ def main():
             one_ms.append(float(run_number([*rt, args.forward, folder, *shape, "1", str(runs), str(passes)])[0]))
             two_ms.append(float(run_number([*rt, args.forward, folder, *shape, "2", str(runs), str(passes)])[0]))
             ratios.append(two_ms[-1] / np_ms[-1])
+            # both passes, as the CLI's forward phase runs them (2 threads): its yardstick
+            both_ms.append(two_ms[-1] if passes == 2 else
+                           float(run_number([*rt, args.forward, folder, *shape, "2", str(runs), "2"])[0]))
+        kernels[name] = statistics.median(both_ms)
         err_att, err_out, out_max, blas = run_number([py, npf, "check", folder, *shape])
         gflops = flops(T, d, H, KV, causal, passes) / (statistics.median(two_ms) * 1e6)
         fwd[name] = (name, T, d, H, passes, statistics.median(np_ms), statistics.median(one_ms),
@@ -196,6 +236,14 @@ def main():
                                                 os.path.join(folder, "out"), cli_runs)
                 cli[name, fmt] = (name, fmt, size / 1e6, wall, rss, ph, out_mb)
                 cli_rows.append(cli[name, fmt])
+                if fmt == ".npy":
+                    files = [os.path.join(folder, f) for f in sorted(os.listdir(folder))
+                             if f == file or f.endswith(".npy")]
+                    cat[name] = cat_ms(files, max(cli_runs, 5))
+            if n == 0 and with_json:
+                print(f"bench: {name}: the numpy + matplotlib script ...", file=sys.stderr)
+                mpl = matplotlib_ms(py, os.path.join(folder, "input.json"), os.path.join(folder, "out_matplotlib"),
+                                    1 if args.quick else 3)
 
     load_after = os.getloadavg()
     print(f"\nLoad average (1, 5, 15 min) {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} "
@@ -227,28 +275,79 @@ def main():
         cells = " | ".join(f"{ph[p]:.1f}" if p in ph else "-" for p in names)
         print(f"| {name} | {fmt} | {size:.1f} | {wall:.1f} | {rss:.0f} | {out_mb:.1f} | {cells} |")
 
-    # The issue's targets: (what, measured, limit, unit); met when measured <= limit,
-    # except the thread speed-up, which must reach its limit.
+    # Each phase's share of the end-to-end time; "other": starting the
+    # process, parsing the options, freeing, exiting (wall minus the phases).
+    print("\nEach phase's share of the end-to-end time (medians; other = start, exit and what no phase covers), "
+          "and the forward phase against bench_forward's two passes on 2 threads (the kernels alone, warm "
+          "buffers), the load phase against `cat` reading the same files from the page cache\n")
+    print("| input | numbers from | " + " | ".join(f"{p} %" for p in names) + " | other % | forward phase (ms) | "
+          "both passes, bench_forward (ms) | phase / kernels | load (ms) | cat (ms) | load / cat |")
+    print("|---|---|" + "---|" * len(names) + "---|---|---|---|---|---|---|")
+    for name, fmt, size, wall, rss, ph, out_mb in cli_rows:
+        shares = " | ".join(f"{100 * ph.get(p, 0) / wall:.0f}" for p in names)
+        other = 100 * (wall - sum(ph.get(p, 0) for p in names)) / wall
+        c = cat.get(name) if fmt == ".npy" else None
+        load_cat = f"{c:.1f} | {ph['load'] / c:.2f}" if c else "- | -"
+        print(f"| {name} | {fmt} | {shares} | {other:.0f} | {ph['forward']:.1f} | {kernels[name]:.1f} "
+              f"| {ph['forward'] / kernels[name]:.2f} | {ph['load']:.1f} | {load_cat} |")
+    if mpl:
+        print(f"\nThe class-size input drawn by a numpy + matplotlib script (bench/matplotlib_class.py: "
+              f"a heatmap per head and one for the wide head, the overview, sharpness and one query's pull; "
+              f"no architecture diagram, no report): {mpl:.0f} ms, median of its runs, against mhaviz's "
+              f"{cli['class size', 'JSON'][3]:.0f} ms: {mpl / cli['class size', 'JSON'][3]:.1f}x.")
+
+    # The targets: (what, measured, limit, unit); met when measured <= limit,
+    # except those marked "at least".
     gpt, llama = "GPT-2 small, T=512", "Llama-3-8B layer, T=1024"
-    targets = [
-        ("class size end to end", cli["class size", "JSON"][3], 100, "ms"),
-        ("T=512 forward, mhaviz / numpy", fwd[gpt][8], 1.0, ""),
-        ("T=512 forward, 1 -> 2 threads", fwd[gpt][9], 1.6, "x (at least)"),
-        ("GPT-2 T=64 from JSON, end to end", cli["GPT-2 small, T=64", "JSON"][3] / 1e3, 1.5, "s"),
-        ("GPT-2 T=64 from JSON, peak memory", cli["GPT-2 small, T=64", "JSON"][4], 300, "MB"),
-        ("GPT-2 T=64 from .npy, end to end", cli["GPT-2 small, T=64", ".npy"][3] / 1e3, 0.3, "s"),
-        ("the pictures at T=512 (render; 17 now, the issue counted 15)", cli[gpt, ".npy"][5]["render"] / 1e3, 0.5, "s"),
-        ("Llama layer forward (both passes), mhaviz / numpy", fwd[llama][8], 1.0, ""),
-        ("Llama layer from .npy, end to end", cli[llama, ".npy"][3] / 1e3, 4.0, "s"),
-        ("Llama layer from .npy, peak memory", cli[llama, ".npy"][4], 1000, "MB"),
-        ("Llama layer from .npy, output folder", cli[llama, ".npy"][6], 250, "MB"),
+    phase_rows = [(name, fmt, ph) for name, fmt, size, wall, rss, ph, out_mb in cli_rows
+                  if fmt == ".npy" or (name, ".npy") not in cli]
+    targets = [(f"{name}: forward phase / both passes' kernels (bench_forward)", ph["forward"] / kernels[name], 1.15, "")
+               for name, fmt, ph in phase_rows]
+    # each measured when its shapes ran (--shapes): a lambda, left out on KeyError
+    wanted = [
+        ("Llama layer: forward phase / numpy's two passes",
+         lambda: cli[llama, ".npy"][5]["forward"] / fwd[llama][5], 1.0, ""),
+        ("Llama layer from .npy, end to end", lambda: cli[llama, ".npy"][3] / 1e3, 3.0, "s"),
+        ("Llama layer from .npy, peak memory", lambda: cli[llama, ".npy"][4], 1000, "MB"),
+        ("Llama layer from .npy, output folder", lambda: cli[llama, ".npy"][6], 250, "MB"),
     ]
-    print("\nTargets (issue 12)\n")
-    print("| target | measured | limit | met |")
-    print("|---|---|---|---|")
-    for what, got, limit, unit in targets:
-        met = got >= limit if unit.startswith("x") else got <= limit
-        print(f"| {what} | {got:.3g} | {limit:g} {unit} | {'yes' if met else '**no**'} |")
+    wanted += [(f"{name}: .npy load / cat of the same files",
+                lambda name=name: cli[name, ".npy"][5]["load"] / cat[name], 2.0, "") for name in cat]
+    wanted.append(("class size end to end", lambda: cli["class size", "JSON"][3], 150, "ms"))
+    wanted.append(("class size: numpy + matplotlib script / mhaviz",
+                   lambda: mpl / cli["class size", "JSON"][3], 20, "x (at least)"))
+    still = [
+        ("T=512 forward (kernels), mhaviz / numpy", lambda: fwd[gpt][8], 1.0, ""),
+        ("T=512 forward, 1 -> 2 threads", lambda: fwd[gpt][9], 1.6, "x (at least)"),
+        ("GPT-2 T=64 from JSON, end to end", lambda: cli["GPT-2 small, T=64", "JSON"][3] / 1e3, 1.5, "s"),
+        ("GPT-2 T=64 from JSON, peak memory", lambda: cli["GPT-2 small, T=64", "JSON"][4], 300, "MB"),
+        ("GPT-2 T=64 from .npy, end to end", lambda: cli["GPT-2 small, T=64", ".npy"][3] / 1e3, 0.3, "s"),
+        ("the pictures at T=512 (render phase)", lambda: cli[gpt, ".npy"][5]["render"] / 1e3, 0.5, "s"),
+        ("Llama layer forward (kernels, both passes), mhaviz / numpy", lambda: fwd[llama][8], 1.0, ""),
+    ]
+
+    def measured(rows):
+        out = []
+        for what, get, limit, unit in rows:
+            try:
+                out.append((what, get(), limit, unit))
+            except (KeyError, TypeError):  # its shape not run, or no matplotlib
+                pass
+        return out
+
+    targets += measured(wanted)
+    still = measured(still)
+    if mpl is None and "class size" in kernels:
+        print("\n(no matplotlib: the class-size comparison with a numpy + matplotlib script is skipped)")
+    for title, rows in (("Targets (issue 23)", targets), ("Targets of issue 12 still standing", still)):
+        if not rows:  # none of its shapes ran (--shapes)
+            continue
+        print(f"\n{title}\n")
+        print("| target | measured | limit | met |")
+        print("|---|---|---|---|")
+        for what, got, limit, unit in rows:
+            met = got >= limit if "at least" in unit else got <= limit
+            print(f"| {what} | {got:.3g} | {limit:g} {unit} | {'yes' if met else '**no**'} |")
 
 
 if __name__ == "__main__":

@@ -130,7 +130,8 @@ int main(int argc, char **argv)
 
     MhaState s, wide;
     const MhaConfig wide_cfg = mha_single_head_config(&c);
-    if (mha_state_build(&s, &c, 0) != MHAVIZ_OK || mha_state_build(&wide, &wide_cfg, 0) != MHAVIZ_OK) {
+    /* the wide head is built from the heads' scores: the heads keep them, as in the CLI */
+    if (mha_state_build(&s, &c, passes == 2) != MHAVIZ_OK || mha_state_build(&wide, &wide_cfg, 0) != MHAVIZ_OK) {
         fprintf(stderr, "bench_forward: out of memory\n");
         return 4;
     }

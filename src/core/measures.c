@@ -72,9 +72,12 @@ void measures_row_entropy_norm(const float *att, int T, int causal, double *out)
 int measures_argmax(const float *row, int n)
 {
     int best = 0;
+    float top = row[0]; /* row[best], kept at hand rather than read again each step */
     for (int j = 1; j < n; j++)
-        if (row[j] > row[best])
+        if (row[j] > top) {
+            top = row[j];
             best = j;
+        }
     return best;
 }
 

@@ -13,6 +13,7 @@
  * computes it, so the results do not depend on the thread count.
  */
 #include "core/mha.h"
+#include "core/finite.h"
 #include "core/parallel.h"
 #include "core/status.h"
 
@@ -22,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* attend's loops are compiled for three instruction sets (see attend). */
+/* attend's and attend_wide's loops are compiled for three instruction sets (see attend). */
 #define ATTEND_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
 static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in, int d_out);
@@ -66,6 +67,27 @@ static void matmul(float *out, const float *x, const float *W, const float *b, i
     }
 }
 
+
+/* 5. Softmax of one row of scores, in place: row (T) holds the scores of
+ *    the n_visible keys a query may see. Subtracting the largest score
+ *    first keeps every exponent <= 0 (no overflow) and leaves the weights
+ *    unchanged. Masked cells are written as exact zeros. */
+static void softmax(float *row, int n_visible, int T)
+{
+    float max = row[0];
+    for (int j = 1; j < n_visible; j++)
+        max = row[j] > max ? row[j] : max;
+    float sum = 0.0f;
+    for (int j = 0; j < n_visible; j++) {
+        row[j] = expf(row[j] - max);
+        sum += row[j];
+    }
+    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f; /* sum >= 1 unless a score is NaN */
+    for (int j = 0; j < n_visible; j++)
+        row[j] *= inv;
+    for (int j = n_visible; j < T; j++)
+        row[j] = 0.0f;
+}
 
 /* Steps 2 to 8 of the forward pass, from the projections in s->q, s->k,
  * s->v (step 1, in mha_forward above). Compiled for three instruction sets,
@@ -141,22 +163,8 @@ ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaSta
                 memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
             }
 
-            /* 5. Softmax over the visible keys. Subtracting the largest score
-             *    first keeps every exponent <= 0 (no overflow) and leaves the
-             *    weights unchanged. Masked cells are exactly 0. */
-            float max = att_hi[0];
-            for (int j = 1; j < n_visible; j++)
-                max = att_hi[j] > max ? att_hi[j] : max;
-            float sum = 0.0f;
-            for (int j = 0; j < n_visible; j++) {
-                att_hi[j] = expf(att_hi[j] - max);
-                sum += att_hi[j];
-            }
-            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f; /* sum >= 1 unless a score is NaN */
-            for (int j = 0; j < n_visible; j++)
-                att_hi[j] *= inv;
-            for (int j = n_visible; j < T; j++)
-                att_hi[j] = 0.0f;
+            /* 5. Softmax over the visible keys (softmax above). */
+            softmax(att_hi, n_visible, T);
 
             /* 6. Mix the values: head h's output for token i is the mean of
              *    the values v_jg weighted by att_hi[j]. */
@@ -190,15 +198,92 @@ static void spread_kv_columns(float *dst, const float *src, int rows, const MhaC
         }
 }
 
+/* Steps 3 to 6 of the single wide head, from the heads' pass (heads, of
+ * layer shape c; it kept its scores) into s (of the wide head's shape).
+ *
+ * Why the wide head's scores are the heads' scores added up and divided by
+ * sqrt(n_heads): its query q_i is the heads' queries q_ih side by side, and
+ * its key k_j the heads' keys k_jg side by side, so its dot product is the
+ * heads' dot products added up, q_i . k_j = sum over h of q_ih . k_jg. Each
+ * head divided its own by sqrt(hd) (score_h = q_ih . k_jg / sqrt(hd)); the
+ * wide head divides the sum by sqrt(d_model) = sqrt(n_heads) sqrt(hd). So
+ *
+ *     wide(i, j) = sum over h of score_h(i, j) / sqrt(n_heads),
+ *
+ * n_heads additions a cell instead of d_model multiply-adds: the lesson's
+ * identity (core/pull.h). The two ways give the same number, rounded
+ * differently in float (they differ by about 1e-7 of the scores;
+ * tests/unit/check_mha.c compares them with the direct definition,
+ * mha_single_head_weights run through mha_forward).
+ *
+ * Its values are v's columns repeated the same way, so the query heads that
+ * share a K/V head get the same mixed values: each K/V head's are mixed once
+ * and copied (the same sums, in the same order, as mixing each copy). */
+ATTEND_CLONES
+static void attend_wide(const MhaConfig *c, const MhaState *heads, MhaState *s)
+{
+    const int T = c->T, H = c->n_heads, hd = c->head_dim, d_model = c->d_model;
+    const int kv_dim = mha_kv_dim(c);
+    const int kv_mul = H / c->n_kv_heads; /* query heads per K/V head */
+    const float per_head = 1.0f / sqrtf((float)H);
+    const int threaded = (double)T * T * (H + kv_dim) >= PARALLEL_MIN_WORK;
+    (void)threaded; /* read only by the OpenMP pragma: unused without OpenMP */
+
+#pragma omp parallel for schedule(dynamic, 8) if (threaded)
+    for (int i = 0; i < T; i++) {
+        const int n_visible = mha_visible_keys(c->causal, i, T);
+        float *att_i = s->att + (size_t)i * T;          /* (T) */
+        float *out_i = s->concat + (size_t)i * d_model; /* (d_model) */
+
+        /* 3. and 4. Scores of the visible keys: the heads' scores added up,
+         *    divided by sqrt(n_heads). */
+        for (int j = 0; j < n_visible; j++)
+            att_i[j] = 0.0f;
+        for (int h = 0; h < H; h++) {
+            const float *score_hi = heads->scores + ((size_t)h * T + i) * T; /* (T) */
+            for (int j = 0; j < n_visible; j++)
+                att_i[j] += score_hi[j];
+        }
+        for (int j = 0; j < n_visible; j++)
+            att_i[j] *= per_head;
+        if (s->scores) { /* kept for the pulls and --steps; masked cells 0 */
+            float *scores_i = s->scores + (size_t)i * T;
+            memcpy(scores_i, att_i, (size_t)n_visible * sizeof *att_i);
+            memset(scores_i + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_i);
+        }
+
+        /* 5. Softmax over the visible keys. */
+        softmax(att_i, n_visible, T);
+
+        /* 6. Mix the values: K/V head g's into the columns of its first query
+         *    head, then copied to the other query heads that read it. */
+        for (int g = 0; g < c->n_kv_heads; g++) {
+            float *out_ig = out_i + (size_t)g * kv_mul * hd; /* (hd) */
+            for (int e = 0; e < hd; e++)
+                out_ig[e] = 0.0f;
+            for (int j = 0; j < n_visible; j++) {
+                const float a = att_i[j];
+                const float *v_jg = heads->v + (size_t)j * kv_dim + g * hd; /* (hd) */
+                for (int e = 0; e < hd; e++)
+                    out_ig[e] += a * v_jg[e];
+            }
+            for (int m = 1; m < kv_mul; m++)
+                memcpy(out_ig + (size_t)m * hd, out_ig, (size_t)hd * sizeof *out_ig);
+        }
+    }
+}
+
 void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s)
 {
-    const MhaConfig wide = mha_single_head_config(c);
     /* 1. The projections: the heads' q, and their k and v with each K/V
      *    head's columns repeated for the query heads that read it. */
     memcpy(s->q, heads->q, (size_t)c->T * c->d_model * sizeof *s->q);
     spread_kv_columns(s->k, heads->k, c->T, c);
     spread_kv_columns(s->v, heads->v, c->T, c);
-    attend(&wide, w, s);
+    /* 2. to 6. One head of width d_model, from the heads' scores. */
+    attend_wide(c, heads, s);
+    /* 7. and 8. Its output, concat (one head: its own output), projected. */
+    matmul(s->out, s->concat, w->W_o, w->b_o, c->T, c->d_model, c->d_model);
 }
 
 int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
@@ -296,9 +381,7 @@ int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, ch
         {"the output", s->out, (size_t)T * d_model, d_model},
     };
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
-        size_t i = 0;
-        while (i < steps[k].n && isfinite(steps[k].m[i]))
-            i++;
+        const size_t i = finite_first_bad(steps[k].m, steps[k].n);
         if (i == steps[k].n)
             continue;
         char place[128];

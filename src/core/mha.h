@@ -34,13 +34,16 @@ void mha_state_free(MhaState *s);
 void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s);
 
 /* The single wide head of layer (c, w) from the heads' pass: heads holds
- * mha_forward(c, w, x, heads), s was built for mha_single_head_config(c).
+ * mha_forward(c, w, x, heads) and kept its scores (mha_state_build with
+ * keep_scores), s was built for mha_single_head_config(c).
  * The wide head's queries, keys and values are x times the weights
  * mha_single_head_weights builds, which are the heads' q, k and v with each
  * K/V head's columns repeated for the query heads that read it: so they
  * are copied from heads instead of computed again (the same bits: each
- * column is its own sum). Steps 2 to 8 then run as in mha_forward, with
- * W_o and b_o of w. */
+ * column is its own sum), and its scores are the heads' scores added up
+ * and divided by sqrt(n_heads) (mha.c says why; equal to the direct
+ * definition up to float rounding). Softmax, the mixing and the output
+ * projection (W_o and b_o of w) then run as in mha_forward. */
 void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s);
 
 /* MHAVIZ_OK when every number the forward pass left in s is finite. Else

@@ -5,6 +5,7 @@
 #include "core/pull.h"
 #include "core/rival.h"
 #include "core/measures.h"
+#include "core/parallel.h"
 #include "core/status.h"
 
 #include <math.h>
@@ -31,7 +32,11 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
     }
 
     double max_dev = 0, max_abs = 0;
-    int most_distinct = 0;
+    const size_t cells = (size_t)H * T * T;
+    (void)cells; /* read only by the OpenMP pragma */
+    /* Each row writes its own PullRow and top keys; the largest differences
+     * are maxima, the same whichever thread finds them. */
+#pragma omp parallel for schedule(dynamic, 16) reduction(max : max_dev, max_abs) if (cells >= PARALLEL_MIN_CELLS)
     for (int i = 0; i < T; i++) {
         const int n = n_keys(c, i);
         const float *wide_i = wide_scores + (size_t)i * T;
@@ -77,6 +82,10 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
                    : r->blurs ? PULL_SPLIT
                    : followed > 0 ? PULL_FOLLOWED
                    : PULL_OWN;
+    }
+    int most_distinct = 0;
+    for (int i = 0; i < T; i++) {
+        const PullRow *r = &p->rows[i];
         p->count[r->outcome]++;
         p->n_blur += r->blurs;
         if (r->n_top_keys >= most_distinct) { /* >=: on ties the later row */

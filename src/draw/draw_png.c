@@ -55,6 +55,10 @@ static unsigned char *zlib_compress(unsigned char *data, int len, int *out_len, 
 }
 
 #define STBIW_ZLIB_COMPRESS zlib_compress
+/* And libdeflate's CRC-32 for the chunks' checksums: the same numbers,
+ * computed several times faster than stb's table (stb's took 2 % of the
+ * class-size run's CPU). */
+#define STBIW_CRC32(buffer, len) libdeflate_crc32(0, buffer, (size_t)(len))
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO /* the file is written below, each step checked */

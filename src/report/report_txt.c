@@ -429,8 +429,10 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Ch
         snprintf(dev, sizeof dev, "the largest difference is %.2g, float rounding", p->identity_max_dev);
     if (p->identity)
         snprintf(line, sizeof line, "Its score is the heads' scores added up: wide(i, j) = (1/sqrt(%d)) x "
-                 "sum over the %d heads of score_h(i, j), since its query and key are theirs side by side. "
-                 "Checked on every visible cell: %s (the scores reach %.3g). So its softmax weight on a "
+                 "sum over the %d heads of score_h(i, j), since its query and key are theirs side by side; "
+                 "mhaviz computes it so (its tests compare it with q.k/sqrt(d_model) computed directly). "
+                 "Summed again in double precision on every visible cell: %s (the scores reach %.3g). "
+                 "So its softmax weight on a "
                  "key is in proportion to the product over the heads of exp(score_h / sqrt(%d)).", H, H, dev,
                  p->max_abs_score, H);
     else

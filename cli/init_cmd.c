@@ -63,6 +63,8 @@ static uint64_t init_parse_seed(const char *s)
     return (uint64_t)v;
 }
 
+/* Long on purpose: `mhaviz init`'s steps in order (options, the model,
+ * its memory, the JSON on stdout). */
 int init_command(int argc, char **argv)
 {
     enum { OPT_TOKENS = 256, OPT_D_MODEL, OPT_HEADS, OPT_KV_HEADS, OPT_SEED, OPT_EMB, OPT_DIGITS,

@@ -298,6 +298,8 @@ static int print_file(const char *path, char *err, size_t errlen)
     return MHAVIZ_OK;
 }
 
+/* Long on purpose: the run's steps in the order they happen (options,
+ * font, input, memory, variants, the folder, the report), one goto cleanup. */
 int main(int argc, char **argv)
 {
     /* Over a file size limit (ulimit -f) a write then fails with EFBIG, which

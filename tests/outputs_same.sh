@@ -7,6 +7,8 @@
 #                                       for byte (exit 1 on any difference)
 #
 # What it records, all with ./mhaviz (build it first: make):
+#   init/     the inputs `mhaviz init` writes: random, with embeddings,
+#             designed (and pooled), tokens that need escaping;
 #   samples/  every sample (samples/*.json, samples/trained/*.json), plus
 #             lesson1 with --kv-heads 4,2,1, --steps, --query 6 and
 #             --query because, and lesson2 with --steps --npy;
@@ -53,6 +55,19 @@ mode=${1:-} dir=${2:-}
     { echo "usage: $0 record|compare DIR" >&2; exit 2; }
 [ -x ./mhaviz ] || { echo "$0: build ./mhaviz first (make)" >&2; exit 2; }
 
+record_init() {   # record_init BIN DIR: the inputs `mhaviz init` writes
+    local bin=$1 d=$2
+    mkdir -p "$d" || exit 2
+    "$bin" init --tokens "the cat sat on the mat" --d-model 16 --heads 4 --seed 7 > "$d/random.json" &&
+    "$bin" init --tokens "a b c d" --d-model 8 --heads 2 --embeddings > "$d/embeddings.json" &&
+    "$bin" init --tokens "the old man gave his dog a bone and the dog gave the man a look" --designed \
+        > "$d/designed.json" &&
+    "$bin" init --tokens "Mary gave the book to John because John had helped Mary" --designed \
+        --kv-heads 2 --subject "Mary John" > "$d/designed_kv2.json" &&
+    "$bin" init --tokens $'caf\xc3\xa9 "quoted" back\\slash' --d-model 8 --heads 2 > "$d/escapes.json" ||
+        { echo "an init run failed" >&2; exit 1; }
+}
+
 record() {   # record DIR: every output into DIR (which must not exist)
     local d bin=$PWD/mhaviz; d=$(realpath -m "$1")
     mkdir -p "$d/samples" "$d/tests" "$d/tests.locks" || exit 2
@@ -67,6 +82,7 @@ record() {   # record DIR: every output into DIR (which must not exist)
     "$bin" -q -o "$d/samples/lesson2_steps_npy" --steps --npy samples/lesson2_gqa.json > /dev/null &&
     "$bin" samples/lesson1.json -o "$d/samples/lesson1_stdout" > "$d/samples/lesson1_stdout.txt" ||
         { echo "a sample run failed" >&2; exit 1; }
+    record_init "$bin" "$d/init"
     # the test suite, with this script as its binary (as `make run-tests` runs it)
     make --no-print-directory -s ./mhaviz build/check_mhaviz build/generate_samples > /dev/null &&
     "${PYTHON:-/usr/bin/python3}" tests/reference.py build/reference > /dev/null || exit 1

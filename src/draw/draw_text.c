@@ -293,7 +293,7 @@ static void blit_mask(DrawCanvas *c, const TextMask *m, int x, int y, int along,
 /* Draw s at line height px, anchored as blit_mask says. Returns MHAVIZ_OK
  * or MHAVIZ_ENOMEM. */
 int draw_text(DrawCanvas *c, const DrawFont *f, const char *s, float px, int x, int y,
-                     int along, int across, DrawRgb col, int rotated)
+              int along, int across, DrawRgb col, int rotated)
 {
     if (!*s)
         return MHAVIZ_OK;

@@ -24,7 +24,7 @@
 /* Small fields                                                             */
 
 int read_int(Loader *L, const cJSON *root, const char *key, int lo, int hi,
-                    const char *hi_why, int dflt, int *out)
+             const char *hi_why, int dflt, int *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!v) {
@@ -176,7 +176,7 @@ static int read_vector(Loader *L, const cJSON *v, const char *key, Dim cols, flo
 }
 
 int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
-                       int transpose, float *dst)
+                int transpose, float *dst)
 {
     if (cJSON_IsString(m)) {
         if (!dst)
@@ -237,7 +237,7 @@ static const char *const W_names[4] = {"W_q", "W_k", "W_v", "W_o"};
 static const char *const b_names[4] = {"b_q", "b_k", "b_v", "b_o"};
 
 int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
-                      LayerJson *lj)
+               LayerJson *lj)
 {
     memset(lj, 0, sizeof *lj);
     lj->prefix = prefix;
@@ -314,7 +314,7 @@ static int emb_cmp(const void *a, const void *b)
 }
 
 int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
-                           Dim D)
+                    Dim D)
 {
     int rc = MHAVIZ_OK;
     /* Sort the table once so each token is a binary search, and a token

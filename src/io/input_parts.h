@@ -78,7 +78,7 @@ int check_keys(Loader *L, const cJSON *obj, const char *const *known, const char
 
 /* A whole number in [lo, hi] under key; absent -> *out = dflt (required: dflt < 0). */
 int read_int(Loader *L, const cJSON *root, const char *key, int lo, int hi,
-                    const char *hi_why, int dflt, int *out);
+             const char *hi_why, int dflt, int *out);
 
 int read_tokens(Loader *L, const cJSON *root, MhaInput *in, const cJSON **tokens_json);
 
@@ -93,10 +93,10 @@ int read_title(Loader *L, const cJSON *root, MhaInput *in);
  * under key. dst NULL: check the shape only, allocating nothing. Otherwise
  * copy into dst, transposed when transpose (dst is then (cols.n, rows.n)). */
 int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
-                       int transpose, float *dst);
+                int transpose, float *dst);
 
 int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
-                      LayerJson *lj);
+               LayerJson *lj);
 
 /* Check (w NULL) or copy the layer. W@x files hold each W transposed. */
 int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w);
@@ -108,7 +108,7 @@ int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w);
  * each token's entry, into L->emb_of (T). Allocates only what the data's
  * own size bounds. pos: the "positional" string when it sits in the table. */
 int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
-                           Dim D);
+                    Dim D);
 
 /* x_t = embeddings[tokens[t]] + PE(t), into in->x (T, d_model). */
 int embed_tokens(Loader *L, int sinusoidal, MhaInput *in);

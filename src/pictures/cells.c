@@ -218,7 +218,7 @@ static void cell_text(char txt[32], const char *fmt, float val)
 }
 
 int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
-                          const Grid *g, int x0, int y0, const Scale *s)
+                   const Grid *g, int x0, int y0, const Scale *s)
 {
     /* One number format per map: two decimals, fewer when the scale is wide. */
     const float big = fmaxf(fabsf(s->lo), fabsf(s->hi));

@@ -165,7 +165,7 @@ const char *ordinal(int n)
 }
 
 float make_labels(const Renderer *r, char *const *tokens, int T, LabelPick lp, float px, float max_w,
-                         char *labels)
+                  char *labels)
 {
     float widest = 0.0f;
     for (int t = 0; t < T; t++) {

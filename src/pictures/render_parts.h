@@ -115,15 +115,15 @@ const char *ordinal(int n);
 /* Labels of the labelled tokens into labels (T, LABEL_BYTES); returns the
  * widest width. */
 float make_labels(const Renderer *r, char *const *tokens, int T, LabelPick lp, float px, float max_w,
-                         char *labels);
+                  char *labels);
 
 /* Query labels left of the rows (right-aligned at x_right) and key labels
  * under the columns (turned, ending at y_top), for the labelled tokens;
  * either side is skipped when its flag is 0. When thinned, a label is
  * never centred closer than half its line to the map's ends. */
 int token_labels(DrawCanvas *c, const Renderer *r, const char *labels, int T, LabelPick lp,
-                             float pitch, float px, int map_x, int map_y, int x_right, int y_top,
-                             int query, int key);
+                 float pitch, float px, int map_x, int map_y, int x_right, int y_top,
+                 int query, int key);
 
 /* ---- cells.c: how values become coloured cells, and the colour bar */
 
@@ -142,7 +142,7 @@ Grid grid_for_panel(int T, int map_px);
 Grid grid_for_slide(int T, int cell_px, int target);
 
 void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
-                       const Scale *s);
+                 const Scale *s);
 
 /* Print each visible cell's value inside it, dark or light for contrast.
  * Every number of a map gets the same size: as large as the widest one
@@ -150,13 +150,13 @@ void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g
  * height (DejaVu's digits are 0.63 of the line height). Only for unaveraged
  * maps with cells big enough to read. */
 int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
-                          const Grid *g, int x0, int y0, const Scale *s);
+                   const Grid *g, int x0, int y0, const Scale *s);
 
 /* Vertical colour bar at (x, y), w x h, top = s->hi; ticks and their labels
  * to the right at tick_px; when causal a "masked" swatch below. Returns
  * MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
-                           float tick_px, int causal);
+               float tick_px, int causal);
 
 
 

@@ -9,6 +9,8 @@
 #include "draw/draw.h"
 #include "core/status.h"
 
+#include "support.h"
+
 #include <check.h>
 #include <stb_image.h>
 
@@ -198,28 +200,19 @@ static void remove_path(void)
         unlink(path);
 }
 
-/* xorshift32: a seeded generator of our own (never rand()). */
-static uint32_t next(uint32_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return *s;
-}
-
 typedef void (*Fill)(unsigned char *px, int x, int y, uint32_t *seed);
 
 static void noise(unsigned char *px, int x, int y, uint32_t *seed)
 {
     (void)x, (void)y;
-    uint32_t r = next(seed);
+    uint32_t r = xorshift(seed);
     px[0] = (unsigned char)r, px[1] = (unsigned char)(r >> 8), px[2] = (unsigned char)(r >> 16);
 }
 
 /* What heatmaps hold: flat cells, repeated rows, diagonal hatching, a bit of noise. */
 static void heatmap_like(unsigned char *px, int x, int y, uint32_t *seed)
 {
-    uint32_t r = next(seed);
+    uint32_t r = xorshift(seed);
     if (((x + y) & 7) < 2 && x > y)
         px[0] = px[1] = px[2] = 168;
     else if (x > y)

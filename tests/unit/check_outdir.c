@@ -382,11 +382,28 @@ START_TEST(names_an_older_mhavizs_folder)
 }
 END_TEST
 
+/* The names of a run's files: two digits up to 99 heads, three from 100
+ * (so that they sort in head order), and kvN for a variant's folder. */
+START_TEST(file_names_of_heads_and_variants)
+{
+    char b[32];
+    outdir_head_name(b, sizeof b, 7, 4);
+    ck_assert_str_eq(b, "head_07");
+    outdir_head_name(b, sizeof b, 98, 99);
+    ck_assert_str_eq(b, "head_98");
+    outdir_head_name(b, sizeof b, 7, 100);
+    ck_assert_str_eq(b, "head_007");
+    outdir_variant_folder(b, sizeof b, 2);
+    ck_assert_str_eq(b, "kv2");
+}
+END_TEST
+
 Suite *outdir_suite(void)
 {
     Suite *s = suite_create("outdir");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, new_folder_appears_on_commit);
+    tcase_add_test(tc, file_names_of_heads_and_variants);
     tcase_add_test(tc, abort_leaves_nothing);
     tcase_add_test(tc, replaces_earlier_output_whole);
     tcase_add_test(tc, refuses_foreign_folder);

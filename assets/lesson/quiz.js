@@ -199,32 +199,32 @@ function cacheQuestion() {
   };
 }
 
-/* "Do h heads cost more multiply-adds than one wide head?" */
-function macQuestion() {
+/* "Do h heads need more <noun> than one wide head?": field of the cost
+ * table's MHA row against the wide head's row. */
+function costQuestion(kind, field, noun) {
   const k = 0, c = facts.variants[k].cost;
-  const heads = c.mha.mac_total, wide = c.single_head.mac_total;
+  const heads = c.mha[field], wide = c.single_head[field];
   const answer = heads > wide ? 'more' : heads < wide ? 'fewer' : 'the same';
-  const numbers = `${H} heads: ${grouped(heads)} multiply-adds; the wide head: ${grouped(wide)}`;
-  const why = {
-    'more': 'each head scores every pair, so more heads would mean more work',
-    'the same': `each head works in its own ${facts.head_dim} dimensions: the ${H} heads together do the work of ` +
-      `one head of width ${facts.d_model}`,
-    'fewer': 'smaller heads would mean less work',
-  };
+  const numbers = `${H} heads: ${grouped(heads)} ${noun}; the wide head: ${grouped(wide)}`;
+  const lesson = answer === 'the same' ? ` Each head works in its own ${facts.head_dim} dimensions: the ${H} heads ` +
+    `together are the size of one head of width ${facts.d_model}.` : '';
   return {
-    kind: 'macs', at: { variant: k },
-    text: `Compared with one wide head of width ${facts.d_model}, how many multiply-adds do the ${H} heads of ` +
+    kind, at: { variant: k },
+    text: `Compared with one wide head of width ${facts.d_model}, how many ${noun} do the ${H} heads of ` +
       `width ${facts.head_dim} need?`,
     options: ['fewer', 'the same', 'more'].map(o => ({
       value: o, text: o, right: o === answer,
-      why: `${o === answer ? 'Right' : 'Wrong'}: ${numbers}.${o === answer ? ' ' + why[o] + '.' : ''}`,
+      why: `${o === answer ? 'Right' : 'Wrong'}: ${numbers}.${o === answer ? lesson : ''}`,
     })),
     proof: () => costTable(k),
   };
 }
 
+function macQuestion() { return costQuestion('macs', 'mac_total', 'multiply-adds'); }
+function paramQuestion() { return costQuestion('params', 'params', 'parameters'); }
+
 const QUESTION_KINDS = [firstRoleQuestion, whereQuestion, pullQuestion, wideRoleQuestion, cacheQuestion,
-                        macQuestion, variantRoleQuestion];
+                        macQuestion, paramQuestion, variantRoleQuestion];
 
 /* ------------------------------------------------------------ proofs */
 

@@ -153,8 +153,9 @@ def expected_answer(kind, at, reports):
         return 'split' if row['outcome'] == 'split' else f"followed:{row['wide_top_key']}"
     if kind == 'cache':
         return str(rep['cost']['mqa']['kv_cache_bytes_per_token'])
-    if kind == 'macs':
-        heads, wide = rep['cost']['mha']['mac_total'], rep['cost']['single_head']['mac_total']
+    if kind in ('macs', 'params'):
+        field = 'mac_total' if kind == 'macs' else 'params'
+        heads, wide = rep['cost']['mha'][field], rep['cost']['single_head'][field]
         return 'more' if heads > wide else 'fewer' if heads < wide else 'the same'
     raise ValueError(kind)
 

@@ -599,8 +599,8 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
     else if (n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its pull in a row when its role's "
                       "cells (or its strongest pattern's) hold at least half of the row and the row is sharp "
-                      "(normalised entropy below 0.5); %s kept "
-                      "it when its own cells of that pattern hold at least half of its row too.", rival_name(d->single_given)->the);
+                      "(normalised entropy below %.1f); %s kept it when its own cells of that pattern hold at "
+                      "least half of its row too.", MEASURES_SHARP_BELOW, rival_name(d->single_given)->the);
     int quiet = 0; /* heads that hold their pattern in no row */
     for (int h = 0; h < H; h++)
         quiet += k->heads[h].rows == 0;
@@ -620,12 +620,18 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
     } else {
         const ChanceRange *rk = &ch->r[CHANCE_KEPT], *rl = &ch->r[CHANCE_LOST];
         const int kept_side = chance_side(rk, k->kept), lost_side = chance_side(rl, k->rows - k->kept);
-        snprintf(line, sizeof line, "%d random layers of this shape and sentence keep %.0f to %.0f rows and lose "
-                 "%.0f to %.0f (%s): the %d kept here are %s, the %d lost %s%s", ch->draws, rk->lo, rk->hi,
-                 rl->lo, rl->hi, rk->n >= 40 ? "95%" : "smallest to largest", k->kept, chance_words(kept_side),
-                 k->rows - k->kept, chance_words(lost_side),
+        const int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence keep %.0f to %.0f "
+                 "rows and lose %.0f to %.0f (%s): the %d kept here are %s, the %d lost %s%s", ch->draws, rk->lo,
+                 rk->hi, rl->lo, rl->hi, rk->n >= 40 ? "95%" : "smallest to largest", k->kept,
+                 chance_words(kept_side), k->rows - k->kept, chance_words(lost_side),
                  kept_side == 0 && lost_side == 0 ? ": these counts say nothing about many heads against one."
                                                   : ".");
+        /* Both above chance says first that these heads are sharp: random
+         * heads seldom hold a pull at all. The lesson is in the share lost. */
+        if (kept_side > 0 && lost_side > 0 && n > 0 && n < (int)sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n, " Both are more because random heads are rarely sharp "
+                     "enough to hold a pull, so they have little to keep or lose; what one softmax does is in the "
+                     "share: it lost %d of the %d rows the heads hold.", k->rows - k->kept, k->rows);
     }
     txt_wrapped(f, "", line);
 }

@@ -1101,6 +1101,9 @@ START_TEST(random_layers_no_chance_finding)
         ck_assert_msg(strstr(para, want), "%s lacks %s", para, want);
         if (ks == 0 && ls == 0)
             ck_assert_msg(strstr(para, "say nothing about many heads against one"), "%s", para);
+        if (ks > 0 && ls > 0) /* both above chance: the sentence says why, and gives the share */
+            ck_assert_msg(strstr(para, "random heads are rarely sharp enough to hold a pull") &&
+                          strstr(para, "rows the heads hold"), "%s", para);
     }
 
     /* the pull outcomes: named after "here" exactly when outside */

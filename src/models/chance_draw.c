@@ -104,6 +104,24 @@ cleanup:
     return rc;
 }
 
+/* The ranges of a per-head number over every head of every draw: val holds
+ * n draws of stride values each, the draw's H JS values first, then its H
+ * top-1 values; out[0] gets JS's range, out[1] top-1's. buf: (n * H) scratch.
+ * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+static int head_ranges(const double *val, int n, size_t stride, int H, double *buf, ChanceRange out[2])
+{
+    double *heads = malloc((size_t)n * H * sizeof *heads); /* (draws, n_heads) one part, in order */
+    if (!heads)
+        return MHAVIZ_ENOMEM;
+    for (int part = 0; part < 2; part++) {
+        for (int s = 0; s < n; s++)
+            memcpy(heads + (size_t)s * H, val + (size_t)s * stride + (size_t)part * H, (size_t)H * sizeof *heads);
+        out[part] = chance_range(heads, (size_t)n * H, 1, buf);
+    }
+    free(heads);
+    return MHAVIZ_OK;
+}
+
 int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, int max_draws)
 {
     const int H = c->n_heads;
@@ -130,19 +148,8 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
         ch->draws = n;
         for (int k = 0; k < CHANCE_HEAD_JS; k++)
             ch->r[k] = chance_range(val + k, (size_t)n, per, buf);
-        /* the heads' numbers: every head of every draw, (draws, n_heads) read in order */
-        double *heads = malloc((size_t)n * H * sizeof *heads);
-        if (!heads) {
-            failed = 1;
-        } else {
-            for (int part = 0; part < 2; part++) {
-                for (int s = 0; s < n; s++)
-                    memcpy(heads + (size_t)s * H, val + (size_t)s * per + CHANCE_HEAD_JS + (size_t)part * H,
-                           (size_t)H * sizeof *heads);
-                ch->r[CHANCE_HEAD_JS + part] = chance_range(heads, (size_t)n * H, 1, buf);
-            }
-            free(heads);
-        }
+        /* the heads' numbers: JS then top-1, H of each in every draw's slots */
+        failed = head_ranges(val + CHANCE_HEAD_JS, n, per, H, buf, &ch->r[CHANCE_HEAD_JS]) != MHAVIZ_OK;
     }
     free(val), free(buf);
     if (failed) {
@@ -211,18 +218,9 @@ int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv
         }
     if (!failed) {
         /* JS of every head of every draw, then top-1: each draw's slots hold H of each */
-        double *heads = malloc((size_t)n * H * sizeof *heads);
-        if (!heads) {
-            failed = 1;
-        } else {
-            for (int part = 0; part < 2; part++) {
-                for (int s = 0; s < n; s++)
-                    memcpy(heads + (size_t)s * H, val + ((size_t)s * 2 + part) * H, (size_t)H * sizeof *heads);
-                ch->r[CHANCE_POOL_JS + part] = chance_range(heads, (size_t)n * H, 1, buf);
-            }
+        failed = head_ranges(val, n, 2 * (size_t)H, H, buf, &ch->r[CHANCE_POOL_JS]) != MHAVIZ_OK;
+        if (!failed)
             ch->pool_draws = n;
-            free(heads);
-        }
     }
     free(val), free(buf);
     return failed ? MHAVIZ_ENOMEM : MHAVIZ_OK;

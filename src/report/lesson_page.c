@@ -251,6 +251,19 @@ static size_t summary_bytes(const Variant *v, int n, int thumb, int top_k)
 
 /* ------------------------------------------------------------ the facts */
 
+/* cJSON's adders leave an item out when memory runs out (and return NULL):
+ * an object or array holding fewer items than were put in ran out. */
+static int holds(const cJSON *o, int n) { return o && cJSON_GetArraySize(o) == n; }
+
+/* o when it holds n items, else NULL, o freed. */
+static cJSON *whole(cJSON *o, int n)
+{
+    if (holds(o, n))
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
 static cJSON *cost_row(const CostRow *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -263,7 +276,7 @@ static cJSON *cost_row(const CostRow *r)
     cJSON_AddNumberToObject(o, "mac_value_mix", (double)r->mac_value_mix);
     cJSON_AddNumberToObject(o, "mac_total", (double)(r->mac_projections + r->mac_scores + r->mac_value_mix));
     cJSON_AddNumberToObject(o, "kv_cache_bytes_per_token", (double)r->kv_cache_bytes);
-    return o;
+    return whole(o, 9);
 }
 
 /* Map m's facts as the report states them: role, sentence, each pattern's
@@ -284,7 +297,7 @@ static cJSON *map_facts(const MapMeasures *m, const char *who, char *const *toke
         cJSON_AddItemToObject(pats, measures_role_name((MeasuresRole)r), cJSON_CreateDoubleArray(four, 4));
     }
     cJSON_AddNumberToObject(o, "fixed_key", m->fixed_key);
-    return o;
+    return whole(o, holds(pats, MEASURES_N_PATTERNS) ? 5 : -1);
 }
 
 static cJSON *pull_facts(const Variant *v)
@@ -306,9 +319,9 @@ static cJSON *pull_facts(const Variant *v)
         cJSON_AddNumberToObject(row, "wide_top_weight", r->wide_top_att);
         pull_caption(caption, sizeof caption, p, i, v->in.tokens, v->single.att);
         cJSON_AddStringToObject(row, "caption", caption);
-        cJSON_AddItemToArray(rows, row);
+        cJSON_AddItemToArray(rows, whole(row, 5));
     }
-    return o;
+    return whole(o, holds(rows, c->T) ? 4 : -1);
 }
 
 static cJSON *variant_facts(const Variant *v)
@@ -325,11 +338,11 @@ static cJSON *variant_facts(const Variant *v)
         snprintf(who, sizeof who, "head %d", h);
         cJSON *head = map_facts(&v->measures[h], who, v->in.tokens, c->T);
         cJSON_AddNumberToObject(head, "kv_head", v->kv_of[h]);
-        cJSON_AddItemToArray(heads, head);
+        cJSON_AddItemToArray(heads, whole(head, 6));
     }
     cJSON *wide = map_facts(&v->measures[c->n_heads], rival_name(v->in.has_single)->the, v->in.tokens, c->T);
     cJSON_AddStringToObject(wide, "source", v->in.has_single ? "input" : "same projections");
-    cJSON_AddItemToObject(o, "wide", wide);
+    cJSON_AddItemToObject(o, "wide", whole(wide, 6));
     cJSON_AddItemToObject(o, "pulls", pull_facts(v));
 
     CostTable t;
@@ -343,7 +356,7 @@ static cJSON *variant_facts(const Variant *v)
     cJSON_AddItemToObject(cost, "gqa", t.n_gqa ? cost_row(&t.gqa[0]) : cJSON_CreateNull()); /* the largest GQA */
     cJSON_AddItemToObject(cost, "mqa", cost_row(&t.mqa));
     cJSON_AddItemToObject(cost, "single_head", cost_row(&t.wide));
-    return o;
+    return whole(o, holds(heads, c->n_heads) && holds(cost, 7) ? 7 : -1);
 }
 
 /* The colour map as 256 "rrggbb" strings' worth of hex: 1536 digits. */
@@ -390,7 +403,7 @@ static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, 
     cJSON *vars = cJSON_AddArrayToObject(o, "variants");
     for (int k = 0; k < n; k++)
         cJSON_AddItemToArray(vars, variant_facts(&v[k]));
-    return o;
+    return whole(o, holds(cols, 5) && holds(maps, 4) && holds(vars, n) ? 13 : -1);
 }
 
 /* ------------------------------------------------------------ the page */

@@ -198,7 +198,8 @@ static void spread_kv_columns(float *dst, const float *src, int rows, const MhaC
         }
 }
 
-/* Steps 3 to 6 of the single wide head, from the heads' pass (heads, of
+/* Steps 2 to 6 of the single wide head (step 2, the split, is none: one
+ * head of width d_model), from the heads' pass (heads, of
  * layer shape c; it kept its scores) into s (of the wide head's shape).
  *
  * Why the wide head's scores are the heads' scores added up and divided by

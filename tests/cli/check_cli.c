@@ -975,6 +975,8 @@ END_TEST
  * run's last (head 3 moves 0.98 bits: issue 20's figure from report.json),
  * and its MQA head 3 keeps its top key in 0 of the 10 rows with a choice
  * (row 0 has none: it used to count as 1 of 11). */
+static char *flat_text(const char *raw);
+
 START_TEST(kv_groups_choose_the_pairs)
 {
     setup_samples();
@@ -1012,6 +1014,16 @@ START_TEST(kv_groups_choose_the_pairs)
     cJSON_Delete(j);
     slurp_in(dir, "report.txt", text, sizeof text);
     ck_assert_ptr_nonnull(strstr(text, "0,2/1,3                 0.474  head 3, 0.981      0.53  <- this run"));
+    /* the rule under the ranking is the one its rows show: 0,1/2,3 pairs the
+     * previous-token head with the subject head (different keys, other
+     * coordinates) and moves them least */
+    char *flat = flat_text(text);
+    ck_assert_msg(strstr(flat, "heads that keep their keys in different coordinates, or want similar keys in the "
+                               "same coordinates, can share; heads that use the same coordinates for different "
+                               "keys read each other's key as their own.") &&
+                      !strstr(flat, "serves neither"),
+                  "%s", flat);
+    free(flat);
     cleanup(r);
     free(r);
 }

@@ -482,8 +482,10 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Ch
 
 /* The held-out losses of the multi-head model and of the one head trained
  * on its own (the input's "training"), per seed while they fit, and their
- * spread over the seeds. */
-static void txt_training(FILE *f, const Training *t, int n_heads)
+ * spread over the seeds. pooled_from > 0: the layer on screen pooled the
+ * input's pooled_from K/V heads into n_kv; the losses are the model's as
+ * trained, and the table says so. */
+static void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int n_kv)
 {
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     int single_worse = 0;
@@ -496,6 +498,13 @@ static void txt_training(FILE *f, const Training *t, int n_heads)
     const int per_seed = t->n_seeds <= 6; /* one column per seed while the line fits */
     fprintf(f, "held-out loss in nats after %d training steps, the same data for both (these weights: seed %d)\n",
             t->steps, t->seed);
+    char line[512];
+    if (pooled_from) {
+        snprintf(line, sizeof line, "These losses are the model's as trained, with %d K/V heads, before its K/V "
+                 "heads were pooled into %d: the pooled heads analysed here were neither trained nor evaluated.",
+                 pooled_from, n_kv);
+        txt_wrapped(f, "", line);
+    }
     fprintf(f, "%-31s", "");
     for (int k = 0; per_seed && k < t->n_seeds; k++) {
         char seed[24];
@@ -505,7 +514,7 @@ static void txt_training(FILE *f, const Training *t, int n_heads)
     fprintf(f, "   %s\n", t->n_seeds == 1 ? "" : "lowest to highest");
     for (int m = 0; m < 2; m++) {
         char who[32];
-        snprintf(who, sizeof who, "%d heads", n_heads);
+        snprintf(who, sizeof who, pooled_from ? "%d heads as trained" : "%d heads", n_heads);
         fprintf(f, "  %-29s", m == 0 ? who : "one head trained on its own");
         for (int k = 0; per_seed && k < t->n_seeds; k++)
             fprintf(f, " %7.3f", m == 0 ? t->loss_heads[k] : t->loss_single[k]);
@@ -513,9 +522,9 @@ static void txt_training(FILE *f, const Training *t, int n_heads)
             fprintf(f, "   %.3f to %.3f", lo[m], hi[m]);
         fputc('\n', f);
     }
-    char line[256];
     snprintf(line, sizeof line, "The one head trained on its own ended with a larger held-out loss than the %d "
-             "heads in %d of the %d seed%s.", n_heads, single_worse, t->n_seeds, t->n_seeds == 1 ? "" : "s");
+             "heads%s in %d of the %d seed%s.", n_heads, pooled_from ? " as trained" : "", single_worse, t->n_seeds,
+             t->n_seeds == 1 ? "" : "s");
     txt_wrapped(f, "  ", line);
 }
 
@@ -782,7 +791,7 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
 
     fprintf(f, "\nMany heads against %s\n", d->single_given ? "one head trained on its own" : "one wide head");
     if (d->in->training.n_seeds)
-        txt_training(f, &d->in->training, c->n_heads);
+        txt_training(f, &d->in->training, c->n_heads, d->pooled_from, c->n_kv_heads);
     txt_kept(f, d, s);
     txt_blur(f, d, s);
     char b1[16], b2[16];

@@ -602,20 +602,26 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
                           pass == 0 ? kh->kept : kh->rows, kh->rows, kh->rows == 1 ? "" : "s");
             *any = 1;
         }
+    char half[16];
+    fraction_word(half, sizeof half, MEASURES_SHOWN_SHARE);
     if (!kept_any && !lost_any)
-        n += snprintf(line + n, sizeof line - (size_t)n, " has nothing to keep or lose: no head's pattern holds "
-                      "half of any row.");
+        n += snprintf(line + n, sizeof line - (size_t)n, " has nothing to keep or lose: in no row does a head's "
+                      "role (or strongest pattern) hold at least %s of the row while the row is sharp "
+                      "(normalised entropy below %.1f).", half, MEASURES_SHARP_BELOW);
     else if (n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its pull in a row when its role's "
-                      "cells (or its strongest pattern's) hold at least half of the row and the row is sharp "
+                      "cells (or its strongest pattern's) hold at least %s of the row and the row is sharp "
                       "(normalised entropy below %.1f); %s kept it when its own cells of that pattern hold at "
-                      "least half of its row too.", MEASURES_SHARP_BELOW, rival_name(d->single_given)->the);
+                      "least %s of its row too.", half, MEASURES_SHARP_BELOW, rival_name(d->single_given)->the,
+                      half);
     int quiet = 0; /* heads that hold their pattern in no row */
     for (int h = 0; h < H; h++)
         quiet += k->heads[h].rows == 0;
     if (quiet > 0 && (kept_any || lost_any) && n < (int)sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no pattern in any row: nothing to "
-                      "keep or lose.", quiet, quiet == 1 ? "" : "s", quiet == 1 ? "s" : "");
+        n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no pull: in none of %s rows does %s "
+                      "pattern hold at least %s of the row while the row is sharp; nothing to keep or lose.", quiet,
+                      quiet == 1 ? "" : "s", quiet == 1 ? "s" : "", quiet == 1 ? "its" : "their",
+                      quiet == 1 ? "its" : "their", half);
     if (k->rows > 0 && n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " In all it kept %d of the heads' %d rows and lost %d.",
                       k->kept, k->rows, k->rows - k->kept);

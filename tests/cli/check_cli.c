@@ -6,6 +6,7 @@
  * current folder, on the files under tests/data/. This process never starts
  * OpenMP: the binary does, in its own process. */
 #include "support.h"
+#include "core/measures.h"
 #include "core/status.h"
 
 #include <check.h>
@@ -1354,6 +1355,46 @@ START_TEST(docs_figures_are_the_reports)
 }
 END_TEST
 
+/* A sample's report.txt, flat (the caller frees it); extra as for sample_report. */
+static char *sample_text(Run *r, const char *sample, const char *const *extra)
+{
+    cJSON_Delete(sample_report(r, sample, "report.json", extra));
+    static char txt[1 << 17];
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/out/report.txt", r->run);
+    slurp_into(path, txt, sizeof txt);
+    return flat_text(txt);
+}
+
+/* The report's sentences state the whole rule behind their numbers. */
+START_TEST(report_sentences_state_their_rule)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char want[512];
+    ck_assert_double_eq(MEASURES_SHOWN_SHARE, 0.5); /* the sentences say "half" */
+    /* random_init: head 0 holds half of 2 of its rows, but none of them is
+     * sharp: "nothing to keep or lose" gives both conditions */
+    char *flat = sample_text(r, "random_init.json", NULL);
+    ck_assert_msg(strstr(flat, "head 0 ") != NULL, "%s", flat);
+    snprintf(want, sizeof want, "the wide head has nothing to keep or lose: in no row does a head's role (or strongest "
+             "pattern) hold at least half of the row while the row is sharp (normalised entropy below %.1f).",
+             MEASURES_SHARP_BELOW);
+    ck_assert_msg(strstr(flat, want) && !strstr(flat, "holds half of any row"), "%s", flat);
+    free(flat);
+    cleanup(r);
+    /* base_paper: 4 heads hold no pull, by the same two conditions */
+    flat = sample_text(r, "base_paper.json", NULL);
+    ck_assert_msg(strstr(flat, "4 heads hold no pull: in none of their rows does their pattern hold at least half "
+                               "of the row while the row is sharp; nothing to keep or lose.") &&
+                      !strstr(flat, "no pattern in any row"),
+                  "%s", flat);
+    free(flat);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 /* A report that cannot reach stdout (a full disk) is an error, not a
  * silent loss: exit 3 and a message; the output folder itself is whole. */
 START_TEST(stdout_full_exits_3)
@@ -1416,6 +1457,7 @@ Suite *cli_suite(void)
     tcase_add_loop_test(kv, kv_groups_refused, 0, (int)(sizeof GROUPS_BAD / sizeof GROUPS_BAD[0]));
     tcase_add_test(kv, kv_groups_choose_the_pairs);
     tcase_add_test(kv, docs_figures_are_the_reports);
+    tcase_add_test(kv, report_sentences_state_their_rule);
     tcase_add_loop_test(kv, random_layers_no_chance_finding, 0, (int)(sizeof RANDOM_SHAPES / sizeof RANDOM_SHAPES[0]));
     suite_add_tcase(s, kv);
     return s;

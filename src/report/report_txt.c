@@ -296,16 +296,30 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
             "token per layer = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
             c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", format_grouped(a, t->pairs));
-    char line[256];
+    char line[512];
     if (c->n_heads == 1) {
         fputs("With one head, the multi-head layer is itself one wide head: the same counts.\n", f);
     } else if (t->mha.params == t->wide.params && t->mha.mac_projections == t->wide.mac_projections &&
-               t->mha.mac_scores == t->wide.mac_scores) {
-        snprintf(line, sizeof line,
-                 "%d heads of width %d have the same parameters and multiply-adds as one head of width %d; "
-                 "they add %d softmaxes and %d T x T attention maps where %s has one of each.",
-                 c->n_heads, c->head_dim, c->d_model, c->n_heads, c->n_heads,
-                 d->single_given ? "one head" : "the wide head");
+               t->mha.mac_scores == t->wide.mac_scores && t->mha.mac_value_mix == t->wide.mac_value_mix) {
+        /* the counts are the cost table's own rows: MHA's equal the wide head's; a GQA or MQA input's are fewer */
+        const CostRow *in = &t->input;
+        const int64_t mac_mha = t->mha.mac_projections + t->mha.mac_scores + t->mha.mac_value_mix,
+                      mac_in = in->mac_projections + in->mac_scores + in->mac_value_mix;
+        char p1[32], m1[32], p2[32], m2[32], layout[16];
+        format_grouped(p1, t->mha.params);
+        format_grouped(m1, mac_mha);
+        variant_name(layout, sizeof layout, c->n_heads, c->n_kv_heads);
+        int n = snprintf(line, sizeof line,
+                         "%d heads of width %d, each with its own K/V head (MHA), have the same parameters (%s) and "
+                         "multiply-adds (%s) as one head of width %d",
+                         c->n_heads, c->head_dim, p1, m1, c->d_model);
+        if (in->n_kv_heads != t->mha.n_kv_heads && n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, "; this input's %s, with %d K/V head%s, has fewer (%s "
+                          "parameters, %s multiply-adds)", layout, in->n_kv_heads, in->n_kv_heads == 1 ? "" : "s",
+                          format_grouped(p2, in->params), format_grouped(m2, mac_in));
+        if (n < (int)sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n, "; they add %d softmaxes and %d T x T attention maps where %s "
+                     "has one of each.", c->n_heads, c->n_heads, d->single_given ? "one head" : "the wide head");
         txt_wrapped(f, "", line);
     }
     if (c->n_heads == 1)

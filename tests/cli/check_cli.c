@@ -1355,6 +1355,22 @@ START_TEST(docs_figures_are_the_reports)
 }
 END_TEST
 
+/* Count x with a comma every three digits, as the cost table prints it. */
+static const char *grouped(char *buf, double x)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", x);
+    const int n = (int)strlen(digits);
+    char *o = buf;
+    for (int k = 0; k < n; k++) {
+        if (k > 0 && (n - k) % 3 == 0)
+            *o++ = ',';
+        *o++ = digits[k];
+    }
+    *o = '\0';
+    return buf;
+}
+
 /* A sample's report.txt, flat (the caller frees it); extra as for sample_report. */
 static char *sample_text(Run *r, const char *sample, const char *const *extra)
 {
@@ -1389,6 +1405,25 @@ START_TEST(report_sentences_state_their_rule)
                                "of the row while the row is sharp; nothing to keep or lose.") &&
                       !strstr(flat, "no pattern in any row"),
                   "%s", flat);
+    free(flat);
+    cleanup(r);
+    /* lesson2_gqa: MHA costs what the wide head does; the GQA input less,
+     * each count from the cost table's own rows */
+    cJSON *j = sample_report(r, "lesson2_gqa.json", "report.json", NULL);
+    const cJSON *cost = item(j, "cost"), *mha = item(cost, "mha"), *wide = item(cost, "single_head"),
+                *in = item(cost, "input");
+    ck_assert_double_eq(json_num(mha, "params"), json_num(wide, "params"));
+    ck_assert_double_eq(json_num(mha, "mac_total"), json_num(wide, "mac_total"));
+    ck_assert(json_num(in, "params") < json_num(mha, "params"));
+    char p1[32], m1[32], p2[32], m2[32];
+    snprintf(want, sizeof want, "4 heads of width 4, each with its own K/V head (MHA), have the same parameters (%s) "
+             "and multiply-adds (%s) as one head of width 16; this input's GQA-2, with 2 K/V heads, has fewer (%s "
+             "parameters, %s multiply-adds)", grouped(p1, json_num(mha, "params")),
+             grouped(m1, json_num(mha, "mac_total")), grouped(p2, json_num(in, "params")),
+             grouped(m2, json_num(in, "mac_total")));
+    cJSON_Delete(j);
+    flat = sample_text(r, "lesson2_gqa.json", NULL);
+    ck_assert_msg(strstr(flat, want) != NULL, "lacks \"%s\": %s", want, flat);
     free(flat);
     cleanup(r);
     free(r);

@@ -318,8 +318,9 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
                           "parameters, %s multiply-adds)", layout, in->n_kv_heads, in->n_kv_heads == 1 ? "" : "s",
                           format_grouped(p2, in->params), format_grouped(m2, mac_in));
         if (n < (int)sizeof line)
-            snprintf(line + n, sizeof line - (size_t)n, "; they add %d softmaxes and %d T x T attention maps where %s "
-                     "has one of each.", c->n_heads, c->n_heads, d->single_given ? "one head" : "the wide head");
+            snprintf(line + n, sizeof line - (size_t)n, ". The %d heads have %d softmaxes per query token and %d T x T "
+                     "attention maps, where %s has one of each.", c->n_heads, c->n_heads, c->n_heads,
+                     d->single_given ? "one head" : "the wide head");
         txt_wrapped(f, "", line);
     }
     if (c->n_heads == 1)

@@ -514,8 +514,10 @@ START_TEST(txt_says_what_a_class_needs)
     /* the counts are the cost table's MHA row (= the one head's): 16,384 parameters as above */
     check_contains(flat, "8 heads of width 8, each with its own K/V head (MHA), have the same parameters (16,384) "
                          "and multiply-adds (");
-    check_contains(flat, ") as one head of width 64; "
-                         "they add 8 softmaxes and 8 T x T attention maps where one head has one of each.");
+    check_contains(flat, ") as one head of width 64. "
+                         "The 8 heads have 8 softmaxes per query token and 8 T x T attention maps, where one head "
+                         "has one of each.");
+    ck_assert_msg(!strstr(flat, "they add"), "'they add N softmaxes' reads as heads adding softmaxes");
     ck_assert_msg(!strstr(flat, "has fewer"), "an MHA input is said to cost less than MHA");
     check_contains(flat, "bytes per token per layer (MHA)");
     check_contains(txt, "K/V B/token: bytes of K/V cache per\ntoken per layer");

@@ -411,7 +411,8 @@ static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s %s in %.0f to %.0f rows", k ? "," : "",
                       counted[k].name, r->lo, r->hi);
     }
-    for (int side = 1, said = 0; side >= -1; side -= 2) {
+    int said = 0, within[8], n_within = 0;
+    for (int side = 1; side >= -1; side -= 2) {
         int any = 0;
         for (int k = 0; k < n_counted && n < (int)sizeof line; k++)
             if (chance_side(&ch->r[counted[k].stat], p->count[counted[k].outcome]) == side) {
@@ -422,8 +423,23 @@ static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
         if (any && n < (int)sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n, ": %s", chance_words(side));
     }
+    for (int k = 0; k < n_counted; k++)
+        if (chance_side(&ch->r[counted[k].stat], p->count[counted[k].outcome]) == 0)
+            within[n_within++] = k;
+    /* the counts within the range, named (their numbers are in the ranges above) */
+    if (!said && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, "; here every count is %s", chance_words(0));
+    else if (n_within > 0 && n < (int)sizeof line) {
+        n += snprintf(line + n, sizeof line - (size_t)n, "; the other count%s, ", n_within == 1 ? "" : "s");
+        for (int m = 0; m < n_within && n < (int)sizeof line; m++)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", m == 0 ? "" : m + 1 == n_within ? " and " : ", ",
+                          counted[within[m]].name);
+        if (n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, ", %s %s", n_within == 1 ? "is" : "are",
+                          chance_words(0));
+    }
     if (n < (int)sizeof line)
-        snprintf(line + n, sizeof line - (size_t)n, "; every other count is within what chance gives.");
+        snprintf(line + n, sizeof line - (size_t)n, ".");
     txt_wrapped(f, "  ", line);
 }
 

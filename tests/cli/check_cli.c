@@ -1130,6 +1130,7 @@ START_TEST(random_layers_no_chance_finding)
         const int sd = (int)json_num(side, outcome[o][0]);
         ck_assert_msg((strstr(para, outcome[o][1]) != NULL) == (sd != 0), "%s: side %d: %s", outcome[o][0], sd, para);
     }
+    ck_assert_msg(!strstr(para, "every other count"), "an 'other' that follows no named count: %s", para);
     cJSON_Delete(j);
     cleanup(r), cleanup(g);
     free(r), free(g);
@@ -1397,6 +1398,18 @@ START_TEST(report_sentences_state_their_rule)
              "pattern) hold at least half of the row while the row is sharp (normalised entropy below %.1f).",
              MEASURES_SHARP_BELOW);
     ck_assert_msg(strstr(flat, want) && !strstr(flat, "holds half of any row"), "%s", flat);
+    /* its pull outcomes are all within chance: said so, with no "other" that follows nothing */
+    ck_assert_msg(strstr(flat, "no pull in 3 to 10 rows; here every count is within what chance gives.") &&
+                      !strstr(flat, "every other count"),
+                  "%s", flat);
+    free(flat);
+    cleanup(r);
+    /* lesson 1: the counts within chance are named after those outside */
+    flat = sample_text(r, "lesson1.json", NULL);
+    ck_assert_msg(strstr(flat, "here split (5), followed (5): more than chance gives; no pull (0): fewer than chance "
+                               "gives; the other counts, nothing lost and no head's key, are within what chance "
+                               "gives."),
+                  "%s", flat);
     free(flat);
     cleanup(r);
     /* base_paper: 4 heads hold no pull, by the same two conditions */

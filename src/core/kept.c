@@ -32,11 +32,11 @@ int kept_layer_build(KeptLayer *k, const MhaConfig *c, const float *att, const f
             if ((c->causal ? i + 1 : T) < 2)
                 continue; /* one key: no choice, no relation */
             const float *a_i = att_h + (size_t)i * T; /* (T) head h's row i */
-            if (measures_row_share(a_i, i, T, c->causal, ids, m[h].fixed_key, p) < 0.5 ||
+            if (measures_row_share(a_i, i, T, c->causal, ids, m[h].fixed_key, p) < MEASURES_SHOWN_SHARE ||
                 !(measures_row_norm_entropy(a_i, c->causal ? i + 1 : T) < MEASURES_SHARP_BELOW))
                 continue; /* not held, or not sharp enough to pull */
             kh->rows++;
-            kh->kept += measures_row_share(wide + (size_t)i * T, i, T, c->causal, ids, m[h].fixed_key, p) >= 0.5;
+            kh->kept += measures_row_share(wide + (size_t)i * T, i, T, c->causal, ids, m[h].fixed_key, p) >= MEASURES_SHOWN_SHARE;
         }
         k->rows += kh->rows;
         k->kept += kh->kept;

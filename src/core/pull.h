@@ -31,8 +31,10 @@
 
 /* What the wide head did with one query row. A top key is the key with the
  * highest score (the lowest index on ties). Exactly one holds, in order:
- * (With the identity, heads that agree on a key make it the wide head's
- * top key too: each term of the sum is largest there.) */
+ * (With the identity, a key that is every head's top key, pulling or
+ * not, is the wide head's top key too: each term of the sum is largest
+ * there. When only the pulling heads agree, the others' scores can still
+ * move the wide head's top key elsewhere.) */
 typedef enum {
     PULL_NO_CHOICE, /* the row sees one key only: nothing to choose */
     PULL_AGREED,    /* every pulling head's top key is the wide head's top key: nothing lost */

@@ -27,6 +27,8 @@ typedef struct {
     const Chance *chance;   /* what random layers of this shape and sentence give (chance.h);
                              * NULL: the reports compare with nothing */
     const int *kv_of;       /* (n_heads) each query head's K/V head (--kv-groups); NULL: h / (n_heads / n_kv_heads) */
+    int pooled_from;        /* the input's K/V heads when this layer pooled them (--kv-heads), else 0: the
+                             * input's "training" losses are then the model's before pooling */
 } ReportData;
 
 /* report.json holds its matrices inline up to this many numbers in all (the

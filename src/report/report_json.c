@@ -153,8 +153,10 @@ static void json_pulls(FILE *f, const PullLayer *p)
 }
 
 /* "training": the input's own, as given, and in how many seeds the one head
- * trained on its own ended with the larger held-out loss. */
-static void json_training(FILE *f, const Training *t)
+ * trained on its own ended with the larger held-out loss; pooled_from > 0:
+ * the layer reported pooled the trained K/V heads, so the losses are the
+ * model's before pooling ("losses_before_pooling": true). */
+static void json_training(FILE *f, const Training *t, int pooled_from)
 {
     int worse = 0;
     fputs("  \"training\": {\n    \"seeds\": [", f);
@@ -173,7 +175,8 @@ static void json_training(FILE *f, const Training *t)
         fputs(k ? ", " : "", f);
         json_number(f, t->loss_single[k]);
     }
-    fprintf(f, "]\n    },\n    \"seeds_single_head_worse\": %d\n  },\n", worse);
+    fprintf(f, "]\n    },\n    \"seeds_single_head_worse\": %d,\n    \"losses_before_pooling\": %s\n  },\n",
+            worse, pooled_from ? "true" : "false");
 }
 
 /* "kept": the heads' relations the wide head kept and lost, row by row (kept.h). */
@@ -286,7 +289,7 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
     }
     fputs("\n  },\n", f);
     if (d->in->training.n_seeds)
-        json_training(f, &d->in->training);
+        json_training(f, &d->in->training, d->pooled_from);
 
     fputs("  \"comparison\": {\n    \"blur\": ", f);
     json_number(f, s->blur);

@@ -296,16 +296,31 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
             "token per layer = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
             c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", format_grouped(a, t->pairs));
-    char line[256];
+    char line[512];
     if (c->n_heads == 1) {
         fputs("With one head, the multi-head layer is itself one wide head: the same counts.\n", f);
     } else if (t->mha.params == t->wide.params && t->mha.mac_projections == t->wide.mac_projections &&
-               t->mha.mac_scores == t->wide.mac_scores) {
-        snprintf(line, sizeof line,
-                 "%d heads of width %d have the same parameters and multiply-adds as one head of width %d; "
-                 "they add %d softmaxes and %d T x T attention maps where %s has one of each.",
-                 c->n_heads, c->head_dim, c->d_model, c->n_heads, c->n_heads,
-                 d->single_given ? "one head" : "the wide head");
+               t->mha.mac_scores == t->wide.mac_scores && t->mha.mac_value_mix == t->wide.mac_value_mix) {
+        /* the counts are the cost table's own rows: MHA's equal the wide head's; a GQA or MQA input's are fewer */
+        const CostRow *in = &t->input;
+        const int64_t mac_mha = t->mha.mac_projections + t->mha.mac_scores + t->mha.mac_value_mix,
+                      mac_in = in->mac_projections + in->mac_scores + in->mac_value_mix;
+        char p1[32], m1[32], p2[32], m2[32], layout[16];
+        format_grouped(p1, t->mha.params);
+        format_grouped(m1, mac_mha);
+        variant_name(layout, sizeof layout, c->n_heads, c->n_kv_heads);
+        int n = snprintf(line, sizeof line,
+                         "%d heads of width %d, each with its own K/V head (MHA), have the same parameters (%s) and "
+                         "multiply-adds (%s) as one head of width %d",
+                         c->n_heads, c->head_dim, p1, m1, c->d_model);
+        if (in->n_kv_heads != t->mha.n_kv_heads && n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, "; this input's %s, with %d K/V head%s, has fewer (%s "
+                          "parameters, %s multiply-adds)", layout, in->n_kv_heads, in->n_kv_heads == 1 ? "" : "s",
+                          format_grouped(p2, in->params), format_grouped(m2, mac_in));
+        if (n < (int)sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n, ". The %d heads have %d softmaxes per query token and %d T x T "
+                     "attention maps, where %s has one of each.", c->n_heads, c->n_heads, c->n_heads,
+                     d->single_given ? "one head" : "the wide head");
         txt_wrapped(f, "", line);
     }
     if (c->n_heads == 1)
@@ -396,7 +411,8 @@ static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
         n += snprintf(line + n, sizeof line - (size_t)n, "%s %s in %.0f to %.0f rows", k ? "," : "",
                       counted[k].name, r->lo, r->hi);
     }
-    for (int side = 1, said = 0; side >= -1; side -= 2) {
+    int said = 0, within[8], n_within = 0;
+    for (int side = 1; side >= -1; side -= 2) {
         int any = 0;
         for (int k = 0; k < n_counted && n < (int)sizeof line; k++)
             if (chance_side(&ch->r[counted[k].stat], p->count[counted[k].outcome]) == side) {
@@ -407,8 +423,23 @@ static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
         if (any && n < (int)sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n, ": %s", chance_words(side));
     }
+    for (int k = 0; k < n_counted; k++)
+        if (chance_side(&ch->r[counted[k].stat], p->count[counted[k].outcome]) == 0)
+            within[n_within++] = k;
+    /* the counts within the range, named (their numbers are in the ranges above) */
+    if (!said && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, "; here every count is %s", chance_words(0));
+    else if (n_within > 0 && n < (int)sizeof line) {
+        n += snprintf(line + n, sizeof line - (size_t)n, "; the other count%s, ", n_within == 1 ? "" : "s");
+        for (int m = 0; m < n_within && n < (int)sizeof line; m++)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", m == 0 ? "" : m + 1 == n_within ? " and " : ", ",
+                          counted[within[m]].name);
+        if (n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, ", %s %s", n_within == 1 ? "is" : "are",
+                          chance_words(0));
+    }
     if (n < (int)sizeof line)
-        snprintf(line + n, sizeof line - (size_t)n, "; every other count is within what chance gives.");
+        snprintf(line + n, sizeof line - (size_t)n, ".");
     txt_wrapped(f, "  ", line);
 }
 
@@ -482,8 +513,10 @@ static void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Ch
 
 /* The held-out losses of the multi-head model and of the one head trained
  * on its own (the input's "training"), per seed while they fit, and their
- * spread over the seeds. */
-static void txt_training(FILE *f, const Training *t, int n_heads)
+ * spread over the seeds. pooled_from > 0: the layer on screen pooled the
+ * input's pooled_from K/V heads into n_kv; the losses are the model's as
+ * trained, and the table says so. */
+static void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int n_kv)
 {
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     int single_worse = 0;
@@ -496,6 +529,13 @@ static void txt_training(FILE *f, const Training *t, int n_heads)
     const int per_seed = t->n_seeds <= 6; /* one column per seed while the line fits */
     fprintf(f, "held-out loss in nats after %d training steps, the same data for both (these weights: seed %d)\n",
             t->steps, t->seed);
+    char line[512];
+    if (pooled_from) {
+        snprintf(line, sizeof line, "These losses are the model's as trained, with %d K/V heads, before its K/V "
+                 "heads were pooled into %d: the pooled heads analysed here were neither trained nor evaluated.",
+                 pooled_from, n_kv);
+        txt_wrapped(f, "", line);
+    }
     fprintf(f, "%-31s", "");
     for (int k = 0; per_seed && k < t->n_seeds; k++) {
         char seed[24];
@@ -505,7 +545,7 @@ static void txt_training(FILE *f, const Training *t, int n_heads)
     fprintf(f, "   %s\n", t->n_seeds == 1 ? "" : "lowest to highest");
     for (int m = 0; m < 2; m++) {
         char who[32];
-        snprintf(who, sizeof who, "%d heads", n_heads);
+        snprintf(who, sizeof who, pooled_from ? "%d heads as trained" : "%d heads", n_heads);
         fprintf(f, "  %-29s", m == 0 ? who : "one head trained on its own");
         for (int k = 0; per_seed && k < t->n_seeds; k++)
             fprintf(f, " %7.3f", m == 0 ? t->loss_heads[k] : t->loss_single[k]);
@@ -513,9 +553,9 @@ static void txt_training(FILE *f, const Training *t, int n_heads)
             fprintf(f, "   %.3f to %.3f", lo[m], hi[m]);
         fputc('\n', f);
     }
-    char line[256];
     snprintf(line, sizeof line, "The one head trained on its own ended with a larger held-out loss than the %d "
-             "heads in %d of the %d seed%s.", n_heads, single_worse, t->n_seeds, t->n_seeds == 1 ? "" : "s");
+             "heads%s in %d of the %d seed%s.", n_heads, pooled_from ? " as trained" : "", single_worse, t->n_seeds,
+             t->n_seeds == 1 ? "" : "s");
     txt_wrapped(f, "  ", line);
 }
 
@@ -593,20 +633,26 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
                           pass == 0 ? kh->kept : kh->rows, kh->rows, kh->rows == 1 ? "" : "s");
             *any = 1;
         }
+    char half[16];
+    fraction_word(half, sizeof half, MEASURES_SHOWN_SHARE);
     if (!kept_any && !lost_any)
-        n += snprintf(line + n, sizeof line - (size_t)n, " has nothing to keep or lose: no head's pattern holds "
-                      "half of any row.");
+        n += snprintf(line + n, sizeof line - (size_t)n, " has nothing to keep or lose: in no row does a head's "
+                      "role (or strongest pattern) hold at least %s of the row while the row is sharp "
+                      "(normalised entropy below %.1f).", half, MEASURES_SHARP_BELOW);
     else if (n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its pull in a row when its role's "
-                      "cells (or its strongest pattern's) hold at least half of the row and the row is sharp "
+                      "cells (or its strongest pattern's) hold at least %s of the row and the row is sharp "
                       "(normalised entropy below %.1f); %s kept it when its own cells of that pattern hold at "
-                      "least half of its row too.", MEASURES_SHARP_BELOW, rival_name(d->single_given)->the);
+                      "least %s of its row too.", half, MEASURES_SHARP_BELOW, rival_name(d->single_given)->the,
+                      half);
     int quiet = 0; /* heads that hold their pattern in no row */
     for (int h = 0; h < H; h++)
         quiet += k->heads[h].rows == 0;
     if (quiet > 0 && (kept_any || lost_any) && n < (int)sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no pattern in any row: nothing to "
-                      "keep or lose.", quiet, quiet == 1 ? "" : "s", quiet == 1 ? "s" : "");
+        n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no pull: in none of %s rows does %s "
+                      "pattern hold at least %s of the row while the row is sharp; nothing to keep or lose.", quiet,
+                      quiet == 1 ? "" : "s", quiet == 1 ? "s" : "", quiet == 1 ? "its" : "their",
+                      quiet == 1 ? "its" : "their", half);
     if (k->rows > 0 && n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " In all it kept %d of the heads' %d rows and lost %d.",
                       k->kept, k->rows, k->rows - k->kept);
@@ -782,7 +828,7 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
 
     fprintf(f, "\nMany heads against %s\n", d->single_given ? "one head trained on its own" : "one wide head");
     if (d->in->training.n_seeds)
-        txt_training(f, &d->in->training, c->n_heads);
+        txt_training(f, &d->in->training, c->n_heads, d->pooled_from, c->n_kv_heads);
     txt_kept(f, d, s);
     txt_blur(f, d, s);
     char b1[16], b2[16];

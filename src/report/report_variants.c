@@ -113,7 +113,7 @@ static void txt_groupings(FILE *f, const Variant *x, const char *name, const cha
 {
     const int H = x->in.cfg.n_heads, G = x->in.cfg.n_kv_heads;
     Grouping own;
-    char run[96], text[96], line[512];
+    char run[96], text[96], line[1024];
     if (x->grouping[0])
         snprintf(run, sizeof run, "%s", x->grouping);
     else {
@@ -141,9 +141,10 @@ static void txt_groupings(FILE *f, const Variant *x, const char *name, const cha
         fprintf(f, "  %-20s %8.3f  %-16s %6.2f%s\n", text, r->js_mean, most, r->top1_mean, mine ? "  <- this run" : "");
     }
     snprintf(line, sizeof line, "mean JS: over the heads, of each head's JS from its %s map (bits, over the rows "
-             "with a choice); moves most: the head with the largest; top1: the heads' mean top-1 agreement. Heads "
-             "that want similar keys can share them; heads that want different keys share a mean that serves "
-             "neither. Ainslie et al. 2023 pool like this and then uptrain, so that the heads learn to share; here "
+             "with a choice); moves most: the head with the largest; top1: the heads' mean top-1 agreement. A shared "
+             "K/V head is the mean of its heads' keys, and each query reads every coordinate of it: heads that keep "
+             "their keys in different coordinates, or want similar keys in the same coordinates, can share; heads "
+             "that use the same coordinates for different keys read each other's key as their own. Ainslie et al. 2023 pool like this and then uptrain, so that the heads learn to share; here "
              "nothing is retrained. --kv-groups chooses the groups.", ref_name);
     txt_wrapped(f, "", line);
 }

@@ -6,6 +6,7 @@
  * current folder, on the files under tests/data/. This process never starts
  * OpenMP: the binary does, in its own process. */
 #include "support.h"
+#include "core/measures.h"
 #include "core/status.h"
 
 #include <check.h>
@@ -975,6 +976,8 @@ END_TEST
  * run's last (head 3 moves 0.98 bits: issue 20's figure from report.json),
  * and its MQA head 3 keeps its top key in 0 of the 10 rows with a choice
  * (row 0 has none: it used to count as 1 of 11). */
+static char *flat_text(const char *raw);
+
 START_TEST(kv_groups_choose_the_pairs)
 {
     setup_samples();
@@ -1012,6 +1015,16 @@ START_TEST(kv_groups_choose_the_pairs)
     cJSON_Delete(j);
     slurp_in(dir, "report.txt", text, sizeof text);
     ck_assert_ptr_nonnull(strstr(text, "0,2/1,3                 0.474  head 3, 0.981      0.53  <- this run"));
+    /* the rule under the ranking is the one its rows show: 0,1/2,3 pairs the
+     * previous-token head with the subject head (different keys, other
+     * coordinates) and moves them least */
+    char *flat = flat_text(text);
+    ck_assert_msg(strstr(flat, "heads that keep their keys in different coordinates, or want similar keys in the "
+                               "same coordinates, can share; heads that use the same coordinates for different "
+                               "keys read each other's key as their own.") &&
+                      !strstr(flat, "serves neither"),
+                  "%s", flat);
+    free(flat);
     cleanup(r);
     free(r);
 }
@@ -1117,6 +1130,7 @@ START_TEST(random_layers_no_chance_finding)
         const int sd = (int)json_num(side, outcome[o][0]);
         ck_assert_msg((strstr(para, outcome[o][1]) != NULL) == (sd != 0), "%s: side %d: %s", outcome[o][0], sd, para);
     }
+    ck_assert_msg(!strstr(para, "every other count"), "an 'other' that follows no named count: %s", para);
     cJSON_Delete(j);
     cleanup(r), cleanup(g);
     free(r), free(g);
@@ -1342,6 +1356,93 @@ START_TEST(docs_figures_are_the_reports)
 }
 END_TEST
 
+/* Count x with a comma every three digits, as the cost table prints it. */
+static const char *grouped(char *buf, double x)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", x);
+    const int n = (int)strlen(digits);
+    char *o = buf;
+    for (int k = 0; k < n; k++) {
+        if (k > 0 && (n - k) % 3 == 0)
+            *o++ = ',';
+        *o++ = digits[k];
+    }
+    *o = '\0';
+    return buf;
+}
+
+/* A sample's report.txt, flat (the caller frees it); extra as for sample_report. */
+static char *sample_text(Run *r, const char *sample, const char *const *extra)
+{
+    cJSON_Delete(sample_report(r, sample, "report.json", extra));
+    static char txt[1 << 17];
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/out/report.txt", r->run);
+    slurp_into(path, txt, sizeof txt);
+    return flat_text(txt);
+}
+
+/* The report's sentences state the whole rule behind their numbers. */
+START_TEST(report_sentences_state_their_rule)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char want[512];
+    ck_assert_double_eq(MEASURES_SHOWN_SHARE, 0.5); /* the sentences say "half" */
+    /* random_init: head 0 holds half of 2 of its rows, but none of them is
+     * sharp: "nothing to keep or lose" gives both conditions */
+    char *flat = sample_text(r, "random_init.json", NULL);
+    ck_assert_msg(strstr(flat, "head 0 ") != NULL, "%s", flat);
+    snprintf(want, sizeof want, "the wide head has nothing to keep or lose: in no row does a head's role (or strongest "
+             "pattern) hold at least half of the row while the row is sharp (normalised entropy below %.1f).",
+             MEASURES_SHARP_BELOW);
+    ck_assert_msg(strstr(flat, want) && !strstr(flat, "holds half of any row"), "%s", flat);
+    /* its pull outcomes are all within chance: said so, with no "other" that follows nothing */
+    ck_assert_msg(strstr(flat, "no pull in 3 to 10 rows; here every count is within what chance gives.") &&
+                      !strstr(flat, "every other count"),
+                  "%s", flat);
+    free(flat);
+    cleanup(r);
+    /* lesson 1: the counts within chance are named after those outside */
+    flat = sample_text(r, "lesson1.json", NULL);
+    ck_assert_msg(strstr(flat, "here split (5), followed (5): more than chance gives; no pull (0): fewer than chance "
+                               "gives; the other counts, nothing lost and no head's key, are within what chance "
+                               "gives."),
+                  "%s", flat);
+    free(flat);
+    cleanup(r);
+    /* base_paper: 4 heads hold no pull, by the same two conditions */
+    flat = sample_text(r, "base_paper.json", NULL);
+    ck_assert_msg(strstr(flat, "4 heads hold no pull: in none of their rows does their pattern hold at least half "
+                               "of the row while the row is sharp; nothing to keep or lose.") &&
+                      !strstr(flat, "no pattern in any row"),
+                  "%s", flat);
+    free(flat);
+    cleanup(r);
+    /* lesson2_gqa: MHA costs what the wide head does; the GQA input less,
+     * each count from the cost table's own rows */
+    cJSON *j = sample_report(r, "lesson2_gqa.json", "report.json", NULL);
+    const cJSON *cost = item(j, "cost"), *mha = item(cost, "mha"), *wide = item(cost, "single_head"),
+                *in = item(cost, "input");
+    ck_assert_double_eq(json_num(mha, "params"), json_num(wide, "params"));
+    ck_assert_double_eq(json_num(mha, "mac_total"), json_num(wide, "mac_total"));
+    ck_assert(json_num(in, "params") < json_num(mha, "params"));
+    char p1[32], m1[32], p2[32], m2[32];
+    snprintf(want, sizeof want, "4 heads of width 4, each with its own K/V head (MHA), have the same parameters (%s) "
+             "and multiply-adds (%s) as one head of width 16; this input's GQA-2, with 2 K/V heads, has fewer (%s "
+             "parameters, %s multiply-adds)", grouped(p1, json_num(mha, "params")),
+             grouped(m1, json_num(mha, "mac_total")), grouped(p2, json_num(in, "params")),
+             grouped(m2, json_num(in, "mac_total")));
+    cJSON_Delete(j);
+    flat = sample_text(r, "lesson2_gqa.json", NULL);
+    ck_assert_msg(strstr(flat, want) != NULL, "lacks \"%s\": %s", want, flat);
+    free(flat);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 /* A report that cannot reach stdout (a full disk) is an error, not a
  * silent loss: exit 3 and a message; the output folder itself is whole. */
 START_TEST(stdout_full_exits_3)
@@ -1404,6 +1505,7 @@ Suite *cli_suite(void)
     tcase_add_loop_test(kv, kv_groups_refused, 0, (int)(sizeof GROUPS_BAD / sizeof GROUPS_BAD[0]));
     tcase_add_test(kv, kv_groups_choose_the_pairs);
     tcase_add_test(kv, docs_figures_are_the_reports);
+    tcase_add_test(kv, report_sentences_state_their_rule);
     tcase_add_loop_test(kv, random_layers_no_chance_finding, 0, (int)(sizeof RANDOM_SHAPES / sizeof RANDOM_SHAPES[0]));
     suite_add_tcase(s, kv);
     return s;

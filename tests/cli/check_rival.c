@@ -107,12 +107,12 @@ static void check_says(const char *text, const char *where, const char *want)
 
 /* The sample's report: run the binary on it into a scratch folder; *txt
  * and *json (the caller frees both) are report.txt flattened and report.json. */
-static void run_sample(char **txt, cJSON **json)
+static void run_sample_with(char **txt, cJSON **json, const char *args)
 {
-    char *dir = scratch("rival"), cmd[512], path[600];
+    char *dir = scratch("rival"), cmd[640], path[600];
     const char *bin = getenv("MHAVIZ_BIN");
     ck_assert_msg(bin != NULL, "MHAVIZ_BIN is not set");
-    snprintf(cmd, sizeof cmd, "'%s' -q -o '%s/out' " SAMPLE " > /dev/null", bin, dir);
+    snprintf(cmd, sizeof cmd, "'%s' -q %s -o '%s/out' " SAMPLE " > /dev/null", bin, args, dir);
     ck_assert_int_eq(system(cmd), 0);
     snprintf(path, sizeof path, "%s/out/report.txt", dir);
     *txt = flat(slurp(path, NULL));
@@ -135,6 +135,8 @@ static const cJSON *get(const cJSON *o, const char *key)
 static double num(const cJSON *o, const char *key) { return get(o, key)->valuedouble; }
 
 static double at(const cJSON *a, int i) { return cJSON_GetArrayItem(a, i)->valuedouble; }
+
+static void run_sample(char **txt, cJSON **json) { run_sample_with(txt, json, ""); }
 
 /* The report names the one head for what it is, and states both held-out
  * losses at every seed with their spread. */
@@ -164,6 +166,31 @@ START_TEST(report_names_the_rival_and_states_the_losses)
     check_says(txt, "report.txt", "The one head trained on its own ended with a larger held-out loss than the 4 "
                                   "heads in 3 of the 3 seeds.");
     ck_assert_int_eq((int)num(t, "seeds_single_head_worse"), 3);
+    ck_assert(cJSON_IsFalse(get(t, "losses_before_pooling")));
+    ck_assert_msg(!strstr(txt, "as trained"), "the layer as trained has its losses called those before pooling");
+    free(txt);
+    cJSON_Delete(json);
+}
+END_TEST
+
+/* Pooled into 2 K/V heads, the heads on screen were never trained: the
+ * losses are said to be the model's as trained, before the pooling. */
+START_TEST(pooled_heads_do_not_claim_the_trained_losses)
+{
+    char *txt;
+    cJSON *json;
+    run_sample_with(&txt, &json, "--kv-groups 0,2/1,3 --kv-heads 2");
+    check_says(txt, "report.txt", "These losses are the model's as trained, with 4 K/V heads, before its K/V heads "
+                                  "were pooled into 2: the pooled heads analysed here were neither trained nor "
+                                  "evaluated.");
+    const cJSON *t = get(json, "training"), *lh = get(get(t, "held_out_loss"), "heads");
+    char want[256];
+    snprintf(want, sizeof want, "4 heads as trained %.3f %.3f %.3f", at(lh, 0), at(lh, 1), at(lh, 2));
+    check_says(txt, "report.txt", want);
+    snprintf(want, sizeof want, "4 heads %.3f", at(lh, 0));
+    ck_assert_msg(!strstr(txt, want), "report.txt gives the pooled heads the trained losses: %s", txt);
+    check_says(txt, "report.txt", "a larger held-out loss than the 4 heads as trained in 3 of the 3 seeds.");
+    ck_assert(cJSON_IsTrue(get(t, "losses_before_pooling")));
     free(txt);
     cJSON_Delete(json);
 }
@@ -235,6 +262,7 @@ Suite *rival_suite(void)
     tcase_add_test(tc, both_maps_equal_pytorch);
     tcase_add_test(tc, one_head_lost_more_at_every_seed);
     tcase_add_test(tc, report_names_the_rival_and_states_the_losses);
+    tcase_add_test(tc, pooled_heads_do_not_claim_the_trained_losses);
     tcase_add_test(tc, docs_quote_the_report);
     suite_add_tcase(s, tc);
     return s;

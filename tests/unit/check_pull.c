@@ -311,6 +311,35 @@ START_TEST(outcomes_followed_and_agreed)
 }
 END_TEST
 
+/* The sum identity makes a key the wide head's top key only when it is
+ * every head's, pulling or not: the pulling heads agreeing is not enough.
+ * Two heads, T = 3, not causal; row 0:
+ *   head 0 (3, 0, 0): 0.91 on key 0, normalised entropy 0.33 -> pulls
+ *   head 1 (0, 4, 3.5): 0.62 on key 1, but normalised entropy 0.65
+ *          (weights 0.62, 0.37, 0.01) -> does not pull
+ *   wide (3, 4, 3.5)/sqrt 2: key 1 is its top key, with
+ *          e^2.83 / (e^2.12 + e^2.83 + e^2.47) = 0.46
+ * The only pulling head wants key 0, the wide head key 1: not agreed (it
+ * blurs, so split). Rows 1 and 2 are flat in both heads: no pull. */
+START_TEST(pulling_heads_agreeing_do_not_decide)
+{
+    const MhaConfig c = {3, 2, 2, 2, 1, 0};
+    const float scores[2 * 9] = {3, 0, 0, 0, 0, 0, 0, 0, 0, /* head 0 */
+                                 0, 4, 3.5f, 0, 0, 0, 0, 0, 0 /* head 1 */};
+    float wide_att[9];
+    PullLayer p;
+    pull_of_two(&c, scores, wide_att, &p);
+    ck_assert_int_eq(p.rows[0].n_pulling, 1);
+    ck_assert_int_eq(p.rows[0].wide_top, 1);
+    ck_assert_double_eq_tol(p.rows[0].wide_top_att,
+                            exp(4 / sqrt(2.0)) / (exp(3 / sqrt(2.0)) + exp(4 / sqrt(2.0)) + exp(3.5 / sqrt(2.0))),
+                            1e-6);
+    ck_assert_int_ne(p.rows[0].outcome, PULL_AGREED);
+    ck_assert_int_eq(p.rows[0].outcome, PULL_SPLIT);
+    pull_layer_free(&p);
+}
+END_TEST
+
 /* The line between split and followed: a row blurs when the wide head
  * gives its top key at most PULL_BLUR_AT_MOST = 1/2. Non-causal T = 2, two
  * heads that disagree in both rows and each pull (head 0 puts 0.998 on key
@@ -511,6 +540,7 @@ Suite *pull_suite(void)
     tcase_add_test(t, outcomes_split_and_own_choice);
     tcase_add_test(t, outcomes_followed_and_agreed);
     tcase_add_test(t, agreed_and_blurred);
+    tcase_add_test(t, pulling_heads_agreeing_do_not_decide);
     tcase_add_test(t, split_or_followed_at_one_half);
     tcase_add_test(t, contributions_add_up);
     tcase_add_test(t, find_query);

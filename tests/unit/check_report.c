@@ -91,7 +91,7 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
 
 static int fixture_write(Fixture *f, const char *notes, char *err)
 {
-    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy, NULL, f->multi.scores != NULL, NULL, NULL};
+    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy, NULL, f->multi.scores != NULL, NULL, NULL, 0};
     return report_write(f->dir, &d, err, MHAVIZ_ERRLEN);
 }
 
@@ -511,8 +511,14 @@ START_TEST(txt_says_what_a_class_needs)
     check_contains(txt, "masked cells are\nnot computed");
     /* exact cost wording: the same counts, what the heads add, K/V per token per layer */
     char *flat = unwrap(txt, "  ", " ");
-    check_contains(flat, "8 heads of width 8 have the same parameters and multiply-adds as one head of width 64; "
-                         "they add 8 softmaxes and 8 T x T attention maps where one head has one of each.");
+    /* the counts are the cost table's MHA row (= the one head's): 16,384 parameters as above */
+    check_contains(flat, "8 heads of width 8, each with its own K/V head (MHA), have the same parameters (16,384) "
+                         "and multiply-adds (");
+    check_contains(flat, ") as one head of width 64. "
+                         "The 8 heads have 8 softmaxes per query token and 8 T x T attention maps, where one head "
+                         "has one of each.");
+    ck_assert_msg(!strstr(flat, "they add"), "'they add N softmaxes' reads as heads adding softmaxes");
+    ck_assert_msg(!strstr(flat, "has fewer"), "an MHA input is said to cost less than MHA");
     check_contains(flat, "bytes per token per layer (MHA)");
     check_contains(txt, "K/V B/token: bytes of K/V cache per\ntoken per layer");
     free(flat);
@@ -691,7 +697,7 @@ START_TEST(missing_folder_is_an_error_naming_the_file)
     char *tokens[] = {"a", "b"};
     Fixture f;
     fixture_build(&f, tokens, 2, 4, 1, 1, 1);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0, NULL, 0, NULL, NULL};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0, NULL, 0, NULL, NULL, 0};
     char err[MHAVIZ_ERRLEN] = "", missing[96];
     snprintf(missing, sizeof missing, "%s/nope", f.dir);
     ck_assert_int_eq(report_write(missing, &d, err, sizeof err), MHAVIZ_EIO);
@@ -718,7 +724,7 @@ START_TEST(given_measures_give_the_same_files)
     MapMeasures m[5]; /* n_heads + 1 */
     ck_assert_int_eq(measures_layer(f.multi.att, c->n_heads, f.single.att, c->T, c->causal, tokens, m),
                      MHAVIZ_OK);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0, NULL, 0, NULL, NULL};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0, NULL, 0, NULL, NULL, 0};
     ck_assert_int_eq(report_write(f.dir, &d, err, sizeof err), MHAVIZ_OK);
     size_t n_txt2, n_json2;
     char *txt2 = slurp_in(f.dir, "report.txt", &n_txt2), *json2 = slurp_in(f.dir, "report.json", &n_json2);

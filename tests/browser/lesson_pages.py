@@ -3,10 +3,11 @@
 
 Writes pages with the mhaviz binary for the lesson samples, for their
 variants (--kv-heads 4,2,1), for a sentence whose tokens try to break out of
-the page, and for a T = 2048, 32-head layer, then checks each page in
-Chromium: it loads from file:// with no request and no console error;
-hovering and keyboard-focusing a query token shows the weights report.json
-holds, for every head and the wide head; the quiz's right answers are what
+the page, for a 30-token sentence and for a T = 2048, 32-head layer, then
+checks each page in Chromium: it loads from file:// with no request and no
+console error; hovering and keyboard-focusing a query token shows the
+weights report.json holds, for every head and the wide head; past 16 keys
+the pull view marks the keys it leaves out and says which it shows; the quiz's right answers are what
 report.json says and every option explains itself; a hostile token is text;
 the T = 2048 page paints in under 2 s and stays under its size cap; axe-core
 finds no accessibility violation. Prints one line per check and a last line
@@ -84,6 +85,19 @@ def hostile_input(work):
     path = os.path.join(work, 'hostile.json')
     with open(path, 'w') as f:
         json.dump(inp, f)
+    return path
+
+
+# 30 tokens: past 16 keys the pull view shows only some keys, with gaps.
+LONG_SENTENCE = ('Ben and Anna walked to the old bridge by the river because Ben wanted to show Anna the boats '
+                 'that sailed under the bridge at night when the lights came')
+
+
+def long_input(binary, work):
+    """mhaviz init's designed layer for a 30-token sentence."""
+    path = os.path.join(work, 'long.json')
+    with open(path, 'w') as f:
+        subprocess.run([binary, 'init', '--tokens', LONG_SENTENCE, '--designed'], check=True, stdout=f)
     return path
 
 
@@ -316,6 +330,52 @@ def check_quiz(c, d, name, reports):
                               f'and the reveal shows its proof ({unexplained} missing)')
 
 
+def check_gaps(c, d, name, report):
+    """Past 16 keys, the pull view's table marks every run of left-out keys
+    with a "…" column and says in its caption how many keys it shows and why."""
+    tokens = d.find_elements(By.CSS_SELECTOR, '#tokens button')
+    T = len(report.r['tokens'])
+    H = report.r['n_heads']
+    bad, tables = [], 0
+    for i in range(T):
+        seen = i + 1 if report.r['causal'] else T
+        if seen <= 16:
+            continue
+        ActionChains(d).move_to_element(tokens[i]).perform()
+        table = d.execute_script("""const t = document.querySelector('#rows table.pull');
+          if (!t) return null;
+          return {caption: t.caption ? t.caption.textContent : '', captionShown: !!t.caption && t.caption.offsetHeight > 0,
+                  head: [...t.querySelectorAll('thead th[data-key], thead th[data-gap]')].map(th =>
+                    th.dataset.key !== undefined ? ['key', +th.dataset.key] : ['gap', th.dataset.gap]),
+                  rowGaps: [...t.querySelectorAll('tbody tr')].map(tr => tr.querySelectorAll('td.gap').length)}""")
+        if table is None:
+            continue  # more than 16 keys are some map's top 3: the list view
+        tables += 1
+        keys = [x for kind, x in table['head'] if kind == 'key']
+        gaps = [x for kind, x in table['head'] if kind == 'gap']
+        # Walk the columns: keys and gaps must cover 0 .. seen-1 in order, each gap a run of left-out keys.
+        at, ok = 0, True
+        for kind, x in table['head']:
+            if kind == 'key':
+                ok = ok and x == at
+                at = x + 1
+            else:
+                lo, hi = map(int, x.split('-'))
+                ok = ok and lo == at and hi >= lo
+                at = hi + 1
+        ok = ok and at == seen and all(n == len(gaps) for n in table['rowGaps'])
+        # Every map's top key (report.json) is a column.
+        tops = {int(np.argmax(report.attention(p)[i][:seen])) for p in range(H + 1)}
+        ok = ok and tops <= set(keys)
+        ok = ok and table['captionShown'] and f'{len(keys)} of the {seen} keys' in table['caption'] \
+            and "top 3" in table['caption'] and '…' in table['caption']
+        if not ok:
+            bad.append(f'query {i}: {table}')
+    c.check(tables > 0 and not bad,
+            f'{name}: past 16 keys ({tables} queries), the pull view marks each run of left-out keys with a "…" '
+            f'column and its caption says how many keys it shows and the rule' + (': ' + '; '.join(bad[:2]) if bad else ''))
+
+
 def check_axe(c, d, name, axe_source):
     d.execute_script(axe_source)
     # Reveal one question first, so its explanations and proof are scanned too.
@@ -345,6 +405,7 @@ def main():
         'lessons 1-3': run_mhaviz(a.mhaviz, ['--kv-heads', '4,2,1', samples.format('lesson1')],
                                   os.path.join(a.work, 'variants')),
         'random': run_mhaviz(a.mhaviz, [samples.format('random_init')], os.path.join(a.work, 'random')),
+        'long sentence': run_mhaviz(a.mhaviz, [long_input(a.mhaviz, a.work)], os.path.join(a.work, 'long')),
     }
     hostile = run_mhaviz(a.mhaviz, [hostile_input(a.work)], os.path.join(a.work, 'hostile'))
     big = run_mhaviz(a.mhaviz, ['--max-memory', '4096', big_input(a.work)], os.path.join(a.work, 'big'))
@@ -367,6 +428,8 @@ def main():
             check_lock(c, d, name)
             if name == 'lesson1':
                 check_switches(c, d, name, reports[0])
+            if name == 'long sentence':
+                check_gaps(c, d, name, reports[0])
             if name == 'lesson1' and a.screenshot:
                 d.execute_script('document.activeElement.blur(); window.scrollTo(0, 0)')
                 ActionChains(d).move_to_element(d.find_elements(By.CSS_SELECTOR, '#tokens button')[6]).perform()

@@ -155,6 +155,49 @@ def variant_reports(out, page_facts):
     return [Report(os.path.join(out, f"kv{v['n_kv_heads']}")) for v in page_facts['variants']]
 
 
+# The page shows weights to 2 decimals: the quiz asks "where" and "pull"
+# questions only about rows whose deciding weights differ by this or more.
+CLEAR_MARGIN = 0.01
+PATTERN_ROLES = {'previous-token', 'self', 'next-token', 'duplicate-token', 'induction', 'first-token',
+                 'last-token', 'fixed-token'}
+
+
+def page_row(report, p, i):
+    """Map p's row for query i as the page holds it: the visible keys, as float16 (from float32)."""
+    seen = i + 1 if report.r['causal'] else len(report.r['tokens'])
+    return np.asarray(report.attention(p)[i][:seen], dtype=np.float32).astype(np.float16).astype(np.float64)
+
+
+def top_margin(report, p, i):
+    w = np.sort(page_row(report, p, i))[::-1]
+    return w[0] - (w[1] if len(w) > 1 else 0.0)
+
+
+def expected_query(kind, report):
+    """The row the quiz asks a "where" or "pull" question about, by the quiz's rule."""
+    r, H = report.r, report.r['n_heads']
+    rows, first = r['pulls']['rows'], r['pulls']['default_query']
+    if kind == 'where':
+        for q in [first, *range(len(rows))]:
+            if len(page_row(report, 0, q)) < 2:
+                continue
+            for h in range(H):
+                w = page_row(report, h, q)
+                top = int(np.argmax(w))  # the lowest key on ties, as the page
+                if (r['heads'][h]['role'] in PATTERN_ROLES and top == rows[q]['head_top_keys'][h] and w[top] >= 0.5
+                        and top_margin(report, h, q) >= CLEAR_MARGIN):
+                    return q, h
+        return None
+
+    def clear(q):
+        return (rows[q]['outcome'] in ('followed', 'split')
+                and all(top_margin(report, p, q) >= CLEAR_MARGIN for p in range(H + 1))
+                and abs(page_row(report, H, q).max() - 0.5) >= CLEAR_MARGIN)
+    if clear(first):
+        return first, None
+    return next(((q, None) for q in range(len(rows)) if clear(q)), None)
+
+
 def expected_answer(kind, at, reports):
     """The quiz's right answer, computed from report.json alone."""
     rep = reports[at.get('variant', 0)].r
@@ -315,6 +358,12 @@ def check_quiz(c, d, name, reports):
         expected = expected_answer(kind, at, reports)
         if right != [expected]:
             wrong.append(f'question {n + 1} ({kind}): page {right}, report.json {expected}')
+        if kind in ('where', 'pull'):
+            row = expected_query(kind, reports[at.get('variant', 0)])
+            asked = (at.get('query'), at.get('map') if kind == 'where' else None)
+            if row != asked:
+                wrong.append(f'question {n + 1} ({kind}): asks about (query, head) {asked}, the rule (no near tie) '
+                             f'gives {row}')
         for opt in options:
             opt.click()
             why = item.find_element(By.ID, opt.get_attribute('id') + '-why')
@@ -324,7 +373,8 @@ def check_quiz(c, d, name, reports):
             unexplained += 1
     kinds = sorted({i.get_attribute('data-kind') for i in items})
     c.check(len(items) >= 5 and not wrong,
-            f'{name}: {len(items)} quiz questions ({", ".join(kinds)}), every right answer as report.json says'
+            f'{name}: {len(items)} quiz questions ({", ".join(kinds)}), every right answer as report.json says, '
+            f'no "where" or "pull" question on a row decided by less than {CLEAR_MARGIN}'
             + (': ' + '; '.join(wrong) if wrong else ''))
     c.check(unexplained == 0, f'{name}: every option of every question shows its explanation after the reveal, '
                               f'and the reveal shows its proof ({unexplained} missing)')

@@ -512,11 +512,14 @@ function readout(k, i) {
 
 /* The pull view of query i: one row per map, each key's weight (or score)
  * as text on its colour. Up to 16 keys as columns; past that the keys that
- * are some map's top 3 as columns, or a list of each map's top keys. */
+ * are some map's top 3 as columns, a "…" column wherever keys are skipped
+ * and a caption saying how many keys are shown and why; or, when those are
+ * more than 16, a list of each map's top keys. */
 function rowsView(k, i, maps, values) {
   const rows = maps.map(p => ({ p, row: mapRow(k, p, i, values), weights: mapRow(k, p, i, 'weights') }));
-  let columns;
-  if (rows.every(r => r.row.complete) && visibleKeys(i) <= 16) {
+  const seen = visibleKeys(i);
+  let columns, caption = null;
+  if (rows.every(r => r.row.complete) && seen <= 16) {
     columns = rows[0].row.keys.slice();
   } else {
     const keys = new Set();
@@ -526,9 +529,25 @@ function rowsView(k, i, maps, values) {
     }
     columns = [...keys].sort((a, b) => a - b);
     if (columns.length > 16) return rowsList(k, i, rows, values);
+    caption = `${columns.length} of the ${seen} keys it sees are shown: the keys among some map's 3 largest ` +
+      `weights. "…" marks the keys left out (in no map's top 3).`;
   }
+  /* the table's columns: each key, and a gap {from, to} where keys are left out */
+  const cells = [];
+  columns.forEach((key, c) => {
+    const before = c === 0 ? 0 : columns[c - 1] + 1;
+    if (key > before) cells.push({ from: before, to: key - 1 });
+    cells.push(key);
+  });
+  const last = columns.length ? columns[columns.length - 1] : seen - 1;
+  if (last < seen - 1) cells.push({ from: last + 1, to: seen - 1 });
+  const gapText = g => g.from === g.to ? `key ${g.from} left out` : `keys ${g.from} to ${g.to} left out`;
   const head = el('tr', {}, el('th', { scope: 'col' }, 'map \\ key'));
-  for (const key of columns) head.append(el('th', { scope: 'col' }, tokenLabel(facts.tokens[key]), el('br'), `(${key})`));
+  for (const c of cells) {
+    if (typeof c === 'number') head.append(el('th', { scope: 'col', 'data-key': c }, tokenLabel(facts.tokens[c]), el('br'), `(${c})`));
+    else head.append(el('th', { scope: 'col', class: 'gap', 'data-gap': `${c.from}-${c.to}`, 'aria-label': gapText(c) },
+                        '…', el('br'), c.from === c.to ? `(${c.from})` : `(${c.from}–${c.to})`));
+  }
   const body = el('tbody');
   for (const r of rows) {
     const f = mapFacts(k, r.p);
@@ -536,8 +555,12 @@ function rowsView(k, i, maps, values) {
                   el('th', { scope: 'row' }, mapName(r.p), el('br'), el('small', {}, f.role)));
     const top = values === 'scores' ? Math.max(...r.row.values) : 0;
     const m = values === 'scores' ? (summary ? top - Math.min(...r.row.values) : scoreScale(k, r.p)) : 0;
-    for (const key of columns) {
-      const n = r.row.keys.indexOf(key);
+    for (const c of cells) {
+      if (typeof c !== 'number') {
+        tr.append(el('td', { class: 'gap', 'aria-label': gapText(c) }, '…'));
+        continue;
+      }
+      const key = c, n = r.row.keys.indexOf(key);
       if (n < 0) {
         tr.append(el('td', { class: 'missing', 'data-key': key, title: 'not among the keys this page keeps for this row' }, '—'));
         continue;
@@ -552,12 +575,15 @@ function rowsView(k, i, maps, values) {
     body.append(tr);
   }
   const what = values === 'scores' ? 'scores' : 'weights';
-  return el('table', { class: 'pull', 'aria-label': `${what} of query ${tokenName(i)}, one row per map` },
-            el('thead', {}, head), body);
+  const name = `${what} of query ${tokenName(i)}, one row per map`;
+  if (!caption) return el('table', { class: 'pull', 'aria-label': name }, el('thead', {}, head), body);
+  return el('table', { class: 'pull' }, el('caption', {}, `The ${name}: ${caption}`), el('thead', {}, head), body);
 }
 
 function rowsList(k, i, rows, values) {
   const list = el('ul', { class: 'pull', 'aria-label': `top keys of query ${tokenName(i)}` });
+  const note = el('p', { class: 'help' }, `Each map's 5 largest of the ${visibleKeys(i)} keys query ` +
+    `${tokenName(i)} sees (more than 16 keys are some map's top 3: too many for one table).`);
   for (const r of rows) {
     const order = r.row.keys.map((key, n) => ({ key, x: r.row.values[n] }))
       .sort((a, b) => b.x - a.x || a.key - b.key).slice(0, 5);
@@ -566,7 +592,7 @@ function rowsList(k, i, rows, values) {
       el('span', { 'data-key': o.key }, `${tokenName(o.key)} ${values === 'scores' ? scoreText(o.x) : weightText(o.x)}`)));
     list.append(li);
   }
-  return list;
+  return el('div', {}, note, list);
 }
 
 function renderLegend() {

@@ -4,8 +4,12 @@
  * a head with a role sends one query, what the wide head did with a row
  * (followed some heads' pull, or split), and the cost table. None asks
  * about a number that could be chance: a "where" question needs a head with
- * a role and at least half of the row on its top key. The same run always
- * gives the same questions, options and order.
+ * a role and at least half of the row on its top key. Nor does an answer
+ * hinge on a difference the page does not show: weights are shown to 2
+ * decimals, so a "where" or "pull" question skips a row whose top key wins
+ * by less than 0.01 (a near tie, decided only by the lowest-index rule), or
+ * whose wide head is within 0.01 of half its row. The same run always gives
+ * the same questions, options and order.
  *
  * A question is {kind, at, text, options, proof}: at names what it is
  * about (data-* attributes a test can read), options are
@@ -90,6 +94,17 @@ function variantRoleQuestion() {
   return q;
 }
 
+/* Weights are shown to 2 decimals: no right answer, and no explanation,
+ * rests on a difference smaller than this. */
+const CLEAR_MARGIN = 0.01;
+
+/* Map p's top weight less its second in query q's row (the whole top
+ * weight when the row has one key). */
+function topMargin(k, p, q) {
+  const w = mapRow(k, p, q, 'weights').values.slice().sort((a, b) => b - a);
+  return w[0] - (w.length > 1 ? w[1] : 0);
+}
+
 /* Query q's candidate keys for a "where" question: the heads' top keys, the
  * wide head's, the query itself, the one before and token 0, four at most
  * with the answer, in token order. */
@@ -111,7 +126,8 @@ function weightOn(k, p, q, j) {
 }
 
 /* "Where does head h send query q?": a head with a role, and a row with at
- * least half of it on the head's top key (the run's own query first). */
+ * least half of it on the head's top key, ahead of the next key by 0.01 or
+ * more (the run's own query first). */
 function whereQuestion() {
   const k = 0, v = facts.variants[k];
   const queries = [v.pulls.query, ...v.pulls.rows.keys()];
@@ -121,6 +137,7 @@ function whereQuestion() {
       if (!isPatternRole(v.heads[h].role)) continue;
       const top = topOf(mapRow(k, h, q, 'weights'));
       if (top.key !== v.pulls.rows[q].head_top_keys[h] || top.value < 0.5) continue;
+      if (topMargin(k, h, q) < CLEAR_MARGIN) continue;
       const answer = top.key;
       return {
         kind: 'where', at: { variant: k, map: h, query: q },
@@ -138,12 +155,21 @@ function whereQuestion() {
   return null;
 }
 
+/* A row whose pull question the shown weights decide: every map's top key
+ * ahead of its next by 0.01 or more, and the wide head's top weight 0.01 or
+ * more away from half its row (more than half is "followed"). */
+function clearRow(k, q) {
+  for (let p = 0; p <= H; p++) if (topMargin(k, p, q) < CLEAR_MARGIN) return false;
+  return Math.abs(topOf(mapRow(k, WIDE, q, 'weights')).value - 0.5) >= CLEAR_MARGIN;
+}
+
 /* "Will the wide head's row for q follow head X's pull, head Y's, or
  * split?": the run's own query when the wide head followed or split there,
- * else the first row where it did. */
+ * else the first row where it did; in either case, a row the shown weights
+ * decide (clearRow: a near tie is not taught as a winner). */
 function pullQuestion() {
   const k = 0, v = facts.variants[k];
-  const telling = q => ['followed', 'split'].includes(v.pulls.rows[q].outcome);
+  const telling = q => ['followed', 'split'].includes(v.pulls.rows[q].outcome) && clearRow(k, q);
   const q = telling(v.pulls.query) ? v.pulls.query : v.pulls.rows.findIndex((r, i) => telling(i));
   if (q < 0) return null;
   const row = v.pulls.rows[q];

@@ -3,10 +3,11 @@
 
 Writes pages with the mhaviz binary for the lesson samples, for their
 variants (--kv-heads 4,2,1), for a sentence whose tokens try to break out of
-the page, and for a T = 2048, 32-head layer, then checks each page in
-Chromium: it loads from file:// with no request and no console error;
-hovering and keyboard-focusing a query token shows the weights report.json
-holds, for every head and the wide head; the quiz's right answers are what
+the page, for a 30-token sentence and for a T = 2048, 32-head layer, then
+checks each page in Chromium: it loads from file:// with no request and no
+console error; hovering and keyboard-focusing a query token shows the
+weights report.json holds, for every head and the wide head; past 16 keys
+the pull view marks the keys it leaves out and says which it shows; the quiz's right answers are what
 report.json says and every option explains itself; a hostile token is text;
 the T = 2048 page paints in under 2 s and stays under its size cap; axe-core
 finds no accessibility violation. Prints one line per check and a last line
@@ -87,6 +88,19 @@ def hostile_input(work):
     return path
 
 
+# 30 tokens: past 16 keys the pull view shows only some keys, with gaps.
+LONG_SENTENCE = ('Ben and Anna walked to the old bridge by the river because Ben wanted to show Anna the boats '
+                 'that sailed under the bridge at night when the lights came')
+
+
+def long_input(binary, work):
+    """mhaviz init's designed layer for a 30-token sentence."""
+    path = os.path.join(work, 'long.json')
+    with open(path, 'w') as f:
+        subprocess.run([binary, 'init', '--tokens', LONG_SENTENCE, '--designed'], check=True, stdout=f)
+    return path
+
+
 def big_input(work):
     """A T = 2048 layer of 32 heads of width 2, random but seeded."""
     rng = np.random.default_rng(2048)
@@ -139,6 +153,49 @@ def variant_reports(out, page_facts):
     if len(page_facts['variants']) == 1:
         return [Report(out)]
     return [Report(os.path.join(out, f"kv{v['n_kv_heads']}")) for v in page_facts['variants']]
+
+
+# The page shows weights to 2 decimals: the quiz asks "where" and "pull"
+# questions only about rows whose deciding weights differ by this or more.
+CLEAR_MARGIN = 0.01
+PATTERN_ROLES = {'previous-token', 'self', 'next-token', 'duplicate-token', 'induction', 'first-token',
+                 'last-token', 'fixed-token'}
+
+
+def page_row(report, p, i):
+    """Map p's row for query i as the page holds it: the visible keys, as float16 (from float32)."""
+    seen = i + 1 if report.r['causal'] else len(report.r['tokens'])
+    return np.asarray(report.attention(p)[i][:seen], dtype=np.float32).astype(np.float16).astype(np.float64)
+
+
+def top_margin(report, p, i):
+    w = np.sort(page_row(report, p, i))[::-1]
+    return w[0] - (w[1] if len(w) > 1 else 0.0)
+
+
+def expected_query(kind, report):
+    """The row the quiz asks a "where" or "pull" question about, by the quiz's rule."""
+    r, H = report.r, report.r['n_heads']
+    rows, first = r['pulls']['rows'], r['pulls']['default_query']
+    if kind == 'where':
+        for q in [first, *range(len(rows))]:
+            if len(page_row(report, 0, q)) < 2:
+                continue
+            for h in range(H):
+                w = page_row(report, h, q)
+                top = int(np.argmax(w))  # the lowest key on ties, as the page
+                if (r['heads'][h]['role'] in PATTERN_ROLES and top == rows[q]['head_top_keys'][h] and w[top] >= 0.5
+                        and top_margin(report, h, q) >= CLEAR_MARGIN):
+                    return q, h
+        return None
+
+    def clear(q):
+        return (rows[q]['outcome'] in ('followed', 'split')
+                and all(top_margin(report, p, q) >= CLEAR_MARGIN for p in range(H + 1))
+                and abs(page_row(report, H, q).max() - 0.5) >= CLEAR_MARGIN)
+    if clear(first):
+        return first, None
+    return next(((q, None) for q in range(len(rows)) if clear(q)), None)
 
 
 def expected_answer(kind, at, reports):
@@ -301,6 +358,12 @@ def check_quiz(c, d, name, reports):
         expected = expected_answer(kind, at, reports)
         if right != [expected]:
             wrong.append(f'question {n + 1} ({kind}): page {right}, report.json {expected}')
+        if kind in ('where', 'pull'):
+            row = expected_query(kind, reports[at.get('variant', 0)])
+            asked = (at.get('query'), at.get('map') if kind == 'where' else None)
+            if row != asked:
+                wrong.append(f'question {n + 1} ({kind}): asks about (query, head) {asked}, the rule (no near tie) '
+                             f'gives {row}')
         for opt in options:
             opt.click()
             why = item.find_element(By.ID, opt.get_attribute('id') + '-why')
@@ -310,10 +373,57 @@ def check_quiz(c, d, name, reports):
             unexplained += 1
     kinds = sorted({i.get_attribute('data-kind') for i in items})
     c.check(len(items) >= 5 and not wrong,
-            f'{name}: {len(items)} quiz questions ({", ".join(kinds)}), every right answer as report.json says'
+            f'{name}: {len(items)} quiz questions ({", ".join(kinds)}), every right answer as report.json says, '
+            f'no "where" or "pull" question on a row decided by less than {CLEAR_MARGIN}'
             + (': ' + '; '.join(wrong) if wrong else ''))
     c.check(unexplained == 0, f'{name}: every option of every question shows its explanation after the reveal, '
                               f'and the reveal shows its proof ({unexplained} missing)')
+
+
+def check_gaps(c, d, name, report):
+    """Past 16 keys, the pull view's table marks every run of left-out keys
+    with a "…" column and says in its caption how many keys it shows and why."""
+    tokens = d.find_elements(By.CSS_SELECTOR, '#tokens button')
+    T = len(report.r['tokens'])
+    H = report.r['n_heads']
+    bad, tables = [], 0
+    for i in range(T):
+        seen = i + 1 if report.r['causal'] else T
+        if seen <= 16:
+            continue
+        ActionChains(d).move_to_element(tokens[i]).perform()
+        table = d.execute_script("""const t = document.querySelector('#rows table.pull');
+          if (!t) return null;
+          return {caption: t.caption ? t.caption.textContent : '', captionShown: !!t.caption && t.caption.offsetHeight > 0,
+                  head: [...t.querySelectorAll('thead th[data-key], thead th[data-gap]')].map(th =>
+                    th.dataset.key !== undefined ? ['key', +th.dataset.key] : ['gap', th.dataset.gap]),
+                  rowGaps: [...t.querySelectorAll('tbody tr')].map(tr => tr.querySelectorAll('td.gap').length)}""")
+        if table is None:
+            continue  # more than 16 keys are some map's top 3: the list view
+        tables += 1
+        keys = [x for kind, x in table['head'] if kind == 'key']
+        gaps = [x for kind, x in table['head'] if kind == 'gap']
+        # Walk the columns: keys and gaps must cover 0 .. seen-1 in order, each gap a run of left-out keys.
+        at, ok = 0, True
+        for kind, x in table['head']:
+            if kind == 'key':
+                ok = ok and x == at
+                at = x + 1
+            else:
+                lo, hi = map(int, x.split('-'))
+                ok = ok and lo == at and hi >= lo
+                at = hi + 1
+        ok = ok and at == seen and all(n == len(gaps) for n in table['rowGaps'])
+        # Every map's top key (report.json) is a column.
+        tops = {int(np.argmax(report.attention(p)[i][:seen])) for p in range(H + 1)}
+        ok = ok and tops <= set(keys)
+        ok = ok and table['captionShown'] and f'{len(keys)} of the {seen} keys' in table['caption'] \
+            and "top 3" in table['caption'] and '…' in table['caption']
+        if not ok:
+            bad.append(f'query {i}: {table}')
+    c.check(tables > 0 and not bad,
+            f'{name}: past 16 keys ({tables} queries), the pull view marks each run of left-out keys with a "…" '
+            f'column and its caption says how many keys it shows and the rule' + (': ' + '; '.join(bad[:2]) if bad else ''))
 
 
 def check_axe(c, d, name, axe_source):
@@ -345,6 +455,7 @@ def main():
         'lessons 1-3': run_mhaviz(a.mhaviz, ['--kv-heads', '4,2,1', samples.format('lesson1')],
                                   os.path.join(a.work, 'variants')),
         'random': run_mhaviz(a.mhaviz, [samples.format('random_init')], os.path.join(a.work, 'random')),
+        'long sentence': run_mhaviz(a.mhaviz, [long_input(a.mhaviz, a.work)], os.path.join(a.work, 'long')),
     }
     hostile = run_mhaviz(a.mhaviz, [hostile_input(a.work)], os.path.join(a.work, 'hostile'))
     big = run_mhaviz(a.mhaviz, ['--max-memory', '4096', big_input(a.work)], os.path.join(a.work, 'big'))
@@ -367,6 +478,8 @@ def main():
             check_lock(c, d, name)
             if name == 'lesson1':
                 check_switches(c, d, name, reports[0])
+            if name == 'long sentence':
+                check_gaps(c, d, name, reports[0])
             if name == 'lesson1' and a.screenshot:
                 d.execute_script('document.activeElement.blur(); window.scrollTo(0, 0)')
                 ActionChains(d).move_to_element(d.find_elements(By.CSS_SELECTOR, '#tokens button')[6]).perform()

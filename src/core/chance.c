@@ -42,7 +42,7 @@ ChanceRange chance_range(const double *v, size_t n, size_t stride, double *buf)
     if (m == 0)
         return r;
     qsort(buf, m, sizeof *buf, by_value);
-    const size_t k = m / 40; /* 2.5% at each end */
+    const size_t k = m / CHANCE_TAIL; /* 2.5% at each end */
     r.n = (int)m;
     r.lo = buf[k];
     r.hi = buf[m - 1 - k];
@@ -54,6 +54,11 @@ int chance_side(const ChanceRange *r, double x)
     if (r->n == 0 || isnan(x))
         return 0;
     return x < r->lo ? -1 : x > r->hi ? 1 : 0;
+}
+
+const char *chance_span(const ChanceRange *r)
+{
+    return r->n >= CHANCE_TAIL ? "95%" : "smallest to largest";
 }
 
 const char *chance_words(int side)

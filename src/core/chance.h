@@ -89,7 +89,10 @@ int chance_budget(const MhaConfig *c, int rival);
 size_t chance_draw_cost(const MhaConfig *c, int rival);
 
 /* The middle 95% of the n values v[0], v[stride], v[2 stride], ... that
- * are not NAN (above); buf: scratch for n of them, the caller's. */
+ * are not NAN (above): 2.5% cut at each end, so from CHANCE_TAIL values on;
+ * fewer keep all, smallest to largest. buf: scratch for n of them, the
+ * caller's. */
+#define CHANCE_TAIL 40
 ChanceRange chance_range(const double *v, size_t n, size_t stride, double *buf);
 
 /* Where x falls against range r: -1 below it, 0 within (or no range, or x
@@ -99,6 +102,10 @@ int chance_side(const ChanceRange *r, double x);
 /* The words of a side: "fewer than chance gives", "within what chance
  * gives", "more than chance gives". */
 const char *chance_words(int side);
+
+/* What range r spans, in words: "95%" (from CHANCE_TAIL values on) or
+ * "smallest to largest". */
+const char *chance_span(const ChanceRange *r);
 
 /* The JSON names of the numbers: "blur", "kept", "lost", "agreed", ... */
 const char *chance_stat_name(ChanceStat s);

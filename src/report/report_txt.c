@@ -363,7 +363,7 @@ static void chance_clause(char *buf, size_t n, const Chance *ch, ChanceStat st, 
     const int side = chance_side(r, x);
     snprintf(buf, n, "%d random layers of this shape and sentence%s: %s to %s (%s): %s", ch->draws,
              ch->draws < CHANCE_DRAWS ? " (all the budget allows at this size)" : "", lo, hi,
-             r->n >= 40 ? "95%" : "smallest to largest", chance_words(side));
+             chance_span(r), chance_words(side));
 }
 
 /* The rows with outcome o as "'gave' (1), 'the' (2)", wrapped after label. */
@@ -405,7 +405,8 @@ static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
         txt_wrapped(f, "  ", line);
         return;
     }
-    int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence give (95%%):", ch->draws);
+    int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence give (%s):", ch->draws,
+                     chance_span(&ch->r[CHANCE_SPLIT]));
     for (int k = 0; k < n_counted; k++) {
         const ChanceRange *r = &ch->r[counted[k].stat];
         n += snprintf(line + n, sizeof line - (size_t)n, "%s %s in %.0f to %.0f rows", k ? "," : "",
@@ -582,8 +583,9 @@ static void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
         return;
     }
     const ChanceRange *js = &ch->r[CHANCE_HEAD_JS], *top1 = &ch->r[CHANCE_HEAD_TOP1];
-    int n = snprintf(line, sizeof line, "A head of %d random layers of this shape and sentence (%d heads, 95%%): JS "
-                     "%.2f to %.2f, top1 %.2f to %.2f.", ch->draws, js->n, js->lo, js->hi, top1->lo, top1->hi);
+    int n = snprintf(line, sizeof line, "A head of %d random layers of this shape and sentence (%d heads, %s): JS "
+                     "%.2f to %.2f, top1 %.2f to %.2f.", ch->draws, js->n, chance_span(js), js->lo, js->hi, top1->lo,
+                     top1->hi);
     static const char *const names[2] = {"JS", "top1"};
     const ChanceRange *r[2] = {js, top1};
     int outside = 0;
@@ -668,7 +670,7 @@ static void txt_kept(FILE *f, const ReportData *d, const Summary *s)
         const int kept_side = chance_side(rk, k->kept), lost_side = chance_side(rl, k->rows - k->kept);
         const int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence keep %.0f to %.0f "
                  "rows and lose %.0f to %.0f (%s): the %d kept here are %s, the %d lost %s%s", ch->draws, rk->lo,
-                 rk->hi, rl->lo, rl->hi, rk->n >= 40 ? "95%" : "smallest to largest", k->kept,
+                 rk->hi, rl->lo, rl->hi, chance_span(rk), k->kept,
                  chance_words(kept_side), k->rows - k->kept, chance_words(lost_side),
                  kept_side == 0 && lost_side == 0 ? ": these counts say nothing about many heads against one."
                                                   : ".");

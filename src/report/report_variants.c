@@ -160,8 +160,8 @@ static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *
         return; /* too large a layer for the budget, or the reference is not multi-head */
     const ChanceRange *js = &ch->r[CHANCE_POOL_JS], *top1 = &ch->r[CHANCE_POOL_TOP1];
     int n = snprintf(line, sizeof line, "%s: a head of %d random layers of this shape and sentence, pooled the same "
-                     "way, moves by JS %.3f to %.3f, top1 %.2f to %.2f (95%%).", xs->name, ch->pool_draws, js->lo,
-                     js->hi, top1->lo, top1->hi);
+                     "way, moves by JS %.3f to %.3f, top1 %.2f to %.2f (%s).", xs->name, ch->pool_draws, js->lo,
+                     js->hi, top1->lo, top1->hi, chance_span(js));
     int pick[REPORT_CHANCE_HEADS], outside = 0;
     const int shown = H < REPORT_CHANCE_HEADS ? H : REPORT_CHANCE_HEADS;
     for (int k = 0; k < 2; k++)

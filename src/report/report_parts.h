@@ -89,6 +89,35 @@ void txt_wrapped(FILE *f, const char *indent, const char *text);
  * them), into buf; returns what snprintf returns. */
 int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k);
 
+/* A token as the sentences quote it: 'text', as token_text shows it (the
+ * empty token '""'), at most n - 1 bytes of it. Returns buf. */
+const char *txt_quoted_token(char *buf, size_t n, const char *token);
+
+/* A fraction of the role rule in words ("all", "half", "a quarter", up to
+ * "a fifth"), else its figure. Returns buf. */
+const char *txt_fraction_word(char *buf, size_t n, double x);
+
 void write_txt(FILE *f, const ReportData *d, const Summary *s);
+
+/* ---- report_compare.c: report.txt's heads against the one head */
+
+/* How the wide head combines the heads' pulls, row by row (pull.h), with
+ * what random layers give beside the counts when ch is not NULL. */
+void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *ch);
+
+/* The held-out losses of the input's "training": the n_heads heads' and the
+ * one head trained on its own, per seed; pooled_from > 0 says they are the
+ * model's as trained, before its K/V heads were pooled into n_kv. */
+void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int n_kv);
+
+/* Each head's JS and top1 against what the heads of random layers give. */
+void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s);
+
+/* The headline: which of the heads' relations the one head kept, row by
+ * row, and which it lost (kept.h), against chance. */
+void txt_kept(FILE *f, const ReportData *d, const Summary *s);
+
+/* The blur, its meaning, and what chance gives. */
+void txt_blur(FILE *f, const ReportData *d, const Summary *s);
 
 #endif

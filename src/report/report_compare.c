@@ -1,0 +1,394 @@
+/* report_compare.c — report.txt's comparison of the heads with the one
+ * head (the wide head built from their projections, or one trained on its
+ * own): how it combines their pulls, the trained rival's held-out losses,
+ * which of the heads' pulls it kept and lost, its blur, and beside each
+ * number what random layers of the same shape give (core/chance.h). */
+#include "report/report_parts.h"
+#include "core/chance.h"
+#include "core/kept.h"
+#include "core/measures.h"
+#include "core/pull.h"
+#include "core/rival.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What random layers give for number st, as a clause of a sentence: "200
+ * random layers of this shape and sentence: -0.14 to +0.09 (95%): within
+ * what chance gives". fmt prints one value times scale (100: a percentage). */
+static void chance_clause(char *buf, size_t n, const Chance *ch, ChanceStat st, double x, const char *fmt,
+                          double scale)
+{
+    if (ch->draws == 0) {
+        snprintf(buf, n, "not compared with random layers (a layer this large: the budget allows %d draws, "
+                 "fewer than the %d a range needs)", ch->budget_draws, CHANCE_MIN_DRAWS);
+        return;
+    }
+    const ChanceRange *r = &ch->r[st];
+    if (r->n == 0) {
+        snprintf(buf, n, "no random layer of this shape and sentence (%d drawn) has one", ch->draws);
+        return;
+    }
+    char lo[32], hi[32];
+    snprintf(lo, sizeof lo, fmt, scale * r->lo);
+    snprintf(hi, sizeof hi, fmt, scale * r->hi);
+    const int side = chance_side(r, x);
+    snprintf(buf, n, "%d random layers of this shape and sentence%s: %s to %s (%s): %s", ch->draws,
+             ch->draws < CHANCE_DRAWS ? " (all the budget allows at this size)" : "", lo, hi,
+             chance_span(r), chance_words(side));
+}
+
+/* The rows with outcome o as "'gave' (1), 'the' (2)", wrapped after label. */
+static void txt_pull_rows(FILE *f, const PullLayer *p, char *const *tokens, PullOutcome o, const char *label)
+{
+    size_t n = strlen(label) + 1;
+    for (int i = 0; i < p->T; i++)
+        n += REPORT_TOKEN_BYTES + 24;
+    char *line = malloc(n), *end = line, quoted[REPORT_TOKEN_BYTES + 2];
+    if (!line)
+        return;
+    end += sprintf(end, "%s", label);
+    int any = 0;
+    for (int i = 0; i < p->T; i++)
+        if (p->rows[i].outcome == o) {
+            end += sprintf(end, "%s %s (%d)", any ? "," : "", txt_quoted_token(quoted, sizeof quoted, tokens[i]), i);
+            any = 1;
+        }
+    if (any)
+        txt_wrapped(f, "  ", line);
+    free(line);
+}
+
+/* The rows per outcome against what random layers give. */
+static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
+{
+    static const struct {
+        ChanceStat stat;
+        PullOutcome outcome;
+        const char *name;
+    } counted[] = {{CHANCE_AGREED, PULL_AGREED, "nothing lost"}, {CHANCE_SPLIT, PULL_SPLIT, "split"},
+                   {CHANCE_FOLLOWED, PULL_FOLLOWED, "followed"}, {CHANCE_OWN, PULL_OWN, "no head's key"},
+                   {CHANCE_NO_PULL, PULL_NO_PULL, "no pull"}};
+    const int n_counted = (int)(sizeof counted / sizeof counted[0]);
+    char line[1024], clause[256];
+    if (ch->draws == 0) {
+        chance_clause(clause, sizeof clause, ch, CHANCE_SPLIT, 0, "%.0f", 1.0);
+        snprintf(line, sizeof line, "These counts are %s.", clause);
+        txt_wrapped(f, "  ", line);
+        return;
+    }
+    int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence give (%s):", ch->draws,
+                     chance_span(&ch->r[CHANCE_SPLIT]));
+    for (int k = 0; k < n_counted; k++) {
+        const ChanceRange *r = &ch->r[counted[k].stat];
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s %s in %.0f to %.0f rows", k ? "," : "",
+                      counted[k].name, r->lo, r->hi);
+    }
+    int said = 0, within[8], n_within = 0;
+    for (int side = 1; side >= -1; side -= 2) {
+        int any = 0;
+        for (int k = 0; k < n_counted && n < (int)sizeof line; k++)
+            if (chance_side(&ch->r[counted[k].stat], p->count[counted[k].outcome]) == side) {
+                n += snprintf(line + n, sizeof line - (size_t)n, "%s%s (%d)", any ? ", " : said ? "; " : "; here ",
+                              counted[k].name, p->count[counted[k].outcome]);
+                any = said = 1;
+            }
+        if (any && n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, ": %s", chance_words(side));
+    }
+    for (int k = 0; k < n_counted; k++)
+        if (chance_side(&ch->r[counted[k].stat], p->count[counted[k].outcome]) == 0)
+            within[n_within++] = k;
+    /* the counts within the range, named (their numbers are in the ranges above) */
+    if (!said && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, "; here every count is %s", chance_words(0));
+    else if (n_within > 0 && n < (int)sizeof line) {
+        n += snprintf(line + n, sizeof line - (size_t)n, "; the other count%s, ", n_within == 1 ? "" : "s");
+        for (int m = 0; m < n_within && n < (int)sizeof line; m++)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", m == 0 ? "" : m + 1 == n_within ? " and " : ", ",
+                          counted[within[m]].name);
+        if (n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, ", %s %s", n_within == 1 ? "is" : "are",
+                          chance_words(0));
+    }
+    if (n < (int)sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, ".");
+    txt_wrapped(f, "  ", line);
+}
+
+/* How the wide head combines the heads' scores, in sentences (pull.h). */
+void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *ch)
+{
+    char line[1024];
+    const int H = p->n_heads;
+    const char *who = rival_name(!p->identity)->the; /* a wide head of its own weights is trained on its own */
+    if (p->identity)
+        fputs("\nHow the wide head combines the heads (query_NN.png)\n", f);
+    else
+        fprintf(f, "\nThe heads' top keys against those of %s (query_NN.png)\n", who);
+    char dev[64];
+    if (p->identity_max_dev == 0)
+        snprintf(dev, sizeof dev, "they agree exactly");
+    else
+        snprintf(dev, sizeof dev, "the largest difference is %.2g, float rounding", p->identity_max_dev);
+    if (p->identity)
+        snprintf(line, sizeof line, "Its score is the heads' scores added up: wide(i, j) = (1/sqrt(%d)) x "
+                 "sum over the %d heads of score_h(i, j), since its query and key are theirs side by side; "
+                 "mhaviz computes it so (its tests compare it with q.k/sqrt(d_model) computed directly). "
+                 "Summed again in double precision on every visible cell: %s (the scores reach %.3g). "
+                 "So its softmax weight on a "
+                 "key is in proportion to the product over the heads of exp(score_h / sqrt(%d)).", H, H, dev,
+                 p->max_abs_score, H);
+    else
+        snprintf(line, sizeof line, "It has weights of its own (\"single_head\"), so its scores are not the "
+                 "heads' scores added up: that identity holds only for a wide head built from the heads' "
+                 "projections. Its top keys are compared with the heads' all the same.");
+    txt_wrapped(f, "  ", line);
+    const int choosing = p->T - p->count[PULL_NO_CHOICE];
+    if (choosing == 0) {
+        txt_wrapped(f, "  ", "No token has more than one key to choose from.");
+        return;
+    }
+    int agreed_blur = 0; /* rows that blur though every pulling head agrees */
+    for (int i = 0; i < p->T; i++)
+        agreed_blur += p->rows[i].outcome == PULL_AGREED && p->rows[i].blurs;
+    char also[96] = "", none[192] = "";
+    if (agreed_blur > 0)
+        snprintf(also, sizeof also, ", though %d of them blur", agreed_blur);
+    if (p->count[PULL_NO_PULL] > 0)
+        snprintf(none, sizeof none, "in %d no head is sharp enough to pull; ", p->count[PULL_NO_PULL]);
+    snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: %sin %d every pulling "
+             "head's top key is %s too (nothing lost%s); in %d %s (no key gets more than %.0f%% of %s "
+             "attention); in %d %s; in %d it chose a key that is no pulling head's top key. A head "
+             "pulls in a row when it gives its top key more than %.0f%% of the row and the row is sharp (its "
+             "normalised entropy below %.1f, sharpness.png).",
+             choosing, none, p->count[PULL_AGREED], rival_name(!p->identity)->too, also, p->count[PULL_SPLIT],
+             p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
+             p->identity ? "the wide head's" : "its", p->count[PULL_FOLLOWED],
+             p->identity ? "the wide head followed the top key of some heads over the others"
+                         : "its top key is the top key of some heads, not of the others",
+             p->count[PULL_OWN], 100 * PULL_BLUR_AT_MOST, MEASURES_SHARP_BELOW);
+    txt_wrapped(f, "  ", line);
+    if (ch)
+        txt_pulls_chance(f, p, ch);
+    txt_pull_rows(f, p, tokens, PULL_AGREED, "nothing lost:");
+    txt_pull_rows(f, p, tokens, PULL_SPLIT, "split:");
+    txt_pull_rows(f, p, tokens, PULL_FOLLOWED, p->identity ? "followed:" : "a head's top key:");
+    txt_pull_rows(f, p, tokens, PULL_OWN, "a choice no head made:");
+    txt_pull_rows(f, p, tokens, PULL_NO_PULL, "no pull:");
+    const int q = p->default_query;
+    char quoted[REPORT_TOKEN_BYTES + 2];
+    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default %s (%d), where the "
+             "heads' top keys differ most (%d different keys); --query picks another.",
+             txt_quoted_token(quoted, sizeof quoted, tokens[q]), q, p->rows[q].n_top_keys);
+    txt_wrapped(f, "  ", line);
+}
+
+/* The held-out losses of the multi-head model and of the one head trained
+ * on its own (the input's "training"), per seed while they fit, and their
+ * spread over the seeds. pooled_from > 0: the layer on screen pooled the
+ * input's pooled_from K/V heads into n_kv; the losses are the model's as
+ * trained, and the table says so. */
+void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int n_kv)
+{
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    int single_worse = 0;
+    for (int k = 0; k < t->n_seeds; k++) {
+        const double v[2] = {t->loss_heads[k], t->loss_single[k]};
+        for (int m = 0; m < 2; m++)
+            lo[m] = fmin(lo[m], v[m]), hi[m] = fmax(hi[m], v[m]);
+        single_worse += t->loss_single[k] > t->loss_heads[k];
+    }
+    const int per_seed = t->n_seeds <= 6; /* one column per seed while the line fits */
+    fprintf(f, "held-out loss in nats after %d training steps, the same data for both (these weights: seed %d)\n",
+            t->steps, t->seed);
+    char line[512];
+    if (pooled_from) {
+        snprintf(line, sizeof line, "These losses are the model's as trained, with %d K/V heads, before its K/V "
+                 "heads were pooled into %d: the pooled heads analysed here were neither trained nor evaluated.",
+                 pooled_from, n_kv);
+        txt_wrapped(f, "", line);
+    }
+    fprintf(f, "%-31s", "");
+    for (int k = 0; per_seed && k < t->n_seeds; k++) {
+        char seed[24];
+        snprintf(seed, sizeof seed, "seed %d", t->seeds[k]);
+        fprintf(f, " %7s", seed);
+    }
+    fprintf(f, "   %s\n", t->n_seeds == 1 ? "" : "lowest to highest");
+    for (int m = 0; m < 2; m++) {
+        char who[32];
+        snprintf(who, sizeof who, pooled_from ? "%d heads as trained" : "%d heads", n_heads);
+        fprintf(f, "  %-29s", m == 0 ? who : "one head trained on its own");
+        for (int k = 0; per_seed && k < t->n_seeds; k++)
+            fprintf(f, " %7.3f", m == 0 ? t->loss_heads[k] : t->loss_single[k]);
+        if (t->n_seeds > 1)
+            fprintf(f, "   %.3f to %.3f", lo[m], hi[m]);
+        fputc('\n', f);
+    }
+    snprintf(line, sizeof line, "The one head trained on its own ended with a larger held-out loss than the %d "
+             "heads%s in %d of the %d seed%s.", n_heads, pooled_from ? " as trained" : "", single_worse, t->n_seeds,
+             t->n_seeds == 1 ? "" : "s");
+    txt_wrapped(f, "  ", line);
+}
+
+int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
+{
+    int used = snprintf(buf, len, k == 1 ? "head" : "heads"), seen = 0;
+    for (int h = 0; h < n_heads && used < (int)len; h++)
+        if (pick[h]) {
+            seen++;
+            used += snprintf(buf + used, len - (size_t)used, "%s%d",
+                             seen == 1 ? " " : seen == k ? " and " : ", ", h);
+        }
+    return used;
+}
+
+/* Each head's JS and top1 against what the heads of random layers give. */
+void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
+{
+    char line[1024], clause[256];
+    if (ch->draws == 0) {
+        chance_clause(clause, sizeof clause, ch, CHANCE_HEAD_JS, 0, "%.2f", 1.0);
+        snprintf(line, sizeof line, "JS, top1: %s.", clause);
+        txt_wrapped(f, "", line);
+        return;
+    }
+    const ChanceRange *js = &ch->r[CHANCE_HEAD_JS], *top1 = &ch->r[CHANCE_HEAD_TOP1];
+    int n = snprintf(line, sizeof line, "A head of %d random layers of this shape and sentence (%d heads, %s): JS "
+                     "%.2f to %.2f, top1 %.2f to %.2f.", ch->draws, js->n, chance_span(js), js->lo, js->hi, top1->lo,
+                     top1->hi);
+    static const char *const names[2] = {"JS", "top1"};
+    const ChanceRange *r[2] = {js, top1};
+    int outside = 0;
+    int pick[REPORT_CHANCE_HEADS];
+    for (int k = 0; k < 2; k++)
+        for (int side = 1; side >= -1; side -= 2) {
+            int m = 0;
+            for (int h = 0; h < s->c->n_heads && h < REPORT_CHANCE_HEADS; h++) {
+                const double x = k == 0 ? s->cmp[h].js_to_single : s->cmp[h].top1_agreement;
+                m += pick[h] = chance_side(r[k], x) == side;
+            }
+            if (m == 0 || n >= (int)sizeof line)
+                continue;
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s", outside ? "; " : " Here ");
+            if (n < (int)sizeof line)
+                n += txt_head_list(line + n, sizeof line - (size_t)n, pick, s->c->n_heads < REPORT_CHANCE_HEADS ?
+                               s->c->n_heads : REPORT_CHANCE_HEADS, m);
+            if (n < (int)sizeof line)
+                n += snprintf(line + n, sizeof line - (size_t)n, ": %s %s", names[k], chance_words(side));
+            outside = 1;
+        }
+    if (n < (int)sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, outside ? "; every other one within what chance gives."
+                                                              : " Every head's are within what chance gives.");
+    txt_wrapped(f, "", line);
+}
+
+/* The headline: which of the heads' relations the wide head kept, row by
+ * row, and which it lost (kept.h), against chance. */
+void txt_kept(FILE *f, const ReportData *d, const Summary *s)
+{
+    const KeptLayer *k = &s->kept;
+    const int H = k->n_heads;
+    char line[4096], clause[256];
+    int n = snprintf(line, sizeof line, "What one softmax keeps and loses: %s", rival_name(d->single_given)->the);
+    int kept_any = 0, lost_any = 0;
+    for (int pass = 0; pass < 2; pass++) /* those it kept in some rows, then those it lost in all */
+        for (int h = 0; h < H && n < (int)sizeof line; h++) {
+            const KeptHead *kh = &k->heads[h];
+            if (kh->rows == 0 || (pass == 0) != (kh->kept > 0))
+                continue;
+            int *any = pass == 0 ? &kept_any : &lost_any;
+            const char *lead = *any ? ", " : pass == 0 ? " kept " : kept_any ? "; it lost " : " lost ";
+            n += snprintf(line + n, sizeof line - (size_t)n, "%shead %d's %s pull%s in %d of %d row%s", lead, h,
+                          measures_role_name((MeasuresRole)kh->relation),
+                          kh->is_role ? "" : " (its strongest pattern, not a role)",
+                          pass == 0 ? kh->kept : kh->rows, kh->rows, kh->rows == 1 ? "" : "s");
+            *any = 1;
+        }
+    char half[16];
+    txt_fraction_word(half, sizeof half, MEASURES_SHOWN_SHARE);
+    if (!kept_any && !lost_any)
+        n += snprintf(line + n, sizeof line - (size_t)n, " has nothing to keep or lose: in no row does a head's "
+                      "role (or strongest pattern) hold at least %s of the row while the row is sharp "
+                      "(normalised entropy below %.1f).", half, MEASURES_SHARP_BELOW);
+    else if (n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its pull in a row when its role's "
+                      "cells (or its strongest pattern's) hold at least %s of the row and the row is sharp "
+                      "(normalised entropy below %.1f); %s kept it when its own cells of that pattern hold at "
+                      "least %s of its row too.", half, MEASURES_SHARP_BELOW, rival_name(d->single_given)->the,
+                      half);
+    int quiet = 0; /* heads that hold their pattern in no row */
+    for (int h = 0; h < H; h++)
+        quiet += k->heads[h].rows == 0;
+    if (quiet > 0 && (kept_any || lost_any) && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no pull: in none of %s rows does %s "
+                      "pattern hold at least %s of the row while the row is sharp; nothing to keep or lose.", quiet,
+                      quiet == 1 ? "" : "s", quiet == 1 ? "s" : "", quiet == 1 ? "its" : "their",
+                      quiet == 1 ? "its" : "their", half);
+    if (k->rows > 0 && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " In all it kept %d of the heads' %d rows and lost %d.",
+                      k->kept, k->rows, k->rows - k->kept);
+    txt_wrapped(f, "", line);
+    if (!d->chance)
+        return;
+    const Chance *ch = d->chance;
+    if (ch->draws == 0) {
+        chance_clause(clause, sizeof clause, ch, CHANCE_KEPT, k->kept, "%.0f", 1.0);
+        snprintf(line, sizeof line, "These counts are %s.", clause);
+    } else {
+        const ChanceRange *rk = &ch->r[CHANCE_KEPT], *rl = &ch->r[CHANCE_LOST];
+        const int kept_side = chance_side(rk, k->kept), lost_side = chance_side(rl, k->rows - k->kept);
+        const int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence keep %.0f to %.0f "
+                 "rows and lose %.0f to %.0f (%s): the %d kept here are %s, the %d lost %s%s", ch->draws, rk->lo,
+                 rk->hi, rl->lo, rl->hi, chance_span(rk), k->kept,
+                 chance_words(kept_side), k->rows - k->kept, chance_words(lost_side),
+                 kept_side == 0 && lost_side == 0 ? ": these counts say nothing about many heads against one."
+                                                  : ".");
+        /* Both above chance says first that these heads are sharp: random
+         * heads seldom hold a pull at all. The lesson is in the share lost. */
+        if (kept_side > 0 && lost_side > 0 && n > 0 && n < (int)sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n, " Both are more because random heads are rarely sharp "
+                     "enough to hold a pull, so they have little to keep or lose; what one softmax does is in the "
+                     "share: it lost %d of the %d rows the heads hold.", k->rows - k->kept, k->rows);
+    }
+    txt_wrapped(f, "", line);
+}
+
+/* The blur, its meaning, and what chance gives. */
+void txt_blur(FILE *f, const ReportData *d, const Summary *s)
+{
+    if (measures_is_null(s->blur)) {
+        fputs("blur: not defined (no row can see two or more tokens)\n", f);
+        return;
+    }
+    char blur[16], line[1024], clause[256] = "";
+    if (fabs(s->blur) < 0.005)
+        strcpy(blur, "0.00"); /* not "-0.00" */
+    else
+        snprintf(blur, sizeof blur, "%+.2f", s->blur);
+    const int drawn = d->chance && d->chance->draws > 0;
+    const int side = drawn ? chance_side(&d->chance->r[CHANCE_BLUR], s->blur) : 0;
+    if (d->chance)
+        chance_clause(clause, sizeof clause, d->chance, CHANCE_BLUR, s->blur, "%+.2f", 1.0);
+    int n = snprintf(line, sizeof line, "blur = %s: %s has a normalised entropy of %.2f, the heads %.2f on average",
+                     blur, rival_name(d->single_given)->the, s->wide.entropy_norm, s->heads_norm_mean);
+    if (d->chance && !drawn) /* too large a layer for the budget: no finding either way */
+        snprintf(line + n, sizeof line - (size_t)n, "; %s, so this blur cannot be told from chance here.", clause);
+    else if (drawn && side == 0)
+        snprintf(line + n, sizeof line - (size_t)n, "; %s: on its own it says nothing about many heads "
+                 "against one.", clause);
+    else
+        snprintf(line + n, sizeof line - (size_t)n, ": one distribution per token came out %s the heads' own%s%s%s.",
+                 s->blur >= BLUR_NOTICEABLE ? "blurrier than" : s->blur <= -BLUR_NOTICEABLE ? "sharper than"
+                                                                                          : "about as sharp as",
+                 s->blur <= -BLUR_NOTICEABLE && !d->single_given
+                     ? ": where the heads agree on a key their scores add up, and the sum is sharper than any "
+                       "one head's"
+                     : "",
+                 clause[0] ? "; " : "", clause);
+    txt_wrapped(f, "", line);
+}

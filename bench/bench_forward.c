@@ -131,7 +131,7 @@ int main(int argc, char **argv)
     MhaState s, wide;
     const MhaConfig wide_cfg = mha_single_head_config(&c);
     /* the wide head is built from the heads' scores: the heads keep them, as in the CLI */
-    if (mha_state_build(&s, &c, passes == 2) != MHAVIZ_OK || mha_state_build(&wide, &wide_cfg, 0) != MHAVIZ_OK) {
+    if (mha_state_build(&s, &c, passes == 2) != MHAVIZ_OK || mha_state_build_wide(&wide, &wide_cfg, 0) != MHAVIZ_OK) {
         fprintf(stderr, "bench_forward: out of memory\n");
         return 4;
     }

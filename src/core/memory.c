@@ -13,8 +13,8 @@ static double run_bytes(const MhaConfig *c)
     floats += T * d;                                 /* x */
     floats += 2 * d * d + 2 * d * kv + 2 * d + 2 * kv; /* the layer's weights and biases */
     floats += 4 * d * d + 4 * d;                      /* the single head's (given or built) */
-    floats += 3 * T * d + 2 * T * kv + 2 * H * T * T; /* multi-head state: q k v concat out, att + scores */
-    floats += 5 * T * d + 2 * T * T;                  /* single-head state */
+    floats += 3 * T * d + 3 * T * kv + 2 * H * T * T; /* multi-head state: q concat out, k v kt, att + scores */
+    floats += 6 * T * d + 2 * T * T;                  /* single-head state (a given single head's: q k v kt too) */
     floats += 2 * H * T * T;                          /* rendering and report copies of the maps */
     return floats * sizeof(float);
 }

@@ -184,20 +184,6 @@ ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaSta
     matmul(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
 }
 
-/* Copy K/V head g's columns [g*hd, (g+1)*hd) of src (rows, kv_dim) into
- * query head h's columns of dst (rows, d_model), for every query head h. */
-static void spread_kv_columns(float *dst, const float *src, int rows, const MhaConfig *c)
-{
-    const int hd = c->head_dim, kv_dim = mha_kv_dim(c), d_model = c->d_model;
-    const int kv_mul = c->n_heads / c->n_kv_heads;
-    for (int r = 0; r < rows; r++)
-        for (int h = 0; h < c->n_heads; h++) {
-            int g = h / kv_mul;
-            memcpy(dst + (size_t)r * d_model + h * hd, src + (size_t)r * kv_dim + g * hd,
-                   (size_t)hd * sizeof(float));
-        }
-}
-
 /* Steps 2 to 6 of the single wide head (step 2, the split, is none: one
  * head of width d_model), from the heads' pass (heads, of
  * layer shape c; it kept its scores) into s (of the wide head's shape).
@@ -276,37 +262,46 @@ static void attend_wide(const MhaConfig *c, const MhaState *heads, MhaState *s)
 
 void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s)
 {
-    /* 1. The projections: the heads' q, and their k and v with each K/V
-     *    head's columns repeated for the query heads that read it. */
-    memcpy(s->q, heads->q, (size_t)c->T * c->d_model * sizeof *s->q);
-    spread_kv_columns(s->k, heads->k, c->T, c);
-    spread_kv_columns(s->v, heads->v, c->T, c);
+    /* 1. The projections: none to compute. The wide head's queries are the
+     *    heads' q side by side, its keys and values their k and v with each
+     *    K/V head's columns repeated for the query heads that read it: it
+     *    reads them in the heads' state. */
     /* 2. to 6. One head of width d_model, from the heads' scores. */
     attend_wide(c, heads, s);
     /* 7. and 8. Its output, concat (one head: its own output), projected. */
     matmul(s->out, s->concat, w->W_o, w->b_o, c->T, c->d_model, c->d_model);
 }
 
-int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores)
+/* The buffers of one pass; projections 0 leaves q, k, v and kt out. */
+static int state_build(MhaState *s, const MhaConfig *c, int keep_scores, int projections)
 {
     const size_t T = (size_t)c->T, d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c);
     const size_t maps = (size_t)c->n_heads * T * T;
     memset(s, 0, sizeof *s);
-    s->q = malloc(T * d * sizeof(float));
-    s->k = malloc(T * kv * sizeof(float));
-    s->v = malloc(T * kv * sizeof(float));
-    s->kt = malloc(kv * T * sizeof(float));
+    if (projections) {
+        s->q = malloc(T * d * sizeof(float));
+        s->k = malloc(T * kv * sizeof(float));
+        s->v = malloc(T * kv * sizeof(float));
+        s->kt = malloc(kv * T * sizeof(float));
+    }
     s->att = malloc(maps * sizeof(float));
     s->concat = malloc(T * d * sizeof(float));
     s->out = malloc(T * d * sizeof(float));
     if (keep_scores)
         s->scores = malloc(maps * sizeof(float));
-    if (!s->q || !s->k || !s->v || !s->kt || !s->att || !s->concat || !s->out ||
+    if ((projections && (!s->q || !s->k || !s->v || !s->kt)) || !s->att || !s->concat || !s->out ||
         (keep_scores && !s->scores)) {
         mha_state_free(s);
         return MHAVIZ_ENOMEM;
     }
     return MHAVIZ_OK;
+}
+
+int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores) { return state_build(s, c, keep_scores, 1); }
+
+int mha_state_build_wide(MhaState *s, const MhaConfig *wide, int keep_scores)
+{
+    return state_build(s, wide, keep_scores, 0);
 }
 
 void mha_state_free(MhaState *s)
@@ -331,6 +326,20 @@ MhaConfig mha_single_head_config(const MhaConfig *c)
     wide.n_kv_heads = 1;
     wide.head_dim = c->d_model;
     return wide;
+}
+
+/* Copy K/V head g's columns [g*hd, (g+1)*hd) of src (rows, kv_dim) into
+ * query head h's columns of dst (rows, d_model), for every query head h. */
+static void spread_kv_columns(float *dst, const float *src, int rows, const MhaConfig *c)
+{
+    const int hd = c->head_dim, kv_dim = mha_kv_dim(c), d_model = c->d_model;
+    const int kv_mul = c->n_heads / c->n_kv_heads;
+    for (int r = 0; r < rows; r++)
+        for (int h = 0; h < c->n_heads; h++) {
+            int g = h / kv_mul;
+            memcpy(dst + (size_t)r * d_model + h * hd, src + (size_t)r * kv_dim + g * hd,
+                   (size_t)hd * sizeof(float));
+        }
 }
 
 int mha_single_head_weights(const MhaConfig *c, const MhaWeights *w,
@@ -382,6 +391,8 @@ int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, ch
         {"the output", s->out, (size_t)T * d_model, d_model},
     };
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        if (!steps[k].m)
+            continue; /* the wide head built from the heads keeps no q, k, v of its own */
         const size_t i = finite_first_bad(steps[k].m, steps[k].n);
         if (i == steps[k].n)
             continue;

@@ -25,6 +25,12 @@ typedef struct {
  * scores. Returns MHAVIZ_OK or MHAVIZ_ENOMEM (then *s holds nothing). */
 int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores);
 
+/* The same for the single wide head run by mha_forward_wide (wide:
+ * mha_single_head_config of the layer): its att, concat, out and, with
+ * keep_scores, scores; q, k, v and kt stay NULL, since its queries, keys
+ * and values are the heads' own. */
+int mha_state_build_wide(MhaState *s, const MhaConfig *wide, int keep_scores);
+
 /* Free what mha_state_build allocated and zero *s. Safe on a zeroed state. */
 void mha_state_free(MhaState *s);
 
@@ -35,12 +41,13 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
 
 /* The single wide head of layer (c, w) from the heads' pass: heads holds
  * mha_forward(c, w, x, heads) and kept its scores (mha_state_build with
- * keep_scores), s was built for mha_single_head_config(c).
+ * keep_scores), s was built by mha_state_build_wide for
+ * mha_single_head_config(c).
  * The wide head's queries, keys and values are x times the weights
  * mha_single_head_weights builds, which are the heads' q, k and v with each
- * K/V head's columns repeated for the query heads that read it: so they
- * are copied from heads instead of computed again (the same bits: each
- * column is its own sum), and its scores are the heads' scores added up
+ * K/V head's columns repeated for the query heads that read it (the same
+ * bits: each column is its own sum): so they are read in heads instead of
+ * computed again, and its scores are the heads' scores added up
  * and divided by sqrt(n_heads) (mha.c says why; equal to the direct
  * definition up to float rounding). Softmax, the mixing and the output
  * projection (W_o and b_o of w) then run as in mha_forward. */

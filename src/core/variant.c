@@ -59,12 +59,15 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups
     timing_progress(tm, 0.5);
 
     v->wide_cfg = mha_single_head_config(c);
-    if ((rc = mha_state_build(&v->single, &v->wide_cfg, 1)) != MHAVIZ_OK)
-        goto oom;
-    if (in->has_single) /* the input gave the wide head's own weights */
+    if (in->has_single) { /* the input gave the wide head's own weights */
+        if ((rc = mha_state_build(&v->single, &v->wide_cfg, 1)) != MHAVIZ_OK)
+            goto oom;
         mha_forward(&v->wide_cfg, &in->single, in->x, &v->single);
-    else /* built from the heads' weights: their q, k, v serve it too */
+    } else { /* built from the heads' weights: their q, k, v serve it too */
+        if ((rc = mha_state_build_wide(&v->single, &v->wide_cfg, 1)) != MHAVIZ_OK)
+            goto oom;
         mha_forward_wide(c, &v->in.w, &v->multi, &v->single);
+    }
     snprintf(pass, sizeof pass, "%s: the single wide head", name);
     if ((rc = mha_check_finite(&v->wide_cfg, &v->single, pass, err, errlen)) != MHAVIZ_OK)
         return rc;

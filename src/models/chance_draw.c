@@ -57,7 +57,8 @@ static int one_draw(const MhaConfig *c, char *const *tokens, int rival, uint64_t
     if (!layer_draw(c, tokens, s, &w, &x) || !m)
         goto cleanup;
     const MhaConfig wide = mha_single_head_config(c);
-    if (mha_state_build(&multi, c, 1) != MHAVIZ_OK || mha_state_build(&single, &wide, 1) != MHAVIZ_OK)
+    if (mha_state_build(&multi, c, 1) != MHAVIZ_OK ||
+        (rival ? mha_state_build(&single, &wide, 1) : mha_state_build_wide(&single, &wide, 1)) != MHAVIZ_OK)
         goto cleanup;
     mha_forward(c, &w, x, &multi);
     if (rival) { /* a random one-head layer of its own seed; its W_v, W_o and biases: the heads' zeros */

@@ -34,7 +34,7 @@ START_TEST(blur_range_is_inits_layers)
         const MhaConfig *c = &m.in.cfg, wide = mha_single_head_config(c);
         MhaState heads, one;
         ck_assert_int_eq(mha_state_build(&heads, c, 1), MHAVIZ_OK);
-        ck_assert_int_eq(mha_state_build(&one, &wide, 1), MHAVIZ_OK);
+        ck_assert_int_eq(mha_state_build_wide(&one, &wide, 1), MHAVIZ_OK);
         mha_forward(c, &m.in.w, m.in.x, &heads);
         mha_forward_wide(c, &m.in.w, &heads, &one);
         MapMeasures mm[5];

@@ -406,10 +406,11 @@ static void assert_near(const char *what, const float *got, const float *want, s
                       "%s[%zu]: %.9g, want %.9g", what, i, (double)got[i], (double)want[i]);
 }
 
-/* mha_forward_wide gives the wide head the heads' q, and their k and v
- * spread per query head, instead of computing them from the spread weights:
- * those must be the bits mha_forward computes from x with
- * mha_single_head_weights (each projected column is its own sum). Its
+/* mha_forward_wide reads the wide head's queries in the heads' q, and its
+ * keys and values in their k and v spread per query head, instead of
+ * computing them from the spread weights: those must be the bits
+ * mha_forward computes from x with mha_single_head_weights (each projected
+ * column is its own sum). Its
  * scores are the heads' scores added up and divided by sqrt(n_heads)
  * (mha.c says why): the direct definition, q_i . k_j / sqrt(d_model) summed
  * over all d_model columns in one go, rounds differently, so scores, weights,
@@ -431,11 +432,17 @@ START_TEST(wide_head_from_the_heads_agrees_with_the_direct_definition)
 #endif
         MhaState heads = run(c, &k.w, k.x, 1);
         MhaState got;
-        ck_assert_int_eq(mha_state_build(&got, &wc, 1), MHAVIZ_OK);
+        ck_assert_int_eq(mha_state_build_wide(&got, &wc, 1), MHAVIZ_OK);
+        ck_assert_ptr_null(got.q); /* none of its own: it reads the heads' */
         mha_forward_wide(c, &k.w, &heads, &got);
-        ck_assert_mem_eq(got.q, want.q, T * d * sizeof(float));
-        ck_assert_mem_eq(got.k, want.k, T * d * sizeof(float));
-        ck_assert_mem_eq(got.v, want.v, T * d * sizeof(float));
+        ck_assert_mem_eq(heads.q, want.q, T * d * sizeof(float));
+        const int hd = c->head_dim, kv_dim = mha_kv_dim(c), kv_mul = c->n_heads / c->n_kv_heads;
+        for (size_t t = 0; t < T; t++) /* query head h's block of the wide k and v: K/V head h / kv_mul's */
+            for (int h = 0; h < c->n_heads; h++) {
+                const size_t at = t * d + (size_t)h * hd, from = t * (size_t)kv_dim + (size_t)(h / kv_mul) * hd;
+                ck_assert_mem_eq(want.k + at, heads.k + from, (size_t)hd * sizeof(float));
+                ck_assert_mem_eq(want.v + at, heads.v + from, (size_t)hd * sizeof(float));
+            }
         assert_near("scores", got.scores, want.scores, T * T, 1e-5);
         assert_near("att", got.att, want.att, T * T, 1e-5);
         assert_near("concat", got.concat, want.concat, T * d, 1e-5);

@@ -108,11 +108,13 @@ static void run_sample(Run *r, const char *path)
     const MhaConfig wide_cfg = mha_single_head_config(c);
     ck_assert_int_eq(mha_state_build(&r->multi, c, 1), MHAVIZ_OK);
     mha_forward(c, &r->in.w, r->in.x, &r->multi);
-    ck_assert_int_eq(mha_state_build(&r->single, &wide_cfg, 1), MHAVIZ_OK);
-    if (r->in.has_single)
+    if (r->in.has_single) {
+        ck_assert_int_eq(mha_state_build(&r->single, &wide_cfg, 1), MHAVIZ_OK);
         mha_forward(&wide_cfg, &r->in.single, r->in.x, &r->single);
-    else
+    } else {
+        ck_assert_int_eq(mha_state_build_wide(&r->single, &wide_cfg, 1), MHAVIZ_OK);
         mha_forward_wide(c, &r->in.w, &r->multi, &r->single);
+    }
     ck_assert_int_eq(pull_layer_build(&r->p, c, r->multi.scores, r->multi.att, r->single.scores, r->single.att,
                                       !r->in.has_single), MHAVIZ_OK);
 }

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Keys whose identity sums are built at once (a row of the heads' scores at a time). */
+#define IDENTITY_KEYS 64
+
 static int n_keys(const MhaConfig *c, int i) { return mha_visible_keys(c->causal, i, c->T); }
 
 int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, const float *att,
@@ -44,13 +47,21 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
         unsigned char *pulls_i = p->pulls + (size_t)i * H;
         PullRow *r = &p->rows[i];
 
-        /* The identity, cell by cell: wide(i, j) against sum_h score_h(i, j)/sqrt(h). */
-        for (int j = 0; j < n; j++) {
-            double sum = 0;
-            for (int h = 0; h < H; h++)
-                sum += scores[((size_t)h * T + i) * T + j];
-            max_dev = fmax(max_dev, fabs(wide_i[j] - sum * per_head));
-            max_abs = fmax(max_abs, fabs(wide_i[j]));
+        /* The identity, cell by cell: wide(i, j) against sum_h score_h(i, j)/sqrt(h),
+         * IDENTITY_KEYS keys at a time: each head's scores are added along
+         * its row (each cell's sum still in head order, h = 0, 1, ...). */
+        for (int j0 = 0; j0 < n; j0 += IDENTITY_KEYS) {
+            const int m = n - j0 < IDENTITY_KEYS ? n - j0 : IDENTITY_KEYS;
+            double sum[IDENTITY_KEYS] = {0};
+            for (int h = 0; h < H; h++) {
+                const float *score_hi = scores + ((size_t)h * T + i) * T + j0; /* (m) */
+                for (int j = 0; j < m; j++)
+                    sum[j] += score_hi[j];
+            }
+            for (int j = 0; j < m; j++) {
+                max_dev = fmax(max_dev, fabs(wide_i[j0 + j] - sum[j] * per_head));
+                max_abs = fmax(max_abs, fabs(wide_i[j0 + j]));
+            }
         }
 
         /* Each head's top key, and how many different ones there are. */

@@ -17,7 +17,8 @@ and JSON for the CLI), then reports medians of several runs:
   (c) the forward pass with 1 and with 2 threads;
   (d) achieved GFLOP/s against an estimate of the machine's peak;
   (e) each phase's share of the CLI's time; the forward phase against
-      bench_forward's two passes (the kernels alone, warm) at each shape; the
+      bench_forward's two passes (the kernels alone: warm, and the first run
+      of a fresh process) at each shape; the
       load phase against `cat` reading the same files from the page cache;
       the class-size run against a numpy + matplotlib script drawing the same
       kind of pictures (matplotlib_class.py);
@@ -197,6 +198,7 @@ def main():
     fwd_rows, cli_rows, blas = [], [], "?"
     fwd, cli = {}, {}  # by shape name; by (shape name, numbers from)
     kernels, cat, mpl = {}, {}, None  # both passes' kernel time (ms) by shape; cat's time (ms) by shape
+    first = {}  # both passes' first run in a fresh process (ms) by shape: fresh pages, BLIS and threads starting
     for n, (name, T, d, H, KV, causal, runs, rounds, cli_runs, passes, with_json) in enumerate(SHAPES):
         if args.shapes is not None and str(n) not in args.shapes.split(","):
             continue
@@ -206,18 +208,22 @@ def main():
         print(f"bench: {name}: writing inputs ...", file=sys.stderr)
         write_inputs(folder, T, d, H, KV, causal, n, with_json)
         shape = [str(v) for v in (T, d, H, KV, causal)]
-        np_ms, one_ms, two_ms, ratios, both_ms = [], [], [], [], []
+        np_ms, one_ms, two_ms, ratios, both_ms, first_ms = [], [], [], [], [], []
         for r in range(rounds):
             print(f"bench: {name}: forward pass, round {r + 1} of {rounds} ...", file=sys.stderr)
             np_ms.append(float(run_number([*rt, py, npf, "time", folder, *shape, str(runs), str(passes)],
                                           numpy_env())[0]))
             one_ms.append(float(run_number([*rt, args.forward, folder, *shape, "1", str(runs), str(passes)])[0]))
-            two_ms.append(float(run_number([*rt, args.forward, folder, *shape, "2", str(runs), str(passes)])[0]))
+            two = run_number([*rt, args.forward, folder, *shape, "2", str(runs), str(passes)])
+            two_ms.append(float(two[0]))
             ratios.append(two_ms[-1] / np_ms[-1])
-            # both passes, as the CLI's forward phase runs them (2 threads): its yardstick
-            both_ms.append(two_ms[-1] if passes == 2 else
-                           float(run_number([*rt, args.forward, folder, *shape, "2", str(runs), "2"])[0]))
+            # both passes, as the CLI's forward phase runs them (2 threads): its yardstick,
+            # warm (the median) and the process's first run
+            both = two if passes == 2 else run_number([*rt, args.forward, folder, *shape, "2", str(runs), "2"])
+            both_ms.append(float(both[0]))
+            first_ms.append(float(both[1]))
         kernels[name] = statistics.median(both_ms)
+        first[name] = statistics.median(first_ms)
         err_att, err_out, out_max, blas = run_number([py, npf, "check", folder, *shape])
         gflops = flops(T, d, H, KV, causal, passes) / (statistics.median(two_ms) * 1e6)
         fwd[name] = (name, T, d, H, passes, statistics.median(np_ms), statistics.median(one_ms),
@@ -266,7 +272,8 @@ def main():
     if not cli_rows:
         print(f"\n(no CLI at {args.mhaviz}: end-to-end rows and targets skipped)")
         return
-    names = ["load", "forward", "render", "write"]
+    names = ["load", "forward", "chance", "render", "write"]
+    names = [p for p in names if any(p in ph for *_, ph, _ in cli_rows)]  # "chance" since issue 23
     print("\nCLI end to end (mhaviz -q --timing; both forward passes, PNGs, reports), medians\n")
     print("| input | numbers from | input size (MB) | end to end (ms) | peak memory (MB) | output folder (MB) | "
           + " | ".join(f"{p} (ms)" for p in names) + " |")
@@ -278,18 +285,21 @@ def main():
     # Each phase's share of the end-to-end time; "other": starting the
     # process, parsing the options, freeing, exiting (wall minus the phases).
     print("\nEach phase's share of the end-to-end time (medians; other = start, exit and what no phase covers), "
-          "and the forward phase against bench_forward's two passes on 2 threads (the kernels alone, warm "
-          "buffers), the load phase against `cat` reading the same files from the page cache\n")
+          "and the forward phase against bench_forward's two passes on 2 threads (the kernels alone: warm "
+          "buffers, and the first run of a fresh process), the load phase against `cat` reading the same files "
+          "from the page cache\n")
     print("| input | numbers from | " + " | ".join(f"{p} %" for p in names) + " | other % | forward phase (ms) | "
-          "both passes, bench_forward (ms) | phase / kernels | load (ms) | cat (ms) | load / cat |")
-    print("|---|---|" + "---|" * len(names) + "---|---|---|---|---|---|---|")
+          "both passes, bench_forward (ms) | phase / kernels | kernels' first run (ms) | phase / first run "
+          "| load (ms) | cat (ms) | load / cat |")
+    print("|---|---|" + "---|" * len(names) + "---|---|---|---|---|---|---|---|---|")
     for name, fmt, size, wall, rss, ph, out_mb in cli_rows:
         shares = " | ".join(f"{100 * ph.get(p, 0) / wall:.0f}" for p in names)
         other = 100 * (wall - sum(ph.get(p, 0) for p in names)) / wall
         c = cat.get(name) if fmt == ".npy" else None
         load_cat = f"{c:.1f} | {ph['load'] / c:.2f}" if c else "- | -"
         print(f"| {name} | {fmt} | {shares} | {other:.0f} | {ph['forward']:.1f} | {kernels[name]:.1f} "
-              f"| {ph['forward'] / kernels[name]:.2f} | {ph['load']:.1f} | {load_cat} |")
+              f"| {ph['forward'] / kernels[name]:.2f} | {first[name]:.1f} | {ph['forward'] / first[name]:.2f} "
+              f"| {ph['load']:.1f} | {load_cat} |")
     if mpl:
         print(f"\nThe class-size input drawn by a numpy + matplotlib script (bench/matplotlib_class.py: "
               f"a heatmap per head and one for the wide head, the overview, sharpness and one query's pull; "

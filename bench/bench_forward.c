@@ -6,7 +6,10 @@
  * float32, row-major, "x@W" layout), runs the forward pass once to warm up
  * and RUNS times timed (PASSES 1, the default: the heads, mha_forward;
  * PASSES 2: the heads and then the single wide head, mha_forward_wide, as
- * the CLI runs them), prints the median in milliseconds on stdout, and
+ * the CLI runs them), prints the median in milliseconds on stdout, then
+ * the warm-up run's time (the first run of a process, as the CLI's: fresh
+ * buffers, each page touched for the first time, BLIS and the threads
+ * starting), and
  * writes the last run's attention weights and output to DIR/mhaviz_att.f32
  * and DIR/mhaviz_out.f32 so that bench.py can check them against float64.
  *
@@ -135,7 +138,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_forward: out of memory\n");
         return 4;
     }
-    double *ms = malloc((size_t)runs * sizeof *ms);
+    double *ms = malloc((size_t)runs * sizeof *ms), first = 0;
     for (int r = -1; r < runs; r++) { /* run -1 warms up: pages in buffers, starts the threads */
         double t0 = now_ms();
         mha_forward(&c, &w, x, &s);
@@ -143,9 +146,11 @@ int main(int argc, char **argv)
             mha_forward_wide(&c, &w, &s, &wide);
         if (r >= 0)
             ms[r] = now_ms() - t0;
+        else
+            first = now_ms() - t0;
     }
     qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
-    printf("%.3f\n", runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2);
+    printf("%.3f %.3f\n", runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2, first);
     write_f32(dir, "mhaviz_att", s.att, (size_t)c.n_heads * T * T);
     write_f32(dir, "mhaviz_out", s.out, T * d);
 

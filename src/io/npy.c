@@ -371,12 +371,12 @@ int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, 
 
 /* Why map: a float32 file in C order already holds the array as the
  * program wants it, so the page cache's own pages can serve as the array.
- * Copying it into memory of the program's own cost the Llama-shaped layer
- * of bench/ (185 MB) about 110 ms of CPU, 60 % of it the page faults of
- * the fresh arrays, against 9 ms for cat to read the files; mapped, the
- * load (the finiteness check reading every number once) takes about what
- * cat takes. The file must then not shrink while the run lasts: reading a
- * mapped page past its end is a SIGBUS (docs/limits.md says so). */
+ * Copying the Llama-shaped layer of bench/ (185 MB) into memory of the
+ * program's own took 105-130 ms of CPU, 60 % of it page faults of the
+ * fresh arrays, where cat reads the files in 8; mapped, the load (the
+ * finiteness check, reading every number once) takes 9 ms of CPU
+ * (MAP_POPULATE: no faster). The file must then not shrink while the run
+ * lasts: reading a mapped page past its end is a SIGBUS (docs/limits.md). */
 int npy_load_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
                     float **data, MappedFile *map, char *msg, size_t msglen)
 {

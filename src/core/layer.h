@@ -48,9 +48,22 @@ typedef struct {
     double loss_single[TRAINING_MAX_SEEDS]; /* (n_seeds) the one head trained on its own */
 } Training;
 
+/* A file mapped into memory read-only, which an array of an input points
+ * into instead of holding a copy (io/npy.c maps .npy files so). */
+typedef struct {
+    void *addr;        /* the mapping: the whole file */
+    size_t len;        /* its length in bytes */
+    const float *data; /* the array in it, after the file's header: never given to free() */
+} MappedFile;
+
+/* The arrays an input may read in place from files: x and the 8 of each layer. */
+#define MHA_INPUT_MAX_MAPS 17
+
 /* A layer with its input: the tokens, their hidden states and the weights.
  * The loader builds it (io/input.h: input_load, input_parse) and frees it
- * (input_free); variants make views of it with other weights. */
+ * (input_free); variants make views of it with other weights. x and the
+ * weights are either the input's own memory or point into maps (read-only:
+ * nothing may write into them). */
 typedef struct {
     MhaConfig cfg;
     char **tokens;     /* (T) NUL-terminated UTF-8 strings */
@@ -63,6 +76,8 @@ typedef struct {
     char *warnings;    /* newline-separated warnings (e.g. unknown keys), or NULL */
     size_t parse_bytes; /* memory the JSON text and cJSON's tree took while parsed (counted
                          * before parsing: one 80-byte node per value, each string's copy) */
+    MappedFile maps[MHA_INPUT_MAX_MAPS]; /* (n_maps) the .npy files x and the weights read in place */
+    int n_maps;
 } MhaInput;
 
 /* Free the arrays of a weights struct and zero it. Safe on a zeroed struct. */

@@ -29,7 +29,9 @@ int pool_check(const MhaConfig *c, int n_kv, char *err, size_t errlen);
  * n_kv * head_dim and c->n_kv_heads becomes n_kv. n_kv = c->n_kv_heads
  * leaves everything as it was. W_q, W_o and their biases are not touched.
  * Returns MHAVIZ_OK, MHAVIZ_EINPUT when pool_check refuses n_kv (err says
- * why), or MHAVIZ_ENOMEM (then (c, w) are unchanged). The arrays stay owned by w. */
+ * why), or MHAVIZ_ENOMEM (then (c, w) are unchanged). The arrays stay owned by w,
+ * and w must own them (malloc'd: it frees the old K/V arrays), so never a
+ * loaded input's weights, which may be mapped from files (pool_layer). */
 int pool_kv_heads(MhaConfig *c, MhaWeights *w, int n_kv, char *err, size_t errlen);
 
 /* A layer with n_kv K/V heads made from another, which stays as it was. */

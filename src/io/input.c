@@ -8,8 +8,9 @@
  *      dimensions, allocating nothing;
  *   5. estimate the memory the whole run needs from those shapes and refuse
  *      it when over the limit;
- *   6. only then allocate, copy every number out as a float (refusing
- *      non-finite ones and ones too big for a float, with their place), and
+ *   6. only then allocate, copy every number out as a float (a float32
+ *      .npy file is read in place instead: io/npy.c maps it), refusing
+ *      non-finite ones and ones too big for a float, with their place, and
  *      free the JSON tree once.
  * Every message names the place: the key, the row and column (counted from
  * 0), or file:line:col for syntax errors. */
@@ -17,6 +18,7 @@
 #include "io/input_parts.h"
 #include "core/memory.h"
 #include "core/status.h"
+#include "io/npy.h"
 #include "text/utf8.h"
 
 #include <cjson/cJSON.h>
@@ -42,6 +44,22 @@ void input_default_limits(InputLimits *lim)
     lim->max_memory_bytes = (size_t)INPUT_MAX_MEMORY_MB << 20;
 }
 
+/* free(a), unless a points into one of in's mapped .npy files (unmapped by input_free). */
+static void free_array(const MhaInput *in, float *a)
+{
+    for (int i = 0; i < in->n_maps; i++)
+        if (in->maps[i].data == a)
+            return;
+    free(a);
+}
+
+static void free_weights(const MhaInput *in, MhaWeights *w)
+{
+    float *arrays[8] = {w->W_q, w->W_k, w->W_v, w->W_o, w->b_q, w->b_k, w->b_v, w->b_o};
+    for (int i = 0; i < 8; i++)
+        free_array(in, arrays[i]);
+}
+
 void input_free(MhaInput *in)
 {
     if (!in)
@@ -51,9 +69,11 @@ void input_free(MhaInput *in)
             free(in->tokens[t]);
     free(in->tokens);
     free(in->title);
-    free(in->x);
-    mha_weights_free(&in->w);
-    mha_weights_free(&in->single);
+    free_array(in, in->x);
+    free_weights(in, &in->w);
+    free_weights(in, &in->single);
+    for (int i = 0; i < in->n_maps; i++)
+        npy_unmap(&in->maps[i]);
     free(in->warnings);
     memset(in, 0, sizeof *in);
 }
@@ -210,23 +230,20 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
     /* Copy everything out. */
     if ((rc = copy_tokens(L, tokens_json, in)) != MHAVIZ_OK)
         return rc;
-    in->x = malloc((size_t)c->T * c->d_model * sizeof(float));
-    if (!in->x)
-        return fail_nomem(L);
     if (x) {
-        if ((rc = read_matrix(L, x, "x", T, D, 0, in->x)) != MHAVIZ_OK)
+        if ((rc = load_array(L, x, "x", T, D, 0, &in->x)) != MHAVIZ_OK)
             return rc;
     } else {
+        if (!(in->x = malloc((size_t)c->T * c->d_model * sizeof(float))))
+            return fail_nomem(L);
         if ((rc = embed_tokens(L, sinusoidal, in)) != MHAVIZ_OK)
             return rc;
     }
-    if ((rc = alloc_layer(L, &layer, &in->w)) != MHAVIZ_OK ||
-        (rc = read_layer(L, &layer, w_at_x, &in->w)) != MHAVIZ_OK)
+    if ((rc = read_layer(L, &layer, w_at_x, &in->w)) != MHAVIZ_OK)
         return rc;
     if (sh) {
         in->has_single = 1;
-        if ((rc = alloc_layer(L, &single, &in->single)) != MHAVIZ_OK ||
-            (rc = read_layer(L, &single, w_at_x, &in->single)) != MHAVIZ_OK)
+        if ((rc = read_layer(L, &single, w_at_x, &in->single)) != MHAVIZ_OK)
             return rc;
     }
     return MHAVIZ_OK;
@@ -243,7 +260,7 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
         input_default_limits(&dflt);
         lim = &dflt;
     }
-    Loader L = {name ? name : "input", base_dir ? base_dir : ".", lim, err, errlen, NULL, 0, 0, 0, NULL};
+    Loader L = {name ? name : "input", base_dir ? base_dir : ".", lim, err, errlen, NULL, 0, 0, 0, NULL, in};
     cJSON *root = NULL;
     int rc;
     memset(in, 0, sizeof *in);

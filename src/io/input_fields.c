@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -226,33 +227,29 @@ static int to_float(Loader *L, const cJSON *v, const char *place, float *out)
     return MHAVIZ_OK;
 }
 
-/* Copy out a .npy file's numbers (shape checked). rows < 0: a vector. */
-static int read_npy(Loader *L, const char *key, const char *file, Dim rows, Dim cols,
-                    int transpose, float *dst)
+/* The loader's message for a .npy file that failed (rc and msg from
+ * io/npy.h) under key; rows.n < 0: a vector. Returns the loader's status. */
+static int npy_failed(Loader *L, const char *key, Dim rows, Dim cols, int rc, const char *msg)
 {
-    char msg[384];
-    int rc = npy_read_floats(L->base_dir, file, rows.n, cols.n, transpose, dst, msg, sizeof msg);
     if (rc == MHAVIZ_ENOMEM)
         return fail_nomem(L);
-    if (rc != MHAVIZ_OK) {
-        if (rows.n < 0)
-            fail(L, "%s: %s (expected shape (%d,), %s)", key, msg, cols.n, cols.why);
-        else
-            fail(L, "%s: %s (expected shape (%d, %d): %s by %s)", key, msg, rows.n, cols.n,
-                 rows.why, cols.why);
-        return rc == MHAVIZ_EIO ? MHAVIZ_EINPUT : rc;
-    }
-    return MHAVIZ_OK;
+    if (rows.n < 0)
+        fail(L, "%s: %s (expected shape (%d,), %s)", key, msg, cols.n, cols.why);
+    else
+        fail(L, "%s: %s (expected shape (%d, %d): %s by %s)", key, msg, rows.n, cols.n, rows.why, cols.why);
+    return rc == MHAVIZ_EIO ? MHAVIZ_EINPUT : rc;
 }
 
 /* A vector of cols.n numbers under key (e.g. "b_k" or "embeddings[\"cat\"]").
  * dst NULL: check the shape only. */
 static int read_vector(Loader *L, const cJSON *v, const char *key, Dim cols, float *dst)
 {
-    if (cJSON_IsString(v)) {
+    if (cJSON_IsString(v)) { /* a .npy file, copied (an embedding: a row of x) */
         if (!dst)
             return MHAVIZ_OK;
-        return read_npy(L, key, v->valuestring, (Dim){-1, ""}, cols, 0, dst);
+        char msg[384];
+        int rc = npy_read_floats(L->base_dir, v->valuestring, -1, cols.n, 0, dst, msg, sizeof msg);
+        return rc == MHAVIZ_OK ? rc : npy_failed(L, key, (Dim){-1, ""}, cols, rc, msg);
     }
     if (!cJSON_IsArray(v))
         return fail(L, "%s: expected an array of %d numbers (%s), got %s", key, cols.n, cols.why,
@@ -280,11 +277,8 @@ static int read_vector(Loader *L, const cJSON *v, const char *key, Dim cols, flo
 int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
                 int transpose, float *dst)
 {
-    if (cJSON_IsString(m)) {
-        if (!dst)
-            return MHAVIZ_OK;
-        return read_npy(L, key, m->valuestring, rows, cols, transpose, dst);
-    }
+    if (cJSON_IsString(m)) /* a .npy file: its shape is checked when load_array reads it */
+        return MHAVIZ_OK;
     if (!cJSON_IsArray(m))
         return fail(L, "%s: expected %d rows (%s) of %d numbers (%s), or a .npy file name; got %s",
                     key, rows.n, rows.why, cols.n, cols.why, type_name(m));
@@ -332,6 +326,26 @@ int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
     return MHAVIZ_OK;
 }
 
+int load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, int transpose, float **dst)
+{
+    if (cJSON_IsString(a)) {
+        MhaInput *in = L->in;
+        assert(in->n_maps < MHA_INPUT_MAX_MAPS); /* x and two layers' arrays: each file loaded once */
+        char msg[384];
+        int rc = npy_load_floats(L->base_dir, a->valuestring, rows.n, cols.n, transpose, dst,
+                                 &in->maps[in->n_maps], msg, sizeof msg);
+        if (rc != MHAVIZ_OK)
+            return npy_failed(L, key, rows, cols, rc, msg);
+        if (in->maps[in->n_maps].addr)
+            in->n_maps++;
+        return MHAVIZ_OK;
+    }
+    const size_t n = (size_t)(rows.n < 0 ? 1 : rows.n) * (size_t)cols.n;
+    if (!(*dst = malloc(n * sizeof **dst))) // (rows.n, cols.n), or (cols.n, rows.n) transposed
+        return fail_nomem(L);
+    return rows.n < 0 ? read_vector(L, a, key, cols, *dst) : read_matrix(L, a, key, rows, cols, transpose, *dst);
+}
+
 /* ------------------------------------------------------------------------ */
 /* One layer's weights                                                      */
 
@@ -357,10 +371,10 @@ int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim
 
 int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
 {
-    float *Wd[4] = {NULL, NULL, NULL, NULL}, *bd[4] = {NULL, NULL, NULL, NULL};
+    float **Wd[4] = {NULL, NULL, NULL, NULL}, **bd[4] = {NULL, NULL, NULL, NULL};
     if (w) {
-        Wd[0] = w->W_q, Wd[1] = w->W_k, Wd[2] = w->W_v, Wd[3] = w->W_o;
-        bd[0] = w->b_q, bd[1] = w->b_k, bd[2] = w->b_v, bd[3] = w->b_o;
+        Wd[0] = &w->W_q, Wd[1] = &w->W_k, Wd[2] = &w->W_v, Wd[3] = &w->W_o;
+        bd[0] = &w->b_q, bd[1] = &w->b_k, bd[2] = &w->b_v, bd[3] = &w->b_o;
     }
     char key[64];
     int rc;
@@ -374,31 +388,23 @@ int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
             r.why = why_r;
             c.why = why_c;
         }
-        if ((rc = read_matrix(L, lj->W[i], key, r, c, w_at_x, Wd[i])) != MHAVIZ_OK)
+        rc = w ? load_array(L, lj->W[i], key, r, c, w_at_x, Wd[i]) : read_matrix(L, lj->W[i], key, r, c, w_at_x, NULL);
+        if (rc != MHAVIZ_OK)
             return rc;
     }
     for (int i = 0; i < 4; i++) {
-        if (!lj->b[i])
-            continue;
+        const Dim none = {-1, ""}; /* a vector */
         snprintf(key, sizeof key, "%s%s", lj->prefix, b_names[i]);
-        if ((rc = read_vector(L, lj->b[i], key, lj->out[i], bd[i])) != MHAVIZ_OK)
+        if (!lj->b[i]) /* zeros */
+            rc = w && !(*bd[i] = calloc((size_t)lj->out[i].n, sizeof(float))) ? fail_nomem(L) : MHAVIZ_OK;
+        else
+            rc = w ? load_array(L, lj->b[i], key, none, lj->out[i], 0, bd[i])
+                   : read_vector(L, lj->b[i], key, lj->out[i], NULL);
+        if (rc != MHAVIZ_OK)
             return rc;
     }
     if (w)
         w->has_bias = lj->b[0] || lj->b[1] || lj->b[2] || lj->b[3];
-    return MHAVIZ_OK;
-}
-
-int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w)
-{
-    float **Wd[4] = {&w->W_q, &w->W_k, &w->W_v, &w->W_o};
-    float **bd[4] = {&w->b_q, &w->b_k, &w->b_v, &w->b_o};
-    for (int i = 0; i < 4; i++) {
-        *Wd[i] = malloc((size_t)lj->in[i].n * (size_t)lj->out[i].n * sizeof(float));
-        *bd[i] = calloc((size_t)lj->out[i].n, sizeof(float));
-        if (!*Wd[i] || !*bd[i])
-            return fail_nomem(L);
-    }
     return MHAVIZ_OK;
 }
 

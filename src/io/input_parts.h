@@ -23,6 +23,7 @@ typedef struct {
     size_t warn_len, warn_cap;
     int nomem;            /* a warning could not be stored */
     const cJSON **emb_of; /* (T) each token's entry in "embeddings", or NULL */
+    MhaInput *in;         /* the input being read: the .npy files it maps go into in->maps */
 } Loader;
 
 /* What a dimension is, for messages: "8 (d_model)". */
@@ -93,20 +94,25 @@ int read_title(Loader *L, const cJSON *root, MhaInput *in);
  * gave "single_head", which "training" describes. */
 int read_training(Loader *L, const cJSON *root, int has_single, Training *t);
 
-/* A matrix stored as rows.n rows of cols.n numbers (or a .npy file name)
- * under key. dst NULL: check the shape only, allocating nothing. Otherwise
- * copy into dst, transposed when transpose (dst is then (cols.n, rows.n)). */
+/* A matrix stored as rows.n rows of cols.n numbers (or a .npy file name,
+ * which load_array reads) under key. dst NULL: check the shape only,
+ * allocating nothing. Otherwise copy into dst, transposed when transpose
+ * (dst is then (cols.n, rows.n)). */
 int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
                 int transpose, float *dst);
+
+/* The matrix (or, rows.n < 0, the vector) under key into *dst, transposed
+ * when transpose: a .npy file's numbers in place when the file holds them
+ * as they are (npy_load_floats maps it; the mapping goes into L->in->maps),
+ * else a new array of the input's own. */
+int load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, int transpose, float **dst);
 
 int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
                LayerJson *lj);
 
-/* Check (w NULL) or copy the layer. W@x files hold each W transposed. */
+/* Check (w NULL) or load the layer into *w (load_array; the biases not
+ * given are zeros). W@x files hold each W transposed. */
 int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w);
-
-/* Allocate a layer's arrays (biases zeroed). */
-int alloc_layer(Loader *L, const LayerJson *lj, MhaWeights *w);
 
 /* Check the table (every entry d_model numbers, none given twice) and find
  * each token's entry, into L->emb_of (T). Allocates only what the data's

@@ -19,12 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define NPY_MAX_HEADER (1 << 20)
 #define NPY_CHUNK_BYTES ((size_t)1 << 18) /* bytes of whole rows read at a time when converting */
-#define NPY_READ_BLOCK ((size_t)8 << 20)  /* bytes a thread reads at a time, float32 as it is */
 
 /* The value of 'key' in the header dict: pointer just after "'key':" and spaces. */
 static const char *header_value(const char *h, const char *key)
@@ -92,38 +92,6 @@ static int read_all(FILE *f, void *dst, size_t n, const char *path, char *msg, s
     if (fread(dst, 1, n, f) == n)
         return MHAVIZ_OK;
     snprintf(msg, msglen, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "short file");
-    return MHAVIZ_EIO;
-}
-
-/* Read exactly n bytes of the file fd from offset at into dst, in blocks of
- * NPY_READ_BLOCK shared among OpenMP's threads. Most of a large file's load
- * time is the copy out of the page cache and the first touch of each 4 KiB
- * page of dst (a page fault each), and two threads do both in half the
- * time: cat reads from the page cache into one small buffer, with no faults. */
-static int read_parallel(int fd, void *dst, size_t n, off_t at, const char *path, char *msg, size_t msglen)
-{
-    const long blocks = (long)((n + NPY_READ_BLOCK - 1) / NPY_READ_BLOCK);
-    int failed = 0, err = 0;
-#pragma omp parallel for schedule(dynamic, 1) if (blocks > 1)
-    for (long b = 0; b < blocks; b++) {
-        size_t done = (size_t)b * NPY_READ_BLOCK;
-        const size_t end = n - done < NPY_READ_BLOCK ? n : done + NPY_READ_BLOCK;
-        while (done < end) {
-            const ssize_t got = pread(fd, (char *)dst + done, end - done, at + (off_t)done);
-            if (got <= 0) {
-#pragma omp critical(npy_read_error)
-                {
-                    failed = 1;
-                    err = got < 0 ? errno : 0;
-                }
-                break;
-            }
-            done += (size_t)got;
-        }
-    }
-    if (!failed)
-        return MHAVIZ_OK;
-    snprintf(msg, msglen, "%s: read error: %s", path, err ? strerror(err) : "short file");
     return MHAVIZ_EIO;
 }
 
@@ -261,19 +229,96 @@ static int check_header(const char *header, const char *path, int rows, int cols
     return MHAVIZ_OK;
 }
 
-/* Copy the (nrows, ncols) items of f, which begin at byte data_start, out
- * as floats into dst, transposed when asked. float32 in the file's order
- * (the common case) is read straight into dst (read_parallel); anything
- * else goes through a buffer of whole rows. vector: the items are one
- * vector (for the messages). Returns MHAVIZ_OK, MHAVIZ_EIO or
- * MHAVIZ_EINPUT (msg says why), or MHAVIZ_ENOMEM. */
-static int copy_items(FILE *f, size_t data_start, const char *path, size_t item, size_t nrows, size_t ncols,
-                      int vector, int transpose, float *dst, char *msg, size_t msglen)
+/* An open .npy file whose header and size match the shape asked for. */
+typedef struct {
+    char *path;          /* base_dir/file, as messages name it */
+    FILE *f;             /* at the first byte of the data */
+    size_t size;         /* of the whole file, in bytes */
+    size_t data_start;   /* where the data begins */
+    size_t item;         /* bytes an item: 4 (float32) or 8 (float64) */
+    size_t nrows, ncols; /* the items, as rows; nrows 1 for a vector */
+    int vector;          /* the caller asked for a vector (for the messages) */
+} NpyFile;
+
+/* Open the .npy file named file (relative to base_dir) into *nf and check
+ * its header and its size against (rows, cols) (rows < 0: a vector of
+ * cols). Returns MHAVIZ_OK, MHAVIZ_EIO or MHAVIZ_EINPUT (msg says why), or
+ * MHAVIZ_ENOMEM; close *nf with npy_close in every case. */
+static int npy_open(const char *base_dir, const char *file, int rows, int cols, NpyFile *nf, char *msg,
+                    size_t msglen)
 {
-    const size_t count = nrows * ncols;
+    char *header = NULL;
+    int rc = MHAVIZ_EINPUT;
+    const unsigned one = 1;
+    memset(nf, 0, sizeof *nf);
+
+    if (*(const unsigned char *)&one != 1) {
+        snprintf(msg, msglen, "%s: .npy files are only read on little-endian machines", file);
+        goto cleanup;
+    }
+    if (file[0] == '\0') {
+        snprintf(msg, msglen, "an empty string is not a .npy file name");
+        goto cleanup;
+    }
+    size_t n = strlen(base_dir) + strlen(file) + 2;
+    if (!(nf->path = malloc(n))) {
+        rc = MHAVIZ_ENOMEM;
+        goto cleanup;
+    }
+    if (file[0] == '/' || !base_dir[0] || strcmp(base_dir, ".") == 0)
+        snprintf(nf->path, n, "%s", file);
+    else
+        snprintf(nf->path, n, "%s/%s", base_dir, file);
+
+    off_t size;
+    char got[96];
+    if ((rc = open_regular(nf->path, &nf->f, &size, msg, msglen)) != MHAVIZ_OK ||
+        (rc = read_header(nf->f, nf->path, &header, &nf->data_start, msg, msglen)) != MHAVIZ_OK ||
+        (rc = check_header(header, nf->path, rows, cols, &nf->item, got, msg, msglen)) != MHAVIZ_OK)
+        goto cleanup;
+
+    /* The data must be exactly rows*cols items: no more, no less. */
+    nf->nrows = rows < 0 ? 1 : (size_t)rows;
+    nf->ncols = (size_t)cols;
+    nf->vector = rows < 0;
+    nf->size = (size_t)size;
+    const size_t count = nf->nrows * nf->ncols;
+    const uintmax_t have = (uintmax_t)size > nf->data_start ? (uintmax_t)size - nf->data_start : 0;
+    if (have != (uintmax_t)count * nf->item) {
+        snprintf(msg, msglen, "%s: %ju bytes of data, but shape %s of %s needs %ju%s", nf->path, have,
+                 got, nf->item == 4 ? "float32" : "float64", (uintmax_t)count * nf->item,
+                 have < (uintmax_t)count * nf->item ? " (truncated file?)" : "");
+        rc = MHAVIZ_EINPUT;
+    }
+cleanup:
+    free(header);
+    return rc;
+}
+
+/* Close nf; rc is the status of the work on it, returned (an out-of-memory
+ * one gets its message here). */
+static int npy_close(NpyFile *nf, const char *file, int rc, char *msg, size_t msglen)
+{
+    if (rc == MHAVIZ_ENOMEM)
+        snprintf(msg, msglen, "%s: out of memory", file);
+    if (nf->f)
+        fclose(nf->f);
+    free(nf->path);
+    return rc;
+}
+
+/* Copy nf's items out as floats into dst, transposed when asked. float32
+ * in the file's order is read straight into dst; anything else goes
+ * through a buffer of whole rows. Returns MHAVIZ_OK, MHAVIZ_EIO or
+ * MHAVIZ_EINPUT (msg says why), or MHAVIZ_ENOMEM. */
+static int copy_items(NpyFile *nf, int transpose, float *dst, char *msg, size_t msglen)
+{
+    const size_t item = nf->item, nrows = nf->nrows, ncols = nf->ncols, count = nrows * ncols;
+    const char *path = nf->path;
+    const int vector = nf->vector;
     int rc;
     if (item == 4 && !transpose) {
-        if ((rc = read_parallel(fileno(f), dst, count * item, (off_t)data_start, path, msg, msglen)) != MHAVIZ_OK)
+        if ((rc = read_all(nf->f, dst, count * item, path, msg, msglen)) != MHAVIZ_OK)
             return rc;
         return check_finite(dst, 0, count, ncols, vector, path, msg, msglen);
     }
@@ -285,7 +330,7 @@ static int copy_items(FILE *f, size_t data_start, const char *path, size_t item,
     rc = MHAVIZ_OK;
     for (size_t i0 = 0; i0 < nrows && rc == MHAVIZ_OK; i0 += chunk_rows) {
         const size_t m = nrows - i0 < chunk_rows ? nrows - i0 : chunk_rows; /* rows in this chunk */
-        if ((rc = read_all(f, chunk, m * ncols * item, path, msg, msglen)) != MHAVIZ_OK)
+        if ((rc = read_all(nf->f, chunk, m * ncols * item, path, msg, msglen)) != MHAVIZ_OK)
             break;
         if (item == 8) {
             for (size_t k = 0; k < m * ncols && rc == MHAVIZ_OK; k++) {
@@ -317,57 +362,59 @@ static int copy_items(FILE *f, size_t data_start, const char *path, size_t item,
 int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
                     float *dst, char *msg, size_t msglen)
 {
-    char *path = NULL, *header = NULL;
-    FILE *f = NULL;
-    int rc = MHAVIZ_EINPUT;
-    const unsigned one = 1;
+    NpyFile nf;
+    int rc = npy_open(base_dir, file, rows, cols, &nf, msg, msglen);
+    if (rc == MHAVIZ_OK)
+        rc = copy_items(&nf, transpose, dst, msg, msglen);
+    return npy_close(&nf, file, rc, msg, msglen);
+}
 
-    if (*(const unsigned char *)&one != 1) {
-        snprintf(msg, msglen, "%s: .npy files are only read on little-endian machines", file);
-        goto cleanup;
+/* Why map: a float32 file in C order already holds the array as the
+ * program wants it, so the page cache's own pages can serve as the array.
+ * Copying the Llama-shaped layer of bench/ (185 MB) into memory of the
+ * program's own took 105-130 ms of CPU, 60 % of it page faults of the
+ * fresh arrays, where cat reads the files in 8; mapped, the load (the
+ * finiteness check, reading every number once) takes 9 ms of CPU
+ * (MAP_POPULATE: no faster). The file must then not shrink while the run
+ * lasts: reading a mapped page past its end is a SIGBUS (docs/limits.md). */
+int npy_load_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
+                    float **data, MappedFile *map, char *msg, size_t msglen)
+{
+    NpyFile nf;
+    *data = NULL;
+    memset(map, 0, sizeof *map);
+    int rc = npy_open(base_dir, file, rows, cols, &nf, msg, msglen);
+    if (rc != MHAVIZ_OK)
+        return npy_close(&nf, file, rc, msg, msglen);
+    const size_t count = nf.nrows * nf.ncols;
+    if (nf.item == 4 && !transpose && nf.data_start % sizeof(float) == 0) {
+        void *addr = mmap(NULL, nf.size, PROT_READ, MAP_PRIVATE, fileno(nf.f), 0);
+        if (addr != MAP_FAILED) /* else (a file system that cannot map): copied below */
+            *map = (MappedFile){addr, nf.size, (const float *)((const char *)addr + nf.data_start)};
     }
-    if (file[0] == '\0') {
-        snprintf(msg, msglen, "an empty string is not a .npy file name");
-        goto cleanup;
-    }
-    size_t n = strlen(base_dir) + strlen(file) + 2;
-    if (!(path = malloc(n))) {
+    if (map->addr) {
+        rc = check_finite(map->data, 0, count, nf.ncols, nf.vector, nf.path, msg, msglen);
+        *data = (float *)map->data;
+    } else if (!(*data = malloc(count * sizeof **data))) { // (rows, cols), or (cols, rows) transposed
         rc = MHAVIZ_ENOMEM;
-        goto cleanup;
+    } else {
+        rc = copy_items(&nf, transpose, *data, msg, msglen);
     }
-    if (file[0] == '/' || !base_dir[0] || strcmp(base_dir, ".") == 0)
-        snprintf(path, n, "%s", file);
-    else
-        snprintf(path, n, "%s/%s", base_dir, file);
-
-    off_t size;
-    size_t data_start, item;
-    char got[96];
-    if ((rc = open_regular(path, &f, &size, msg, msglen)) != MHAVIZ_OK ||
-        (rc = read_header(f, path, &header, &data_start, msg, msglen)) != MHAVIZ_OK ||
-        (rc = check_header(header, path, rows, cols, &item, got, msg, msglen)) != MHAVIZ_OK)
-        goto cleanup;
-
-    /* The data must be exactly rows*cols items: no more, no less. */
-    const size_t nrows = rows < 0 ? 1 : (size_t)rows, count = nrows * (size_t)cols;
-    const uintmax_t have = (uintmax_t)size > data_start ? (uintmax_t)size - data_start : 0;
-    if (have != (uintmax_t)count * item) {
-        snprintf(msg, msglen, "%s: %ju bytes of data, but shape %s of %s needs %ju%s", path, have,
-                 got, item == 4 ? "float32" : "float64", (uintmax_t)count * item,
-                 have < (uintmax_t)count * item ? " (truncated file?)" : "");
-        rc = MHAVIZ_EINPUT;
-        goto cleanup;
+    if (rc != MHAVIZ_OK) {
+        if (map->addr)
+            npy_unmap(map);
+        else
+            free(*data);
+        *data = NULL;
     }
-    rc = copy_items(f, data_start, path, item, nrows, (size_t)cols, rows < 0, transpose, dst, msg, msglen);
+    return npy_close(&nf, file, rc, msg, msglen);
+}
 
-cleanup:
-    if (rc == MHAVIZ_ENOMEM)
-        snprintf(msg, msglen, "%s: out of memory", file);
-    if (f)
-        fclose(f);
-    free(header);
-    free(path);
-    return rc;
+void npy_unmap(MappedFile *map)
+{
+    if (map->addr)
+        munmap(map->addr, map->len);
+    memset(map, 0, sizeof *map);
 }
 
 int npy_write_floats(const char *path, int rows, int cols, const float *data, char *msg, size_t msglen)

@@ -6,6 +6,8 @@
 #ifndef MHAVIZ_NPY_H
 #define MHAVIZ_NPY_H
 
+#include "core/layer.h"
+
 #include <stddef.h>
 
 /* Read the .npy file named file (relative names are resolved in base_dir)
@@ -18,6 +20,20 @@
  * msg says why) or MHAVIZ_ENOMEM. */
 int npy_read_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
                     float *dst, char *msg, size_t msglen);
+
+/* The floats of the .npy file named file, as npy_read_floats gives them,
+ * into *data: read in place when the file holds them as they are (float32,
+ * no transpose, the data at a multiple of 4 bytes in the file): *data then
+ * points into the file mapped read-only, *map says where the mapping is,
+ * and the caller frees it with npy_unmap, never free(*data). Otherwise the
+ * file is copied into a new array, *map is zeroed and the caller frees
+ * *data. The file must not change while it is mapped. Returns as
+ * npy_read_floats does; on failure *data is NULL and nothing is held. */
+int npy_load_floats(const char *base_dir, const char *file, int rows, int cols, int transpose,
+                    float **data, MappedFile *map, char *msg, size_t msglen);
+
+/* Unmap a mapping npy_load_floats made, and zero *map. Safe on a zeroed *map. */
+void npy_unmap(MappedFile *map);
 
 /* Write the (rows, cols) floats at data (a vector of cols when rows < 0)
  * to a new file at path, as numpy.save would write a float32 array: format

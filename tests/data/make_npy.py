@@ -26,6 +26,17 @@ np.save(path("W_o.npy"), eye.astype("<f4"))
 np.save(path("W_q_T.npy"), np.ascontiguousarray(W_q.T).astype("<f4"))  # for "W@x"
 np.save(path("b_q.npy"), np.array([0.25, -0.5, 1.0, 2.0], dtype="<f4"))
 
+# float32 whose data starts 2 bytes past a multiple of 4 (numpy pads its
+# headers to 64 bytes; the format allows any length): mhaviz copies it
+# instead of reading it in place.
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 4), }"
+header += " " * ((2 - 10 - len(header) - 1) % 4) + "\n"
+assert (10 + len(header)) % 4 == 2
+with open(path("W_o_odd_header.npy"), "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1"))
+    f.write(eye.astype("<f4").tobytes())
+assert (np.load(path("W_o_odd_header.npy")) == eye).all()
+
 # Broken files.
 np.save(path("W_k_4x3.npy"), W_k[:, :3].astype("<f4"))    # wrong shape
 np.save(path("big_endian.npy"), W_k.astype(">f4"))

@@ -2,12 +2,14 @@
  *
  * The JSON harness cannot reach it (its inputs never name a real file), so
  * this one writes the fuzz bytes after the first three into a scratch file
- * and reads it back with npy_read_floats. The first three bytes choose the
- * shape the caller expects and the layout:
+ * and reads it back with npy_read_floats, then with npy_load_floats (which
+ * maps a float32 file instead of copying it). The first three bytes choose
+ * the shape the caller expects and the layout:
  *   rows = data[0] % 9 - 1 (-1: a vector), cols = data[1] % 8 + 1,
  *   transpose = data[2] & 1.
  * Every status must be a documented one, a failure must come with a message,
- * and every number read must be finite. Built by `make fuzz FUZZ_TARGET=npy`. */
+ * every number read must be finite, and both ways of reading must give the
+ * same status, message and numbers. Built by `make fuzz FUZZ_TARGET=npy`. */
 #include "io/npy.h"
 #include "core/status.h"
 
@@ -56,6 +58,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < n; i++)
             if (!isfinite(dst[i]))
                 abort();
+
+    float *loaded;
+    MappedFile map;
+    char msg2[512];
+    msg2[0] = '\0';
+    int rc2 = npy_load_floats(dir, "m.npy", rows, cols, transpose, &loaded, &map, msg2, sizeof msg2);
+    if (rc2 != rc || strcmp(msg2, msg) != 0 || (rc == MHAVIZ_OK) != (loaded != NULL))
+        abort();
+    if (rc == MHAVIZ_OK && memcmp(loaded, dst, n * sizeof *dst) != 0)
+        abort();
+    if (map.addr)
+        npy_unmap(&map);
+    else
+        free(loaded);
     free(dst);
     return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,118 @@ START_TEST(npy_layer)
     input_free(&in);
     load_ok(DATA "good/npy_w_at_x.json", &in); /* W_q_T.npy transposed back on load */
     assert_small_layer(&in);
+    input_free(&in);
+}
+END_TEST
+
+/* The next mapping of a file in /proc/self/maps (open as maps): its
+ * addresses [*lo, *hi) and the file's name after the last '/' into name
+ * (n bytes). 0 at the end. */
+static int next_file_mapping(FILE *maps, uintptr_t *lo, uintptr_t *hi, char *name, size_t n)
+{
+    char line[4096];
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long l, h;
+        int at = 0;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &l, &h, &at) != 2 || !at || line[at] != '/')
+            continue; /* anonymous memory, [heap], [stack] */
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(name, n, "%s", strrchr(line + at, '/') + 1);
+        *lo = l, *hi = h;
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether a is read in place from the .npy file named name (it lies in
+ * that file's mapping), or is memory of the program's own. */
+static void assert_mapped(const float *a, const char *name, int mapped)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(maps);
+    char file[256], found[256] = "";
+    uintptr_t lo, hi;
+    while (next_file_mapping(maps, &lo, &hi, file, sizeof file))
+        if ((uintptr_t)a >= lo && (uintptr_t)a < hi)
+            snprintf(found, sizeof found, "%s", file);
+    fclose(maps);
+    ck_assert_msg((strcmp(found, name) == 0) == mapped, "%s: expected %s, found in \"%s\"", name,
+                  mapped ? "in its file's mapping" : "a copy", found);
+}
+
+/* No mapping of the file named name is left. */
+static void assert_unmapped(const char *name)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(maps);
+    char file[256];
+    uintptr_t lo, hi;
+    while (next_file_mapping(maps, &lo, &hi, file, sizeof file))
+        ck_assert_msg(strcmp(file, name) != 0, "%s: still mapped", name);
+    fclose(maps);
+}
+
+/* float32 files in C order are read in place: x, W_k (header version 2.0),
+ * W_v (3.0), W_o and b_q point into their files, mapped; W_q (float64) is
+ * converted into a copy. Freeing the input unmaps the files. */
+START_TEST(npy_float32_read_in_place)
+{
+    MhaInput in;
+    load_ok(DATA "good/npy_layer.json", &in);
+    assert_small_layer(&in);
+    const float b_q[4] = {0.25f, -0.5f, 1.0f, 2.0f};
+    assert_floats(in.w.b_q, b_q, 4, "b_q");
+    assert_mapped(in.x, "x.npy", 1);
+    assert_mapped(in.w.W_k, "W_k.npy", 1);
+    assert_mapped(in.w.W_v, "W_v.npy", 1);
+    assert_mapped(in.w.W_o, "W_o.npy", 1);
+    assert_mapped(in.w.b_q, "b_q.npy", 1);
+    assert_mapped(in.w.W_q, "W_q.npy", 0);
+    ck_assert_int_eq(in.n_maps, 5);
+    input_free(&in);
+    const char *files[] = {"x.npy", "W_k.npy", "W_v.npy", "W_o.npy", "b_q.npy"};
+    for (int i = 0; i < 5; i++)
+        assert_unmapped(files[i]);
+}
+END_TEST
+
+/* A float32 file that needs changing is copied, with the same numbers as
+ * read in place: transposed ("W@x"), or with its data at an offset that is
+ * not a multiple of 4 bytes (W_o_odd_header.npy: 70). */
+START_TEST(npy_copied_when_not_as_is)
+{
+    MhaInput in;
+    load_ok(DATA "good/npy_w_at_x.json", &in);
+    assert_small_layer(&in);
+    assert_mapped(in.w.W_q, "W_q_T.npy", 0);
+    ck_assert_int_eq(in.n_maps, 0);
+    input_free(&in);
+
+    load_ok(DATA "good/npy_odd_header.json", &in);
+    assert_small_layer(&in);
+    assert_mapped(in.w.W_o, "W_o_odd_header.npy", 0);
+    assert_mapped(in.w.W_v, "W_v.npy", 1);
+    ck_assert_int_eq(in.n_maps, 4); /* x, W_k, W_v, b_q */
+    input_free(&in);
+}
+END_TEST
+
+/* A bad number in a mapped file is refused as in a copied one, and leaves
+ * nothing mapped: the files read before it are unmapped with the input. */
+START_TEST(npy_refused_file_leaves_nothing_mapped)
+{
+    char dir[] = "tests/data/bad";
+    const char *text = "{\"tokens\": [\"a\", \"b\", \"c\", \"d\"], \"d_model\": 4, \"n_heads\": 2,"
+                       " \"x\": \"../npy/x.npy\", \"W_q\": \"../npy/W_o.npy\", \"W_k\": \"../npy/nan.npy\","
+                       " \"W_v\": \"../npy/W_v.npy\", \"W_o\": \"../npy/W_o.npy\"}";
+    MhaInput in;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_int_eq(input_parse(text, strlen(text), "t.json", dir, &in, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "t.json: W_k: tests/data/bad/../npy/nan.npy: element [2, 1] is not a finite number"),
+                  "%s", err);
+    assert_unmapped("x.npy");
+    assert_unmapped("W_o.npy");
+    assert_unmapped("nan.npy");
     input_free(&in);
 }
 END_TEST
@@ -673,6 +786,9 @@ Suite *input_suite(void)
     tcase_add_test(tc, embeddings_no_positions);
     tcase_add_test(tc, biases_and_single_head);
     tcase_add_test(tc, npy_layer);
+    tcase_add_test(tc, npy_float32_read_in_place);
+    tcase_add_test(tc, npy_copied_when_not_as_is);
+    tcase_add_test(tc, npy_refused_file_leaves_nothing_mapped);
     tcase_add_test(tc, unknown_key_warns_with_suggestion);
     tcase_add_test(tc, warning_kept_on_failure);
     tcase_add_test(tc, invalid_utf8_replaced);

@@ -1263,12 +1263,16 @@ START_TEST(docs_figures_are_the_reports)
         row7[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 7), k)->valuedouble;
         row10[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 10), k)->valuedouble;
     }
-    snprintf(want, sizeof want, "so the wide head follows it: %.2f on \"John\", %.2f on \"because\", %.2f on \"Mary\".",
-             row6[5], row6[6], row6[0]);
+    /* weights as the pictures print them: never "0.50" unless one half (measures_weight_text) */
+    char w[3][16];
+    snprintf(want, sizeof want, "so the wide head follows it: %s on \"John\", %s on \"because\", %s on \"Mary\".",
+             measures_weight_text(w[0], 16, row6[5]), measures_weight_text(w[1], 16, row6[6]),
+             measures_weight_text(w[2], 16, row6[0]));
     doc_has(readme, "README.md", want);
-    snprintf(want, sizeof want, "the wide head goes with head 3 (%.2f)", row10[10]);
+    snprintf(want, sizeof want, "the wide head goes with head 3 (%s)", measures_weight_text(w[0], 16, row10[10]));
     doc_has(readme, "README.md", want);
-    snprintf(want, sizeof want, "the wide head splits %.2f / %.2f between them", row7[5], row7[7]);
+    snprintf(want, sizeof want, "the wide head splits %s / %s between them", measures_weight_text(w[0], 16, row7[5]),
+             measures_weight_text(w[1], 16, row7[7]));
     doc_has(readme, "README.md", want);
     const cJSON *counts = item(item(j, "pulls"), "counts");
     ck_assert(json_num(item(rg, "split"), "lo") == json_num(item(rg, "followed"), "lo") &&

@@ -123,7 +123,16 @@ function mapFacts(k, p) {
   return p === WIDE ? v.wide : v.heads[p];
 }
 
-function weightText(x) { return Number.isFinite(x) ? x.toFixed(2) : String(x); }
+/* A weight as the pictures print it (measures_weight_text in the C code):
+ * two decimals, but never "0.50" for a weight that is not one half, since
+ * the report counts a row's half at 0.5 exactly: three decimals rounded
+ * away from one half instead (0.4998 -> "0.499"). */
+function weightText(x) {
+  if (!Number.isFinite(x)) return String(x);
+  const text = x.toFixed(2);
+  if (text !== '0.50' || x === 0.5) return text;
+  return ((x < 0.5 ? Math.floor(x * 1000) : Math.ceil(x * 1000)) / 1000).toFixed(3);
+}
 function scoreText(x) { return Number.isFinite(x) ? x.toFixed(1) : String(x); }
 function sizeText(bytes) {
   return bytes < 1048576 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;

@@ -20,8 +20,12 @@ size_t chance_draw_cost(const MhaConfig *c, int rival)
     return numbers + CHANCE_CELL_COST * ((size_t)c->n_heads + 1) * pairs;
 }
 
+int chance_has_choice(const MhaConfig *c) { return mha_visible_keys(c->causal, c->T - 1, c->T) >= 2; }
+
 int chance_budget(const MhaConfig *c, int rival)
 {
+    if (!chance_has_choice(c))
+        return 0;
     const size_t n = CHANCE_BUDGET / chance_draw_cost(c, rival);
     return n > CHANCE_DRAWS ? CHANCE_DRAWS : (int)n;
 }

@@ -81,8 +81,13 @@ typedef struct {
     ChanceRange r[CHANCE_N];  /* indexed by ChanceStat */
 } Chance;
 
-/* How many layers of shape c the budget allows (at most CHANCE_DRAWS);
- * rival: the input brings its own single head. */
+/* 1 when some query of shape c has a choice: sees two keys or more. With
+ * one token none has, every number compared is null or 0 for any layer,
+ * random or not, and no layer is drawn (the report says why). */
+int chance_has_choice(const MhaConfig *c);
+
+/* How many layers of shape c the budget allows (at most CHANCE_DRAWS; 0
+ * when no query has a choice); rival: the input brings its own single head. */
 int chance_budget(const MhaConfig *c, int rival);
 
 /* What one draw of shape c costs, in the budget's units (above). */

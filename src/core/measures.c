@@ -10,10 +10,22 @@
 #include "core/status.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int measures_is_null(double x) { return isnan(x); }
+
+const char *measures_weight_text(char *buf, size_t n, double w)
+{
+    const double half = MEASURES_SHOWN_SHARE;
+    char at_half[16];
+    snprintf(at_half, sizeof at_half, "%.2f", half);
+    snprintf(buf, n, "%.2f", w);
+    if (w != half && strcmp(buf, at_half) == 0) /* two decimals would put it on one half */
+        snprintf(buf, n, "%.3f", (w < half ? floor(w * 1000.0) : ceil(w * 1000.0)) / 1000.0);
+    return buf;
+}
 
 const char *measures_role_name(MeasuresRole r)
 {

@@ -12,6 +12,7 @@
 
 #include "core/layer.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The patterns a row's attention can follow, in the order that breaks ties
@@ -136,6 +137,16 @@ double measures_row_share(const float *row, int i, int T, int causal, const int 
 
 /* Measures of map att (T, T) whose tokens have ids (from measures_token_ids). */
 void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m);
+
+/* A weight as the pictures and lesson.html print it, into buf (at least
+ * 16 bytes): two decimals ("0.73"), but never on the other side of one
+ * half, or on it, when the weight is not one half: the report counts a row
+ * as shown at half of it or more (MEASURES_SHOWN_SHARE) and a pull or a
+ * wide head's top key at more than half (PULL_BLUR_AT_MOST, core/pull.h),
+ * so a "0.50" for 0.4994 or 0.5003 would contradict it. Such a weight gets
+ * three decimals, rounded away from one half: 0.4994 -> "0.499",
+ * 0.5003 -> "0.501" (at most 0.001 off). Returns buf. */
+const char *measures_weight_text(char *buf, size_t n, double w);
 
 /* A row is sharp enough to pull when its normalised entropy (below) is
  * under this: half of what spreading evenly gives. Two keys at 0.89 / 0.11

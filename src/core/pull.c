@@ -196,6 +196,7 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
     const int *top = p->top + (size_t)i * H;
     const float *att_i = wide_att + (size_t)i * T;
     const RivalName *wide = rival_name(!p->identity); /* weights of its own: trained on its own */
+    char w[16]; /* a weight as the pictures print it */
     buf[0] = '\0';
     switch (r->outcome) {
     case PULL_NO_CHOICE:
@@ -205,12 +206,13 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         add(buf, n, "no head is sharp enough to pull (more than half of its row on one key, its row's "
                     "normalised entropy below %.1f); %s is ", MEASURES_SHARP_BELOW, wide->top);
         add_key(buf, n, tokens, r->n_keys, r->wide_top);
-        add(buf, n, " (%.2f)", r->wide_top_att);
+        add(buf, n, " (%s)", measures_weight_text(w, sizeof w, r->wide_top_att));
         return;
     case PULL_AGREED:
         add(buf, n, r->n_pulling == H ? "every head's top key is " : "every pulling head's top key is ");
         add_key(buf, n, tokens, r->n_keys, r->wide_top);
-        add(buf, n, ", and %s too (%.2f): nothing lost", wide->too, r->wide_top_att);
+        add(buf, n, ", and %s too (%s): nothing lost", wide->too,
+            measures_weight_text(w, sizeof w, r->wide_top_att));
         if (r->blurs) /* agreed, and still no key gets more than half */
             add(buf, n, "; no key gets more than half its attention: the row blurs");
         return;
@@ -220,11 +222,12 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
             add_heads(buf, n, top, H, r->wide_top);
             add(buf, n, " to ");
             add_key(buf, n, tokens, r->n_keys, r->wide_top);
-            add(buf, n, " (%.2f); it gives ", r->wide_top_att);
+            add(buf, n, " (%s); it gives ", measures_weight_text(w, sizeof w, r->wide_top_att));
         } else { /* its own weights: the same key, not a pull it followed */
             add(buf, n, "%s ", wide->top);
             add_key(buf, n, tokens, r->n_keys, r->wide_top);
-            add(buf, n, " (%.2f) is the top key of ", r->wide_top_att);
+            add(buf, n, " (%s) is the top key of ",
+                measures_weight_text(w, sizeof w, r->wide_top_att));
             add_heads(buf, n, top, H, r->wide_top);
             add(buf, n, " too; it gives ");
         }
@@ -232,7 +235,8 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
     case PULL_OWN:
         add(buf, n, "%s ", wide->top);
         add_key(buf, n, tokens, r->n_keys, r->wide_top);
-        add(buf, n, " (%.2f) is no head's top key; it gives ", r->wide_top_att);
+        add(buf, n, " (%s) is no head's top key; it gives ",
+            measures_weight_text(w, sizeof w, r->wide_top_att));
         break;
     case PULL_SPLIT:
         add(buf, n, "%s: %s gives ", p->identity ? "the pulls split and the row blurs" : "the row blurs", wide->the);
@@ -256,7 +260,7 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         keys[k] = top[h];
     }
     for (int k = 0; k < m; k++) {
-        add(buf, n, "%s%.2f to ", k ? ", " : "", att_i[keys[k]]);
+        add(buf, n, "%s%s to ", k ? ", " : "", measures_weight_text(w, sizeof w, att_i[keys[k]]));
         add_key(buf, n, tokens, r->n_keys, keys[k]);
         add(buf, n, " (");
         add_heads(buf, n, top, H, keys[k]);
@@ -271,7 +275,7 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         if (own) {
             add(buf, n, "; its top key ");
             add_key(buf, n, tokens, r->n_keys, r->wide_top);
-            add(buf, n, " (%.2f) is no head's", r->wide_top_att);
+            add(buf, n, " (%s) is no head's", measures_weight_text(w, sizeof w, r->wide_top_att));
         }
     }
 }

@@ -53,6 +53,27 @@ static float fit_px(const Figure *p, const char *s, float px, int w)
     return fit < MIN_PX ? 0.0f : fit;
 }
 
+/* A shape with its axes named, as text: shape[SIZED] "T×d_k = 11×64",
+ * shape[NAMED] "T×d_k" (where the sizes do not fit: the title and the
+ * row names give them). A bare "16 × 16" cannot say which axis is which
+ * when T equals d_model or d_k. */
+enum { SIZED, NAMED };
+typedef char Shape[2][48];
+static void shape_text(Shape shape, const char *rows, const char *cols, int n_rows, int n_cols)
+{
+    snprintf(shape[NAMED], sizeof shape[NAMED], "%s\xc3\x97%s", rows, cols);
+    snprintf(shape[SIZED], sizeof shape[SIZED], "%s\xc3\x97%s = %d\xc3\x97%d", rows, cols, n_rows, n_cols);
+}
+
+/* 1 when each of the n texts fits w pixels at MIN_PX or more. */
+static int all_fit(const Figure *p, char (*texts)[128], int n, int w)
+{
+    int fit = 1;
+    for (int k = 0; k < n; k++)
+        fit &= fit_px(p, texts[k], SHAPE_PX, w) > 0.0f;
+    return fit;
+}
+
 /* A box with a frame and a name, with the shape below it when both fit
  * (set smaller when needed, never below MIN_PX: else the shape is left to
  * the row's name at the left). */
@@ -113,12 +134,17 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
     const int cw = COLS_W / n_cols < COL_MAX_W ? COLS_W / n_cols : COL_MAX_W;
     const int x0 = COLS_X + (COLS_W - n_cols * cw) / 2, x1 = x0 + n_cols * cw;
     const int pad = cw / 16 > 4 ? cw / 16 : 4;
-    char a[128], b[256];
+    char a[256], b[256];
+    Shape td, dd, tt, tk; /* T x d_model, d_model x d_model, T x T, T x d_k */
+    shape_text(td, "T", "d_model", T, d);
+    shape_text(dd, "d_model", "d_model", d, d);
+    shape_text(tt, "T", "T", T, T);
+    shape_text(tk, "T", "d_k", T, hd);
 
     /* Title: the layer and how its heads get their keys and values. */
     char name[16];
     variant_name(name, sizeof name, nh, nkv);
-    snprintf(a, sizeof a, "Multi-head attention, read bottom to top: %d heads of width %d", nh, hd);
+    snprintf(a, sizeof a, "Multi-head attention, read bottom to top: %d heads of width d_k = %d", nh, hd);
     figure_text(&p, a, TITLE_PX, SLIDE_W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
     if (nkv == nh)
         snprintf(a, sizeof a, "%s: every query head has its own keys and values", name);
@@ -128,35 +154,58 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
         snprintf(a, sizeof a, "%s: %d key/value heads, each shared by %d query heads", name, nkv, kv_mul);
     figure_text(&p, a, SUBTITLE_PX, SLIDE_W / 2, 78, DRAW_MID, DRAW_TOP, GREY_TEXT);
 
-    /* The rows' names, with their shapes. */
-    snprintf(a, sizeof a, "W_O: %d \xc3\x97 %d", d, d);
-    row_name(&p, WO_Y, WO_H, "output projection", a, NULL);
-    snprintf(a, sizeof a, "back to %d \xc3\x97 %d", T, d);
-    row_name(&p, CAT_Y, CAT_H, "concatenate", a, NULL);
+    /* The rows' names, with their shapes: the axes by name (T tokens,
+     * d_model, d_k = head_dim), their sizes in the boxes and at the bottom. */
+    row_name(&p, WO_Y, WO_H, "output projection", "W_O: d_model\xc3\x97" "d_model", NULL);
+    row_name(&p, CAT_Y, CAT_H, "concatenate", "back to T\xc3\x97" "d_model", NULL);
     snprintf(a, sizeof a, "%d heads in parallel", nh);
     snprintf(b, sizeof b, "scores,%s softmax, \xc3\x97 V", c->causal ? " mask," : "");
     row_name(&p, HEADS_Y, HEADS_H, a, "each its own steps:", b);
-    snprintf(a, sizeof a, "W_q: %d of %d \xc3\x97 %d", nh, d, hd);
-    snprintf(b, sizeof b, "W_k, W_v: %d of %d \xc3\x97 %d", nkv, d, hd);
+    snprintf(a, sizeof a, "W_q: %d of d_model\xc3\x97" "d_k", nh);
+    snprintf(b, sizeof b, "W_k, W_v: %d of d_model\xc3\x97" "d_k", nkv);
     row_name(&p, PROJ_Y, PROJ_H, "projections", a, b);
-    snprintf(a, sizeof a, "%d tokens \xc3\x97 d_model %d", T, d);
-    row_name(&p, X_Y, X_H, "input x", a, NULL);
+    snprintf(a, sizeof a, "T = %d tokens", T);
+    snprintf(b, sizeof b, "d_model = %d", d);
+    row_name(&p, X_Y, X_H, "input x", a, b);
 
-    /* Top and bottom: x, the concatenation, W_O, as wide as the heads. */
-    const int wide_x = x0 + pad, wide_w = x1 - x0 - 2 * pad;
-    snprintf(a, sizeof a, "x  \xc2\xb7  %d \xc3\x97 %d", T, d);
-    box(&p, wide_x, X_Y, wide_w, X_H, WIDE_FILL, DRAW_FRAME, 2, a, NULL);
-    snprintf(a, sizeof a, "concatenate the %d heads  \xc2\xb7  %d \xc3\x97 %d (%d \xc3\x97 %d = %d)", nh, T, d, nh, hd, d);
-    box(&p, wide_x, CAT_Y, wide_w, CAT_H, WIDE_FILL, DRAW_FRAME, 2, a, NULL);
-    snprintf(a, sizeof a, "W_O (%d \xc3\x97 %d) mixes the heads  \xc2\xb7  output %d \xc3\x97 %d", d, d, T, d);
-    box(&p, wide_x, WO_Y, wide_w, WO_H, WIDE_FILL, DRAW_FRAME, 2, a, NULL);
+    /* Top and bottom: x, the concatenation, W_O, as wide as the heads, or
+     * as their texts when fewer heads leave them narrower (centred). */
+    char wide[3][256];
+    snprintf(wide[0], sizeof wide[0], "x  \xc2\xb7  %s", td[SIZED]);
+    snprintf(wide[1], sizeof wide[1], "concatenate the %d heads  \xc2\xb7  %s (%d\xc3\x97" "d_k = %d\xc3\x97%d = %d)", nh,
+             td[SIZED], nh, nh, hd, d);
+    snprintf(wide[2], sizeof wide[2], "W_O (%s) mixes the heads  \xc2\xb7  output %s", dd[SIZED], td[SIZED]);
+    int wide_w = x1 - x0 - 2 * pad;
+    for (int k = 0; k < 3; k++) {
+        const int need = (int)ceilf(draw_text_width(f, wide[k], NAME_PX)) + 40;
+        if (need > wide_w)
+            wide_w = need < COLS_W ? need : COLS_W;
+    }
+    const int wide_x = (x0 + x1 - wide_w) / 2;
+    box(&p, wide_x, X_Y, wide_w, X_H, WIDE_FILL, DRAW_FRAME, 2, wide[0], NULL);
+    box(&p, wide_x, CAT_Y, wide_w, CAT_H, WIDE_FILL, DRAW_FRAME, 2, wide[1], NULL);
+    box(&p, wide_x, WO_Y, wide_w, WO_H, WIDE_FILL, DRAW_FRAME, 2, wide[2], NULL);
     arrow(&p, (x0 + x1) / 2.0f, CAT_Y, (x0 + x1) / 2.0f, WO_Y + WO_H);
 
     /* Each column: its head, its query box, and the K/V box of its group
      * when the group's box stands in this column (the middle column of the
      * group's shown heads). */
     const float q_l = 0.06f, q_r = 0.50f, kv_l = 0.54f, kv_r = 0.94f; /* parts of a column */
-    snprintf(b, sizeof b, "%d \xc3\x97 %d", T, hd);
+    const int kv_w = (int)((kv_r - kv_l) * cw);
+    /* every q and K/V box shows T x d_k the same way, with its sizes when the narrower box holds them */
+    const char *box_shape = tk[fit_px(&p, tk[SIZED], SHAPE_PX, kv_w - 10) > 0.0f ? SIZED : NAMED];
+    /* each head's steps: scores Q Kᵀ / √d_k (T × T), the causal mask, the
+     * softmax (T × T), times V (T × d_k); the shapes with their sizes in
+     * every step, or in none */
+    char step[2][4][128];
+    for (int v = SIZED; v <= NAMED; v++) {
+        snprintf(step[v][0], sizeof step[v][0], "Q K\xe1\xb5\x80/\xe2\x88\x9a" "d_k: %s", tt[v]);
+        snprintf(step[v][1], sizeof step[v][1], "%s", c->causal ? "causal mask" : "no mask");
+        snprintf(step[v][2], sizeof step[v][2], "softmax: %s", tt[v]);
+        snprintf(step[v][3], sizeof step[v][3], "\xc3\x97 V: %s", tk[v]);
+    }
+    const int step_w = cw - 2 * pad - 28; /* inside the frame, with a margin */
+    char(*steps)[128] = step[all_fit(&p, step[SIZED], 4, step_w) ? SIZED : NAMED];
     for (int i = 0; i < n_cols; i++) {
         const int cx = x0 + i * cw, h = col_head[i];
         if (h == HEAD_COLUMNS_ELIDED) {
@@ -167,21 +216,14 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
             figure_text(&p, a, SHAPE_PX, mx, HEADS_Y + 20, DRAW_MID, DRAW_TOP, GREY_TEXT);
             continue;
         }
-        /* the head, emphasised, with its steps and their shapes: scores
-         * Q Kᵀ / √head_dim (T × T), the causal mask, the softmax (T × T),
-         * times V (T × head_dim) */
+        /* the head, emphasised, with its steps and their shapes */
         snprintf(a, sizeof a, "head %d", h);
         draw_fill_rect(p.c, cx + pad, HEADS_Y, cw - 2 * pad, HEADS_H, HEAD_FILL);
         draw_frame(p.c, cx + pad + 4, HEADS_Y + 4, cw - 2 * pad - 8, HEADS_H - 8, 4, HEAD_EDGE);
         figure_text(&p, a, NAME_PX, cx + cw / 2, HEADS_Y + 34, DRAW_MID, DRAW_MID, DRAW_INK);
-        char step[4][96];
-        snprintf(step[0], sizeof step[0], "Q K\xe1\xb5\x80/\xe2\x88\x9a%d: %d \xc3\x97 %d", hd, T, T);
-        snprintf(step[1], sizeof step[1], "%s", c->causal ? "causal mask" : "no mask");
-        snprintf(step[2], sizeof step[2], "softmax: %d \xc3\x97 %d", T, T);
-        snprintf(step[3], sizeof step[3], "\xc3\x97 V: %d \xc3\x97 %d", T, hd);
         for (int k = 0; k < 4; k++) {
-            const float px = fit_px(&p, step[k], SHAPE_PX, cw - 2 * pad - 16);
-            figure_text(&p, step[k], px ? px : MIN_PX, cx + cw / 2, HEADS_Y + 86 + k * 50, DRAW_MID, DRAW_MID, DRAW_INK);
+            const float px = fit_px(&p, steps[k], SHAPE_PX, step_w);
+            figure_text(&p, steps[k], px ? px : MIN_PX, cx + cw / 2, HEADS_Y + 86 + k * 50, DRAW_MID, DRAW_MID, DRAW_INK);
             if (k < 3) /* each step feeds the next */
                 draw_line(p.c, cx + cw / 2.0f, HEADS_Y + 86 + k * 50 + 15, cx + cw / 2.0f, HEADS_Y + 86 + k * 50 + 33,
                           2.0f, LINK);
@@ -191,7 +233,7 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
         /* its query projection */
         const int qx = cx + (int)(q_l * cw), qw = (int)((q_r - q_l) * cw);
         snprintf(a, sizeof a, "q %d", h);
-        box(&p, qx, PROJ_Y, qw, PROJ_H, Q_FILL, DRAW_FRAME, 2, a, b);
+        box(&p, qx, PROJ_Y, qw, PROJ_H, Q_FILL, DRAW_FRAME, 2, a, box_shape);
         arrow(&p, qx + qw / 2.0f, X_Y, qx + qw / 2.0f, PROJ_Y + PROJ_H);
         arrow(&p, qx + qw / 2.0f, PROJ_Y, qx + qw / 2.0f, HEADS_Y + HEADS_H);
 
@@ -207,9 +249,9 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
                 mid = k;
         if (mid != i)
             continue;
-        const int kx = cx + (int)(kv_l * cw), kw = (int)((kv_r - kv_l) * cw);
+        const int kx = cx + (int)(kv_l * cw), kw = kv_w;
         snprintf(a, sizeof a, "k, v %d", g);
-        box(&p, kx, PROJ_Y, kw, PROJ_H, KV_FILL, DRAW_FRAME, 2, a, b);
+        box(&p, kx, PROJ_Y, kw, PROJ_H, KV_FILL, DRAW_FRAME, 2, a, box_shape);
         arrow(&p, kx + kw / 2.0f, X_Y, kx + kw / 2.0f, PROJ_Y + PROJ_H);
         for (int k = first; k <= last; k++) /* one line to each query head of the group */
             if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g)
@@ -226,10 +268,11 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
 
     /* The caption: the parameters, counted as the cost table counts them. */
     const int kv_dim = nkv * hd;
-    format_grouped(a, params);
+    char count[32];
+    format_grouped(count, params);
     snprintf(b, sizeof b,
              "parameters: W_q %d\xc3\x97%d + W_k %d\xc3\x97%d + W_v %d\xc3\x97%d + W_O %d\xc3\x97%d%s = %s",
-             d, d, d, kv_dim, d, kv_dim, d, d, has_bias ? " + biases" : "", a);
+             d, d, d, kv_dim, d, kv_dim, d, d, has_bias ? " + biases" : "", count);
     figure_text(&p, b, SUBTITLE_PX, SLIDE_W / 2, CAPTION_Y, DRAW_MID, DRAW_TOP, DRAW_INK);
 
     return figure_write(&p, path, err, errlen);

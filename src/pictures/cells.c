@@ -2,6 +2,7 @@
  * on 0..1, scores less their row maximum), the grid of cells or averaged
  * blocks, the cells painted and annotated, the colour bar. */
 #include "pictures/render_parts.h"
+#include "core/measures.h"
 #include "core/status.h"
 #include "draw/draw.h"
 
@@ -222,9 +223,15 @@ void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g
     }
 }
 
-/* The text printed in a cell: two decimals (fewer when the scale is wide), never "-0.00". */
-static void cell_text(char txt[32], const char *fmt, float val)
+/* The text printed in a cell: a weight as measures_weight_text prints it
+ * (never "0.50" for a weight that is not one half); a score with two
+ * decimals (fewer when the scale is wide), never "-0.00". */
+static void cell_text(char txt[32], const Scale *s, const char *fmt, float val)
 {
+    if (!s->scores) {
+        measures_weight_text(txt, 32, val);
+        return;
+    }
     char num[24];
     snprintf(num, sizeof num, fmt, val);
     const int negative = num[0] == '-' && strspn(num + 1, "0.") < strlen(num + 1); /* no "-0.00" */
@@ -235,14 +242,14 @@ static void cell_text(char txt[32], const char *fmt, float val)
 int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
                    const Grid *g, int x0, int y0, const Scale *s)
 {
-    /* One number format per map: two decimals, fewer when the scale is wide. */
+    /* One number format per map: two decimals, fewer when the scale is wide (scores). */
     const float big = fmaxf(fabsf(s->lo), fabsf(s->hi));
     const char *fmt = big < 9.995f ? "%.2f" : big < 99.95f ? "%.1f" : "%.0f";
     float widest = 0.0f; /* at line height 100 px */
     for (int i = 0; i < T; i++) {
         for (int j = 0; j < mha_visible_keys(causal, i, T); j++) {
             char txt[32];
-            cell_text(txt, fmt, v[(size_t)i * T + j]);
+            cell_text(txt, s, fmt, v[(size_t)i * T + j]);
             widest = fmaxf(widest, draw_text_width(r->font, txt, 100.0f));
         }
     }
@@ -258,7 +265,7 @@ int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int 
             if (!s->scores && val < 0.005f)
                 continue; /* a weight that would print as 0.00: nothing, so the weights that count stand out */
             char txt[32];
-            cell_text(txt, fmt, val);
+            cell_text(txt, s, fmt, val);
             const DrawRgb ink = draw_luma(scale_color(s, val)) > 140 ? DRAW_INK : DRAW_WHITE;
             if (draw_text(c, r->font, txt, px, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
                           DRAW_MID, DRAW_MID, ink, 0) != MHAVIZ_OK)

@@ -5,6 +5,7 @@
  * labels. Left to right: the row labels, the score charts, the softmax
  * charts. All in pixels of the 1920 x 1080 slide. */
 #include "pictures/pull_slide.h"
+#include "core/measures.h"
 #include "core/status.h"
 #include "pictures/labels.h"
 #include "pictures/render.h"
@@ -187,10 +188,24 @@ static int draw_score_axis(DrawCanvas *cv, const DrawFont *f, int y0, int y1, do
  * it, else turned. */
 #define WEIGHT_LABELLED 0.05f
 #define WEIGHT_PX 16.0f
-static int draw_weights(DrawCanvas *cv, const DrawFont *f, const float *w, int n, float slot, int y0, int y1,
-                        DrawRgb col)
+
+/* The widest number draw_weights prints over the n weights w: "0.00"'s
+ * width, or a three-decimal weight's (measures_weight_text). */
+static float widest_weight(const DrawFont *f, const float *w, int n, float widest)
 {
-    const float num_w = draw_text_width(f, "0.00", WEIGHT_PX);
+    for (int j = 0; j < n; j++)
+        if (w[j] >= WEIGHT_LABELLED) {
+            char num[16];
+            widest = fmaxf(widest, draw_text_width(f, measures_weight_text(num, sizeof num, w[j]), WEIGHT_PX));
+        }
+    return widest;
+}
+
+/* num_w: the widest number of the slide (widest_weight), so that every
+ * row turns its numbers or none does. */
+static int draw_weights(DrawCanvas *cv, const DrawFont *f, const float *w, int n, float slot, float num_w, int y0,
+                        int y1, DrawRgb col)
+{
     const int turned = slot < num_w + 4;
     const int room = turned ? (int)ceilf(num_w) + 6 : (int)draw_line_height(WEIGHT_PX);
     const int top = y0 + room, bar_w = (int)fmaxf(1.0f, slot * 0.7f);
@@ -201,8 +216,7 @@ static int draw_weights(DrawCanvas *cv, const DrawFont *f, const float *w, int n
         draw_fill_rect(cv, x, y1 - len, bar_w, len, col);
         if (w[j] >= WEIGHT_LABELLED) {
             char num[16];
-            snprintf(num, sizeof num, "%.2f", w[j]);
-            if (draw_text(cv, f, num, WEIGHT_PX, x + bar_w / 2, y1 - len - 3, turned ? DRAW_START : DRAW_MID,
+            if (draw_text(cv, f, measures_weight_text(num, sizeof num, w[j]), WEIGHT_PX, x + bar_w / 2, y1 - len - 3, turned ? DRAW_START : DRAW_MID,
                           turned ? DRAW_MID : DRAW_BOTTOM, DRAW_INK, turned) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         }
@@ -332,6 +346,11 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
                   DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto cleanup;
 
+    /* The numbers over the softmax bars: as wide as the widest of the slide. */
+    float num_w = widest_weight(font, single->att + (size_t)i * T, n, draw_text_width(font, "0.00", WEIGHT_PX));
+    for (int h = 0; h < H; h++)
+        num_w = widest_weight(font, multi->att + ((size_t)h * T + i) * T, n, num_w);
+
     /* Rows: H of height unit, then the wide head's. */
     if (!plan_key_labels(font, shown, n, i, &L))
         goto cleanup;
@@ -367,7 +386,8 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
         }
         draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
         dot(cv, SCORES_X + (int)((top[h] + 0.5f) * L.slot_s), y0, col);
-        if (draw_weights(cv, font, multi->att + ((size_t)h * T + i) * T, n, L.slot_w, y0, y1, col) != MHAVIZ_OK)
+        if (draw_weights(cv, font, multi->att + ((size_t)h * T + i) * T, n, L.slot_w, num_w, y0, y1, col) !=
+            MHAVIZ_OK)
             goto cleanup;
         if (h + 1 < H)
             draw_fill_rect(cv, LABEL_X, y + unit - 1, SLIDE_W - 2 * MARGIN, 1, (DrawRgb){235, 235, 235});
@@ -419,7 +439,7 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
     /* The key with the shortest stack is the wide head's top key. */
     dot(cv, SCORES_X + (int)((row->wide_top + 0.5f) * L.slot_s), y0, WIDE_COLOUR);
-    if (draw_weights(cv, font, single->att + (size_t)i * T, n, L.slot_w, y0, y1, WIDE_COLOUR) != MHAVIZ_OK)
+    if (draw_weights(cv, font, single->att + (size_t)i * T, n, L.slot_w, num_w, y0, y1, WIDE_COLOUR) != MHAVIZ_OK)
         goto cleanup;
 
     /* The keys, under both columns. */

@@ -71,6 +71,19 @@ static uint16_t half_of(float f)
     return (uint16_t)(sign | h);
 }
 
+/* Weight w as a half that keeps w's side of one half, which the report
+ * counts at (measures_weight_text): rounded to the nearest half, a weight
+ * just off 0.5 becomes 0.5 itself (0.49992 does) and the page would read
+ * it as "0.50"; it is stored one step away instead (0.49976 or 0.50049). */
+static uint16_t half_of_weight(float w)
+{
+    const float at = (float)MEASURES_SHOWN_SHARE;
+    const uint16_t h = half_of(w);
+    if (w == at || h != half_of(at))
+        return h;
+    return (uint16_t)(w < at ? h - 1 : h + 1);
+}
+
 /* A base64 stream into a file. */
 typedef struct {
     FILE *f;
@@ -183,8 +196,10 @@ static void write_full(Base64 *b, const Variant *v, int n)
             for (int which = 0; which < 2; which++) {
                 const float *m = which ? map_scores(&v[k], p) : map_att(&v[k], p); /* (T, T) */
                 for (int i = 0; i < c->T; i++)
-                    for (int j = 0; j < visible(c, i); j++)
-                        base64_put16(b, half_of(m[(size_t)i * c->T + j]));
+                    for (int j = 0; j < visible(c, i); j++) {
+                        const float x = m[(size_t)i * c->T + j];
+                        base64_put16(b, which ? half_of(x) : half_of_weight(x));
+                    }
             }
     }
 }
@@ -226,7 +241,7 @@ static void write_summary_map(Base64 *b, const MhaConfig *c, const float *att, c
         for (int r = 0; r < top_k; r++)
             base64_put16(b, r < got ? (uint16_t)keys[r] : 0xFFFF);
         for (int r = 0; r < top_k; r++)
-            base64_put16(b, half_of(r < got ? row[keys[r]] : 0.0f));
+            base64_put16(b, half_of_weight(r < got ? row[keys[r]] : 0.0f));
         for (int r = 0; r < top_k; r++)
             base64_put16(b, half_of(r < got ? scores[(size_t)i * T + keys[r]] : 0.0f));
     }

@@ -40,6 +40,12 @@ static void chance_clause(char *buf, size_t n, const Chance *ch, ChanceStat st, 
              chance_span(r), chance_words(side));
 }
 
+/* Why a layer with one token is not compared with random layers: no
+ * query has a choice, so none is drawn (chance_has_choice), and every
+ * number compared is null or 0. */
+static const char NO_CHOICE[] = "not compared with random layers: no token has more than one key to choose from, "
+                                "here or in any random layer of this shape, so none was drawn";
+
 /* The rows with outcome o as "'gave' (1), 'the' (2)", wrapped after label. */
 static void txt_pull_rows(FILE *f, const PullLayer *p, char *const *tokens, PullOutcome o, const char *label)
 {
@@ -250,6 +256,11 @@ int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
 void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
 {
     char line[1024], clause[256];
+    if (!chance_has_choice(s->c)) {
+        snprintf(line, sizeof line, "JS, top1: %s.", NO_CHOICE);
+        txt_wrapped(f, "", line);
+        return;
+    }
     if (ch->draws == 0) {
         chance_clause(clause, sizeof clause, ch, CHANCE_HEAD_JS, 0, "%.2f", 1.0);
         snprintf(line, sizeof line, "JS, top1: %s.", clause);
@@ -336,7 +347,9 @@ void txt_kept(FILE *f, const ReportData *d, const Summary *s)
     if (!d->chance)
         return;
     const Chance *ch = d->chance;
-    if (ch->draws == 0) {
+    if (!chance_has_choice(s->c))
+        snprintf(line, sizeof line, "These counts are %s.", NO_CHOICE);
+    else if (ch->draws == 0) {
         chance_clause(clause, sizeof clause, ch, CHANCE_KEPT, k->kept, "%.0f", 1.0);
         snprintf(line, sizeof line, "These counts are %s.", clause);
     } else {

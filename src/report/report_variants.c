@@ -157,7 +157,7 @@ static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *
     const int H = x->in.cfg.n_heads;
     char line[1024];
     if (ch->pool_draws == 0)
-        return; /* too large a layer for the budget, or the reference is not multi-head */
+        return; /* too large a layer for the budget, one token (no choice), or the reference is not multi-head */
     const ChanceRange *js = &ch->r[CHANCE_POOL_JS], *top1 = &ch->r[CHANCE_POOL_TOP1];
     int n = snprintf(line, sizeof line, "%s: a head of %d random layers of this shape and sentence, pooled the same "
                      "way, moves by JS %.3f to %.3f, top1 %.2f to %.2f (%s).", xs->name, ch->pool_draws, js->lo,

@@ -1137,6 +1137,56 @@ START_TEST(random_layers_no_chance_finding)
 }
 END_TEST
 
+/* One token: no query has a choice, so no
+ * random layer is drawn (they would all give 0 rows and no JS), and the
+ * report says why where it would give their ranges, never "0 to 0" or
+ * "nan"; with --kv-heads, the pooled variants draw none either. */
+START_TEST(one_token_draws_no_random_layer)
+{
+    setup();
+    Run *r = malloc(sizeof *r), *g = malloc(sizeof *g);
+    run(g, (const char *[]){"init", "--tokens", "hello", NULL});
+    ck_assert_msg(g->status == MHAVIZ_OK, "init: %s", g->err);
+    char in[128], dir[PATH_MAX];
+    snprintf(in, sizeof in, "%s/stdout", g->dir);
+    run(r, (const char *[]){"-q", "--kv-heads", "4,2", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    static char json[1 << 20], txt[1 << 16];
+    for (int v = 0; v < 2; v++) {
+        snprintf(dir, sizeof dir, "%s/out/kv%d", r->run, v == 0 ? 4 : 2);
+        slurp_in(dir, "report.json", json, sizeof json);
+        slurp_in(dir, "report.txt", txt, sizeof txt);
+        cJSON *j = cJSON_Parse(json);
+        ck_assert_ptr_nonnull(j);
+        const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "chance");
+        ck_assert_int_eq((int)json_num(ch, "draws"), 0);
+        ck_assert_int_eq((int)json_num(ch, "budget_draws"), 0);
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ch, "ranges"),
+                                                                "kept")));
+        cJSON_Delete(j);
+        char *flat = flat_text(txt);
+        ck_assert_msg(strstr(flat, "JS, top1: not compared with random layers: no token has more than one key to "
+                                   "choose from, here or in any random layer of this shape, so none was drawn.") &&
+                      strstr(flat, "These counts are not compared with random layers: no token has more than one "
+                                   "key to choose from"),
+                      "%s", flat);
+        ck_assert_msg(!strstr(flat, "0 to 0") && !strstr(flat, "nan") && !strstr(flat, "a layer this large"), "%s",
+                      flat);
+        free(flat);
+    }
+    snprintf(dir, sizeof dir, "%s/out", r->run);
+    slurp_in(dir, "report.json", json, sizeof json);
+    cJSON *j = cJSON_Parse(json);
+    ck_assert_ptr_nonnull(j);
+    const cJSON *var;
+    cJSON_ArrayForEach(var, cJSON_GetObjectItemCaseSensitive(j, "variants"))
+        ck_assert_int_eq((int)json_num(cJSON_GetObjectItemCaseSensitive(var, "chance"), "draws"), 0);
+    cJSON_Delete(j);
+    cleanup(r), cleanup(g);
+    free(r), free(g);
+}
+END_TEST
+
 /* ------------------------------------------ the docs' figures, checked */
 
 /* Text with every run of white space turned into one space: a sentence
@@ -1263,12 +1313,16 @@ START_TEST(docs_figures_are_the_reports)
         row7[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 7), k)->valuedouble;
         row10[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(wide, 10), k)->valuedouble;
     }
-    snprintf(want, sizeof want, "so the wide head follows it: %.2f on \"John\", %.2f on \"because\", %.2f on \"Mary\".",
-             row6[5], row6[6], row6[0]);
+    /* weights as the pictures print them: never "0.50" unless one half (measures_weight_text) */
+    char w[3][16];
+    snprintf(want, sizeof want, "so the wide head follows it: %s on \"John\", %s on \"because\", %s on \"Mary\".",
+             measures_weight_text(w[0], 16, row6[5]), measures_weight_text(w[1], 16, row6[6]),
+             measures_weight_text(w[2], 16, row6[0]));
     doc_has(readme, "README.md", want);
-    snprintf(want, sizeof want, "the wide head goes with head 3 (%.2f)", row10[10]);
+    snprintf(want, sizeof want, "the wide head goes with head 3 (%s)", measures_weight_text(w[0], 16, row10[10]));
     doc_has(readme, "README.md", want);
-    snprintf(want, sizeof want, "the wide head splits %.2f / %.2f between them", row7[5], row7[7]);
+    snprintf(want, sizeof want, "the wide head splits %s / %s between them", measures_weight_text(w[0], 16, row7[5]),
+             measures_weight_text(w[1], 16, row7[7]));
     doc_has(readme, "README.md", want);
     const cJSON *counts = item(item(j, "pulls"), "counts");
     ck_assert(json_num(item(rg, "split"), "lo") == json_num(item(rg, "followed"), "lo") &&
@@ -1507,6 +1561,7 @@ Suite *cli_suite(void)
     tcase_add_test(kv, docs_figures_are_the_reports);
     tcase_add_test(kv, report_sentences_state_their_rule);
     tcase_add_loop_test(kv, random_layers_no_chance_finding, 0, (int)(sizeof RANDOM_SHAPES / sizeof RANDOM_SHAPES[0]));
+    tcase_add_test(kv, one_token_draws_no_random_layer);
     suite_add_tcase(s, kv);
     return s;
 }

@@ -108,6 +108,30 @@ START_TEST(budget_caps_the_draws)
 }
 END_TEST
 
+/* One token, with the mask or without: no query sees two keys, every
+ * number compared is null or 0 for any layer, and none is drawn (it was
+ * 200 draws giving "0 to 0"). Two tokens have a choice again. */
+START_TEST(one_token_draws_none)
+{
+    char *tokens[2] = {"solo", "duo"};
+    for (int causal = 0; causal < 2; causal++) {
+        const MhaConfig one = {1, 16, 4, 4, 4, causal}, two = {2, 16, 4, 4, 4, causal};
+        ck_assert(!chance_has_choice(&one));
+        ck_assert(chance_has_choice(&two));
+        ck_assert_int_eq(chance_budget(&one, 0), 0);
+        ck_assert_int_eq(chance_budget(&one, 1), 0);
+        ck_assert_int_eq(chance_budget(&two, 0), CHANCE_DRAWS);
+        Chance ch;
+        ck_assert_int_eq(chance_draw(&ch, &one, tokens, 0, CHANCE_DRAWS), MHAVIZ_OK);
+        ck_assert_int_eq(ch.draws, 0);
+        ck_assert_int_eq(ch.budget_draws, 0);
+        ck_assert_int_eq(ch.r[CHANCE_KEPT].n, 0);
+        ck_assert_int_eq(chance_pooling(&ch, &one, tokens, 2, NULL, CHANCE_DRAWS), MHAVIZ_OK);
+        ck_assert_int_eq(ch.pool_draws, 0);
+    }
+}
+END_TEST
+
 /* Pooling into as many K/V heads as there are heads changes nothing: every
  * head of every draw keeps JS 0 and top-1 1. Into 2, the heads move. */
 START_TEST(pooling_ranges)
@@ -149,6 +173,7 @@ Suite *chance_suite(void)
     tcase_add_test(tc, blur_range_is_inits_layers);
     tcase_add_test(tc, same_on_any_thread_count);
     tcase_add_test(tc, budget_caps_the_draws);
+    tcase_add_test(tc, one_token_draws_none);
     tcase_add_test(tc, pooling_ranges);
     tcase_add_test(tc, side_of_a_range);
     suite_add_tcase(s, tc);

@@ -806,6 +806,34 @@ START_TEST(row_shows_a_pattern_at_half)
 }
 END_TEST
 
+/* A weight as the pictures print it never lands on one half unless it is
+ * one half: the report counts a row's half at >= 0.5 and a pull at > 0.5.
+ * Two decimals elsewhere; three, rounded away from one half, where two
+ * would print "0.50": 0.4994 -> 0.499 (floor), 0.5003 -> 0.501 (ceil). */
+START_TEST(weight_text_keeps_its_side_of_half)
+{
+    static const struct {
+        double w;
+        const char *text;
+    } cases[] = {{0.0, "0.00"},      {0.4949, "0.49"},     {0.49501, "0.495"},     {0.4994, "0.499"},
+                 {0.49992, "0.499"}, {0.49999997, "0.499"}, {0.5, "0.50"},         {0.50000006, "0.501"},
+                 {0.5003, "0.501"},  {0.5049, "0.505"},    {0.5051, "0.51"},      {0.73, "0.73"},
+                 {1.0, "1.00"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[16];
+        ck_assert_str_eq(measures_weight_text(buf, sizeof buf, cases[k].w), cases[k].text);
+    }
+    /* every float weight within 0.006 of one half, stepped by 1e-5: its text is on its side */
+    for (int k = -600; k <= 600; k++) {
+        const float w = 0.5f + (float)k * 1e-5f;
+        char buf[16];
+        const double shown = atof(measures_weight_text(buf, sizeof buf, w));
+        ck_assert_msg((shown < 0.5) == (w < 0.5f) && (shown > 0.5) == (w > 0.5f), "%.8f printed %s", w, buf);
+        ck_assert_msg(fabs(shown - w) < 0.005 + 1e-9, "%.8f printed %s", w, buf);
+    }
+}
+END_TEST
+
 START_TEST(js_and_top1)
 {
     MapComparison c;
@@ -1051,6 +1079,7 @@ Suite *measures_suite(void)
     Suite *s = suite_create("measures");
     TCase *tc = tcase_create("measures");
     tcase_add_test(tc, token_ids_name_first_occurrence);
+    tcase_add_test(tc, weight_text_keeps_its_side_of_half);
     tcase_add_test(tc, row_entropy_norm_per_row);
     tcase_add_test(tc, one_row_names_no_role);
     tcase_add_test(tc, previous_token_map);

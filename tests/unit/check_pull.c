@@ -181,6 +181,13 @@ START_TEST(lesson1_rows)
     pull_caption(caption, sizeof caption, p, 10, r.in.tokens, r.single.att);
     ck_assert_msg(strstr(caption, "the wide head followed head 3 to 'Mary' 10 (1.00); it gives ") == caption &&
                   strstr(caption, " to 'Mary' 0 (heads 1, 2)"), "%s", caption);
+    /* The second John (7): 0.49992 on each John, just under half, so the
+     * row blurs (no key more than half); the caption says so, not "0.50". */
+    ck_assert_int_eq(p->rows[7].outcome, PULL_SPLIT);
+    ck_assert_float_lt(p->rows[7].wide_top_att, 0.5f);
+    pull_caption(caption, sizeof caption, p, 7, r.in.tokens, r.single.att);
+    ck_assert_msg(strstr(caption, "the pulls split and the row blurs: the wide head gives 0.499 to 'John' 5 (head 2), "
+                                  "0.499 to 'John' 7 (head 3)") == caption, "%s", caption);
     run_free(&r);
 }
 END_TEST

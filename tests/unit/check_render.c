@@ -292,6 +292,41 @@ START_TEST(annotated_cells_show_their_digits)
 }
 END_TEST
 
+/* A cell's number never lands on one half, where the report counts a row's
+ * half, unless the weight is one half (measures_weight_text): row 1 holds
+ * 0.5003 and 0.4997 ("0.501", "0.499"), row 2 one half twice ("0.50"). */
+START_TEST(cell_numbers_keep_their_side_of_half)
+{
+    const float att[16] = {1.0f, 0, 0, 0,
+                           0.5003f, 0.4997f, 0, 0,
+                           0.0f, 0.5f, 0.5f, 0,
+                           0.1f, 0.2f, 0.3f, 0.4f};
+    static const char *const want[] = {"1.00", "0.501", "0.499", "0.50", "0.50", "0.10", "0.20", "0.30", "0.40"};
+    char *png = scratch_png("half.png"), err[MHAVIZ_ERRLEN];
+    Renderer *r = open_renderer(1, 0);
+    RenderLayout l;
+    ck_assert_int_eq(render_heatmap_layout(r, 4, TOK4, "t", NULL, &l), MHAVIZ_OK);
+    DrawTextLog log = {0};
+    draw_text_log(&log);
+    ck_assert_int_eq(render_heatmap(r, png, att, 4, TOK4, 1, "t", err, sizeof err), MHAVIZ_OK);
+    draw_text_log(NULL);
+    render_close(r);
+    /* the texts drawn inside the map, in drawing order (row by row) */
+    int n = 0;
+    for (int a = 0; a < log.n; a++) {
+        const DrawTextEntry *e = &log.e[a];
+        if (e->x0 < l.map_x || e->x1 > l.map_x + 4 * l.cell || e->y0 < l.map_y || e->y1 > l.map_y + 4 * l.cell)
+            continue;
+        ck_assert_int_lt(n, 9);
+        ck_assert_str_eq(e->text, want[n]);
+        n++;
+    }
+    ck_assert_int_eq(n, 9);
+    free(log.e);
+    free(png);
+}
+END_TEST
+
 /* Scores less their row's maximum, by hand (causal, T = 4):
  *   row 0 (7)            -> (0)
  *   row 1 (3, 1)         -> (0, -2)
@@ -1362,6 +1397,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, not_causal_has_no_mask);
     tcase_add_test(tc, labels_title_and_bar_have_ink);
     tcase_add_test(tc, annotated_cells_show_their_digits);
+    tcase_add_test(tc, cell_numbers_keep_their_side_of_half);
     tcase_add_test(tc, scores_map_rows_less_their_maximum);
     tcase_add_test(tc, tiny_weights_print_nothing);
     tcase_add_test(tc, sharpness_lines_per_head);

@@ -352,8 +352,8 @@ START_TEST(kv_cache_and_architecture_45)
     ck_assert_int_eq(architecture_draw(c, render_font(k.r), png, &k.v[0].in.cfg, k.v[0].kv_of, 4096, 0, err, sizeof err), MHAVIZ_OK);
     draw_text_log(NULL);
     check_texts(&arch, "architecture.png", NULL, 0, 0, NULL, &k);
-    static const char *const steps[] = {"Q K\xe1\xb5\x80/\xe2\x88\x9a" "8: 45 \xc3\x97 45", "causal mask",
-                                        "softmax: 45 \xc3\x97 45", "\xc3\x97 V: 45 \xc3\x97 8"};
+    static const char *const steps[] = {"Q K\xe1\xb5\x80/\xe2\x88\x9a" "d_k: T\xc3\x97T = 45\xc3\x97" "45", "causal mask",
+                                        "softmax: T\xc3\x97T = 45\xc3\x97" "45", "\xc3\x97 V: T\xc3\x97" "d_k = 45\xc3\x97" "8"};
     for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
         int n = 0;
         for (int a = 0; a < arch.n; a++)
@@ -364,6 +364,75 @@ START_TEST(kv_cache_and_architecture_45)
     free(png);
     draw_canvas_free(c);
     class_close(&k);
+}
+END_TEST
+
+/* 1 when s holds a shape whose axes are not named: two numbers joined by
+ * a multiplication sign ("16 × 16", "16×4") that do not follow "= " after
+ * the axes' names ("T×d_k = 16×4"). */
+static int bare_shape(const char *s)
+{
+    for (const char *p = strstr(s, "\xc3\x97"); p; p = strstr(p + 2, "\xc3\x97")) {
+        const char *a = p, *b = p + 2;
+        while (a > s && a[-1] == ' ')
+            a--;
+        while (*b == ' ')
+            b++;
+        if (a == s || !isdigit((unsigned char)a[-1]) || !isdigit((unsigned char)*b))
+            continue; /* not between two numbers: "× V", "T×d_k", "4×d_k" */
+        while (a > s && isdigit((unsigned char)a[-1]))
+            a--;
+        if (a - s < 2 || strncmp(a - 2, "= ", 2) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* architecture.png names the axes of every shape it draws, so that a
+ * student can tell which number is T, d_model or d_k when two are equal
+ * (16 tokens of d_model 16; 4 tokens of d_k 4); the weights' shapes in
+ * the caption are d_model by d_model or by the K/V width, never T. Every
+ * text at 22 px or more, none overlapping, inside the slide. */
+START_TEST(architecture_names_every_axis)
+{
+    static const MhaConfig shapes[] = {
+        {16, 16, 4, 4, 4, 1}, {4, 16, 4, 4, 4, 1}, {11, 512, 8, 8, 64, 1}, {64, 64, 32, 8, 2, 1},
+        {300, 16, 2, 2, 8, 0}, {12, 64, 1, 1, 64, 1},
+    };
+    RenderOptions o;
+    render_default_options(&o);
+    Renderer *r;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_msg(render_open(&r, &o, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    dir = scratch("architecture");
+    char *png = scratch_png("architecture.png");
+    DrawCanvas *c = draw_canvas_new(1, 1);
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        DrawTextLog log = {0};
+        draw_text_log(&log);
+        ck_assert_int_eq(architecture_draw(c, render_font(r), png, &shapes[k], NULL, 1024, 0, err, sizeof err),
+                         MHAVIZ_OK);
+        draw_text_log(NULL);
+        check_texts(&log, "architecture.png", NULL, 0, 0, NULL, NULL);
+        int named = 0;
+        for (int a = 0; a < log.n; a++) {
+            const DrawTextEntry *e = &log.e[a];
+            ck_assert_msg(e->px >= 22.0f, "T=%d: '%s' at %.1f px", shapes[k].T, e->text, e->px);
+            ck_assert_msg(e->x0 >= 0 && e->x1 <= SLIDE_W, "T=%d: '%s' leaves the slide", shapes[k].T, e->text);
+            if (strncmp(e->text, "parameters:", 11) != 0)
+                ck_assert_msg(!bare_shape(e->text), "T=%d: '%s' has a shape without its axes", shapes[k].T, e->text);
+            named += strstr(e->text, "T\xc3\x97T") != NULL;
+        }
+        ck_assert_msg(named >= 2, "T=%d: the scores' T×T in %d texts", shapes[k].T, named);
+        free(log.e);
+    }
+    ck_assert(bare_shape("softmax: 16 \xc3\x97 16") && bare_shape("x  \xc2\xb7  16\xc3\x97" "16") &&
+              !bare_shape("softmax: T\xc3\x97T = 16\xc3\x97" "16") && !bare_shape("\xc3\x97 V: T\xc3\x97" "d_k"));
+    draw_canvas_free(c);
+    free(png);
+    render_close(r);
+    remove_tree(dir);
+    free(dir);
 }
 END_TEST
 
@@ -379,6 +448,7 @@ Suite *slides_suite(void)
     tcase_add_test(tc, pull_45);
     tcase_add_test(tc, variants_45);
     tcase_add_test(tc, kv_cache_and_architecture_45);
+    tcase_add_test(tc, architecture_names_every_axis);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,15 +16,21 @@
 
 int measures_is_null(double x) { return isnan(x); }
 
+const char *measures_side_text(char *buf, size_t n, double x, int decimals, double at)
+{
+    char on_at[32];
+    snprintf(on_at, sizeof on_at, "%.*f", decimals, at);
+    snprintf(buf, n, "%.*f", decimals, x);
+    if (x != at && strcmp(buf, on_at) == 0) { /* rounded onto the threshold: one more decimal, away from it */
+        const double unit = pow(10.0, decimals + 1);
+        snprintf(buf, n, "%.*f", decimals + 1, (x < at ? floor(x * unit) : ceil(x * unit)) / unit);
+    }
+    return buf;
+}
+
 const char *measures_weight_text(char *buf, size_t n, double w)
 {
-    const double half = MEASURES_SHOWN_SHARE;
-    char at_half[16];
-    snprintf(at_half, sizeof at_half, "%.2f", half);
-    snprintf(buf, n, "%.2f", w);
-    if (w != half && strcmp(buf, at_half) == 0) /* two decimals would put it on one half */
-        snprintf(buf, n, "%.3f", (w < half ? floor(w * 1000.0) : ceil(w * 1000.0)) / 1000.0);
-    return buf;
+    return measures_side_text(buf, n, w, 2, MEASURES_SHOWN_SHARE);
 }
 
 const char *measures_role_name(MeasuresRole r)

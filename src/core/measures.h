@@ -148,6 +148,14 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
  * 0.5003 -> "0.501" (at most 0.001 off). Returns buf. */
 const char *measures_weight_text(char *buf, size_t n, double w);
 
+/* The same rule for any number a threshold `at` judges: x with `decimals`
+ * decimals, or one more, rounded away from at, when those would print it
+ * as at itself without being it (0.7996 -> "0.799" against 0.8; 49.96 ->
+ * "49.9" with 0 decimals against 50). report.txt prints the role rule's
+ * shares and entropies so (MEASURES_ROLE_SHARE, MEASURES_DIFFUSE_NORM).
+ * Returns buf. */
+const char *measures_side_text(char *buf, size_t n, double x, int decimals, double at);
+
 /* A row is sharp enough to pull when its normalised entropy (below) is
  * under this: half of what spreading evenly gives. Two keys at 0.89 / 0.11
  * are just sharp enough; a head that spreads its rows (the diffuse heads of

@@ -27,6 +27,22 @@ const char *txt_cell(char *buf, size_t n, const char *fmt, double x)
     return buf;
 }
 
+/* A number the role rule judges against threshold at, with two decimals
+ * (measures_side_text: never printed as the threshold unless it is it). */
+static const char *txt_judged(char *buf, size_t n, double x, double at)
+{
+    return measures_is_null(x) ? txt_cell(buf, n, "", x) : measures_side_text(buf, n, x, 2, at);
+}
+
+/* A share as a percentage for the role rule's sentences: "49.9%" rather
+ * than "50%" for a share just under MEASURES_ROLE_SHARE. */
+static const char *share_percent(char *buf, size_t n, double share)
+{
+    measures_side_text(buf, n, 100.0 * share, 0, 100.0 * MEASURES_ROLE_SHARE);
+    strncat(buf, "%", n - strlen(buf) - 1);
+    return buf;
+}
+
 void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent)
 {
     char shown[REPORT_TOKEN_BYTES];
@@ -147,11 +163,11 @@ static const char *pattern_support(char *buf, size_t n, const MapMeasures *m, Me
 
 void report_sentence(char *line, size_t len, const char *who, const MapMeasures *m, char *const *tokens, int T)
 {
-    char place[REPORT_TOKEN_BYTES + 64], support[96];
+    char place[REPORT_TOKEN_BYTES + 64], support[96], share[16];
     if (m->role < MEASURES_N_PATTERNS) {
-        snprintf(line, len, "%s looks at %s: %.0f%% of its attention on average (even spreading "
+        snprintf(line, len, "%s looks at %s: %s of its attention on average (even spreading "
                  "would give %.0f%%), %s.", who, pattern_place(place, sizeof place, m, m->role, tokens, T),
-                 100.0 * m->pattern[m->role], 100.0 * m->even[m->role],
+                 share_percent(share, sizeof share, m->pattern[m->role]), 100.0 * m->even[m->role],
                  pattern_support(support, sizeof support, m, m->role));
     } else if (m->role == MEASURES_NONE) {
         snprintf(line, len, "with one token (T = 1), %s can only look at it: no pattern.", who);
@@ -162,8 +178,8 @@ void report_sentence(char *line, size_t len, const char *who, const MapMeasures 
                     : snprintf(line, len, "%s has no clear role", who);
         if (m->strongest >= 0)
             snprintf(line + n, len - (size_t)n,
-                     "; strongest pattern: %.0f%% on %s (even spreading would give %.0f%%), %s.",
-                     100.0 * m->pattern[m->strongest],
+                     "; strongest pattern: %s on %s (even spreading would give %.0f%%), %s.",
+                     share_percent(share, sizeof share, m->pattern[m->strongest]),
                      pattern_place(place, sizeof place, m, (MeasuresRole)m->strongest, tokens, T),
                      100.0 * m->even[m->strongest],
                      pattern_support(support, sizeof support, m, (MeasuresRole)m->strongest));
@@ -187,7 +203,7 @@ static void txt_table_row(FILE *f, const char *label, const char *kv, const MapM
 {
     char b[6][16];
     fprintf(f, "%5s %4s  %-15s %6s %5s %5s %6s %5s %5s\n", label, kv, measures_role_name(m->role),
-            txt_cell(b[0], 16, "%.2f", m->entropy_bits), txt_cell(b[1], 16, "%.2f", m->entropy_norm),
+            txt_cell(b[0], 16, "%.2f", m->entropy_bits), txt_judged(b[1], 16, m->entropy_norm, MEASURES_DIFFUSE_NORM),
             txt_cell(b[2], 16, "%.2f", m->confidence), txt_cell(b[3], 16, "%.1f", m->mean_distance),
             cmp ? txt_cell(b[4], 16, "%.2f", cmp->js_to_single) : "-",
             cmp ? txt_cell(b[5], 16, "%.2f", cmp->top1_agreement) : "-");
@@ -222,7 +238,7 @@ static void txt_pattern_row(FILE *f, const char *label, const MapMeasures *m)
     char b[16];
     fprintf(f, "%5s", label);
     for (int p = 0; p < MEASURES_N_PATTERNS; p++)
-        fprintf(f, " %5s", txt_cell(b, sizeof b, "%.2f", m->pattern[p]));
+        fprintf(f, " %5s", txt_judged(b, sizeof b, m->pattern[p], MEASURES_ROLE_SHARE));
     fputc('\n', f);
 }
 

@@ -834,6 +834,25 @@ START_TEST(weight_text_keeps_its_side_of_half)
 }
 END_TEST
 
+/* The same rule for any threshold and any number of decimals: 0.8 with
+ * two decimals (the diffuse entropy), 50 with none (a share in percent). */
+START_TEST(side_text_keeps_its_side_of_any_threshold)
+{
+    static const struct {
+        double x, at;
+        int decimals;
+        const char *text;
+    } cases[] = {{0.7996, 0.8, 2, "0.799"}, {0.8, 0.8, 2, "0.80"}, {0.8004, 0.8, 2, "0.801"}, {0.79, 0.8, 2, "0.79"},
+                 {49.96, 50, 0, "49.9"},    {50, 50, 0, "50"},     {50.2, 50, 0, "50.2"},   {49.4, 50, 0, "49"},
+                 {73.0, 50, 0, "73"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[16];
+        ck_assert_str_eq(measures_side_text(buf, sizeof buf, cases[k].x, cases[k].decimals, cases[k].at),
+                         cases[k].text);
+    }
+}
+END_TEST
+
 START_TEST(js_and_top1)
 {
     MapComparison c;
@@ -1080,6 +1099,7 @@ Suite *measures_suite(void)
     TCase *tc = tcase_create("measures");
     tcase_add_test(tc, token_ids_name_first_occurrence);
     tcase_add_test(tc, weight_text_keeps_its_side_of_half);
+    tcase_add_test(tc, side_text_keeps_its_side_of_any_threshold);
     tcase_add_test(tc, row_entropy_norm_per_row);
     tcase_add_test(tc, one_row_names_no_role);
     tcase_add_test(tc, previous_token_map);

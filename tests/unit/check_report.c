@@ -604,6 +604,29 @@ END_TEST
 
 /* A long token list wraps, never cut: 60 tokens and one of 150 characters
  * come back whole, in order, in lines of at most 100 columns. */
+/* A head just short of a role: its strongest share 0.4994, under the role
+ * rule's 0.5 (MEASURES_ROLE_SHARE). Its sentence must not print that as
+ * "50%", which the legend's "at least 0.50" would count. */
+START_TEST(txt_share_just_under_half_is_not_printed_as_half)
+{
+    char *tokens[] = {"a", "b", "c", "d"};
+    MapMeasures m;
+    memset(&m, 0, sizeof m);
+    m.role = MEASURES_MIXED;
+    m.strongest = MEASURES_PREVIOUS_TOKEN;
+    m.pattern[MEASURES_PREVIOUS_TOKEN] = 0.4994;
+    m.even[MEASURES_PREVIOUS_TOKEN] = 0.25;
+    m.rows[MEASURES_PREVIOUS_TOKEN] = 3;
+    m.shown[MEASURES_PREVIOUS_TOKEN] = 1;
+    m.entropy_norm = 0.7996;
+    m.fixed_key = -1;
+    char line[512];
+    report_sentence(line, sizeof line, "head 0", &m, tokens, 4);
+    ck_assert_msg(strstr(line, "strongest pattern: 49.9% on") != NULL, "%s", line);
+    ck_assert_msg(strstr(line, "50%") == NULL, "%s", line);
+}
+END_TEST
+
 START_TEST(txt_wraps_long_token_lists)
 {
     enum { T = 61 };
@@ -882,6 +905,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, txt_says_what_a_class_needs);
     tcase_add_test(tc, txt_sentences_hold_for_their_numbers);
     tcase_add_test(tc, txt_wraps_long_token_lists);
+    tcase_add_test(tc, txt_share_just_under_half_is_not_printed_as_half);
     tcase_add_test(tc, notes_appear_in_both_files);
     tcase_add_test(tc, full_disk_is_an_error_naming_the_file);
     tcase_add_test(tc, missing_folder_is_an_error_naming_the_file);

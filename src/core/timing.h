@@ -4,9 +4,10 @@
  * write); timing_print writes one line per phase, "forward: 41.2 ms", and
  * the peak memory. "forward" is the forward passes and their measures;
  * "chance" the random layers drawn to compare them with (core/chance.h),
- * which cost far more than the passes at class size. When stderr is a terminal and the run has taken more than about a
- * second, timing_progress shows "mhaviz: render  54%" on one line that
- * timing_end clears again; in pipes and logs it never prints anything. */
+ * which cost far more than the passes at class size. When stderr is a
+ * terminal and the run has taken more than about a second,
+ * timing_progress shows "mhaviz: render  54%" on one line that timing_end
+ * clears again; in pipes and logs it never prints anything. */
 #ifndef MHAVIZ_TIMING_H
 #define MHAVIZ_TIMING_H
 

@@ -441,7 +441,8 @@ int main(int argc, char **argv)
             goto cleanup;
         /* What random layers of the same shape and sentence give, for the report to compare with;
          * for a layout pooled from a multi-head input, also how far pooling moves their heads (the same
-         * numbers whether it runs alone or among others). */
+         * numbers whether it runs alone or among others). Timed apart: no part of the forward pass. */
+        timing_phase(&tm, TIMING_CHANCE);
         if (chance_draw(&vars[i].chance, &vars[i].in.cfg, in.tokens, in.has_single, CHANCE_DRAWS) != MHAVIZ_OK)
             goto oom;
         const int *group_of = grouped && kv[i] == groups.n_groups && !grouping_is_contiguous(&groups) ? groups.of : NULL;

@@ -46,18 +46,24 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
 #define MATMUL_BLOCKS 8
 
 /* out (n, d_out) = x (n, d_in) W (d_in, d_out) + b (d_out).
- * The columns of out are cut into MATMUL_BLOCKS blocks (widths a multiple
- * of 16), the same blocks whatever the thread count; each block is one call
- * to BLIS's sgemm, on one thread. So every element is the same sum with any
- * number of threads. (BLIS's own threads wait for each other by spinning:
- * with more threads than free cores, a 7 x 16 x 16 product took 0.8 s
- * instead of 12 us; OpenMP's loop does not suffer so. bench/README.md.) */
+ * A product worth threads has the columns of out cut into MATMUL_BLOCKS
+ * blocks (widths a multiple of 16), the same blocks whatever the thread
+ * count; each block is one call to BLIS's sgemm, on one thread. A smaller
+ * one is a single call: a call costs BLIS about 3 us of set-up whatever its
+ * size, which was a fifth of the chance calibration's time at class size
+ * (200 layers, 5 products each). Either way every element is the same sum
+ * in the same order (BLIS adds each element's d_in products in order,
+ * however the columns are cut), with any number of threads. (BLIS's own
+ * threads wait for each other by spinning: with more threads than free
+ * cores, a 7 x 16 x 16 product took 0.8 s instead of 12 us; OpenMP's loop
+ * does not suffer so. bench/README.md.) */
 static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in,
                    int d_out)
 {
-    const int width = ((d_out + MATMUL_BLOCKS - 1) / MATMUL_BLOCKS + 15) / 16 * 16;
+    const int threaded = (double)n * d_in * d_out >= PARALLEL_MIN_WORK;
+    const int width = threaded ? ((d_out + MATMUL_BLOCKS - 1) / MATMUL_BLOCKS + 15) / 16 * 16 : d_out;
     bli_thread_set_num_threads(1); /* threads come from the loop below, not from BLIS */
-#pragma omp parallel for schedule(static) if ((double)n * d_in * d_out >= PARALLEL_MIN_WORK)
+#pragma omp parallel for schedule(static) if (threaded)
     for (int j0 = 0; j0 < d_out; j0 += width) {
         const int cols = d_out - j0 < width ? d_out - j0 : width;
         for (int i = 0; i < n; i++) /* out = b, then out += x W */

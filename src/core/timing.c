@@ -6,7 +6,7 @@
 #include <time.h>
 
 /* Names as printed: "forward: 41.2 ms". */
-static const char *const PHASE_NAMES[TIMING_N_PHASES] = {"load", "forward", "render", "write"};
+static const char *const PHASE_NAMES[TIMING_N_PHASES] = {"load", "forward", "chance", "render", "write"};
 
 /* A run that has not finished after this long shows progress. */
 #define PROGRESS_AFTER_MS 1000.0

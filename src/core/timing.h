@@ -1,16 +1,19 @@
 /* timing.h — where a run's time goes, and a progress line for long runs.
  *
- * The CLI marks the start of each phase (load, forward, render, write);
- * timing_print writes one line per phase, "forward: 41.2 ms", and the peak
- * memory. When stderr is a terminal and the run has taken more than about a
- * second, timing_progress shows "mhaviz: render  54%" on one line that
- * timing_end clears again; in pipes and logs it never prints anything. */
+ * The CLI marks the start of each phase (load, forward, chance, render,
+ * write); timing_print writes one line per phase, "forward: 41.2 ms", and
+ * the peak memory. "forward" is the forward passes and their measures;
+ * "chance" the random layers drawn to compare them with (core/chance.h),
+ * which cost far more than the passes at class size. When stderr is a
+ * terminal and the run has taken more than about a second,
+ * timing_progress shows "mhaviz: render  54%" on one line that timing_end
+ * clears again; in pipes and logs it never prints anything. */
 #ifndef MHAVIZ_TIMING_H
 #define MHAVIZ_TIMING_H
 
 #include <stdio.h>
 
-typedef enum { TIMING_LOAD, TIMING_FORWARD, TIMING_RENDER, TIMING_WRITE, TIMING_N_PHASES } TimingPhase;
+typedef enum { TIMING_LOAD, TIMING_FORWARD, TIMING_CHANCE, TIMING_RENDER, TIMING_WRITE, TIMING_N_PHASES } TimingPhase;
 
 typedef struct {
     double start_ms;              /* when the run began (monotonic clock) */

@@ -23,6 +23,7 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups
                 Timing *tm, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
+    timing_phase(tm, TIMING_FORWARD); /* pooling the K/V heads included */
     const int H = in->cfg.n_heads;
     /* Neighbours sharing is GQA's own layout (mha.c: head h reads K/V head h / (n_heads / n_kv)); any
      * other grouping gives each head its own copy of its group's K/V head. */
@@ -47,7 +48,6 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups
     const MhaConfig *c = &v->in.cfg;
 
     /* The forward passes: h heads, then one wide head of the same width. */
-    timing_phase(tm, TIMING_FORWARD);
     /* Both passes keep their scores: the heads' pulls (pull.h) are made of them. */
     if ((rc = mha_state_build(&v->multi, c, 1)) != MHAVIZ_OK)
         goto oom;

@@ -46,7 +46,8 @@ typedef struct {
  * heads that share a K/V head (n_kv groups of a multi-head input; then
  * in.w's K/V hold one block per query head, its group's mean:
  * pool_layer_grouped). query is the token of query_NN.png, -1 for pull.h's
- * default; name names the input in messages.
+ * default; name names the input in messages. All of it is tm's forward
+ * phase, the pooling included.
  * Returns MHAVIZ_OK, MHAVIZ_EINPUT (the numbers overflow; err says where)
  * or MHAVIZ_ENOMEM. *v borrows in's arrays: free *v (with variant_free,
  * also after a failure) before in. */

@@ -310,7 +310,20 @@ void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thic
     const float bx0 = fmaxf(fminf(x0, x1) - reach, 0.0f), bx1 = fminf(fmaxf(x0, x1) + reach, (float)c->w);
     const float by0 = fmaxf(fminf(y0, y1) - reach, 0.0f), by1 = fminf(fmaxf(y0, y1) + reach, (float)c->h);
     for (int y = (int)by0; y < (int)ceilf(by1); y++) {
-        for (int x = (int)bx0; x < (int)ceilf(bx1); x++) {
+        /* A pixel of row y near the segment lies within reach of the part of
+         * the segment within reach of the row, from u_a to u_b along it; the
+         * other pixels of the row's span are not visited (a steep line's box
+         * is mostly such pixels). One pixel more each side keeps rounding off
+         * the edge: every pixel the segment covers is visited as before. */
+        float rx0 = bx0, rx1 = bx1;
+        if (dy != 0.0f) {
+            const float u_a = fminf(fmaxf(((float)y + 0.5f - reach - y0) / dy, 0.0f), 1.0f);
+            const float u_b = fminf(fmaxf(((float)y + 0.5f + reach - y0) / dy, 0.0f), 1.0f);
+            const float xa = x0 + u_a * dx, xb = x0 + u_b * dx;
+            rx0 = fmaxf(fminf(xa, xb) - reach - 1.0f, bx0);
+            rx1 = fminf(fmaxf(xa, xb) + reach + 1.0f, bx1);
+        }
+        for (int x = (int)rx0; x < (int)ceilf(rx1); x++) {
             /* distance from the pixel's centre to the nearest point of the segment */
             const float px = (float)x + 0.5f - x0, py = (float)y + 0.5f - y0;
             float u = len2 > 0.0f ? (px * dx + py * dy) / len2 : 0.0f;

@@ -101,6 +101,47 @@ START_TEST(a_diagonal_line_is_smooth_and_has_no_direction)
 }
 END_TEST
 
+/* draw_line visits only the pixels of each row near the segment; every
+ * pixel comes out as draw.h's definition gives it, computed here at every
+ * pixel of the canvas (the same float operations): random segments, steep,
+ * level, short and partly off the canvas, thin and thick. */
+START_TEST(a_line_is_its_definition_at_every_pixel)
+{
+    const int W = 72, H = 64;
+    DrawCanvas *c = draw_canvas_new(W, H), *ref = draw_canvas_new(W, H);
+    ck_assert(c && ref);
+    uint32_t state = 12345;
+    for (int k = 0; k < 400; k++) {
+        float v[5];
+        for (int i = 0; i < 5; i++)
+            v[i] = (float)(xorshift(&state) % 10000) / 10000.0f;
+        const float x0 = -20.0f + 112.0f * v[0], y0 = -20.0f + 104.0f * v[1];
+        const float x1 = k % 4 == 0 ? x0 + 40.0f * v[2] : -20.0f + 112.0f * v[2]; /* a quarter level */
+        const float y1 = k % 4 == 0 ? y0 : -20.0f + 104.0f * v[3];
+        const float thickness = 0.5f + 12.0f * v[4];
+        const DrawRgb col = draw_colour(k);
+        draw_line(c, x0, y0, x1, y1, thickness, col);
+        const float half = 0.5f * thickness, dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const float px = (float)x + 0.5f - x0, py = (float)y + 0.5f - y0;
+                float u = len2 > 0.0f ? (px * dx + py * dy) / len2 : 0.0f;
+                u = u < 0.0f ? 0.0f : u > 1.0f ? 1.0f : u;
+                const float ex = px - u * dx, ey = py - u * dy;
+                const float cover = half + 0.5f - sqrtf(ex * ex + ey * ey);
+                if (cover > 0.0f)
+                    draw_blend(draw_pixel(ref, x, y), col, cover >= 1.0f ? 255 : (int)lroundf(cover * 255.0f));
+            }
+        for (int y = 0; y < H; y++)
+            ck_assert_msg(memcmp(draw_pixel(c, 0, y), draw_pixel(ref, 0, y), 3 * (size_t)W) == 0,
+                          "line %d (%.2f, %.2f)-(%.2f, %.2f), %.2f px: row %d differs", k, x0, y0, x1, y1,
+                          thickness, y);
+    }
+    draw_canvas_free(c);
+    draw_canvas_free(ref);
+}
+END_TEST
+
 START_TEST(lines_off_the_canvas_are_clipped)
 {
     DrawCanvas *c = draw_canvas_new(16, 16);
@@ -383,6 +424,7 @@ Suite *draw_suite(void)
     tcase_add_test(tc, a_new_canvas_is_white_and_rects_clip);
     tcase_add_test(tc, a_thick_horizontal_line_covers_exactly_its_band);
     tcase_add_test(tc, a_diagonal_line_is_smooth_and_has_no_direction);
+    tcase_add_test(tc, a_line_is_its_definition_at_every_pixel);
     tcase_add_test(tc, lines_off_the_canvas_are_clipped);
     tcase_add_test(tc, text_is_measured_and_drawn_where_anchored);
     tcase_add_test(tc, colour_maps_by_name_and_position);

@@ -107,7 +107,7 @@ START_TEST(print_has_a_line_per_phase)
     fclose(f);
     double load, forward, mb;
     char rest[256];
-    ck_assert_msg(sscanf(buf, "load: %lf ms\nforward: %lf ms\nrender: 0.0 ms\nwrite: 0.0 ms\n"
+    ck_assert_msg(sscanf(buf, "load: %lf ms\nforward: %lf ms\nchance: 0.0 ms\nrender: 0.0 ms\nwrite: 0.0 ms\n"
                               "estimated memory: 50.1 MB\npeak memory: %lf MB%255c",
                          &load, &forward, &mb, rest) == 4,
                   "%s", buf);

@@ -357,7 +357,8 @@ def main():
         print("|---|---|---|---|")
         for what, got, limit, unit in rows:
             met = got >= limit if "at least" in unit else got <= limit
-            print(f"| {what} | {got:.3g} | {limit:g} {unit} | {'yes' if met else '**no**'} |")
+            shown = f"{got:.3f}" if got < 10 else f"{got:.0f}"  # a ratio of 1.003 must not read as 1
+            print(f"| {what} | {shown} | {limit:g} {unit} | {'yes' if met else '**no**'} |")
 
 
 if __name__ == "__main__":

@@ -144,7 +144,8 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
     /* Title: the layer and how its heads get their keys and values. */
     char name[16];
     variant_name(name, sizeof name, nh, nkv);
-    snprintf(a, sizeof a, "Multi-head attention, read bottom to top: %d heads of width d_k = %d", nh, hd);
+    const char *heads = nh == 1 ? "head" : "heads";
+    snprintf(a, sizeof a, "Multi-head attention, read bottom to top: %d %s of width d_k = %d", nh, heads, hd);
     figure_text(&p, a, TITLE_PX, SLIDE_W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
     if (nkv == nh)
         snprintf(a, sizeof a, "%s: every query head has its own keys and values", name);
@@ -158,13 +159,13 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
      * d_model, d_k = head_dim), their sizes in the boxes and at the bottom. */
     row_name(&p, WO_Y, WO_H, "output projection", "W_O: d_model\xc3\x97" "d_model", NULL);
     row_name(&p, CAT_Y, CAT_H, "concatenate", "back to T\xc3\x97" "d_model", NULL);
-    snprintf(a, sizeof a, "%d heads in parallel", nh);
+    snprintf(a, sizeof a, nh == 1 ? "1 head" : "%d heads in parallel", nh);
     snprintf(b, sizeof b, "scores,%s softmax, \xc3\x97 V", c->causal ? " mask," : "");
-    row_name(&p, HEADS_Y, HEADS_H, a, "each its own steps:", b);
+    row_name(&p, HEADS_Y, HEADS_H, a, nh == 1 ? "its steps:" : "each its own steps:", b);
     snprintf(a, sizeof a, "W_q: %d of d_model\xc3\x97" "d_k", nh);
     snprintf(b, sizeof b, "W_k, W_v: %d of d_model\xc3\x97" "d_k", nkv);
     row_name(&p, PROJ_Y, PROJ_H, "projections", a, b);
-    snprintf(a, sizeof a, "T = %d tokens", T);
+    snprintf(a, sizeof a, "T = %d token%s", T, T == 1 ? "" : "s");
     snprintf(b, sizeof b, "d_model = %d", d);
     row_name(&p, X_Y, X_H, "input x", a, b);
 
@@ -172,9 +173,10 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
      * as their texts when fewer heads leave them narrower (centred). */
     char wide[3][256];
     snprintf(wide[0], sizeof wide[0], "x  \xc2\xb7  %s", td[SIZED]);
-    snprintf(wide[1], sizeof wide[1], "concatenate the %d heads  \xc2\xb7  %s (%d\xc3\x97" "d_k = %d\xc3\x97%d = %d)", nh,
-             td[SIZED], nh, nh, hd, d);
-    snprintf(wide[2], sizeof wide[2], "W_O (%s) mixes the heads  \xc2\xb7  output %s", dd[SIZED], td[SIZED]);
+    snprintf(wide[1], sizeof wide[1], "concatenate the %d %s  \xc2\xb7  %s (%d\xc3\x97" "d_k = %d\xc3\x97%d = %d)", nh,
+             heads, td[SIZED], nh, nh, hd, d);
+    snprintf(wide[2], sizeof wide[2], "W_O (%s) mixes %s  \xc2\xb7  output %s", dd[SIZED],
+             nh == 1 ? "its output" : "the heads", td[SIZED]);
     int wide_w = x1 - x0 - 2 * pad;
     for (int k = 0; k < 3; k++) {
         const int need = (int)ceilf(draw_text_width(f, wide[k], NAME_PX)) + 40;

@@ -422,6 +422,8 @@ START_TEST(architecture_names_every_axis)
             if (strncmp(e->text, "parameters:", 11) != 0)
                 ck_assert_msg(!bare_shape(e->text), "T=%d: '%s' has a shape without its axes", shapes[k].T, e->text);
             named += strstr(e->text, "T\xc3\x97T") != NULL;
+            /* one head is "1 head" */
+            ck_assert_msg(strncmp(e->text, "1 heads", 7) != 0 && !strstr(e->text, " 1 heads"), "'%s'", e->text);
         }
         ck_assert_msg(named >= 2, "T=%d: the scores' T×T in %d texts", shapes[k].T, named);
         free(log.e);

@@ -123,16 +123,21 @@ function mapFacts(k, p) {
   return p === WIDE ? v.wide : v.heads[p];
 }
 
-/* A weight as the pictures print it (measures_weight_text in the C code):
- * two decimals, but never "0.50" for a weight that is not one half, since
- * the report counts a row's half at 0.5 exactly: three decimals rounded
- * away from one half instead (0.4998 -> "0.499"). */
-function weightText(x) {
+/* x with `decimals` decimals, but never printed as the threshold `at` when
+ * it is not at (measures_side_text in the C code): then one more decimal,
+ * rounded away from at (0.4998 -> "0.499" against 0.5, 49.96 -> "49.9"
+ * against 50). */
+function sideText(x, decimals, at) {
   if (!Number.isFinite(x)) return String(x);
-  const text = x.toFixed(2);
-  if (text !== '0.50' || x === 0.5) return text;
-  return ((x < 0.5 ? Math.floor(x * 1000) : Math.ceil(x * 1000)) / 1000).toFixed(3);
+  const text = x.toFixed(decimals);
+  if (text !== at.toFixed(decimals) || x === at) return text;
+  const unit = 10 ** (decimals + 1);
+  return ((x < at ? Math.floor(x * unit) : Math.ceil(x * unit)) / unit).toFixed(decimals + 1);
 }
+/* A weight as the pictures print it (measures_weight_text): two decimals,
+ * but never "0.50" for a weight that is not one half, since the report
+ * counts a row's half at 0.5 exactly. */
+function weightText(x) { return sideText(x, 2, 0.5); }
 function scoreText(x) { return Number.isFinite(x) ? x.toFixed(1) : String(x); }
 function sizeText(bytes) {
   return bytes < 1048576 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
@@ -324,7 +329,7 @@ function buildHeader() {
   }
   document.getElementById('size-note').textContent =
     `The page embeds ${sizeText(mapsText.length)} of maps (float16${summary ? ' top keys, 8-bit ' +
-    'thumbnails' : ''}, base64); its size cap is ${c.maps.cap_bytes / 1048576} MB. Weights are shown to 2 decimals.`;
+    'thumbnails' : ''}, base64); its size cap is ${c.maps.cap_bytes / 1048576} MB. Weights are shown to 2 decimals (3 near one half).`;
 }
 
 function buildVariantSwitch() {

@@ -6,7 +6,7 @@
  * about a number that could be chance: a "where" question needs a head with
  * a role and at least half of the row on its top key. Nor does an answer
  * hinge on a difference the page does not show: weights are shown to 2
- * decimals, so a "where" or "pull" question skips a row whose top key wins
+ * decimals (3 next to one half), so a "where" or "pull" question skips a row whose top key wins
  * by less than 0.01 (a near tie, decided only by the lowest-index rule), or
  * whose wide head is within 0.01 of half its row. The same run always gives
  * the same questions, options and order.
@@ -37,7 +37,9 @@ const ROLE_CHOICES = ['previous-token', 'self', 'duplicate-token', 'first-token'
 
 function isPatternRole(role) { return role in (facts.variants[0].heads[0].patterns || {}); }
 
-function percent(x) { return `${Math.round(100 * x)}%`; }
+/* A share in percent as report.txt prints it: never "50%" for a share under
+ * or over the role rule's half (sideText, lesson.js). */
+function percent(x) { return `${sideText(100 * x, 0, 50)}%`; }
 
 /* Why role `role` is (or is not) map p's, from the pattern's numbers in the report. */
 function roleWhy(k, p, role, right) {
@@ -94,7 +96,7 @@ function variantRoleQuestion() {
   return q;
 }
 
-/* Weights are shown to 2 decimals: no right answer, and no explanation,
+/* Weights are shown to 2 decimals (3 next to one half): no right answer, and no explanation,
  * rests on a difference smaller than this. */
 const CLEAR_MARGIN = 0.01;
 

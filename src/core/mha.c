@@ -47,16 +47,16 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
 
 /* out (n, d_out) = x (n, d_in) W (d_in, d_out) + b (d_out).
  * A product worth threads has the columns of out cut into MATMUL_BLOCKS
- * blocks (widths a multiple of 16), the same blocks whatever the thread
- * count; each block is one call to BLIS's sgemm, on one thread. A smaller
- * one is a single call: a call costs BLIS about 3 us of set-up whatever its
- * size, which was a fifth of the chance calibration's time at class size
- * (200 layers, 5 products each). Either way every element is the same sum
- * in the same order (BLIS adds each element's d_in products in order,
- * however the columns are cut), with any number of threads. (BLIS's own
- * threads wait for each other by spinning: with more threads than free
- * cores, a 7 x 16 x 16 product took 0.8 s instead of 12 us; OpenMP's loop
- * does not suffer so. bench/README.md.) */
+ * blocks (widths a multiple of 16), each block one call to BLIS's sgemm on
+ * one thread; a smaller one is a single call (a call costs BLIS about 3 us
+ * of set-up whatever its size: a fifth of the chance calibration's time at
+ * class size, 200 layers of 5 products). How a product is cut depends on
+ * its size only, never on the thread count, so every element is computed
+ * by the same call in the same way with any number of threads
+ * (tests/unit/check_mha.c compares the bits). (BLIS's own threads wait for
+ * each other by spinning: with more threads than free cores, a 7 x 16 x 16
+ * product took 0.8 s instead of 12 us; OpenMP's loop does not suffer so.
+ * bench/README.md.) */
 static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in,
                    int d_out)
 {
@@ -270,8 +270,9 @@ void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *h
 {
     /* 1. The projections: none to compute. The wide head's queries are the
      *    heads' q side by side, its keys and values their k and v with each
-     *    K/V head's columns repeated for the query heads that read it: it
-     *    reads them in the heads' state. */
+     *    K/V head's columns repeated for the query heads that read it: so
+     *    its scores are the heads' scores summed, and its values the heads'
+     *    v, both read in the heads' state. */
     /* 2. to 6. One head of width d_model, from the heads' scores. */
     attend_wide(c, heads, s);
     /* 7. and 8. Its output, concat (one head: its own output), projected. */

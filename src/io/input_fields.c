@@ -8,7 +8,6 @@
 
 #include <cjson/cJSON.h>
 
-#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -330,7 +329,8 @@ int load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, i
 {
     if (cJSON_IsString(a)) {
         MhaInput *in = L->in;
-        assert(in->n_maps < MHA_INPUT_MAX_MAPS); /* x and two layers' arrays: each file loaded once */
+        if (in->n_maps == MHA_INPUT_MAX_MAPS) /* x and two layers' arrays fit: each is loaded once */
+            return fail(L, "%s: more .npy files than an input may read in place (%d)", key, MHA_INPUT_MAX_MAPS);
         char msg[384];
         int rc = npy_load_floats(L->base_dir, a->valuestring, rows.n, cols.n, transpose, dst,
                                  &in->maps[in->n_maps], msg, sizeof msg);

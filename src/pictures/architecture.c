@@ -173,8 +173,11 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
      * as their texts when fewer heads leave them narrower (centred). */
     char wide[3][256];
     snprintf(wide[0], sizeof wide[0], "x  \xc2\xb7  %s", td[SIZED]);
-    snprintf(wide[1], sizeof wide[1], "concatenate the %d %s  \xc2\xb7  %s (%d\xc3\x97" "d_k = %d\xc3\x97%d = %d)", nh,
-             heads, td[SIZED], nh, nh, hd, d);
+    if (nh == 1) /* nothing to put side by side */
+        snprintf(wide[1], sizeof wide[1], "one head: its output is already %s", td[SIZED]);
+    else
+        snprintf(wide[1], sizeof wide[1], "concatenate the %d heads  \xc2\xb7  %s (%d\xc3\x97" "d_k = %d\xc3\x97%d = %d)",
+                 nh, td[SIZED], nh, nh, hd, d);
     snprintf(wide[2], sizeof wide[2], "W_O (%s) mixes %s  \xc2\xb7  output %s", dd[SIZED],
              nh == 1 ? "its output" : "the heads", td[SIZED]);
     int wide_w = x1 - x0 - 2 * pad;

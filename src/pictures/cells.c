@@ -245,17 +245,25 @@ int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int 
     /* One number format per map: two decimals, fewer when the scale is wide (scores). */
     const float big = fmaxf(fabsf(s->lo), fabsf(s->hi));
     const char *fmt = big < 9.995f ? "%.2f" : big < 99.95f ? "%.1f" : "%.0f";
+    /* One size for the map's numbers, from their widest two-decimal text: a
+     * weight next to one half ("0.499") is set smaller on its own, below,
+     * rather than every number of the map with it. */
     float widest = 0.0f; /* at line height 100 px */
     for (int i = 0; i < T; i++) {
         for (int j = 0; j < mha_visible_keys(causal, i, T); j++) {
             char txt[32];
-            cell_text(txt, s, fmt, v[(size_t)i * T + j]);
+            const float val = v[(size_t)i * T + j];
+            if (s->scores)
+                cell_text(txt, s, fmt, val);
+            else
+                snprintf(txt, sizeof txt, "%.2f", val);
             widest = fmaxf(widest, draw_text_width(r->font, txt, 100.0f));
         }
     }
     if (!(widest > 0.0f))
         return MHAVIZ_OK;
-    float px = fminf(100.0f * 0.84f * (float)g->cell / widest, 0.40f / 0.63f * (float)g->cell);
+    const float room = 0.84f * (float)g->cell; /* the width a number may take in its cell */
+    float px = fminf(100.0f * room / widest, 0.40f / 0.63f * (float)g->cell);
     px = floorf(fminf(px, 96.0f));
     if (px < 9.0f)
         return MHAVIZ_OK; /* too small to read: no numbers */
@@ -267,7 +275,9 @@ int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int 
             char txt[32];
             cell_text(txt, s, fmt, val);
             const DrawRgb ink = draw_luma(scale_color(s, val)) > 140 ? DRAW_INK : DRAW_WHITE;
-            if (draw_text(c, r->font, txt, px, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
+            const float w = draw_text_width(r->font, txt, px);
+            const float size = w > room ? floorf(px * room / w) : px; /* a three-decimal weight fits too */
+            if (draw_text(c, r->font, txt, size, x0 + j * g->cell + g->cell / 2, y0 + i * g->cell + g->cell / 2,
                           DRAW_MID, DRAW_MID, ink, 0) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         }

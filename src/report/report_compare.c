@@ -371,6 +371,21 @@ void txt_kept(FILE *f, const ReportData *d, const Summary *s)
     txt_wrapped(f, "", line);
 }
 
+const char *txt_blur_text(char *buf, size_t n, double blur, const ChanceRange *r, int side)
+{
+    if (fabs(blur) < 0.005 && side == 0) {
+        snprintf(buf, n, "0.00"); /* not "-0.00" */
+        return buf;
+    }
+    const double end = side > 0 ? r->hi : side < 0 ? r->lo : NAN;
+    char num[16], at_end[16];
+    measures_side_text(num, sizeof num, blur, 2, blur >= 0 ? BLUR_NOTICEABLE : -BLUR_NOTICEABLE);
+    if (side != 0 && strcmp(num, measures_side_text(at_end, sizeof at_end, end, 2, end)) == 0)
+        measures_side_text(num, sizeof num, blur, 2, end);
+    snprintf(buf, n, "%s%s", blur > 0 ? "+" : "", num); /* the sign, as "%+.2f" gives it */
+    return buf;
+}
+
 /* The blur, its meaning, and what chance gives. */
 void txt_blur(FILE *f, const ReportData *d, const Summary *s)
 {
@@ -378,17 +393,16 @@ void txt_blur(FILE *f, const ReportData *d, const Summary *s)
         fputs("blur: not defined (no row can see two or more tokens)\n", f);
         return;
     }
-    char blur[16], line[1024], clause[256] = "";
-    if (fabs(s->blur) < 0.005)
-        strcpy(blur, "0.00"); /* not "-0.00" */
-    else
-        snprintf(blur, sizeof blur, "%+.2f", s->blur);
+    char blur[24], line[1024], clause[256] = "", wide_norm[16], heads_norm[16];
     const int drawn = d->chance && d->chance->draws > 0;
     const int side = drawn ? chance_side(&d->chance->r[CHANCE_BLUR], s->blur) : 0;
+    txt_blur_text(blur, sizeof blur, s->blur, drawn ? &d->chance->r[CHANCE_BLUR] : NULL, side);
     if (d->chance)
         chance_clause(clause, sizeof clause, d->chance, CHANCE_BLUR, s->blur, "%+.2f", 1.0);
-    int n = snprintf(line, sizeof line, "blur = %s: %s has a normalised entropy of %.2f, the heads %.2f on average",
-                     blur, rival_name(d->single_given)->the, s->wide.entropy_norm, s->heads_norm_mean);
+    int n = snprintf(line, sizeof line, "blur = %s: %s has a normalised entropy of %s, the heads %s on average",
+                     blur, rival_name(d->single_given)->the,
+                     measures_side_text(wide_norm, sizeof wide_norm, s->wide.entropy_norm, 2, MEASURES_DIFFUSE_NORM),
+                     measures_side_text(heads_norm, sizeof heads_norm, s->heads_norm_mean, 2, MEASURES_DIFFUSE_NORM));
     if (d->chance && !drawn) /* too large a layer for the budget: no finding either way */
         snprintf(line + n, sizeof line - (size_t)n, "; %s, so this blur cannot be told from chance here.", clause);
     else if (drawn && side == 0)

@@ -97,6 +97,14 @@ const char *txt_quoted_token(char *buf, size_t n, const char *token);
  * "a fifth"), else its figure. Returns buf. */
 const char *txt_fraction_word(char *buf, size_t n, double x);
 
+/* The blur with its sign and two decimals, as report.txt prints it, but
+ * never printed as a threshold the sentence judges it by unless it is it
+ * (measures_side_text): the BLUR_NOTICEABLE of its words, or the end of
+ * chance's range r that it lies beyond (side: chance_side; r may be NULL
+ * when side is 0), so that "+0.09" is never "more than" a range that ends
+ * at "+0.09". Returns buf (at least 16 bytes). */
+const char *txt_blur_text(char *buf, size_t n, double blur, const ChanceRange *r, int side);
+
 void write_txt(FILE *f, const ReportData *d, const Summary *s);
 
 /* ---- report_compare.c: report.txt's heads against the one head */

@@ -173,8 +173,10 @@ void report_sentence(char *line, size_t len, const char *who, const MapMeasures 
         snprintf(line, len, "with one token (T = 1), %s can only look at it: no pattern.", who);
     } else {
         int n = m->role == MEASURES_DIFFUSE
-                    ? snprintf(line, len, "%s spreads its attention almost evenly (entropy %.0f%% of the "
-                                                  "most possible)", who, 100.0 * m->entropy_norm)
+                    ? snprintf(line, len, "%s spreads its attention almost evenly (entropy %s%% of the "
+                                                  "most possible)", who,
+                               measures_side_text(share, sizeof share, 100.0 * m->entropy_norm, 0,
+                                                  100.0 * MEASURES_DIFFUSE_NORM))
                     : snprintf(line, len, "%s has no clear role", who);
         if (m->strongest >= 0)
             snprintf(line + n, len - (size_t)n,

@@ -31,10 +31,14 @@ static int barely_changes(const MapComparison *c)
     return c->js_to_single < REPORT_BARELY_JS && c->top1_agreement >= REPORT_BARELY_TOP1;
 }
 
-/* A JS divergence in bits for a sentence: two decimals, three below 0.005. */
+/* A JS divergence in bits for a sentence: two decimals, three below 0.005,
+ * and never printed as REPORT_BARELY_JS unless it is it (measures_side_text). */
 static const char *bits(char *buf, size_t n, double js)
 {
-    snprintf(buf, n, js < 0.005 ? "%.3f" : "%.2f", js);
+    if (js < 0.005)
+        snprintf(buf, n, "%.3f", js);
+    else
+        measures_side_text(buf, n, js, 2, REPORT_BARELY_JS);
     return buf;
 }
 

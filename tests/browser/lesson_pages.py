@@ -436,6 +436,14 @@ def check_gaps(c, d, name, report):
             f'column and its caption says how many keys it shows and the rule' + (': ' + '; '.join(bad[:2]) if bad else ''))
 
 
+def check_side_text(c, d, name):
+    """The page's numbers near a threshold print as report.txt prints them (measures_side_text)."""
+    got = d.execute_script("return [weightText(0.49992), weightText(0.5), weightText(0.50031), weightText(0.73), "
+                           "percent(0.4993), percent(0.5), percent(0.73)]")
+    want = ['0.499', '0.50', '0.501', '0.73', '49.9%', '50%', '73%']
+    c.check(got == want, f'{name}: weights and shares near one half keep their side of it: {got}')
+
+
 def check_axe(c, d, name, axe_source):
     d.execute_script(axe_source)
     # Reveal one question first, so its explanations and proof are scanned too.
@@ -488,6 +496,7 @@ def main():
             check_lock(c, d, name)
             if name == 'lesson1':
                 check_switches(c, d, name, reports[0])
+                check_side_text(c, d, name)
             if name == 'long sentence':
                 check_gaps(c, d, name, reports[0])
             if name == 'lesson1' and a.screenshot:

@@ -11,6 +11,7 @@
 #include "core/mha.h"
 #include "io/npy.h"
 #include "report/report.h"
+#include "report/report_parts.h"
 #include "core/status.h"
 
 #include <cJSON.h>
@@ -624,6 +625,30 @@ START_TEST(txt_share_just_under_half_is_not_printed_as_half)
     report_sentence(line, sizeof line, "head 0", &m, tokens, 4);
     ck_assert_msg(strstr(line, "strongest pattern: 49.9% on") != NULL, "%s", line);
     ck_assert_msg(strstr(line, "50%") == NULL, "%s", line);
+
+    /* a diffuse map just over the 0.8 threshold: not "80%" either */
+    m.role = MEASURES_DIFFUSE;
+    m.entropy_norm = 0.8004;
+    report_sentence(line, sizeof line, "head 0", &m, tokens, 4);
+    ck_assert_msg(strstr(line, "(entropy 80.1% of the most possible)") != NULL, "%s", line);
+}
+END_TEST
+
+/* The blur's words change at BLUR_NOTICEABLE (0.05) and at chance's range:
+ * its printed value never lands on either unless it is it. */
+START_TEST(txt_blur_keeps_its_side_of_its_thresholds)
+{
+    const ChanceRange r = {200, -0.1412, 0.0936};
+    static const struct {
+        double blur;
+        int side;
+        const char *text;
+    } cases[] = {{0.0496, 0, "+0.049"}, {0.0504, 0, "+0.051"}, {-0.0496, 0, "-0.049"}, {0.23, 1, "+0.23"},
+                 {0.0941, 1, "+0.095"}, {-0.1433, -1, "-0.144"}, {-0.004, 0, "0.00"}, {0.0, 0, "0.00"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[24];
+        ck_assert_str_eq(txt_blur_text(buf, sizeof buf, cases[k].blur, &r, cases[k].side), cases[k].text);
+    }
 }
 END_TEST
 
@@ -906,6 +931,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, txt_sentences_hold_for_their_numbers);
     tcase_add_test(tc, txt_wraps_long_token_lists);
     tcase_add_test(tc, txt_share_just_under_half_is_not_printed_as_half);
+    tcase_add_test(tc, txt_blur_keeps_its_side_of_its_thresholds);
     tcase_add_test(tc, notes_appear_in_both_files);
     tcase_add_test(tc, full_disk_is_an_error_naming_the_file);
     tcase_add_test(tc, missing_folder_is_an_error_naming_the_file);

@@ -395,11 +395,14 @@ int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
     for (int i = 0; i < 4; i++) {
         const Dim none = {-1, ""}; /* a vector */
         snprintf(key, sizeof key, "%s%s", lj->prefix, b_names[i]);
-        if (!lj->b[i]) /* zeros */
-            rc = w && !(*bd[i] = calloc((size_t)lj->out[i].n, sizeof(float))) ? fail_nomem(L) : MHAVIZ_OK;
-        else
+        if (!lj->b[i]) { /* zeros */
+            rc = MHAVIZ_OK;
+            if (w && !(*bd[i] = calloc((size_t)lj->out[i].n, sizeof(float))))
+                rc = fail_nomem(L);
+        } else {
             rc = w ? load_array(L, lj->b[i], key, none, lj->out[i], 0, bd[i])
                    : read_vector(L, lj->b[i], key, lj->out[i], NULL);
+        }
         if (rc != MHAVIZ_OK)
             return rc;
     }

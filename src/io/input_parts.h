@@ -94,10 +94,10 @@ int read_title(Loader *L, const cJSON *root, MhaInput *in);
  * gave "single_head", which "training" describes. */
 int read_training(Loader *L, const cJSON *root, int has_single, Training *t);
 
-/* A matrix stored as rows.n rows of cols.n numbers (or a .npy file name,
- * which load_array reads) under key. dst NULL: check the shape only,
- * allocating nothing. Otherwise copy into dst, transposed when transpose
- * (dst is then (cols.n, rows.n)). */
+/* A matrix stored as rows.n rows of cols.n numbers under key. dst NULL:
+ * check the shape only, allocating nothing. Otherwise copy into dst,
+ * transposed when transpose (dst is then (cols.n, rows.n)). A .npy file
+ * name is accepted and left alone (dst untouched): load_array reads it. */
 int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
                 int transpose, float *dst);
 

@@ -44,20 +44,24 @@ void input_default_limits(InputLimits *lim)
     lim->max_memory_bytes = (size_t)INPUT_MAX_MEMORY_MB << 20;
 }
 
-/* free(a), unless a points into one of in's mapped .npy files (unmapped by input_free). */
-static void free_array(const MhaInput *in, float *a)
+/* 1 when a points into one of in's mapped .npy files: the file's pages,
+ * unmapped by input_free, never given to free(). */
+static int mapped(const MhaInput *in, const float *a)
 {
     for (int i = 0; i < in->n_maps; i++)
         if (in->maps[i].data == a)
-            return;
-    free(a);
+            return 1;
+    return 0;
 }
 
+/* mha_weights_free(w), the arrays that are mapped files left out. */
 static void free_weights(const MhaInput *in, MhaWeights *w)
 {
-    float *arrays[8] = {w->W_q, w->W_k, w->W_v, w->W_o, w->b_q, w->b_k, w->b_v, w->b_o};
+    float **arrays[8] = {&w->W_q, &w->W_k, &w->W_v, &w->W_o, &w->b_q, &w->b_k, &w->b_v, &w->b_o};
     for (int i = 0; i < 8; i++)
-        free_array(in, arrays[i]);
+        if (mapped(in, *arrays[i]))
+            *arrays[i] = NULL;
+    mha_weights_free(w);
 }
 
 void input_free(MhaInput *in)
@@ -69,7 +73,8 @@ void input_free(MhaInput *in)
             free(in->tokens[t]);
     free(in->tokens);
     free(in->title);
-    free_array(in, in->x);
+    if (!mapped(in, in->x))
+        free(in->x);
     free_weights(in, &in->w);
     free_weights(in, &in->single);
     for (int i = 0; i < in->n_maps; i++)

@@ -216,8 +216,8 @@ static int draw_weights(DrawCanvas *cv, const DrawFont *f, const float *w, int n
         draw_fill_rect(cv, x, y1 - len, bar_w, len, col);
         if (w[j] >= WEIGHT_LABELLED) {
             char num[16];
-            if (draw_text(cv, f, measures_weight_text(num, sizeof num, w[j]), WEIGHT_PX, x + bar_w / 2, y1 - len - 3, turned ? DRAW_START : DRAW_MID,
-                          turned ? DRAW_MID : DRAW_BOTTOM, DRAW_INK, turned) != MHAVIZ_OK)
+            if (draw_text(cv, f, measures_weight_text(num, sizeof num, w[j]), WEIGHT_PX, x + bar_w / 2, y1 - len - 3,
+                          turned ? DRAW_START : DRAW_MID, turned ? DRAW_MID : DRAW_BOTTOM, DRAW_INK, turned) != MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         }
     }

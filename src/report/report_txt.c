@@ -163,11 +163,11 @@ static const char *pattern_support(char *buf, size_t n, const MapMeasures *m, Me
 
 void report_sentence(char *line, size_t len, const char *who, const MapMeasures *m, char *const *tokens, int T)
 {
-    char place[REPORT_TOKEN_BYTES + 64], support[96], share[16];
+    char place[REPORT_TOKEN_BYTES + 64], support[96], percent[16];
     if (m->role < MEASURES_N_PATTERNS) {
         snprintf(line, len, "%s looks at %s: %s of its attention on average (even spreading "
                  "would give %.0f%%), %s.", who, pattern_place(place, sizeof place, m, m->role, tokens, T),
-                 share_percent(share, sizeof share, m->pattern[m->role]), 100.0 * m->even[m->role],
+                 share_percent(percent, sizeof percent, m->pattern[m->role]), 100.0 * m->even[m->role],
                  pattern_support(support, sizeof support, m, m->role));
     } else if (m->role == MEASURES_NONE) {
         snprintf(line, len, "with one token (T = 1), %s can only look at it: no pattern.", who);
@@ -175,13 +175,13 @@ void report_sentence(char *line, size_t len, const char *who, const MapMeasures 
         int n = m->role == MEASURES_DIFFUSE
                     ? snprintf(line, len, "%s spreads its attention almost evenly (entropy %s%% of the "
                                                   "most possible)", who,
-                               measures_side_text(share, sizeof share, 100.0 * m->entropy_norm, 0,
+                               measures_side_text(percent, sizeof percent, 100.0 * m->entropy_norm, 0,
                                                   100.0 * MEASURES_DIFFUSE_NORM))
                     : snprintf(line, len, "%s has no clear role", who);
         if (m->strongest >= 0)
             snprintf(line + n, len - (size_t)n,
                      "; strongest pattern: %s on %s (even spreading would give %.0f%%), %s.",
-                     share_percent(share, sizeof share, m->pattern[m->strongest]),
+                     share_percent(percent, sizeof percent, m->pattern[m->strongest]),
                      pattern_place(place, sizeof place, m, (MeasuresRole)m->strongest, tokens, T),
                      100.0 * m->even[m->strongest],
                      pattern_support(support, sizeof support, m, (MeasuresRole)m->strongest));

@@ -68,12 +68,75 @@ START_TEST(diffuse_head_holds_nothing)
 }
 END_TEST
 
+/* The wide head's threshold, held from both sides: it keeps a relation
+ * in a row where the pattern's cells hold MEASURES_SHOWN_SHARE (0.5) of
+ * its row, exactly, and loses it at 0.49 and at 0.46 (a threshold moved
+ * to 0.45 keeps those; one made strict, > 0.5, loses the first). Head 0:
+ * all on the previous token in rows 1 to 3 (causal; row 0 sees one key).
+ * The wide head's rows 1, 2, 3 put 0.5, 0.49, 0.46 on the previous token
+ * and the rest on the token itself (0.5f and 0.49f are below 0.5 or equal
+ * to it in float as in double). */
+START_TEST(kept_at_half_lost_below)
+{
+    const MhaConfig c = {4, 4, 1, 1, 4, 1};
+    const float prev[4] = {0, 0.5f, 0.49f, 0.46f};
+    float att[16] = {0}, wide[16] = {0};
+    att[0] = wide[0] = 1;
+    for (int i = 1; i < 4; i++) {
+        att[i * 4 + i - 1] = 1;
+        wide[i * 4 + i - 1] = prev[i];
+        wide[i * 4 + i] = 1 - prev[i];
+    }
+    MapMeasures m[2];
+    ck_assert_int_eq(measures_layer(att, 1, wide, 4, 1, TOKENS, m), MHAVIZ_OK);
+    KeptLayer k;
+    ck_assert_int_eq(kept_layer_build(&k, &c, att, wide, TOKENS, m), MHAVIZ_OK);
+    ck_assert_int_eq(k.heads[0].relation, MEASURES_PREVIOUS_TOKEN);
+    ck_assert_int_eq(k.heads[0].rows, 3);
+    ck_assert_int_eq(k.heads[0].kept, 1); /* row 1 only */
+    ck_assert_int_eq(k.rows, 3);
+    ck_assert_int_eq(k.kept, 1);
+    kept_layer_free(&k);
+}
+END_TEST
+
+/* Each row a head holds counts once, for that head: without the mask
+ * (every row sees 4 keys, row 0 too), heads 0 and 1 both put all of every
+ * row on the token itself, so each holds 4 rows, and the layer 8 (a row
+ * held by two heads counts once for each). The wide head is on itself in
+ * rows 0 and 1 and on the next token in rows 2 and 3 (row 3: the previous
+ * one): each head's relation kept in 2 rows, lost in 2. */
+START_TEST(each_row_counted_once)
+{
+    const MhaConfig c = {4, 4, 2, 2, 2, 0};
+    float att[2 * 16] = {0}, wide[16] = {0};
+    for (int i = 0; i < 4; i++) {
+        att[i * 4 + i] = att[16 + i * 4 + i] = 1;
+        wide[i * 4 + (i < 2 ? i : i < 3 ? i + 1 : i - 1)] = 1;
+    }
+    MapMeasures m[3];
+    ck_assert_int_eq(measures_layer(att, 2, wide, 4, 0, TOKENS, m), MHAVIZ_OK);
+    KeptLayer k;
+    ck_assert_int_eq(kept_layer_build(&k, &c, att, wide, TOKENS, m), MHAVIZ_OK);
+    for (int h = 0; h < 2; h++) {
+        ck_assert_int_eq(k.heads[h].relation, MEASURES_SELF);
+        ck_assert_int_eq(k.heads[h].rows, 4);
+        ck_assert_int_eq(k.heads[h].kept, 2);
+    }
+    ck_assert_int_eq(k.rows, 8);
+    ck_assert_int_eq(k.kept, 4);
+    kept_layer_free(&k);
+}
+END_TEST
+
 Suite *kept_suite(void)
 {
     Suite *s = suite_create("kept");
     TCase *tc = tcase_create("kept");
     tcase_add_test(tc, kept_previous_lost_self);
     tcase_add_test(tc, diffuse_head_holds_nothing);
+    tcase_add_test(tc, kept_at_half_lost_below);
+    tcase_add_test(tc, each_row_counted_once);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -118,6 +118,67 @@ START_TEST(test_thinned_long)
 }
 END_TEST
 
+/* 48 tokens at 8 px a token (one level needs 8 x 1.1 = 8.8 px a line: no;
+ * two levels give 2 x 8 / 1.1 = 14.5 px): every token labelled, on two
+ * levels. The thinned rule would label every 2nd token only (8 px a token,
+ * 15.4 px a 14 px label needs), so this case fails if the rule thins at 48.
+ * One token more, 49 at the same pitch: past LABELS_ALL_UP_TO, thinned to
+ * every 2nd token on one level at 14 px. */
+START_TEST(test_48_all_49_thinned)
+{
+    char *tok[49];
+    static char words[49][8];
+    for (int t = 0; t < 49; t++) {
+        snprintf(words[t], sizeof words[t], "w%d", t); /* no word repeats */
+        tok[t] = words[t];
+    }
+    LabelsPlan p = labels_plan(48, tok, -1, 8.0f, 28.0f, 2, shown, centre);
+    ck_assert(!p.thinned);
+    ck_assert_int_eq(p.n, 48);
+    ck_assert_int_eq(p.levels, 2);
+    ck_assert_float_eq(p.px, 14.0f); /* floor(14.5) */
+    for (int t = 0; t < 48; t++)
+        ck_assert_int_eq(shown[t], 1 + t % 2);
+
+    p = labels_plan(49, tok, -1, 8.0f, 28.0f, 2, shown, centre);
+    ck_assert(p.thinned);
+    ck_assert_int_eq(p.levels, 1);
+    ck_assert_int_eq(p.step, 2);
+    ck_assert_float_eq(p.px, 14.0f);
+    /* tokens 0, 4, 6, ..., 44, 48: the end labels kept half a line inside
+     * the axis (centres 7 and 385 px) leave 2 and 46 too little room */
+    for (int t = 0; t < 49; t++)
+        ck_assert_int_eq(shown[t] != 0, t == 0 || t == 48 || (t % 2 == 0 && t >= 4 && t <= 44));
+    ck_assert_int_eq(p.n, 23);
+}
+END_TEST
+
+/* No label below 14 px, the number written here rather than read from
+ * labels.h (a change of LABELS_MIN_PX must fail a test):
+ *   - 15.3 px a token: one level would give 15.3 / 1.1 = 13.9 px, under
+ *     14, so two levels, at floor(2 x 15.3 / 1.1) = 27 px;
+ *   - 15.5 px a token: one level at floor(14.09) = 14 px;
+ *   - a picture that allows only 10 px still gets 14 px labels;
+ *   - past 48 tokens, the thinned labels are 14 px, and their step the
+ *     smallest that gives a 14 px label its 15.4 px: 4 at 4 px a token. */
+START_TEST(test_labels_never_below_14px)
+{
+    LabelsPlan p = labels_plan(45, class45, -1, 15.3f, 28.0f, 2, shown, centre);
+    ck_assert_int_eq(p.levels, 2);
+    ck_assert_float_eq(p.px, 27.0f);
+    p = labels_plan(45, class45, -1, 15.5f, 28.0f, 2, shown, centre);
+    ck_assert_int_eq(p.levels, 1);
+    ck_assert_float_eq(p.px, 14.0f);
+    p = labels_plan(45, class45, -1, 30.0f, 10.0f, 2, shown, centre);
+    ck_assert_int_eq(p.levels, 1);
+    ck_assert_float_eq(p.px, 14.0f);
+    p = labels_plan(45, class45, -1, 4.0f, 28.0f, 2, shown, centre);
+    ck_assert(p.thinned);
+    ck_assert_float_eq(p.px, 14.0f);
+    ck_assert_int_eq(p.step, 5); /* 2 x 4 = 8 px < 15.4; 5 x 4 = 20 px (steps go 1, 2, 5, 10) */
+}
+END_TEST
+
 Suite *labels_suite(void)
 {
     Suite *s = suite_create("labels");
@@ -125,6 +186,8 @@ Suite *labels_suite(void)
     tcase_add_test(tc, test_every_token_up_to_48);
     tcase_add_test(tc, test_thinned_past_48);
     tcase_add_test(tc, test_thinned_long);
+    tcase_add_test(tc, test_48_all_49_thinned);
+    tcase_add_test(tc, test_labels_never_below_14px);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -104,15 +104,16 @@ END_TEST
  * (every row sees 4 keys, row 0 too), heads 0 and 1 both put all of every
  * row on the token itself, so each holds 4 rows, and the layer 8 (a row
  * held by two heads counts once for each). The wide head is on itself in
- * rows 0 and 1 and on the next token in rows 2 and 3 (row 3: the previous
- * one): each head's relation kept in 2 rows, lost in 2. */
+ * rows 1 and 2, on the next token in row 0 and on the previous one in row
+ * 3: each head's relation kept in 2 rows, lost in 2 (row 0, which only an
+ * unmasked map counts, among the lost). */
 START_TEST(each_row_counted_once)
 {
     const MhaConfig c = {4, 4, 2, 2, 2, 0};
     float att[2 * 16] = {0}, wide[16] = {0};
     for (int i = 0; i < 4; i++) {
         att[i * 4 + i] = att[16 + i * 4 + i] = 1;
-        wide[i * 4 + (i < 2 ? i : i < 3 ? i + 1 : i - 1)] = 1;
+        wide[i * 4 + (i == 0 ? 1 : i == 3 ? 2 : i)] = 1;
     }
     MapMeasures m[3];
     ck_assert_int_eq(measures_layer(att, 2, wide, 4, 0, TOKENS, m), MHAVIZ_OK);

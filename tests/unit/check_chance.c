@@ -8,6 +8,7 @@
 #include "core/chance.h"
 #include "models/chance_draw.h"
 #include "models/init.h"
+#include "core/kept.h"
 #include "core/measures.h"
 #include "core/mha.h"
 #include "core/status.h"
@@ -15,11 +16,48 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #define SENTENCE "Mary gave the book to John because John had helped Mary"
+
+/* `mhaviz init`'s layer of seed s on SENTENCE (d_model 16, 4 heads,
+ * embeddings), run and measured as a run does: into v its blur (the wide
+ * head's normalised entropy less the heads' mean), the rows the wide head
+ * kept and lost (kept.h). On the first call *shape and *tokens get the
+ * layer's shape and the sentence's tokens (the caller frees them). */
+static void init_numbers(uint64_t seed, double v[3], MhaConfig *shape, char ***tokens)
+{
+    const InitOptions o = {SENTENCE, 16, 4, 0, seed, 1};
+    InitModel m;
+    char err[256];
+    ck_assert_int_eq(init_model(&o, &m, err, sizeof err), MHAVIZ_OK);
+    const MhaConfig *c = &m.in.cfg, wide = mha_single_head_config(c);
+    MhaState heads, one;
+    ck_assert_int_eq(mha_state_build(&heads, c, 1), MHAVIZ_OK);
+    ck_assert_int_eq(mha_state_build_wide(&one, &wide, 1), MHAVIZ_OK);
+    mha_forward(c, &m.in.w, m.in.x, &heads);
+    mha_forward_wide(c, &m.in.w, &heads, &one);
+    MapMeasures mm[5];
+    ck_assert_int_eq(measures_layer(heads.att, 4, one.att, c->T, 1, m.in.tokens, mm), MHAVIZ_OK);
+    double norm = 0;
+    for (int h = 0; h < 4; h++)
+        norm += mm[h].entropy_norm;
+    v[0] = mm[4].entropy_norm - norm / 4;
+    KeptLayer k;
+    ck_assert_int_eq(kept_layer_build(&k, c, heads.att, one.att, m.in.tokens, mm), MHAVIZ_OK);
+    v[1] = k.kept;
+    v[2] = k.rows - k.kept;
+    kept_layer_free(&k);
+    if (!*tokens) {
+        *shape = *c;
+        ck_assert_int_eq(init_tokens_split(SENTENCE, tokens, &shape->T, err, sizeof err), MHAVIZ_OK);
+    }
+    mha_state_free(&heads), mha_state_free(&one);
+    init_model_free(&m);
+}
 
 START_TEST(blur_range_is_inits_layers)
 {
@@ -27,29 +65,9 @@ START_TEST(blur_range_is_inits_layers)
     MhaConfig shape = {0};
     char **tokens = NULL;
     for (int seed = 1; seed <= CHANCE_MIN_DRAWS; seed++) {
-        const InitOptions o = {SENTENCE, 16, 4, 0, (uint64_t)seed, 1};
-        InitModel m;
-        char err[256];
-        ck_assert_int_eq(init_model(&o, &m, err, sizeof err), MHAVIZ_OK);
-        const MhaConfig *c = &m.in.cfg, wide = mha_single_head_config(c);
-        MhaState heads, one;
-        ck_assert_int_eq(mha_state_build(&heads, c, 1), MHAVIZ_OK);
-        ck_assert_int_eq(mha_state_build_wide(&one, &wide, 1), MHAVIZ_OK);
-        mha_forward(c, &m.in.w, m.in.x, &heads);
-        mha_forward_wide(c, &m.in.w, &heads, &one);
-        MapMeasures mm[5];
-        ck_assert_int_eq(measures_layer(heads.att, 4, one.att, c->T, 1, m.in.tokens, mm), MHAVIZ_OK);
-        double norm = 0;
-        for (int h = 0; h < 4; h++)
-            norm += mm[h].entropy_norm;
-        const double blur = mm[4].entropy_norm - norm / 4;
-        lo = fmin(lo, blur), hi = fmax(hi, blur);
-        if (seed == 1) {
-            shape = *c;
-            ck_assert_int_eq(init_tokens_split(SENTENCE, &tokens, &shape.T, err, sizeof err), MHAVIZ_OK);
-        }
-        mha_state_free(&heads), mha_state_free(&one);
-        init_model_free(&m);
+        double v[3];
+        init_numbers((uint64_t)seed, v, &shape, &tokens);
+        lo = fmin(lo, v[0]), hi = fmax(hi, v[0]);
     }
     Chance ch;
     ck_assert_int_eq(chance_draw(&ch, &shape, tokens, 0, CHANCE_MIN_DRAWS), MHAVIZ_OK);
@@ -57,6 +75,52 @@ START_TEST(blur_range_is_inits_layers)
     ck_assert_int_eq(ch.r[CHANCE_BLUR].n, CHANCE_MIN_DRAWS);
     ck_assert_double_eq_tol(ch.r[CHANCE_BLUR].lo, lo, 1e-12);
     ck_assert_double_eq_tol(ch.r[CHANCE_BLUR].hi, hi, 1e-12);
+    init_tokens_free(tokens, shape.T);
+}
+END_TEST
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Every draw is init's layer of its seed, seeds 1, 2, ..., n: for each n
+ * from 20 to 45 draws, the blur's, kept's and lost's ranges are those of
+ * init's layers of seeds 1 to n, cut as chance.h says (k = floor(n / 40)
+ * at each end: none below 40, one from 40 on). Draw n enters at n draws,
+ * so a seed off by one (0 to n - 1) or a layer drawn otherwise moves some
+ * range among these 78. */
+START_TEST(every_draw_is_inits_layer_of_its_seed)
+{
+    enum { N = 45 };
+    double ref[3][N]; /* (number, seed - 1) */
+    MhaConfig shape = {0};
+    char **tokens = NULL;
+    for (int s = 1; s <= N; s++) {
+        double v[3];
+        init_numbers((uint64_t)s, v, &shape, &tokens);
+        for (int q = 0; q < 3; q++)
+            ref[q][s - 1] = v[q];
+    }
+    static const ChanceStat stat[3] = {CHANCE_BLUR, CHANCE_KEPT, CHANCE_LOST};
+    for (int n = CHANCE_MIN_DRAWS; n <= N; n++) {
+        Chance ch;
+        ck_assert_int_eq(chance_draw(&ch, &shape, tokens, 0, n), MHAVIZ_OK);
+        ck_assert_int_eq(ch.draws, n);
+        const int k = n / 40;
+        for (int q = 0; q < 3; q++) {
+            double sorted[N];
+            memcpy(sorted, ref[q], (size_t)n * sizeof *sorted);
+            qsort(sorted, (size_t)n, sizeof *sorted, by_value);
+            ck_assert_int_eq(ch.r[stat[q]].n, n);
+            ck_assert_msg(fabs(ch.r[stat[q]].lo - sorted[k]) <= 1e-12 &&
+                          fabs(ch.r[stat[q]].hi - sorted[n - 1 - k]) <= 1e-12,
+                          "%d draws, %s: %g to %g, init's seeds 1 to %d: %g to %g", n,
+                          chance_stat_name(stat[q]), ch.r[stat[q]].lo, ch.r[stat[q]].hi, n, sorted[k],
+                          sorted[n - 1 - k]);
+        }
+    }
     init_tokens_free(tokens, shape.T);
 }
 END_TEST
@@ -171,6 +235,7 @@ Suite *chance_suite(void)
     TCase *tc = tcase_create("chance");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, blur_range_is_inits_layers);
+    tcase_add_test(tc, every_draw_is_inits_layer_of_its_seed);
     tcase_add_test(tc, same_on_any_thread_count);
     tcase_add_test(tc, budget_caps_the_draws);
     tcase_add_test(tc, one_token_draws_none);

@@ -281,6 +281,38 @@ START_TEST(past_the_cap_a_summary)
 }
 END_TEST
 
+/* The cap from both sides, with 2 heads and the wide head (3 maps of
+ * T (T + 1) / 2 visible cells, 4 bytes a cell: 6 T (T + 1) bytes, 8 T (T + 1)
+ * in base64):
+ *   - T = 1380: 15.2 MB of base64, the page under the 16 MiB cap (16.8 MB)
+ *     with every cell, and more than nine tenths of it (a cap moved down
+ *     by a tenth, or the page summarised early, fails);
+ *   - T = 1500: 18.0 MB of base64 (13.5 MB before it, under the cap): the
+ *     summary, the page under the cap (a page measured before base64 would
+ *     keep every cell and pass the cap). */
+START_TEST(cap_held_from_both_sides)
+{
+    static const struct {
+        int T;
+        const char *mode;
+    } cases[2] = {{1380, "\"mode\":\"full\""}, {1500, "\"mode\":\"summary\""}};
+    for (int c = 0; c < 2; c++) {
+        MhaInput in = {0};
+        Variant v = {0};
+        make_layer(&in, &v, cases[c].T, NULL);
+        size_t len;
+        char *page = page_of(&v, &len);
+        ck_assert_msg(strstr(page, cases[c].mode), "T = %d: not %s", cases[c].T, cases[c].mode);
+        ck_assert_uint_le(len, LESSON_PAGE_CAP_BYTES);
+        if (c == 0)
+            ck_assert_uint_gt(len, LESSON_PAGE_CAP_BYTES / 10 * 9);
+        free(page);
+        variant_free(&v);
+        input_free(&in);
+    }
+}
+END_TEST
+
 Suite *lesson_page_suite(void)
 {
     Suite *s = suite_create("lesson_page");
@@ -290,6 +322,7 @@ Suite *lesson_page_suite(void)
     tcase_add_test(tc, every_cell_decodes_to_the_forward_pass);
     tcase_add_test(tc, weights_keep_their_side_of_half);
     tcase_add_test(tc, past_the_cap_a_summary);
+    tcase_add_test(tc, cap_held_from_both_sides);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,6 +9,7 @@
 #include "core/measures.h"
 #include "core/pull.h"
 #include "core/rival.h"
+#include "text/format.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -134,19 +135,20 @@ void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *c
         fputs("\nHow the wide head combines the heads (query_NN.png)\n", f);
     else
         fprintf(f, "\nThe heads' top keys against those of %s (query_NN.png)\n", who);
-    char dev[64];
+    char dev[128], num[FORMAT_SIGNIFICANT_BYTES], reach[FORMAT_SIGNIFICANT_BYTES];
     if (p->identity_max_dev == 0)
         snprintf(dev, sizeof dev, "they agree exactly");
     else
-        snprintf(dev, sizeof dev, "the largest difference is %.2g, float rounding", p->identity_max_dev);
+        snprintf(dev, sizeof dev, "the largest difference is %s, float rounding",
+                 format_significant(num, p->identity_max_dev, 2));
     if (p->identity)
         snprintf(line, sizeof line, "Its score is the heads' scores added up: wide(i, j) = (1/sqrt(%d)) x "
                  "sum over the %d heads of score_h(i, j), since its query and key are theirs side by side; "
                  "mhaviz computes it so (its tests compare it with q.k/sqrt(d_model) computed directly). "
-                 "Summed again in double precision on every visible cell: %s (the scores reach %.3g). "
+                 "Summed again in double precision on every visible cell: %s (the scores reach %s). "
                  "So its softmax weight on a "
                  "key is in proportion to the product over the heads of exp(score_h / sqrt(%d)).", H, H, dev,
-                 p->max_abs_score, H);
+                 format_significant(reach, p->max_abs_score, 3), H);
     else
         snprintf(line, sizeof line, "It has weights of its own (\"single_head\"), so its scores are not the "
                  "heads' scores added up: that identity holds only for a wide head built from the heads' "

@@ -8,9 +8,11 @@
 #include "core/status.h"
 #include "draw/draw.h"
 #include "text/token_text.h"
+#include "text/utf8.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,13 +241,29 @@ void labels_note(const LabelsPlan *p, char *buf, unsigned long len)
                  p->n, p->step, ordinal(p->step));
 }
 
+/* 1 when code point cp is punctuation: ASCII's, Latin-1's (« » ¿ ¡ · ...),
+ * the General Punctuation block (curly quotes, dashes, the ellipsis) and
+ * CJK's (、 。 and its brackets). */
+static int is_punctuation(unsigned cp)
+{
+    if (cp < 0x80)
+        return ispunct((int)cp) != 0;
+    return cp == 0xA1 || cp == 0xA7 || cp == 0xAB || cp == 0xB6 || cp == 0xB7 || cp == 0xBB || cp == 0xBF ||
+           (cp >= 0x2010 && cp <= 0x205E) || (cp >= 0x3001 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011);
+}
+
 int labels_is_punctuation(const char *label)
 {
-    if (!*label)
+    const unsigned char *p = (const unsigned char *)label;
+    if (!*p)
         return 0;
-    for (const unsigned char *p = (const unsigned char *)label; *p; p++)
-        if (!ispunct(*p))
+    while (*p) {
+        unsigned cp;
+        const int n = utf8_decode(p, SIZE_MAX, &cp);
+        if (n == 0 || !is_punctuation(cp))
             return 0;
+        p += n;
+    }
     return 1;
 }
 

@@ -69,7 +69,8 @@ int labels_overlap(const LabelsPlan *p, int T, const unsigned char *shown, const
  * words" into buf for a thinned plan; "" when every token has a label. */
 void labels_note(const LabelsPlan *p, char *buf, unsigned long len);
 
-/* 1 when label (as shown) is made of punctuation only: ".", ",", "?!". */
+/* 1 when label (as shown) is made of punctuation only: ".", ",", "?!", and
+ * beyond ASCII the curly quotes, dashes, the ellipsis, « » and CJK's 、。. */
 int labels_is_punctuation(const char *label);
 
 /* Draw label as draw_text does (anchor (x, y), along, across DRAW_MID,

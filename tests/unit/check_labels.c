@@ -179,6 +179,23 @@ START_TEST(test_labels_never_below_14px)
 }
 END_TEST
 
+/* Punctuation gets a chip: ASCII's, and the curly quotes, dashes and the
+ * ellipsis a typed sentence brings (UTF-8); a word, or a word with a quote
+ * on it, does not. */
+START_TEST(test_punctuation_chips)
+{
+    static const char *const chip[] = {".", ",", "?!", "\"", "\xe2\x80\x9c", "\xe2\x80\x9d", "\xe2\x80\x98",
+                                       "\xe2\x80\x99", "\xe2\x80\x94", "\xe2\x80\xa6", "\xc2\xab", "\xc2\xbb",
+                                       "\xe2\x80\x9d."};
+    static const char *const none[] = {"", "a", "John", "\xe2\x80\x9cJohn", "don\xe2\x80\x99t", "\xc3\xa9",
+                                       "\xe2\x82\xac", "\xff"};
+    for (size_t k = 0; k < sizeof chip / sizeof chip[0]; k++)
+        ck_assert_msg(labels_is_punctuation(chip[k]), "%s", chip[k]);
+    for (size_t k = 0; k < sizeof none / sizeof none[0]; k++)
+        ck_assert_msg(!labels_is_punctuation(none[k]), "%s", none[k]);
+}
+END_TEST
+
 Suite *labels_suite(void)
 {
     Suite *s = suite_create("labels");
@@ -188,6 +205,7 @@ Suite *labels_suite(void)
     tcase_add_test(tc, test_thinned_long);
     tcase_add_test(tc, test_48_all_49_thinned);
     tcase_add_test(tc, test_labels_never_below_14px);
+    tcase_add_test(tc, test_punctuation_chips);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -36,7 +36,15 @@ static const DrawRgb GRID = {222, 222, 222};        /* the lines at 0, 0.25, ...
 
 #define Y_CAPTION "effective keys, 2^entropy: 1 = one key, 2 = an even split of two"
 #define X_CAPTION "query token"
-#define SHIFTED "heads with one value: lines drawn side by side"
+/* Under the legend: what the heads' lines being moved apart means. */
+static const char *const SHIFTED[] = {
+    "Each head's line is moved a few pixels",
+    "(head 0 highest), so that heads with the",
+    "same value lie side by side, not hidden.",
+    "Read a value on the axis; the wide",
+    "head's line is not moved.",
+};
+#define N_SHIFTED (int)(sizeof SHIFTED / sizeof SHIFTED[0])
 
 typedef struct {
     RenderSharpnessLayout pub;
@@ -120,9 +128,11 @@ static void layout(const DrawFont *font, int w, int h, int n_maps, int T, char *
         lw = fmaxf(lw, draw_text_width(font, line, L->legend_px));
     }
     int legend_w = L->swatch_w + (int)(14.0f * s) + (int)ceilf(fminf(lw, (float)w / 3.0f));
-    const int note_w = (int)ceilf(draw_text_width(font, SHIFTED, 0.85f * L->legend_px)); /* under the lines */
-    if (legend_w < note_w)
-        legend_w = note_w;
+    for (int k = 0; k < N_SHIFTED; k++) { /* under the lines */
+        const int note_w = (int)ceilf(draw_text_width(font, SHIFTED[k], 0.85f * L->legend_px));
+        if (legend_w < note_w)
+            legend_w = note_w;
+    }
     L->legend_dy = (int)draw_line_height(L->legend_px) + (int)(8.0f * s);
     L->legend_x = w - L->m - legend_w;
 
@@ -291,10 +301,11 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
 
     /* The legend, level with the plot's top, and why lines lie side by side. */
     const int n_lines = legend_lines(&L);
-    if (coloured && L.n_heads > 1 &&
-        draw_text(c, font, SHIFTED, 0.85f * L.legend_px, L.legend_x, P->plot_y + n_lines * L.legend_dy + L.legend_dy / 2,
-                  DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
-        goto oom;
+    for (int k = 0; coloured && L.n_heads > 1 && k < N_SHIFTED; k++)
+        if (draw_text(c, font, SHIFTED[k], 0.85f * L.legend_px, L.legend_x,
+                      P->plot_y + n_lines * L.legend_dy + L.legend_dy / 2 + (int)(k * draw_line_height(0.85f * L.legend_px)),
+                      DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
+            goto oom;
     for (int k = 0; k < n_lines; k++) {
         const int wide = k == n_lines - 1;
         const DrawRgb col = wide ? DRAW_INK : coloured ? draw_colour(k) : MANY_HEADS;

@@ -3,7 +3,10 @@
  * Top to bottom: the title, one group per model (its name and shape, then
  * a bar per K/V layout), the line on why it matters, the formula. In a
  * group the largest bar spans the plot's width: the bars' lengths are in
- * proportion within a group, and each says its size. */
+ * proportion within a group, and each says its size. The groups are not
+ * to scale with each other (1 MiB and 20 GiB bars of one length): each
+ * group's axis is drawn apart, broken between groups (a double slash
+ * across it), and its header says what the full width stands for. */
 #include "pictures/kv_cache_chart.h"
 #include "core/status.h"
 #include "draw/figure.h"
@@ -33,6 +36,7 @@ const KvCacheModel KV_CACHE_CHART_MODELS[KV_CACHE_CHART_N_MODELS] = {
 };
 
 static const DrawRgb GREY_TEXT = {90, 90, 90};
+static const DrawRgb AXIS = {120, 120, 120};
 /* Bars, most K/V heads first (Okabe-Ito: told apart also by colour-blind eyes). */
 static const DrawRgb BAR_COLOURS[] = {{0, 114, 178}, {230, 159, 0}, {0, 158, 115}, {204, 121, 167}, {213, 94, 0}};
 enum { N_COLOURS = sizeof BAR_COLOURS / sizeof BAR_COLOURS[0] };
@@ -64,6 +68,27 @@ static void bar(Figure *fig, int y, const char *name, double bytes, double most,
     figure_text(fig, text, TEXT_PX, BARS_X + (len > 2 ? len : 2) + 12, y + BAR_H / 2, DRAW_START, DRAW_MID, DRAW_INK);
 }
 
+/* A group's own scale: its axis, a line down the bars' start from y to
+ * y_end (the group's bars), the size the full width stands for (most
+ * bytes) at the right of the group's header at y_head, and, unless it is
+ * the first group, the break above it: a double slash across the axis in
+ * the gap from the group before. */
+static void group_scale(Figure *fig, int y_head, int y, int y_end, double most, int first)
+{
+    char text[64], size[32];
+    draw_line(fig->c, BARS_X - 1.5f, (float)y - 4, BARS_X - 1.5f, (float)y_end + 4, 2.0f, AXIS);
+    bytes_value(size, sizeof size, most);
+    snprintf(text, sizeof text, "its own scale: full width = %s", size);
+    figure_text(fig, text, TEXT_PX, BARS_X + BARS_W, y_head + (int)(GROUP_PX * 0.65f), DRAW_END, DRAW_MID,
+                GREY_TEXT);
+    if (first)
+        return;
+    for (int k = 0; k < 2; k++) { /* the break: two slanted strokes across the axis, just above the header */
+        const float by = (float)y_head - 10.0f + 8.0f * (float)k;
+        draw_line(fig->c, BARS_X - 14.0f, by + 5.0f, BARS_X + 11.0f, by - 5.0f, 2.5f, AXIS);
+    }
+}
+
 /* Long on purpose: the chart drawn in one pass, top to bottom: title, one
  * group of bars per model, the closing lines. */
 int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *lines, int n, int n_heads,
@@ -79,8 +104,9 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
     snprintf(text, sizeof text, "The K/V cache at %d tokens of context (fp16), over all of a model's layers",
              KV_CACHE_CHART_CONTEXT);
     figure_text(&fig, text, TITLE_PX, SLIDE_W / 2, 30, DRAW_MID, DRAW_TOP, DRAW_INK);
-    figure_text(&fig, "each group on its own linear scale: its largest bar spans the width; the bars' lengths "
-                      "compare within a group", TEXT_PX, SLIDE_W / 2, 86, DRAW_MID, DRAW_TOP, GREY_TEXT);
+    figure_text(&fig, "not to scale from group to group (the axis breaks between them): in each group its largest "
+                      "bar spans the width, and the bars' lengths compare", TEXT_PX, SLIDE_W / 2, 86, DRAW_MID,
+                DRAW_TOP, GREY_TEXT);
 
     /* Groups: this input, then each model with three bars (MHA, its own, MQA; two when its own is MHA). */
     const int groups = 1 + KV_CACHE_CHART_N_MODELS;
@@ -99,10 +125,11 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
         snprintf(text, sizeof text, "this input: %d layers of %d heads of %d (--layers; T = %d)", layers, n_heads,
                  head_dim, T);
     figure_text(&fig, text, GROUP_PX, NAMES_X, y, DRAW_START, DRAW_TOP, DRAW_INK);
-    y += group_h;
     double most = 0;
     for (int i = 0; i < n; i++)
         most = (double)lines[i].bytes_per_token > most ? (double)lines[i].bytes_per_token : most;
+    group_scale(&fig, y, y + group_h, y + group_h + n * (BAR_H + BAR_GAP) - BAR_GAP, most * layers * ctx, 1);
+    y += group_h;
     for (int i = 0; i < n; i++) {
         snprintf(name, sizeof name, "%s: %d K/V head%s", lines[i].name, lines[i].n_kv_heads,
                  lines[i].n_kv_heads == 1 ? "" : "s");
@@ -118,8 +145,10 @@ int kv_cache_chart_draw(const DrawFont *f, const char *path, const KvCacheLine *
         snprintf(text, sizeof text, "%s: %d layers, %d heads of %d, %d K/V heads", md->name, md->layers, md->n_heads,
                  md->head_dim, md->n_kv_heads);
         figure_text(&fig, text, GROUP_PX, NAMES_X, y, DRAW_START, DRAW_TOP, DRAW_INK);
-        y += group_h;
         const double per_kv = 2.0 * md->head_dim * 2.0 * md->layers * ctx; /* bytes per K/V head */
+        const int n_bars = 2 + (md->n_kv_heads != md->n_heads);
+        group_scale(&fig, y, y + group_h, y + group_h + n_bars * (BAR_H + BAR_GAP) - BAR_GAP, per_kv * md->n_heads, 0);
+        y += group_h;
         const int kv[3] = {md->n_heads, md->n_kv_heads, 1};
         for (int k = 0, drawn = 0; k < 3; k++) {
             if (k == 1 && md->n_kv_heads == md->n_heads)

@@ -51,12 +51,13 @@ TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
             samples/base_paper.json samples/random_init.json samples/trained/rival.json
 
-# Debian packages the build, the tests and the demo need (the last four:
-# lesson.html's files as C arrays, and its tests in headless Chromium).
+# Debian packages the build, the tests and the demo need (xxd to the
+# selenium: lesson.html's files as C arrays, and its tests in headless
+# Chromium; man-db and strace: the installed program's test, tests/install.sh).
 DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy \
-        xxd chromium chromium-driver python3-selenium
+        xxd chromium chromium-driver python3-selenium man-db strace
 
-.PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
+.PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps install uninstall
 
 all: $(BIN)
 
@@ -131,11 +132,38 @@ test: deps
 
 run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples $(AXE)
 	PYTHON=$(PYTHON) tests/layers.sh
+	MAKE='$(MAKE)' BIN=$(BIN) tests/install.sh
 	$(PYTHON) tests/reference.py $(BUILD)/reference
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
 	$(PYTHON) tests/browser/lesson_pages.py --mhaviz ./$(BIN) --work $(BUILD)/browser --axe $(AXE) \
 	  --screenshot $(BUILD)/browser/lesson_page.png
 
+
+## install: the program and its manual page mhaviz(1) into PREFIX (default /usr/local; DESTDIR for staging)
+# GNU's directory variables: prefix (PREFIX), bindir, man1dir; DESTDIR is
+# put before each path, for a staging folder or a package. The program
+# needs nothing from the source tree at run time (lesson.html's files are
+# built in; the font is fonts-dejavu-core's).
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+datarootdir ?= $(prefix)/share
+mandir      ?= $(datarootdir)/man
+man1dir     ?= $(mandir)/man1
+INSTALL         ?= install
+INSTALL_PROGRAM ?= $(INSTALL)
+INSTALL_DATA    ?= $(INSTALL) -m 644
+MAN_PAGE    := docs/man/mhaviz.1
+
+install: $(BIN)
+	$(INSTALL) -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(man1dir)'
+	$(INSTALL_PROGRAM) $(BIN) '$(DESTDIR)$(bindir)/mhaviz'
+	$(INSTALL_DATA) $(MAN_PAGE) '$(DESTDIR)$(man1dir)/mhaviz.1'
+
+## uninstall: remove what make install installed (same PREFIX and DESTDIR)
+uninstall:
+	rm -f '$(DESTDIR)$(bindir)/mhaviz' '$(DESTDIR)$(man1dir)/mhaviz.1'
 
 ## bench: the speed targets: forward pass against numpy, CLI end to end, threads, GFLOP/s (bench/README.md)
 # numpy's matrix products through OpenBLAS: the fast BLAS a numpy user has,

@@ -149,9 +149,17 @@ static int try_place(int t, int T, float pitch, float px, unsigned char *shown, 
 LabelsPlan labels_plan(int T, char *const *tokens, int query, float pitch, float max_px, int max_levels,
                        unsigned char *shown, float *centre)
 {
-    LabelsPlan p = {LABELS_MIN_PX, 1, 1, 0, 0};
-    if (max_px < LABELS_MIN_PX)
-        max_px = LABELS_MIN_PX;
+    return labels_plan_min(T, tokens, query, pitch, LABELS_MIN_PX, max_px, max_levels, shown, centre);
+}
+
+LabelsPlan labels_plan_min(int T, char *const *tokens, int query, float pitch, float min_px, float max_px,
+                           int max_levels, unsigned char *shown, float *centre)
+{
+    if (min_px < LABELS_MIN_PX)
+        min_px = LABELS_MIN_PX;
+    LabelsPlan p = {min_px, 1, 1, 0, 0};
+    if (max_px < min_px)
+        max_px = min_px;
     memset(shown, 0, (size_t)T);
     for (int t = 0; t < T; t++)
         centre[t] = ((float)t + 0.5f) * pitch;
@@ -159,7 +167,7 @@ LabelsPlan labels_plan(int T, char *const *tokens, int query, float pitch, float
     /* Every token: one level, else as few staggered ones as fit. */
     for (int levels = 1; T <= LABELS_ALL_UP_TO && levels <= max_levels && levels <= LABELS_MAX_LEVELS; levels++) {
         const float px = fminf(max_px, (float)levels * pitch / LABELS_SPACING);
-        if (px >= LABELS_MIN_PX) {
+        if (px >= min_px) {
             p.px = floorf(px);
             p.levels = levels;
             p.n = T;
@@ -172,7 +180,7 @@ LabelsPlan labels_plan(int T, char *const *tokens, int query, float pitch, float
     /* Thinned, one level, at the smallest size: the tokens that must have a
      * label first, then every step-th where there is room. */
     p.thinned = 1;
-    const float px = LABELS_MIN_PX;
+    const float px = min_px;
     for (int mag = 1;; mag *= 10) {
         static const int nice[3] = {1, 2, 5};
         int k = 0;

@@ -53,6 +53,12 @@ typedef struct {
 LabelsPlan labels_plan(int T, char *const *tokens, int query, float pitch, float max_px, int max_levels,
                        unsigned char *shown, float *centre);
 
+/* labels_plan with a floor of the picture's own: no label below min_px
+ * (LABELS_MIN_PX at least), the same rule above it (a slide read from the
+ * back row of a class, variants.png, asks for 18 px). */
+LabelsPlan labels_plan_min(int T, char *const *tokens, int query, float pitch, float min_px, float max_px,
+                           int max_levels, unsigned char *shown, float *centre);
+
 /* 1 when token t's text appears again among tokens (T). */
 int labels_repeated(char *const *tokens, int T, int t);
 

@@ -18,21 +18,77 @@
 #define TEXT_PX 28.0f  /* everything else */
 #define GROUP_PX 24.0f /* the K/V marks */
 #define ROLE_PX 22.0f  /* each map's role, under it */
-#define LABEL_PX 22.0f /* the query tokens left of the first column, at most */
-#define LEVEL_GAP 6    /* between staggered levels of labels */
+#define LABEL_PX 22.0f     /* the token labels (queries at the left, keys under the last row), at most */
+#define LABEL_MIN_PX 18.0f /* and at least: read from the back row (thinned where they do not fit) */
+#define LABEL_LEVELS 2     /* staggered levels at most */
+#define LEVEL_GAP 6        /* between staggered levels of labels */
+#define KEY_CUT (4.0f * LABEL_PX) /* a key label is cut to this length (it hangs below the maps) */
 
 #define TOP 150        /* below the title and the column names */
-#define BOTTOM 70      /* the caption */
+#define BOTTOM 96      /* the caption's two lines */
 #define NAMES_W 240    /* the variants' names */
 #define BAR_W 190      /* the colour bar, its ticks and "masked" */
-#define MARK_H 34      /* the K/V mark above each row of maps */
+#define MARK_H 32      /* the K/V mark above each row of maps */
 #define ROLE_H 28      /* each map's role under it */
-#define GAP 18         /* between maps */
+#define GAP 14         /* between maps */
 #define WIDE_GAP 50    /* before the wide head's column */
 
-/* Two shades for the K/V marks, alternating from group to group. */
-static const DrawRgb MARK_A = {70, 110, 160}, MARK_B = {150, 175, 205};
-static const DrawRgb GREY_TEXT = {90, 90, 90};
+/* The K/V marks, a hue per K/V head (Paul Tol's "muted" set, told apart
+ * by colour-blind eyes too), cycled past N_MARKS: two neighbouring groups
+ * never share a colour, and none is a shade of another's hue. */
+static const DrawRgb MARKS[] = {{51, 34, 136},   {204, 102, 119}, {17, 119, 51},  {221, 204, 119}, {136, 204, 238},
+                                {136, 34, 85},   {68, 170, 153},  {153, 153, 51}, {170, 68, 153}};
+#define N_MARKS (int)(sizeof MARKS / sizeof MARKS[0])
+static const DrawRgb GREY_TEXT = {90, 90, 90}, TICK = {175, 175, 175};
+
+/* The widest label of tokens (T) at LABEL_PX, each cut at cut pixels. */
+static float widest_label(const DrawFont *f, char *const *tokens, int T, float cut)
+{
+    char label[RENDER_LABEL_BYTES];
+    float widest = 0.0f;
+    for (int t = 0; t < T; t++) {
+        render_token_label(f, tokens[t], LABEL_PX, cut, label);
+        widest = fmaxf(widest, draw_text_width(f, label, LABEL_PX));
+    }
+    return widest;
+}
+
+/* Each level's width (LABEL_LEVELS): its widest label as plan p sets it. */
+static void level_widths(const DrawFont *f, char *const *tokens, int T, const unsigned char *shown, float px,
+                         float cut, float *w)
+{
+    char label[RENDER_LABEL_BYTES];
+    for (int l = 0; l < LABEL_LEVELS; l++)
+        w[l] = 0.0f;
+    for (int t = 0; t < T; t++) {
+        if (!shown[t])
+            continue;
+        render_token_label(f, tokens[t], px, cut, label);
+        w[shown[t] - 1] = fmaxf(w[shown[t] - 1], draw_text_width(f, label, px));
+    }
+}
+
+/* The height of the key labels of a plan (shown: (T) its levels, px its
+ * size) under the maps: its levels' widest labels, turned, one below the
+ * other, and a margin. */
+static int keys_band(const DrawFont *f, char *const *tokens, int T, const unsigned char *shown, float px)
+{
+    float w[LABEL_LEVELS];
+    level_widths(f, tokens, T, shown, px, KEY_CUT, w);
+    return (int)ceilf(w[0] + (w[1] > 0.0f ? LEVEL_GAP + w[1] : 0.0f)) + 8;
+}
+
+/* The map side when n rows of maps and band pixels of key labels under
+ * them share the slide's height, at most col_room: whole pixels a token
+ * when it is T or more, as render_paint_map draws them. */
+static int side_for(int band, int n, int col_room, int T)
+{
+    const int row_room = (SLIDE_H - TOP - BOTTOM - band) / n - MARK_H - ROLE_H - GAP;
+    int side = row_room < col_room ? row_room : col_room;
+    if (side >= T)
+        side -= side % T;
+    return side;
+}
 
 /* Long on purpose: the slide drawn in one pass, top to bottom: title, one
  * row per variant, colour bar, note. */
@@ -40,60 +96,71 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
 {
     const MhaConfig *c0 = &v[0].in.cfg;
     const int nh = c0->n_heads, T = c0->T;
-    unsigned char *shown = malloc((size_t)T); /* (T) 0: no label, else 1 + its level (labels.h) */
-    float *centre = malloc((size_t)T * sizeof *centre); /* (T) each label's centre, pixels down from a map's top */
+    char *const *tokens = v[0].in.tokens;
+    unsigned char *shown = malloc(2 * (size_t)T); /* (2, T) rows', keys': 0 no label, else 1 + its level (labels.h) */
+    float *centre = malloc(2 * (size_t)T * sizeof *centre); /* (2, T) each label's centre, pixels from a map's edge */
     Figure s;
     int rc = shown && centre ? figure_begin(&s, NULL, render_font(r), SLIDE_W, SLIDE_H, err, errlen) : MHAVIZ_ENOMEM;
     if (rc != MHAVIZ_OK) {
         free(shown), free(centre);
         return rc == MHAVIZ_ENOMEM ? draw_nomem(err, errlen, path) : rc;
     }
+    unsigned char *key_shown = shown + T;
+    float *key_centre = centre + T;
     const size_t map = (size_t)T * T;
     int col_head[VARIANTS_SLIDE_MAX_COLUMNS];
     const int n_cols = head_columns(nh, VARIANTS_SLIDE_MAX_COLUMNS, col_head);
 
-    /* The query tokens label the first column's rows (labels.h): the map
-     * side is as large as both the rows and the columns allow with the
-     * labels' levels beside it, on as few levels as give every token a
-     * label (at most LABELS_MAX_LEVELS, else thinned). */
-    char label[RENDER_LABEL_BYTES];
-    float widest = 0.0f; /* at LABEL_PX, cut at 5 lines */
-    for (int t = 0; t < T; t++) {
-        render_token_label(s.f, v[0].in.tokens[t], LABEL_PX, 5.0f * LABEL_PX, label);
-        widest = fmaxf(widest, draw_text_width(s.f, label, LABEL_PX));
-    }
-    const int row_room = (SLIDE_H - TOP - BOTTOM) / n - MARK_H - ROLE_H - GAP;
-    int side = 0, levels = 1;
-    for (levels = 1; levels <= LABELS_MAX_LEVELS; levels++) {
-        const int labels_w = (int)ceilf((float)levels * (widest + LEVEL_GAP)) + 10;
-        const int col_room = (SLIDE_W - NAMES_W - labels_w - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
-        side = row_room < col_room ? row_room : col_room;
-        if (side >= T)
-            side -= side % T; /* whole pixels per token, as render_paint_map draws them */
-        if (T > LABELS_ALL_UP_TO || (float)levels * (float)side / (float)T >= LABELS_SPACING * LABELS_MIN_PX)
+    /* The tokens label the rows left of the first column and the keys
+     * under the last row's maps (labels.h), at LABEL_MIN_PX or more on at
+     * most LABEL_LEVELS levels, else thinned. The map side is as large as
+     * the rows and the columns allow, with room for the row labels' two
+     * levels beside the maps and for the key labels under them: on one
+     * level, or on two when that labels every key and one level does not. */
+    const float row_widest = widest_label(s.f, tokens, T, 5.0f * LABEL_PX);
+    const float key_widest = widest_label(s.f, tokens, T, KEY_CUT);
+    const int labels_room = (int)ceilf(LABEL_LEVELS * (row_widest + LEVEL_GAP)) + 10;
+    const int col_room = (SLIDE_W - NAMES_W - labels_room - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
+    int side = 0, keys_h = 0, key_levels = 1;
+    for (int levels = 1; levels <= LABEL_LEVELS; levels++) {
+        /* the band for the longest labels first, then for the labels the plan
+         * shows (when the larger side that gives shows none longer) */
+        int band = (int)ceilf((float)levels * (key_widest + LEVEL_GAP)) + 8;
+        int sd = side_for(band, n, col_room, T);
+        LabelsPlan kp = labels_plan_min(T, tokens, -1, (float)sd / (float)T, LABEL_MIN_PX, LABEL_PX, levels,
+                                        key_shown, key_centre);
+        const int used = keys_band(s.f, tokens, T, key_shown, kp.px), sd2 = side_for(used, n, col_room, T);
+        if (sd2 > sd) {
+            const LabelsPlan kp2 = labels_plan_min(T, tokens, -1, (float)sd2 / (float)T, LABEL_MIN_PX, LABEL_PX,
+                                                   levels, key_shown, key_centre);
+            if (keys_band(s.f, tokens, T, key_shown, kp2.px) <= used)
+                band = used, sd = sd2, kp = kp2;
+        }
+        if (levels == 1 || !kp.thinned)
+            side = sd, keys_h = band, key_levels = levels;
+        if (!kp.thinned)
             break;
     }
-    if (levels > LABELS_MAX_LEVELS)
-        levels = LABELS_MAX_LEVELS;
-    const LabelsPlan plan = labels_plan(T, v[0].in.tokens, -1, (float)side / (float)T, LABEL_PX, levels, shown, centre);
-    float from[LABELS_MAX_LEVELS]; /* each level's start, pixels left of the map */
-    float level_w[LABELS_MAX_LEVELS] = {0};
-    for (int t = 0; t < T; t++) {
-        if (!shown[t])
-            continue;
-        render_token_label(s.f, v[0].in.tokens[t], plan.px, 5.0f * LABEL_PX, label);
-        level_w[shown[t] - 1] = fmaxf(level_w[shown[t] - 1], draw_text_width(s.f, label, plan.px));
-    }
+    const float token_px = (float)side / (float)T; /* pixels a token along a map's side */
+    const LabelsPlan keys = labels_plan_min(T, tokens, -1, token_px, LABEL_MIN_PX, LABEL_PX, key_levels, key_shown,
+                                            key_centre);
+    const LabelsPlan plan = labels_plan_min(T, tokens, -1, token_px, LABEL_MIN_PX, LABEL_PX, LABEL_LEVELS, shown, centre);
+    float level_w[LABEL_LEVELS], key_w[LABEL_LEVELS];
+    level_widths(s.f, tokens, T, shown, plan.px, 5.0f * LABEL_PX, level_w);
+    level_widths(s.f, tokens, T, key_shown, keys.px, KEY_CUT, key_w);
+    float from[LABEL_LEVELS]; /* each row level's start, pixels left of the map */
     float labels_w = 10.0f;
     for (int l = 0; l < plan.levels; l++) {
         from[l] = labels_w;
         labels_w += level_w[l] + LEVEL_GAP;
     }
+    const int keys_used = keys_band(s.f, tokens, T, key_shown, keys.px);
+    char label[RENDER_LABEL_BYTES];
     const int pitch = side + GAP, row_pitch = MARK_H + side + ROLE_H + GAP;
     const int x0 = NAMES_W + (int)ceilf(labels_w) +
                    (SLIDE_W - NAMES_W - (int)ceilf(labels_w) - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
     const int wide_x = x0 + n_cols * pitch + WIDE_GAP;
-    const int y0 = TOP + (SLIDE_H - TOP - BOTTOM - n * row_pitch) / 2;
+    const int y0 = TOP + (SLIDE_H - TOP - BOTTOM - keys_h - n * row_pitch) / 2;
     char a[256], b[64];
 
     /* Title and the column names. */
@@ -156,9 +223,11 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
                 bw += pitch / 2;
             if (i > 0 && col_head[i - 1] == HEAD_COLUMNS_ELIDED && g * kv_mul < col_head[i])
                 bx -= pitch / 2, bw += pitch / 2;
-            draw_fill_rect(s.c, bx, y + 4, bw, MARK_H - 10, g % 2 ? MARK_B : MARK_A);
+            const DrawRgb mark = MARKS[g % N_MARKS];
+            draw_fill_rect(s.c, bx, y + 4, bw, MARK_H - 10, mark);
             snprintf(a, sizeof a, "K/V %d", g);
-            figure_text(&s, a, GROUP_PX, bx + bw / 2, y + MARK_H / 2 - 1, DRAW_MID, DRAW_MID, g % 2 ? DRAW_INK : DRAW_WHITE);
+            figure_text(&s, a, GROUP_PX, bx + bw / 2, y + MARK_H / 2 - 1, DRAW_MID, DRAW_MID,
+                        draw_luma(mark) > 140 ? DRAW_INK : DRAW_WHITE);
             i = j + 1;
         }
 
@@ -173,9 +242,21 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
             const int h = wide ? nh : col_head[i];
             render_paint_map(r, s.c, wide ? v[k].single.att : v[k].multi.att + (size_t)h * map, T, c->causal, x, my,
                              side);
+            /* the last row: the keys under each map, on their levels, the role under them */
+            const int last = k == n - 1;
+            for (int t = 0; last && t < T; t++) {
+                if (!key_shown[t])
+                    continue;
+                const int kx = x + (int)key_centre[t], dy = key_shown[t] == 2 ? (int)ceilf(key_w[0]) + LEVEL_GAP : 0;
+                render_token_label(s.f, tokens[t], keys.px, KEY_CUT, label);
+                if (dy)
+                    draw_fill_rect(s.c, kx, my + side + 4, 1, dy - 3, TICK);
+                s.failed |= labels_draw(s.c, s.f, label, keys.px, kx, my + side + 4 + dy, DRAW_END, 1) != MHAVIZ_OK;
+            }
             snprintf(a, sizeof a, "%s", measures_role_name(v[k].measures[h].role));
             draw_ellipsize(s.f, a, sizeof a, ROLE_PX, (float)side + GAP);
-            figure_text(&s, a, ROLE_PX, x + side / 2, my + side + 4, DRAW_MID, DRAW_TOP, DRAW_INK);
+            figure_text(&s, a, ROLE_PX, x + side / 2, my + side + 4 + (last ? keys_used : 0), DRAW_MID, DRAW_TOP,
+                        DRAW_INK);
         }
 
         /* The query tokens left of the first column, on their levels. */
@@ -183,9 +264,9 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
             if (!shown[t])
                 continue;
             const int l = shown[t] - 1, y = my + (int)centre[t];
-            render_token_label(s.f, v[0].in.tokens[t], plan.px, 5.0f * LABEL_PX, label);
+            render_token_label(s.f, tokens[t], plan.px, 5.0f * LABEL_PX, label);
             if (l > 0)
-                draw_fill_rect(s.c, x0 - (int)from[l] + 3, y, (int)from[l] - 6, 1, (DrawRgb){175, 175, 175});
+                draw_fill_rect(s.c, x0 - (int)from[l] + 3, y, (int)from[l] - 6, 1, TICK);
             s.failed |= labels_draw(s.c, s.f, label, plan.px, x0 - (int)from[l], y, DRAW_END, 0) != MHAVIZ_OK;
         }
     }
@@ -194,19 +275,26 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
     /* The one colour scale, and how to read the maps. */
     const int bar_h = n * row_pitch / 2 < 400 ? n * row_pitch / 2 : 400;
     s.failed |= render_weights_bar(r, s.c, SLIDE_W - BAR_W + 10, y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) != MHAVIZ_OK;
-    snprintf(a, sizeof a,
-             "each map: rows = queries (tokens at the left), columns = keys, T = %d, one colour scale; under it "
-             "its role; %s: width %d%s; B/token: K/V cache per token per layer, fp16", T,
-             rival_name(trained)->panel, c0->d_model, trained ? ", trained on its own" : "");
+    snprintf(a, sizeof a, "each map: rows = queries (tokens at the left), columns = keys (tokens under the last "
+             "row), T = %d, one colour scale, its role under it", T);
+    figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24 - (int)draw_line_height(TEXT_PX * 0.9f), DRAW_MID,
+                DRAW_BOTTOM, GREY_TEXT);
+    snprintf(a, sizeof a, "%s: width %d%s; B/token: K/V cache per token per layer, fp16", rival_name(trained)->panel,
+             c0->d_model, trained ? ", trained on its own" : "");
     figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     /* Under the title: blocks averaged (render_paint_map shares the tokens
      * out over the pixels), labels thinned. */
-    char note[200] = "", labelled[160];
+    char note[200] = "", labelled[200], keys_note[160];
     if (side < T) {
         const int k = (T + side - 1) / side;
         snprintf(note, sizeof note, "each pixel of a map is the mean of a block of up to %d \xc3\x97 %d tokens", k, k);
     }
+    /* thinned rows and keys follow one plan (one level at LABEL_MIN_PX, the
+     * same pitch); keys alone are thinned when two levels do not fit them */
     labels_note(&plan, labelled, sizeof labelled);
+    labels_note(&keys, keys_note, sizeof keys_note);
+    if (!plan.thinned && keys.thinned)
+        snprintf(labelled, sizeof labelled, "keys: %s", keys_note);
     snprintf(a, sizeof a, "%s%s%s", note, note[0] && labelled[0] ? " \xc2\xb7 " : "", labelled);
     figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
 

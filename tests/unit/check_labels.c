@@ -196,6 +196,28 @@ START_TEST(test_punctuation_chips)
 }
 END_TEST
 
+/* A picture's own floor (labels_plan_min): 45 tokens at 10 px a token
+ * and an 18 px floor: two levels give 2 x 10 / 1.1 = 18.2 px, every token
+ * at 18 px; at 8 px a token two levels give 14.5 px, under 18: thinned,
+ * one level at 18 px, every 2nd token room enough (2 x 8 = 16 px < 19.8,
+ * 5 x 8 = 40: step 5). A floor under 14 px is 14 px. */
+START_TEST(test_floor_of_a_picture)
+{
+    LabelsPlan p = labels_plan_min(45, class45, -1, 10.0f, 18.0f, 22.0f, 2, shown, centre);
+    ck_assert(!p.thinned);
+    ck_assert_int_eq(p.levels, 2);
+    ck_assert_float_eq(p.px, 18.0f);
+    p = labels_plan_min(45, class45, -1, 8.0f, 18.0f, 22.0f, 2, shown, centre);
+    ck_assert(p.thinned);
+    ck_assert_int_eq(p.levels, 1);
+    ck_assert_float_eq(p.px, 18.0f);
+    ck_assert_int_eq(p.step, 5);
+    p = labels_plan_min(45, class45, -1, 8.0f, 10.0f, 22.0f, 2, shown, centre);
+    ck_assert(!p.thinned);
+    ck_assert_float_eq(p.px, 14.0f);
+}
+END_TEST
+
 Suite *labels_suite(void)
 {
     Suite *s = suite_create("labels");
@@ -206,6 +228,7 @@ Suite *labels_suite(void)
     tcase_add_test(tc, test_48_all_49_thinned);
     tcase_add_test(tc, test_labels_never_below_14px);
     tcase_add_test(tc, test_punctuation_chips);
+    tcase_add_test(tc, test_floor_of_a_picture);
     suite_add_tcase(s, tc);
     return s;
 }

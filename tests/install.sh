@@ -45,6 +45,10 @@ MANWIDTH=80 man --warnings -l "$page" >"$stage/man.txt" 2>"$stage/man.err" || fa
 [ ! -s "$stage/man.err" ] || { cat "$stage/man.err" >&2; fail "man -l warned on mhaviz.1 (above)"; }
 grep -q "mhaviz - multi-head attention, made visible" "$stage/man.txt" || fail "the manual page has no NAME line"
 grep -q "EXIT STATUS" "$stage/man.txt" || fail "the manual page has no EXIT STATUS"
+# Every long option the program's usage lists (its own and init's) is in the page.
+for opt in $( { "$bin" --help; "$bin" init --help; } 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    grep -q -- "$opt" "$stage/man.txt" || fail "the manual page does not name $opt (mhaviz --help does)"
+done
 
 $make --no-print-directory -s uninstall DESTDIR="$stage/root" PREFIX=/opt/mhaviz
 [ ! -e "$bin" ] && [ ! -e "$page" ] || fail "make uninstall left the program or the page"

@@ -90,6 +90,53 @@ static int side_for(int band, int n, int col_room, int T)
     return side;
 }
 
+/* The room the row labels of a plan (shown: (T) its levels, px its size)
+ * take left of the maps: its levels' widest labels side by side. */
+static int rows_room(const DrawFont *f, char *const *tokens, int T, const unsigned char *shown, float px)
+{
+    float w[LABEL_LEVELS];
+    level_widths(f, tokens, T, shown, px, 5.0f * LABEL_PX, w);
+    return (int)ceilf(w[0] + LEVEL_GAP + (w[1] > 0.0f ? w[1] + LEVEL_GAP : 0.0f)) + 10;
+}
+
+/* The room across for a map and its gap, with labels_room for the row
+ * labels, among n_cols columns and the wide head's. */
+static int col_room_for(int labels_room, int n_cols)
+{
+    return (SLIDE_W - NAMES_W - labels_room - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
+}
+
+/* The map side for n rows of maps at most col_room wide, with the key
+ * labels under the last row: on one level, or on two when that labels
+ * every key and one level does not. The band for the longest labels first,
+ * then for the labels the plan shows (when the larger side that gives
+ * shows none longer). Sets *keys_h (the band's height) and *levels; leaves
+ * the plan in key_shown, key_centre (T) (labels.h). */
+static int fit_maps(const DrawFont *f, char *const *tokens, int T, int n, int col_room, float key_widest,
+                    unsigned char *key_shown, float *key_centre, int *keys_h, int *levels)
+{
+    int side = 0;
+    *keys_h = 0, *levels = 1;
+    for (int lv = 1; lv <= LABEL_LEVELS; lv++) {
+        int band = (int)ceilf((float)lv * (key_widest + LEVEL_GAP)) + 8;
+        int sd = side_for(band, n, col_room, T);
+        LabelsPlan kp = labels_plan_min(T, tokens, -1, (float)sd / (float)T, LABEL_MIN_PX, LABEL_PX, lv, key_shown,
+                                        key_centre);
+        const int used = keys_band(f, tokens, T, key_shown, kp.px), sd2 = side_for(used, n, col_room, T);
+        if (sd2 > sd) {
+            const LabelsPlan kp2 = labels_plan_min(T, tokens, -1, (float)sd2 / (float)T, LABEL_MIN_PX, LABEL_PX, lv,
+                                                   key_shown, key_centre);
+            if (keys_band(f, tokens, T, key_shown, kp2.px) <= used)
+                band = used, sd = sd2, kp = kp2;
+        }
+        if (lv == 1 || !kp.thinned)
+            side = sd, *keys_h = band, *levels = lv;
+        if (!kp.thinned)
+            break;
+    }
+    return side;
+}
+
 /* Long on purpose: the slide drawn in one pass, top to bottom: title, one
  * row per variant, colour bar, note. */
 int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, int n, char *err, size_t errlen)
@@ -119,27 +166,24 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
      * level, or on two when that labels every key and one level does not. */
     const float row_widest = widest_label(s.f, tokens, T, 5.0f * LABEL_PX);
     const float key_widest = widest_label(s.f, tokens, T, KEY_CUT);
+    int keys_h, key_levels;
+    /* the labels' room for both levels of the longest label first, then for
+     * the labels the rows' plan shows (when the larger maps that gives show
+     * none longer) */
     const int labels_room = (int)ceilf(LABEL_LEVELS * (row_widest + LEVEL_GAP)) + 10;
-    const int col_room = (SLIDE_W - NAMES_W - labels_room - BAR_W - WIDE_GAP) / (n_cols + 1) - GAP;
-    int side = 0, keys_h = 0, key_levels = 1;
-    for (int levels = 1; levels <= LABEL_LEVELS; levels++) {
-        /* the band for the longest labels first, then for the labels the plan
-         * shows (when the larger side that gives shows none longer) */
-        int band = (int)ceilf((float)levels * (key_widest + LEVEL_GAP)) + 8;
-        int sd = side_for(band, n, col_room, T);
-        LabelsPlan kp = labels_plan_min(T, tokens, -1, (float)sd / (float)T, LABEL_MIN_PX, LABEL_PX, levels,
-                                        key_shown, key_centre);
-        const int used = keys_band(s.f, tokens, T, key_shown, kp.px), sd2 = side_for(used, n, col_room, T);
-        if (sd2 > sd) {
-            const LabelsPlan kp2 = labels_plan_min(T, tokens, -1, (float)sd2 / (float)T, LABEL_MIN_PX, LABEL_PX,
-                                                   levels, key_shown, key_centre);
-            if (keys_band(s.f, tokens, T, key_shown, kp2.px) <= used)
-                band = used, sd = sd2, kp = kp2;
-        }
-        if (levels == 1 || !kp.thinned)
-            side = sd, keys_h = band, key_levels = levels;
-        if (!kp.thinned)
-            break;
+    int side = fit_maps(s.f, tokens, T, n, col_room_for(labels_room, n_cols), key_widest, key_shown, key_centre,
+                        &keys_h, &key_levels);
+    LabelsPlan rp = labels_plan_min(T, tokens, -1, (float)side / (float)T, LABEL_MIN_PX, LABEL_PX, LABEL_LEVELS,
+                                    shown, centre);
+    const int room = rows_room(s.f, tokens, T, shown, rp.px);
+    if (room < labels_room) {
+        int keys_h2, key_levels2;
+        const int side2 = fit_maps(s.f, tokens, T, n, col_room_for(room, n_cols), key_widest, key_shown, key_centre,
+                                   &keys_h2, &key_levels2);
+        rp = labels_plan_min(T, tokens, -1, (float)side2 / (float)T, LABEL_MIN_PX, LABEL_PX, LABEL_LEVELS, shown,
+                             centre);
+        if (side2 > side && rows_room(s.f, tokens, T, shown, rp.px) <= room)
+            side = side2, keys_h = keys_h2, key_levels = key_levels2;
     }
     const float token_px = (float)side / (float)T; /* pixels a token along a map's side */
     const LabelsPlan keys = labels_plan_min(T, tokens, -1, token_px, LABEL_MIN_PX, LABEL_PX, key_levels, key_shown,

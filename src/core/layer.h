@@ -5,6 +5,21 @@
 
 #include <stddef.h>
 
+/* Rotary positions (RoPE, Su et al. 2021) as Llama, Mistral and Qwen2 use
+ * them: q and k are rotated by their token's position before the scores
+ * (mha.c, step 2), so a score depends on how far apart two tokens are.
+ * Each block of dim columns (one head) is rotated in transformers'
+ * "rotate half" convention: column e is paired with column e + dim/2 and
+ * the pair turned by the angle position * rope_frequency(e) (core/rope.h).
+ * dim 0: no rotation (GPT-2 and the JSON inputs, whose positions are in x). */
+typedef struct {
+    int dim;        /* width of a rotated block: the model's head_dim (even), or 0 */
+    double theta;   /* rope_theta: the frequency of pair e is theta^(-2e/dim) */
+    double factor;  /* rope_scaling of type "llama3": its factor, 0 = no scaling */
+    double low_freq_factor, high_freq_factor; /* its other fields (with factor) */
+    int original_max_position; /* its original_max_position_embeddings */
+} MhaRope;
+
 /* Hyper-parameters of one attention layer. */
 typedef struct {
     int T;           /* tokens in the sequence */
@@ -13,6 +28,7 @@ typedef struct {
     int n_kv_heads;  /* key/value heads: n_heads = MHA, 1 = MQA, between = GQA */
     int head_dim;    /* d_model / n_heads */
     int causal;      /* 1: query i sees keys 0..i only */
+    MhaRope rope;    /* rotary positions; rope.dim 0 = none */
 } MhaConfig;
 
 /* The keys query i may see among T: keys 0..i under the causal mask

@@ -72,6 +72,18 @@ typedef struct {
     const float *data; /* the array in it, after the file's header: never given to free() */
 } MappedFile;
 
+/* Where a layer read from a checkpoint came from (checkpoint/model.h), for
+ * report.json's "model" and "token_ids". */
+typedef struct {
+    char *name;           /* the model folder's name, e.g. "gpt2" */
+    char *type;           /* config.json's model_type */
+    int layer;            /* the layer shown, counted from 0 */
+    int n_layers;         /* the model's layers */
+    char *dtype;          /* the layer's weights as stored: "F32", "F16" or "BF16" */
+    long long parameters; /* the whole model's, as transformers counts them */
+    int *token_ids;       /* (T) the ids the model saw */
+} ModelSource;
+
 /* The arrays an input may read in place from files: x and the 8 of each layer. */
 #define MHA_INPUT_MAX_MAPS 17
 
@@ -94,9 +106,13 @@ typedef struct {
                          * before parsing: one 80-byte node per value, each string's copy) */
     MappedFile maps[MHA_INPUT_MAX_MAPS]; /* (n_maps) the .npy files x and the weights read in place */
     int n_maps;
+    ModelSource *model; /* the checkpoint the layer was run from, or NULL (a JSON input) */
 } MhaInput;
 
 /* Free the arrays of a weights struct and zero it. Safe on a zeroed struct. */
 void mha_weights_free(MhaWeights *w);
+
+/* Free a ModelSource and what it holds. Safe on NULL. */
+void mha_model_source_free(ModelSource *m);
 
 #endif

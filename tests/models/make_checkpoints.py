@@ -266,19 +266,25 @@ def tensor_bytes(t):
     return t.numpy().tobytes()   # this machine's order: little-endian (main checks)
 
 
-def safetensors_bytes(tensors):
-    header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0
-    name_of = {v: k for k, v in DTYPES.items()}
-    for name in sorted(tensors):
-        t = tensors[name]
-        raw = tensor_bytes(t)
-        header[name] = {"dtype": name_of[t.dtype], "shape": list(t.shape),
-                        "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
+def safetensors_header(entries):
+    """The 8-byte length and the JSON header of a file holding entries
+    [(name, dtype "F32|F16|BF16", shape)] in that order, their data back to back."""
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    for name, dt, shape in entries:
+        n = BYTES[dt] * math.prod(shape)
+        header[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [offset, offset + n]}
+        offset += n
     h = json.dumps(header, separators=(",", ":")).encode()
     h += b" " * (-len(h) % 8)
-    return struct.pack("<Q", len(h)) + h + b"".join(blobs)
+    return struct.pack("<Q", len(h)) + h
+
+
+def safetensors_bytes(tensors):
+    """A whole safetensors file: the tensors sorted by name."""
+    names = sorted(tensors)
+    name_of = {v: k for k, v in DTYPES.items()}
+    entries = [(n, name_of[tensors[n].dtype], tuple(tensors[n].shape)) for n in names]
+    return safetensors_header(entries) + b"".join(tensor_bytes(tensors[n]) for n in names)
 
 
 def read_safetensors(path):
@@ -358,21 +364,26 @@ def causal_softmax(scores):
     return p.masked_fill(~allowed, 0.0)
 
 
-def gpt2_forward(W, cfg, ids, ablate=None):
-    """GPT2LMHeadModel's forward, float64. W: names without "transformer.".
-    Returns per layer {x, attn, out} and the last position's log-probabilities."""
+def gpt2_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None):
+    """GPT2LMHeadModel's forward in dtype (float64 for the reference). W: the stored
+    tensors by name without "transformer.", converted to dtype as each is used.
+    Returns per layer {x, attn, out} and the last position's log-probabilities
+    (None when it stops after last_layer's attention, as bench/model_peer.py does)."""
     d, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     hd, eps, T = d // H, cfg["layer_norm_epsilon"], len(ids)
     act = gelu_exact if ablate == "gelu_exact" else gelu_new
+
+    def w(name):
+        return W[name].to(dtype)
     # GPT2Model.forward: inputs_embeds + position_embeds (position_ids = arange(T)).
-    h = W["wte.weight"][ids] + W["wpe.weight"][torch.arange(T)]    # (T, d)
+    h = W["wte.weight"][ids].to(dtype) + W["wpe.weight"][:T].to(dtype)   # (T, d)
     layers = []
-    for i in range(L):
+    for i in range(L if last_layer is None else last_layer + 1):
         p = f"h.{i}."
         # GPT2Block.forward: residual + attn(ln_1(h)).
-        x = layer_norm(h, W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps)   # (T, d)
+        x = layer_norm(h, w(p + "ln_1.weight"), w(p + "ln_1.bias"), eps)   # (T, d)
         # GPT2Attention.forward: Conv1D c_attn (x @ W + b), split(split_size=d).
-        qkv = x @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]  # (T, 3d)
+        qkv = x @ w(p + "attn.c_attn.weight") + w(p + "attn.c_attn.bias")  # (T, 3d)
         q, k, v = qkv.split(d, dim=1)
         # _split_heads: (T, d) -> (H, T, hd).
         q, k, v = (t.view(T, H, hd).permute(1, 0, 2) for t in (q, k, v))
@@ -380,16 +391,18 @@ def gpt2_forward(W, cfg, ids, ablate=None):
         attn = causal_softmax(q @ k.transpose(1, 2) / math.sqrt(hd))    # (H, T, T)
         # _merge_heads then c_proj (Conv1D).
         merged = (attn @ v).permute(1, 0, 2).reshape(T, d)               # (T, d)
-        out = merged @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
+        out = merged @ w(p + "attn.c_proj.weight") + w(p + "attn.c_proj.bias")
         layers.append({"x": x, "attn": attn, "out": out})
+        if i == last_layer:
+            return layers, None
         h = h + out
         # GPT2MLP: c_fc, gelu_new, c_proj; residual.
-        x2 = layer_norm(h, W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
-        m = act(x2 @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"])
-        h = h + m @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
+        x2 = layer_norm(h, w(p + "ln_2.weight"), w(p + "ln_2.bias"), eps)
+        m = act(x2 @ w(p + "mlp.c_fc.weight") + w(p + "mlp.c_fc.bias"))
+        h = h + m @ w(p + "mlp.c_proj.weight") + w(p + "mlp.c_proj.bias")
     # GPT2Model.ln_f; GPT2LMHeadModel.lm_head: Linear tied to wte.
-    hf = layer_norm(h, W["ln_f.weight"], W["ln_f.bias"], eps)
-    logits = hf[-1] @ W["wte.weight"].T
+    hf = layer_norm(h, w("ln_f.weight"), w("ln_f.bias"), eps)
+    logits = hf[-1] @ w("wte.weight").T
     return layers, torch.log_softmax(logits, dim=-1)
 
 
@@ -454,9 +467,10 @@ def repeat_kv(x, n_rep):
     return x[:, None].expand(KV, n_rep, T, hd).reshape(KV * n_rep, T, hd)
 
 
-def llama_forward(W, cfg, ids, ablate=None):
+def llama_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None):
     """LlamaForCausalLM's forward (MistralForCausalLM, Qwen2ForCausalLM: the same
-    steps; Qwen2Attention's q/k/v_proj have biases), float64. W: names without "model."."""
+    steps; Qwen2Attention's q/k/v_proj have biases), as gpt2_forward: in dtype,
+    W by names without "model.", stopping after last_layer's attention if given."""
     d, H, KV, L = (cfg["hidden_size"], cfg["num_attention_heads"],
                    cfg["num_key_value_heads"], cfg["num_hidden_layers"])
     hd, eps, T = head_dim_of(cfg), cfg["rms_norm_eps"], len(ids)
@@ -466,21 +480,24 @@ def llama_forward(W, cfg, ids, ablate=None):
         inv_freq = torch.zeros_like(inv_freq)
     freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)    # (T, hd/2)
     emb = torch.cat((freqs, freqs), dim=-1)                                  # (T, hd)
-    cos, sin = emb.cos(), emb.sin()
+    cos, sin = emb.cos().to(dtype), emb.sin().to(dtype)
+
+    def w(name):
+        return W[name].to(dtype)
 
     def linear(x, name):
         """nn.Linear: x @ weight^T (+ bias when the checkpoint has one)."""
-        y = x @ W[name + ".weight"].T
+        y = x @ w(name + ".weight").T
         if name + ".bias" in W and ablate != "no_bias":
-            y = y + W[name + ".bias"]
+            y = y + w(name + ".bias")
         return y
 
-    h = W["embed_tokens.weight"][ids]                                       # (T, d)
+    h = W["embed_tokens.weight"][ids].to(dtype)                             # (T, d)
     layers = []
-    for i in range(L):
+    for i in range(L if last_layer is None else last_layer + 1):
         p = f"layers.{i}."
         # LlamaDecoderLayer.forward: residual + self_attn(input_layernorm(h)).
-        x = rms_norm(h, W[p + "input_layernorm.weight"], eps)               # (T, d)
+        x = rms_norm(h, w(p + "input_layernorm.weight"), eps)               # (T, d)
         # LlamaAttention.forward: project, view (T, heads, hd), transpose(1, 2).
         q = linear(x, p + "self_attn.q_proj").view(T, H, hd).transpose(0, 1)   # (H, T, hd)
         k = linear(x, p + "self_attn.k_proj").view(T, KV, hd).transpose(0, 1)  # (KV, T, hd)
@@ -500,18 +517,20 @@ def llama_forward(W, cfg, ids, ablate=None):
         merged = (attn @ v).transpose(0, 1).reshape(T, H * hd)               # (T, H*hd)
         out = linear(merged, p + "self_attn.o_proj")                         # (T, d)
         layers.append({"x": x, "attn": attn, "out": out})
+        if i == last_layer:
+            return layers, None
         h = h + out
         # LlamaMLP: down_proj(act_fn(gate_proj(x)) * up_proj(x)), act_fn = SiLU.
-        x2 = rms_norm(h, W[p + "post_attention_layernorm.weight"], eps)
+        x2 = rms_norm(h, w(p + "post_attention_layernorm.weight"), eps)
         gate = linear(x2, p + "mlp.gate_proj")
         h = h + linear(torch.nn.functional.silu(gate) * linear(x2, p + "mlp.up_proj"),
                        p + "mlp.down_proj")
     # LlamaModel.norm; LlamaForCausalLM.lm_head (tied: embed_tokens' weight).
-    hf = rms_norm(h, W["norm.weight"], eps)
+    hf = rms_norm(h, w("norm.weight"), eps)
     if "lm_head.weight" in W and ablate != "embedding_unembeds":
-        unembed = W["lm_head.weight"]                                       # (vocab, d)
+        unembed = w("lm_head.weight")                                       # (vocab, d)
     else:
-        unembed = W["embed_tokens.weight"]
+        unembed = w("embed_tokens.weight")
     logits = hf[-1] @ unembed.T
     return layers, torch.log_softmax(logits, dim=-1)
 

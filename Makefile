@@ -51,10 +51,12 @@ TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
             samples/base_paper.json samples/random_init.json samples/trained/rival.json
 
-# Debian packages the build, the tests and the demo need (the last four:
-# lesson.html's files as C arrays, and its tests in headless Chromium).
+# Debian packages the build, the tests and the demo need (xxd and the last
+# three: lesson.html's files as C arrays, and its tests in headless Chromium;
+# python3-torch: the real-model tests' checkpoints and their reference, and
+# `make samples`' training).
 DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy \
-        xxd chromium chromium-driver python3-selenium
+        python3-torch xxd chromium chromium-driver python3-selenium
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 
@@ -105,11 +107,10 @@ run-demo: $(BIN)
 	@for f in $(DEMO); do echo "== ./$(BIN) $$f"; ./$(BIN) $$f || exit 1; done
 
 ## samples: regenerate samples/*.json from samples/generate.c (the same bytes every time), then train samples/trained/ and its rival.json (PyTorch, minutes)
-# Only this target needs PyTorch: Debian's build for /usr/bin/python3.
-TRAIN_DEBS := python3-torch
+# PyTorch: Debian's build for /usr/bin/python3 (in DEBS).
 samples: $(BUILD)/generate_samples
 	$(BUILD)/generate_samples samples
-	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(TRAIN_DEBS)"
+	@$(MAKE) --no-print-directory deps
 	$(PYTHON) samples/train_tiny.py samples/trained
 	$(PYTHON) samples/train_rival.py samples/trained
 
@@ -132,7 +133,9 @@ test: deps
 run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples $(AXE)
 	PYTHON=$(PYTHON) tests/layers.sh
 	$(PYTHON) tests/reference.py $(BUILD)/reference
-	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
+	$(PYTHON) tests/models/make_checkpoints.py $(BUILD)/models
+	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_MODELS=$(BUILD)/models MHAVIZ_GEN=$(BUILD)/generate_samples \
+	  $(TEST_RUNNER) $(BUILD)/check_mhaviz
 	$(PYTHON) tests/browser/lesson_pages.py --mhaviz ./$(BIN) --work $(BUILD)/browser --axe $(AXE) \
 	  --screenshot $(BUILD)/browser/lesson_page.png
 

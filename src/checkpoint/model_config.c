@@ -236,7 +236,8 @@ int model_config_load(const char *dir, ModelConfig *c, char *err, size_t errlen)
         return failed ? MHAVIZ_EIO : MHAVIZ_EINPUT;
     }
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    text[len] = '\0';
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* len + 1: its NUL too */
     int rc = MHAVIZ_EINPUT;
     Fields f = {root, path, err, errlen};
     int type;

@@ -264,7 +264,7 @@ static int open_shards(const char *dir, const char *index, Safetensors *st, char
     if (rc != MHAVIZ_OK)
         return rc;
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 1);
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* len + 1: its NUL too */
     const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
     const cJSON *e;
     if (!root) {

@@ -13,6 +13,7 @@
 #include "checkpoint/model.h"
 #include "checkpoint/model_config.h"
 #include "checkpoint/safetensors.h"
+#include "checkpoint/tokenizer.h"
 #include "core/mha.h"
 #include "core/status.h"
 #include "io/input.h"
@@ -493,5 +494,40 @@ cleanup:
     layer_weights_free(&lw);
     run_state_free(&s);
     safetensors_close(&m.st);
+    return rc;
+}
+
+int model_load(const char *dir, const char *text, int layer, MhaInput *in, char *err, size_t errlen)
+{
+    int *ids = NULL, T = 0;
+    memset(in, 0, sizeof *in);
+    Tokenizer *tok = tokenizer_load(dir, err, errlen);
+    if (!tok)
+        return MHAVIZ_EINPUT;
+    int rc = tokenizer_encode(tok, text, &ids, &T, err, errlen);
+    if (rc == MHAVIZ_OK)
+        rc = model_layer(dir, ids, T, layer, in, err, errlen);
+    if (rc == MHAVIZ_OK) {
+        /* The tokens as the pictures and the report show them, and a title naming the layer. */
+        const size_t n = strlen(in->model->name) + 64;
+        in->tokens = calloc((size_t)T, sizeof *in->tokens);
+        in->title = malloc(n);
+        for (int t = 0; in->tokens && t < T; t++) {
+            char *piece = tokenizer_piece_text(tok, ids[t]); /* NULL: an id past the tokenizer's pieces */
+            if (!(in->tokens[t] = piece ? piece : strdup("")))
+                rc = MHAVIZ_ENOMEM;
+        }
+        if (!in->tokens || !in->title)
+            rc = MHAVIZ_ENOMEM;
+        else
+            snprintf(in->title, n, "%.*s, layer %d (of layers 0 to %d)", INPUT_MAX_TITLE_BYTES - 40, in->model->name,
+                     layer, in->model->n_layers - 1);
+        if (rc != MHAVIZ_OK) {
+            input_free(in);
+            snprintf(err, errlen, "out of memory");
+        }
+    }
+    free(ids);
+    tokenizer_free(tok);
     return rc;
 }

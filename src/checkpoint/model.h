@@ -25,4 +25,12 @@
  * MHAVIZ_ENOMEM; *in is then zeroed. Free *in with io/input.h's input_free. */
 int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen);
 
+/* The same on text, tokenized by dir's tokenizer.json as Hugging Face's
+ * tokenizers does (checkpoint/tokenizer.h, BOS included): in->tokens are
+ * its pieces as shown ("ĠMary" -> " Mary"), in->title names the folder and
+ * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layer does (a
+ * tokenizer.json it cannot read, or an empty text: MHAVIZ_EINPUT with err
+ * naming the file and the field). */
+int model_load(const char *dir, const char *text, int layer, MhaInput *in, char *err, size_t errlen);
+
 #endif

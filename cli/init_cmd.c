@@ -131,7 +131,7 @@ int init_command(int argc, char **argv)
     }
     char **tokens;
     MhaConfig c = {0, o.d_model, o.n_heads, o.n_kv_heads ? o.n_kv_heads : o.n_heads,
-                   o.d_model / o.n_heads, 1};
+                   o.d_model / o.n_heads, 1, {0}};
     int rc = init_tokens_split(o.tokens, &tokens, &c.T, err, sizeof err);
     if (rc == MHAVIZ_EINPUT)
         init_usage_error("%s", err);

@@ -12,6 +12,8 @@
 #include "core/status.h"
 #include "core/timing.h"
 #include "core/variant.h"
+#include "checkpoint/model.h"
+#include "checkpoint/model_config.h"
 #include "init_cmd.h"
 #include "io/input.h"
 #include "io/outdir.h"
@@ -31,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -39,7 +42,10 @@
 #define MHAVIZ_VERSION "0.1.0"
 
 typedef struct {
-    const char *input;   /* INPUT.json */
+    const char *input;   /* INPUT.json, or MODEL_DIR (a folder holding config.json) */
+    int model;           /* 1: input is a model's folder (one holding config.json) */
+    const char *text;    /* --text: the sentence a model runs on; NULL = none given */
+    int layer;           /* --layer: the model's layer shown, from 0; -1 = none given */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
     int threads;         /* -t; 0 = OpenMP's default (OMP_NUM_THREADS, else one per core) */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
@@ -61,11 +67,18 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: mhaviz [options] INPUT.json\n"
+        "       mhaviz [options] --text TEXT --layer N MODEL_DIR\n"
         "\n"
-        "Runs multi-head attention on INPUT.json and writes each head's attention\n"
-        "map as a PNG heatmap, the single wide head's map, and a report comparing them.\n"
+        "Runs multi-head attention on INPUT.json, or on layer N of a real model's\n"
+        "checkpoint (a Hugging Face folder: config.json, model.safetensors or its\n"
+        "shards, tokenizer.json; GPT-2, Llama, Mistral, Qwen2) reading TEXT, and writes\n"
+        "each head's attention map as a PNG heatmap, the single wide head's map, and a\n"
+        "report comparing them.\n"
         "\n"
-        "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\")\n"
+        "      --text TEXT    the sentence the model reads (a model run only)\n"
+        "      --layer N      the model's layer to show, counted from 0 (a model run only)\n"
+        "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\", or\n"
+        "                     MODEL_DIR's name + \"_layerN_mhaviz\")\n"
         "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
@@ -209,7 +222,7 @@ static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
            OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML,
-           OPT_KV_GROUPS };
+           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -231,10 +244,13 @@ static void parse_args(int argc, char **argv, Options *o)
         {"npy", no_argument, NULL, OPT_NPY},
         {"query", required_argument, NULL, OPT_QUERY},
         {"no-html", no_argument, NULL, OPT_NO_HTML},
+        {"text", required_argument, NULL, OPT_TEXT},
+        {"layer", required_argument, NULL, OPT_LAYER},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     o->layers = 1;
+    o->layer = -1;
     render_default_options(&o->render);
     opterr = 0;
     int ch;
@@ -251,6 +267,8 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_TIMING: o->timing = 1; break;
         case OPT_NPY: o->npy = 1; break;
         case OPT_NO_HTML: o->no_html = 1; break;
+        case OPT_TEXT: o->text = optarg; break;
+        case OPT_LAYER: o->layer = parse_int(optarg, 0, 1000000, "--layer"); break; /* its range: once the model is read */
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
             if (!render_cmap_known(optarg))
@@ -282,13 +300,52 @@ static void parse_args(int argc, char **argv, Options *o)
     if (optind + 1 < argc)
         usage_error("one input file at a time; extra argument '%s'", argv[optind + 1]);
     o->input = argv[optind];
+    /* A model: a folder holding config.json. */
+    char config[PATH_MAX];
+    struct stat sb;
+    snprintf(config, sizeof config, "%s/config.json", o->input);
+    o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
+    if (!o->model && (o->text || o->layer >= 0))
+        usage_error("--text and --layer are for a model folder (one holding config.json); '%s' is not one",
+                    o->input);
+    if (o->model && !o->text)
+        usage_error("'%s' is a model folder: give the sentence it reads with --text TEXT", o->input);
 }
 
-/* Default output folder: the input's file stem + "_mhaviz", in the current folder. */
-static char *default_out_dir(const char *input)
+/* A model run: layer o->layer of the checkpoint in folder o->input, on
+ * o->text. No --layer, or one the model does not have: a usage error
+ * naming its layers. Returns as model_load does, or MHAVIZ_EUSAGE. */
+static int load_model(const Options *o, MhaInput *in, char *err, size_t errlen)
 {
-    const char *base = strrchr(input, '/');
-    base = base ? base + 1 : input;
+    ModelConfig c;
+    int rc = model_config_load(o->input, &c, err, errlen);
+    if (rc != MHAVIZ_OK)
+        return rc;
+    if (o->layer < 0 || o->layer >= c.n_layers) {
+        char given[48] = "a model run needs --layer N";
+        if (o->layer >= 0)
+            snprintf(given, sizeof given, "--layer %d", o->layer);
+        snprintf(err, errlen, "%s: %s has %d layers (config.json's \"%s\"); give --layer 0 to %d\n"
+                 "Try 'mhaviz --help'.", given, o->input, c.n_layers,
+                 c.family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers", c.n_layers - 1);
+        return MHAVIZ_EUSAGE;
+    }
+    return model_load(o->input, o->text, o->layer, in, err, errlen);
+}
+
+/* Default output folder, in the current folder: the input's file stem +
+ * "_mhaviz"; for a model, its folder's name (name) + "_layerN_mhaviz". */
+static char *default_out_dir(const Options *o, const char *name)
+{
+    if (o->model) {
+        size_t n = strlen(name) + sizeof "_layer_mhaviz" + 12;
+        char *s = malloc(n);
+        if (s)
+            snprintf(s, n, "%s_layer%d_mhaviz", name, o->layer);
+        return s;
+    }
+    const char *base = strrchr(o->input, '/');
+    base = base ? base + 1 : o->input;
     const char *dot = strrchr(base, '.');
     int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
     size_t n = (size_t)stem + sizeof "_mhaviz";
@@ -298,14 +355,15 @@ static char *default_out_dir(const char *input)
     return s;
 }
 
-/* 1 when file path lies inside folder dir (so replacing dir would lose it). */
+/* 1 when path (a file, or a model's folder) is folder dir or lies inside
+ * it (so replacing dir would lose it). */
 static int inside(const char *path, const char *dir)
 {
     char rp[PATH_MAX], rd[PATH_MAX];
     if (!realpath(path, rp) || !realpath(dir, rd))
         return 0;
     size_t n = strlen(rd);
-    return strncmp(rp, rd, n) == 0 && rp[n] == '/';
+    return strncmp(rp, rd, n) == 0 && (rp[n] == '/' || rp[n] == '\0');
 }
 
 /* Copy the text file at path to standard output. Returns MHAVIZ_OK, or
@@ -385,7 +443,7 @@ int main(int argc, char **argv)
     input_default_limits(&lim);
     if (o.max_memory_mb > 0)
         lim.max_memory_bytes = (size_t)o.max_memory_mb << 20;
-    rc = input_load_limits(o.input, &lim, &in, err, sizeof err);
+    rc = o.model ? load_model(&o, &in, err, sizeof err) : input_load_limits(o.input, &lim, &in, err, sizeof err);
     if (in.warnings)
         fprintf(stderr, "%s", in.warnings);
     if (rc != MHAVIZ_OK)
@@ -454,7 +512,7 @@ int main(int argc, char **argv)
     /* The outputs: written aside, then moved into place whole. Creating
      * the folder is writing (timed so; it is no part of the forward pass). */
     timing_phase(&tm, TIMING_WRITE);
-    out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(o.input);
+    out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(&o, in.model ? in.model->name : NULL);
     if (!out_dir)
         goto oom;
     if (inside(o.input, out_dir)) {

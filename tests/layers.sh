@@ -8,7 +8,7 @@
 # arrow that runs back up or round.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-LAYERS=(core text io draw pictures report models run)
+LAYERS=(core text io checkpoint draw pictures report models run)
 
 rank() { local i; for i in "${!LAYERS[@]}"; do [ "${LAYERS[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
 

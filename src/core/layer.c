@@ -1,4 +1,4 @@
-/* layer.c — freeing a layer's weights. */
+/* layer.c — freeing a layer's weights and where it came from. */
 #include "core/layer.h"
 
 #include <stdlib.h>
@@ -17,4 +17,12 @@ void mha_weights_free(MhaWeights *w)
     free(w->b_v);
     free(w->b_o);
     memset(w, 0, sizeof *w);
+}
+
+void mha_model_source_free(ModelSource *m)
+{
+    if (!m)
+        return;
+    free(m->name), free(m->type), free(m->dtype), free(m->token_ids);
+    free(m);
 }

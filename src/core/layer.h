@@ -5,6 +5,21 @@
 
 #include <stddef.h>
 
+/* Rotary positions (RoPE, Su et al. 2021) as Llama, Mistral and Qwen2 use
+ * them: q and k are rotated by their token's position before the scores
+ * (mha.c, step 2), so a score depends on how far apart two tokens are.
+ * Each block of dim columns (one head) is rotated in transformers'
+ * "rotate half" convention: column e is paired with column e + dim/2 and
+ * the pair turned by the angle position * rope_frequency(e) (core/rope.h).
+ * dim 0: no rotation (GPT-2 and the JSON inputs, whose positions are in x). */
+typedef struct {
+    int dim;        /* width of a rotated block: the model's head_dim (even), or 0 */
+    double theta;   /* rope_theta: the frequency of pair e is theta^(-2e/dim) */
+    double factor;  /* rope_scaling of type "llama3": its factor, 0 = no scaling */
+    double low_freq_factor, high_freq_factor; /* its other fields (with factor) */
+    int original_max_position; /* its original_max_position_embeddings */
+} MhaRope;
+
 /* Hyper-parameters of one attention layer. */
 typedef struct {
     int T;           /* tokens in the sequence */
@@ -13,6 +28,7 @@ typedef struct {
     int n_kv_heads;  /* key/value heads: n_heads = MHA, 1 = MQA, between = GQA */
     int head_dim;    /* d_model / n_heads */
     int causal;      /* 1: query i sees keys 0..i only */
+    MhaRope rope;    /* rotary positions; rope.dim 0 = none */
 } MhaConfig;
 
 /* The keys query i may see among T: keys 0..i under the causal mask
@@ -56,6 +72,18 @@ typedef struct {
     const float *data; /* the array in it, after the file's header: never given to free() */
 } MappedFile;
 
+/* Where a layer read from a checkpoint came from (checkpoint/model.h), for
+ * report.json's "model" and "token_ids". */
+typedef struct {
+    char *name;           /* the model folder's name, e.g. "gpt2" */
+    char *type;           /* config.json's model_type */
+    int layer;            /* the layer shown, counted from 0 */
+    int n_layers;         /* the model's layers */
+    char *dtype;          /* the layer's weights as stored: "F32", "F16" or "BF16" */
+    long long parameters; /* the whole model's, as transformers counts them */
+    int *token_ids;       /* (T) the ids the model saw */
+} ModelSource;
+
 /* The arrays an input may read in place from files: x and the 8 of each layer. */
 #define MHA_INPUT_MAX_MAPS 17
 
@@ -78,9 +106,13 @@ typedef struct {
                          * before parsing: one 80-byte node per value, each string's copy) */
     MappedFile maps[MHA_INPUT_MAX_MAPS]; /* (n_maps) the .npy files x and the weights read in place */
     int n_maps;
+    ModelSource *model; /* the checkpoint the layer was run from, or NULL (a JSON input) */
 } MhaInput;
 
 /* Free the arrays of a weights struct and zero it. Safe on a zeroed struct. */
 void mha_weights_free(MhaWeights *w);
+
+/* Free a ModelSource and what it holds. Safe on NULL. */
+void mha_model_source_free(ModelSource *m);
 
 #endif

@@ -4,6 +4,7 @@
  *   x      (T, d_model)        one hidden state per token
  *   q      (T, d_model)        = x W_q + b_q; head h owns columns [h*hd, (h+1)*hd)
  *   k, v   (T, kv_dim)         = x W_k + b_k, x W_v + b_v; K/V head g owns [g*hd, (g+1)*hd)
+ *                              (q and k then rotated by position in place, when the layer has rope)
  *   kt     (n_kv_heads, hd, T) each K/V head's keys transposed (key j = column j)
  *   att    (n_heads, T, T)     softmax weights, row i = query i, column j = key j
  *   concat (T, d_model)        head h's output in columns [h*hd, (h+1)*hd)
@@ -15,6 +16,7 @@
 #include "core/mha.h"
 #include "core/finite.h"
 #include "core/parallel.h"
+#include "core/rope.h"
 #include "core/status.h"
 
 #include <blis.h>
@@ -27,9 +29,10 @@
 #define ATTEND_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
 static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in, int d_out);
+static void rotate_by_position(float *m, int T, int cols, const MhaRope *rope);
 ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s);
 
-/* The forward pass: step 1 here, steps 2 to 8 in attend, below. */
+/* The forward pass: steps 1 and 2 here, steps 3 to 9 in attend, below. */
 void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaState *s)
 {
     const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
@@ -39,7 +42,40 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
     matmul(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
     matmul(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
 
+    /* 2. Rotate q and k by position (rotary models only: Llama, Mistral,
+     *    Qwen2; GPT-2 and the JSON inputs added positions into x instead). */
+    if (c->rope.dim > 0) {
+        rotate_by_position(s->q, T, d_model, &c->rope);
+        rotate_by_position(s->k, T, kv_dim, &c->rope);
+    }
+
     attend(c, w, s);
+}
+
+/* 2. Rotate q or k, m (T, cols), by position, one block of rope->dim
+ *    columns (one head) at a time: in each block, column e and column
+ *    e + dim/2 form a pair, which token t turns by the angle
+ *    t * rope_frequency(e), as a point of the plane is turned:
+ *        (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin).
+ *    A query and a key turned so have a dot product that depends on how
+ *    far apart their tokens are, not on where they are. Every head gets the
+ *    same turns, so a wide head made of the turned heads side by side still
+ *    adds their scores (mha_forward_wide). */
+static void rotate_by_position(float *m, int T, int cols, const MhaRope *rope)
+{
+    const int half = rope->dim / 2;
+    for (int e = 0; e < half; e++) {
+        const double freq = rope_frequency(rope, e);
+        for (int t = 0; t < T; t++) {
+            const float cos_te = (float)cos(t * freq), sin_te = (float)sin(t * freq);
+            for (int b = 0; b < cols; b += rope->dim) { /* block b: one head's columns */
+                float *m_tb = m + (size_t)t * cols + b;  /* (dim) */
+                const float x1 = m_tb[e], x2 = m_tb[e + half];
+                m_tb[e] = x1 * cos_te - x2 * sin_te;
+                m_tb[e + half] = x2 * cos_te + x1 * sin_te;
+            }
+        }
+    }
 }
 
 /* Column blocks of a projection: the work matmul shares out among threads. */
@@ -74,7 +110,7 @@ static void matmul(float *out, const float *x, const float *W, const float *b, i
 }
 
 
-/* 5. Softmax of one row of scores, in place: row (T) holds the scores of
+/* 6. Softmax of one row of scores, in place: row (T) holds the scores of
  *    the n_visible keys a query may see. Subtracting the largest score
  *    first keeps every exponent <= 0 (no overflow) and leaves the weights
  *    unchanged. Masked cells are written as exact zeros. */
@@ -95,13 +131,13 @@ static void softmax(float *row, int n_visible, int T)
         row[j] = 0.0f;
 }
 
-/* Steps 2 to 8 of the forward pass, from the projections in s->q, s->k,
- * s->v (step 1, in mha_forward above). Compiled for three instruction sets,
+/* Steps 3 to 9 of the forward pass, from the projections in s->q, s->k,
+ * s->v (steps 1 and 2, in mha_forward above). Compiled for three instruction sets,
  * AVX-512, AVX2 and SSE2, x86-64's minimum; the processor's best runs: at
  * T = 512, d_model 768 AVX2 takes the loops from 740 to 116 million
  * instructions a forward pass against SSE2 (callgrind). Each number is
  * still the same sum in the same order.
- * One function, long on purpose: the lesson's steps 2 to 8 read top to
+ * One function, long on purpose: the lesson's steps 3 to 9 read top to
  * bottom, each a short commented block. */
 ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s)
 {
@@ -112,7 +148,7 @@ ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaSta
     const int threaded = (double)c->n_heads * T * T * hd >= PARALLEL_MIN_WORK;
     (void)threaded; /* read only by the OpenMP pragmas: unused without OpenMP */
 
-    /* 2. Split into heads. Head h reads its columns of q and K/V head g's
+    /* 3. Split into heads. Head h reads its columns of q and K/V head g's
      *    columns of k and v. Each K/V head's keys are laid out as columns
      *    (kt_g[e][j] = k_jg[e]), so that the scores of one query against
      *    all keys run along a row. */
@@ -135,8 +171,8 @@ ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaSta
             float *att_hi = s->att + ((size_t)h * T + i) * T;        /* (T) */
             float *out_ih = s->concat + (size_t)i * d_model + h * hd; /* (hd) */
 
-            /* 3. Scores: how well query i matches key j, q_ih . k_jg / sqrt(hd),
-             * 4. for the keys the mask lets it see: 0..n_visible-1 (causal:
+            /* 4. Scores: how well query i matches key j, q_ih . k_jg / sqrt(hd),
+             * 5. for the keys the mask lets it see: 0..n_visible-1 (causal:
              *    itself and the tokens before it). Textbooks set the other
              *    scores to -infinity so that softmax gives them exp(-inf) = 0;
              *    here they are never computed, and written as exact zeros.
@@ -149,7 +185,7 @@ ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaSta
              *            att_hi[j] = dot * scale;
              *        }
              *    The loops below add the same terms in the same order (e = 0,
-             *    1, ...), with the keys transposed (kt_g, step 2): element e
+             *    1, ...), with the keys transposed (kt_g, step 3): element e
              *    of every key is one row, so the inner loop runs along memory
              *    over all keys at once. */
             const int n_visible = mha_visible_keys(c->causal, i, T);
@@ -169,10 +205,10 @@ ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaSta
                 memset(scores_hi + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_hi);
             }
 
-            /* 5. Softmax over the visible keys (softmax above). */
+            /* 6. Softmax over the visible keys (softmax above). */
             softmax(att_hi, n_visible, T);
 
-            /* 6. Mix the values: head h's output for token i is the mean of
+            /* 7. Mix the values: head h's output for token i is the mean of
              *    the values v_jg weighted by att_hi[j]. */
             for (int e = 0; e < hd; e++)
                 out_ih[e] = 0.0f;
@@ -185,12 +221,12 @@ ATTEND_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaSta
         }
     }
 
-    /* 7. Concatenate: the heads wrote their outputs side by side into concat.
-     * 8. Output projection: mix what the heads found. */
+    /* 8. Concatenate: the heads wrote their outputs side by side into concat.
+     * 9. Output projection: mix what the heads found. */
     matmul(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
 }
 
-/* Steps 2 to 6 of the single wide head (step 2, the split, is none: one
+/* Steps 3 to 7 of the single wide head (step 3, the split, is none: one
  * head of width d_model), from the heads' pass (heads, of
  * layer shape c; it kept its scores) into s (of the wide head's shape).
  *
@@ -228,7 +264,7 @@ static void attend_wide(const MhaConfig *c, const MhaState *heads, MhaState *s)
         float *att_i = s->att + (size_t)i * T;          /* (T) */
         float *out_i = s->concat + (size_t)i * d_model; /* (d_model) */
 
-        /* 3. and 4. Scores of the visible keys: the heads' scores added up,
+        /* 4. and 5. Scores of the visible keys: the heads' scores added up,
          *    divided by sqrt(n_heads). */
         for (int j = 0; j < n_visible; j++)
             att_i[j] = 0.0f;
@@ -245,10 +281,10 @@ static void attend_wide(const MhaConfig *c, const MhaState *heads, MhaState *s)
             memset(scores_i + n_visible, 0, (size_t)(T - n_visible) * sizeof *att_i);
         }
 
-        /* 5. Softmax over the visible keys. */
+        /* 6. Softmax over the visible keys. */
         softmax(att_i, n_visible, T);
 
-        /* 6. Mix the values: K/V head g's into the columns of its first query
+        /* 7. Mix the values: K/V head g's into the columns of its first query
          *    head, then copied to the other query heads that read it. */
         for (int g = 0; g < c->n_kv_heads; g++) {
             float *out_ig = out_i + (size_t)g * kv_mul * hd; /* (hd) */
@@ -268,14 +304,14 @@ static void attend_wide(const MhaConfig *c, const MhaState *heads, MhaState *s)
 
 void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s)
 {
-    /* 1. The projections: none to compute. The wide head's queries are the
+    /* 1. and 2. The projections, rotated: none to compute. The wide head's queries are the
      *    heads' q side by side, its keys and values their k and v with each
      *    K/V head's columns repeated for the query heads that read it: so
      *    its scores are the heads' scores summed, and its values the heads'
      *    v, both read in the heads' state. */
-    /* 2. to 6. One head of width d_model, from the heads' scores. */
+    /* 3. to 7. One head of width d_model, from the heads' scores. */
     attend_wide(c, heads, s);
-    /* 7. and 8. Its output, concat (one head: its own output), projected. */
+    /* 8. and 9. Its output, concat (one head: its own output), projected. */
     matmul(s->out, s->concat, w->W_o, w->b_o, c->T, c->d_model, c->d_model);
 }
 

@@ -80,6 +80,7 @@ void input_free(MhaInput *in)
     for (int i = 0; i < in->n_maps; i++)
         npy_unmap(&in->maps[i]);
     free(in->warnings);
+    mha_model_source_free(in->model);
     memset(in, 0, sizeof *in);
 }
 

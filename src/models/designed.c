@@ -194,7 +194,7 @@ int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *s
     MhaConfig *c = &m->in.cfg;
     const int H = n_heads;
     const int hd = design_head_dim(&g, H), d = H * hd;
-    *c = (MhaConfig){T, d, H, H, hd, 1};
+    *c = (MhaConfig){T, d, H, H, hd, 1, {0}};
     const int V = g.n_words, ONE = V, POS = V + 1, POS2 = V + 2;
     /* scores are divided by sqrt(head_dim): every query weight is multiplied
      * by S so that a head's score is exactly the formula named */

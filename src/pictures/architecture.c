@@ -164,7 +164,7 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
     row_name(&p, HEADS_Y, HEADS_H, a, nh == 1 ? "its steps:" : "each its own steps:", b);
     snprintf(a, sizeof a, "W_q: %d of d_model\xc3\x97" "d_k", nh);
     snprintf(b, sizeof b, "W_k, W_v: %d of d_model\xc3\x97" "d_k", nkv);
-    row_name(&p, PROJ_Y, PROJ_H, "projections", a, b);
+    row_name(&p, PROJ_Y, PROJ_H, c->rope.dim > 0 ? "projections, q k rotated by position" : "projections", a, b);
     snprintf(a, sizeof a, "T = %d token%s", T, T == 1 ? "" : "s");
     snprintf(b, sizeof b, "d_model = %d", d);
     row_name(&p, X_Y, X_H, "input x", a, b);

@@ -246,7 +246,21 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
             fputs(", ", f);
         json_string(f, d->in->tokens[t]);
     }
-    fprintf(f, "],\n  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"n_kv_heads\": %d,\n  \"head_dim\": %d,\n"
+    fputs("],\n", f);
+    const ModelSource *m = d->in->model;
+    if (m) { /* a layer of a checkpoint: the ids it read, and which model and layer */
+        fputs("  \"token_ids\": [", f);
+        for (int t = 0; t < T; t++)
+            fprintf(f, "%s%d", t > 0 ? ", " : "", m->token_ids[t]);
+        fputs("],\n  \"model\": {\"name\": ", f);
+        json_string(f, m->name);
+        fputs(", \"type\": ", f);
+        json_string(f, m->type);
+        fprintf(f, ", \"layer\": %d, \"n_layers\": %d, \"dtype\": ", m->layer, m->n_layers);
+        json_string(f, m->dtype);
+        fprintf(f, ", \"parameters\": %lld},\n", m->parameters);
+    }
+    fprintf(f, "  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"n_kv_heads\": %d,\n  \"head_dim\": %d,\n"
                "  \"causal\": %s,\n",
             c->d_model, c->n_heads, c->n_kv_heads, c->head_dim, c->causal ? "true" : "false");
     if (d->notes) {

@@ -372,6 +372,10 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
     const RivalName *rival = rival_name(d->single_given);
     fprintf(f, "mhaviz report: multi-head attention against %s\n\n",
             d->single_given ? "one head trained on its own" : "one wide head");
+    const ModelSource *m = d->in->model;
+    if (m)
+        fprintf(f, "model      %s (%s, %s): layer %d of %d, counted from 0\n", m->name, m->type, m->dtype, m->layer,
+                m->n_layers);
     txt_tokens(f, d->in->tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
     fprintf(f, "d_model    %d\n", c->d_model);
     fprintf(f, "heads      %d x head_dim %d\n", c->n_heads, c->head_dim);
@@ -381,6 +385,9 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
     fputs(")\n", f);
     fprintf(f, "causal     %s\n", c->causal ? "yes: each token sees itself and earlier tokens"
                                              : "no: each token sees every token");
+    if (c->rope.dim > 0)
+        fputs("positions  rotary: each head's q and k turned by the token's position before the scores\n"
+              "           (the wide head is made of the turned heads)\n", f);
     if (d->single_given)
         fprintf(f, "one head   1 head of width %d, trained on its own (the input's \"single_head\")\n", c->d_model);
     else

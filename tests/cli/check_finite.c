@@ -18,7 +18,7 @@
 extern char **environ;
 
 /* T = 3, d_model = 4, 2 heads of 2, MHA: small enough to name every cell. */
-static const MhaConfig CFG = {3, 4, 2, 2, 2, 1};
+static const MhaConfig CFG = {3, 4, 2, 2, 2, 1, {0}};
 
 /* A state whose every buffer holds finite numbers (0.25: any finite value). */
 static void finite_state(MhaState *s)

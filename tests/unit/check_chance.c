@@ -134,7 +134,7 @@ START_TEST(same_on_any_thread_count)
     int T;
     char err[256];
     ck_assert_int_eq(init_tokens_split(SENTENCE, &tokens, &T, err, sizeof err), MHAVIZ_OK);
-    const MhaConfig c = {T, 64, 4, 2, 16, 1};
+    const MhaConfig c = {T, 64, 4, 2, 16, 1, {0}};
     ck_assert_uint_ge(60 * chance_draw_cost(&c, 1), CHANCE_PARALLEL_MIN);
     Chance a, b;
 #ifdef _OPENMP
@@ -159,7 +159,7 @@ END_TEST
  * fewer than CHANCE_MIN_DRAWS, so none; d_model 4096 none (2^22 / 16.8 M = 0). */
 START_TEST(budget_caps_the_draws)
 {
-    const MhaConfig small = {11, 16, 4, 4, 4, 1}, base = {11, 512, 8, 8, 64, 1}, big = {11, 4096, 32, 32, 128, 1};
+    const MhaConfig small = {11, 16, 4, 4, 4, 1, {0}}, base = {11, 512, 8, 8, 64, 1, {0}}, big = {11, 4096, 32, 32, 128, 1, {0}};
     ck_assert_int_eq(chance_budget(&small, 0), CHANCE_DRAWS);
     ck_assert_int_eq(chance_budget(&base, 0), 7);
     ck_assert_int_eq(chance_budget(&big, 0), 0);
@@ -179,7 +179,7 @@ START_TEST(one_token_draws_none)
 {
     char *tokens[2] = {"solo", "duo"};
     for (int causal = 0; causal < 2; causal++) {
-        const MhaConfig one = {1, 16, 4, 4, 4, causal}, two = {2, 16, 4, 4, 4, causal};
+        const MhaConfig one = {1, 16, 4, 4, 4, causal, {0}}, two = {2, 16, 4, 4, 4, causal, {0}};
         ck_assert(!chance_has_choice(&one));
         ck_assert(chance_has_choice(&two));
         ck_assert_int_eq(chance_budget(&one, 0), 0);
@@ -204,7 +204,7 @@ START_TEST(pooling_ranges)
     int T;
     char err[256];
     ck_assert_int_eq(init_tokens_split(SENTENCE, &tokens, &T, err, sizeof err), MHAVIZ_OK);
-    const MhaConfig c = {T, 16, 4, 4, 4, 1};
+    const MhaConfig c = {T, 16, 4, 4, 4, 1, {0}};
     Chance ch = {0};
     ck_assert_int_eq(chance_pooling(&ch, &c, tokens, 4, NULL, CHANCE_MIN_DRAWS), MHAVIZ_OK);
     ck_assert_int_eq(ch.pool_draws, CHANCE_MIN_DRAWS);

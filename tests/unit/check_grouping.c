@@ -120,7 +120,7 @@ START_TEST(groupings_counted)
     const int want[][3] = {{8, 4, 105}, {8, 2, 35}, {6, 2, 10}, {6, 3, 15}};
     for (int k = 0; k < 4; k++) {
         const int H = want[k][0], T = 2, d = H;
-        in.cfg = (MhaConfig){T, d, H, H, 1, 1};
+        in.cfg = (MhaConfig){T, d, H, H, 1, 1, {0}};
         float *x = calloc((size_t)T * d, sizeof(float)), *w = calloc((size_t)d * d, sizeof(float));
         float *b = calloc((size_t)d, sizeof(float)), *att = calloc((size_t)H * T * T, sizeof(float));
         in.x = x;

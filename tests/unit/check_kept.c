@@ -19,7 +19,7 @@ static char *const TOKENS[] = {"a", "b", "c", "d"};
  * previous-token pull in rows 1, 2, 3 and loses head 1's self pull there. */
 START_TEST(kept_previous_lost_self)
 {
-    const MhaConfig c = {4, 4, 2, 2, 2, 1};
+    const MhaConfig c = {4, 4, 2, 2, 2, 1, {0}};
     float att[2 * 16] = {0}, wide[16] = {0};
     att[0] = att[16] = wide[0] = 1; /* row 0: its one key */
     for (int i = 1; i < 4; i++) {
@@ -50,7 +50,7 @@ END_TEST
  * entropy is 1, not below 0.5. */
 START_TEST(diffuse_head_holds_nothing)
 {
-    const MhaConfig c = {4, 4, 1, 1, 4, 1};
+    const MhaConfig c = {4, 4, 1, 1, 4, 1, {0}};
     float att[16] = {0};
     for (int i = 0; i < 4; i++)
         for (int j = 0; j <= i; j++)

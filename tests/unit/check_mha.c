@@ -416,10 +416,20 @@ static void assert_near(const char *what, const float *got, const float *want, s
  * over all d_model columns in one go, rounds differently, so scores, weights,
  * outputs must agree within float rounding, 1e-5 (relative above 1: a
  * float has 24 bits, about 6e-8, and the two ways add a few dozen terms).
- * With 1 and 2 threads: the same bits. MHA, GQA and MQA alike. */
+ * With 1 and 2 threads: the same bits. MHA, GQA and MQA alike; and again
+ * (the second N_CASES runs) with rotary positions on every case whose heads
+ * have an even width: the wide head rotates its q and k per head block, so
+ * it is made of the rotated heads and the identity holds as it did. */
 START_TEST(wide_head_from_the_heads_agrees_with_the_direct_definition)
 {
-    Case k = load_case(CASES[_i]);
+    Case k = load_case(CASES[_i % N_CASES]);
+    if (_i >= N_CASES) {
+        if (k.c.head_dim % 2 != 0) {
+            free_case(&k);
+            return;
+        }
+        k.c.rope = (MhaRope){.dim = k.c.head_dim, .theta = 10000.0};
+    }
     const MhaConfig *c = &k.c;
     const size_t T = (size_t)c->T, d = (size_t)c->d_model;
     MhaConfig wc;
@@ -461,6 +471,28 @@ START_TEST(wide_head_from_the_heads_agrees_with_the_direct_definition)
     mha_state_free(&want);
     free_weights(&ww);
     free_case(&k);
+}
+END_TEST
+
+/* Step 2, rotary positions: one head of width 2, W_q = W_k = I, every
+ * token x_t = (1, 0), no bias, not causal, theta 10000 (the pair's
+ * frequency is theta^0 = 1 radian a position). Rotated, q_t = k_t =
+ * (cos t, sin t), so the score of query i and key j is
+ * cos i cos j + sin i sin j = cos(i - j), divided by sqrt(2): it depends on
+ * how far apart they are only. */
+START_TEST(rotated_scores_depend_on_the_distance)
+{
+    enum { T = 5 };
+    const MhaConfig c = {T, 2, 1, 1, 2, 0, {.dim = 2, .theta = 10000.0}};
+    float I[4] = {1, 0, 0, 1}, zero[2] = {0, 0}, x[2 * T];
+    for (int t = 0; t < T; t++)
+        x[2 * t] = 1.0f, x[2 * t + 1] = 0.0f;
+    const MhaWeights w = {I, I, I, I, zero, zero, zero, zero, 0};
+    MhaState s = run(&c, &w, x, 1);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++)
+            ck_assert_double_eq_tol(s.scores[i * T + j], cos(i - j) / sqrt(2.0), 1e-6);
+    mha_state_free(&s);
 }
 END_TEST
 
@@ -625,7 +657,8 @@ Suite *mha_suite(void)
     tcase_add_test(prop, mqa_equals_mha_with_copied_kv_heads);
     tcase_add_loop_test(prop, same_bits_for_any_thread_count, 0, N_CASES);
     tcase_add_test(prop, single_head_weights_lay_kv_out_per_query_head);
-    tcase_add_loop_test(prop, wide_head_from_the_heads_agrees_with_the_direct_definition, 0, N_CASES);
+    tcase_add_loop_test(prop, wide_head_from_the_heads_agrees_with_the_direct_definition, 0, 2 * N_CASES);
+    tcase_add_test(prop, rotated_scores_depend_on_the_distance);
     tcase_add_loop_test(prop, w_at_x_layout_gives_the_same_result, 0, 2);
     tcase_add_test(prop, blis_runs_its_avx512_kernels_where_the_processor_has_them);
     suite_add_tcase(s, prop);

@@ -263,7 +263,7 @@ static const float TABLE_A[2 * 9] = {
 
 START_TEST(outcomes_split_and_own_choice)
 {
-    const MhaConfig c = {3, 2, 2, 2, 1, 1};
+    const MhaConfig c = {3, 2, 2, 2, 1, 1, {0}};
     float wide_att[9];
     PullLayer p;
     pull_of_two(&c, TABLE_A, wide_att, &p);
@@ -301,7 +301,7 @@ END_TEST
  *          (0, 7)/sqrt 2, key 1 gets 1/(1 + e^-4.950) = 0.993 */
 START_TEST(outcomes_followed_and_agreed)
 {
-    const MhaConfig c = {2, 2, 2, 2, 1, 0};
+    const MhaConfig c = {2, 2, 2, 2, 1, 0, {0}};
     const float scores[2 * 4] = {0, 6, 0, 4, /* head 0 */ 4, 0, 0, 3 /* head 1 */};
     float wide_att[4];
     PullLayer p;
@@ -332,7 +332,7 @@ END_TEST
  * blurs, so split). Rows 1 and 2 are flat in both heads: no pull. */
 START_TEST(pulling_heads_agreeing_do_not_decide)
 {
-    const MhaConfig c = {3, 2, 2, 2, 1, 0};
+    const MhaConfig c = {3, 2, 2, 2, 1, 0, {0}};
     const float scores[2 * 9] = {3, 0, 0, 0, 0, 0, 0, 0, 0, /* head 0 */
                                  0, 4, 3.5f, 0, 0, 0, 0, 0, 0 /* head 1 */};
     float wide_att[9];
@@ -357,7 +357,7 @@ END_TEST
  * 1/2 on head 0's key -> followed. */
 START_TEST(split_or_followed_at_one_half)
 {
-    const MhaConfig c = {2, 2, 2, 2, 1, 0};
+    const MhaConfig c = {2, 2, 2, 2, 1, 0, {0}};
     const float scores[2 * 4] = {6, 0, 6, 0, /* head 0 */ 0, 6, 0, 6 /* head 1 */};
     float att[2 * 4];
     softmax_rows(&c, scores, 4, att);
@@ -383,7 +383,7 @@ END_TEST
  * is kept. Rows 1 and 2 (all scores 0): no head pulls. */
 START_TEST(agreed_and_blurred)
 {
-    const MhaConfig c = {3, 2, 2, 2, 1, 0};
+    const MhaConfig c = {3, 2, 2, 2, 1, 0, {0}};
     float scores[2 * 9] = {0};
     scores[0] = 2.5f;
     scores[9 + 1] = scores[9 + 2] = 2.0f;
@@ -411,7 +411,7 @@ END_TEST
  * wide head's score (8, 8, 13)/sqrt 2 less 16/sqrt 2. */
 START_TEST(contributions_add_up)
 {
-    const MhaConfig c = {3, 2, 2, 2, 1, 1};
+    const MhaConfig c = {3, 2, 2, 2, 1, 1, {0}};
     float contrib[2 * 3];
     pull_contributions(&c, TABLE_A, 2, contrib);
     const double r = 1 / sqrt(2.0);

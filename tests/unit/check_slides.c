@@ -416,8 +416,8 @@ static int bare_shape(const char *s)
 START_TEST(architecture_names_every_axis)
 {
     static const MhaConfig shapes[] = {
-        {16, 16, 4, 4, 4, 1}, {4, 16, 4, 4, 4, 1}, {11, 512, 8, 8, 64, 1}, {64, 64, 32, 8, 2, 1},
-        {300, 16, 2, 2, 8, 0}, {12, 64, 1, 1, 64, 1},
+        {16, 16, 4, 4, 4, 1, {0}}, {4, 16, 4, 4, 4, 1, {0}}, {11, 512, 8, 8, 64, 1, {0}}, {64, 64, 32, 8, 2, 1, {0}},
+        {300, 16, 2, 2, 8, 0, {0}}, {12, 64, 1, 1, 64, 1, {0}},
     };
     RenderOptions o;
     render_default_options(&o);

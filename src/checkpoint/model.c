@@ -1,0 +1,547 @@
+/* model.c — GPT-2 and Llama-family blocks, run up to the layer shown,
+ * in the manner of llama2.c's run.c: a config (model_config.h), the
+ * weights as tensors of the mapped checkpoint (safetensors.h), a layer's
+ * weights converted to floats one layer at a time, and a run state whose
+ * buffers every layer reuses.
+ *
+ * Shapes: T tokens, d = d_model, ff = the MLP's hidden width.
+ *   h    (T, d)  the residual stream: the embeddings, plus each block's outputs
+ *   x    (T, d)  a norm of h: what the attention or the MLP reads
+ *   ff_a (T, ff) the MLP's hidden units (GPT-2: c_fc; Llama: gate)
+ *   ff_b (T, ff) Llama's up projection
+ */
+#include "checkpoint/model.h"
+#include "checkpoint/model_config.h"
+#include "checkpoint/safetensors.h"
+#include "checkpoint/tokenizer.h"
+#include "core/mha.h"
+#include "core/status.h"
+#include "io/input.h"
+
+#include <blis.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One layer's weights as floats, "x@W" layout: (in, out). */
+typedef struct {
+    MhaWeights attn;     /* W_q (d, d), W_k and W_v (d, kv_dim), W_o (d, d) and the biases (zeros when none) */
+    float *norm1, *norm1_b; /* (d) ln_1 / input_layernorm: scale; GPT-2's shift */
+    float *norm2, *norm2_b; /* (d) ln_2 / post_attention_layernorm */
+    /* The MLP's weights as stored, never transposed: GPT-2's Conv1D (in, out),
+     * Llama's Linear (out, in), which matmul reads transposed (mlp_out_in). */
+    float *fc, *fc_b;    /* GPT-2's c_fc (d, ff) and (ff) / Llama's gate_proj (ff, d), no bias */
+    float *up;           /* Llama's up_proj (ff, d) */
+    float *proj, *proj_b; /* GPT-2's c_proj (ff, d) and (d) / Llama's down_proj (d, ff), no bias */
+    int mlp_out_in;      /* 1: fc, up and proj are (out, in) */
+    float *raw;          /* an attention tensor as stored, before it is split or transposed */
+} LayerWeights;
+
+/* The buffers of a run, reused by every layer. */
+typedef struct {
+    float *h;      /* (T, d) */
+    float *x;      /* (T, d) */
+    float *ff_a;   /* (T, ff) */
+    float *ff_b;   /* (T, ff) */
+    MhaState att;  /* the attention's buffers (core/mha.h) */
+} RunState;
+
+/* The checkpoint open: what every function below reads. */
+typedef struct {
+    ModelConfig c;
+    Safetensors st;
+    const char *dir;
+    const char *prefix; /* "", "transformer." or "model.": how its tensors are named */
+    char *err;
+    size_t errlen;
+} Model;
+
+/* The tensor named by fmt (after the prefix), whose shape must be (rows,
+ * cols), or (rows) when cols is 0; fields names the config.json fields the
+ * shape comes from, for the message. NULL with err set when it is missing
+ * or its shape is not that. */
+static const StTensor *tensor(Model *m, long long rows, long long cols, const char *fields, const char *fmt, ...)
+{
+    char name[256], full[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "%s%s", m->prefix, name);
+    const StTensor *t = safetensors_find(&m->st, full);
+    if (!t) {
+        snprintf(m->err, m->errlen, "%s: the checkpoint has no tensor '%s'", m->dir, full);
+        return NULL;
+    }
+    const int n_dims = cols ? 2 : 1;
+    if (t->n_dims != n_dims || t->shape[0] != rows || (cols && t->shape[1] != cols)) {
+        char got[128] = "";
+        for (int i = 0; i < t->n_dims; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", i ? ", " : "", t->shape[i]);
+        if (cols)
+            snprintf(m->err, m->errlen, "%s: tensor '%s' has shape (%s); config.json's %s give (%lld, %lld)", t->file,
+                     full, got, fields, rows, cols);
+        else
+            snprintf(m->err, m->errlen, "%s: tensor '%s' has shape (%s); config.json's %s give (%lld)", t->file, full,
+                     got, fields, rows);
+        return NULL;
+    }
+    return t;
+}
+
+/* Tensor t as floats into dst, all of it. */
+static int load(Model *m, const StTensor *t, float *dst)
+{
+    return safetensors_floats(t, 0, (size_t)t->count, dst, m->err, m->errlen);
+}
+
+/* dst (cols, rows) = the transpose of src (rows, cols): a torch Linear's
+ * weight (out, in) into the "x@W" layout (in, out). */
+static void transpose(float *dst, const float *src, int rows, int cols)
+{
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+}
+
+/* A Linear's weight, named by name, of shape (out, in), into dst (in, out). */
+static int load_linear(Model *m, LayerWeights *lw, float *dst, int out, int in, const char *fields, const char *name,
+                       int layer)
+{
+    const StTensor *t = tensor(m, out, in, fields, name, layer);
+    if (!t || load(m, t, lw->raw) != MHAVIZ_OK)
+        return MHAVIZ_EINPUT;
+    transpose(dst, lw->raw, out, in);
+    return MHAVIZ_OK;
+}
+
+/* A matrix (rows, cols) named by name into dst as it is stored. */
+static int load_stored(Model *m, float *dst, int rows, int cols, const char *fields, const char *name, int layer)
+{
+    const StTensor *t = tensor(m, rows, cols, fields, name, layer);
+    return t && load(m, t, dst) == MHAVIZ_OK ? MHAVIZ_OK : MHAVIZ_EINPUT;
+}
+
+/* A vector of n named by name into dst. */
+static int load_vector(Model *m, float *dst, int n, const char *fields, const char *name, int layer)
+{
+    const StTensor *t = tensor(m, n, 0, fields, name, layer);
+    return t && load(m, t, dst) == MHAVIZ_OK ? MHAVIZ_OK : MHAVIZ_EINPUT;
+}
+
+/* Columns [from, from + n) of src (rows, cols) into dst (rows, n). */
+static void columns(float *dst, const float *src, int rows, int cols, int from, int n)
+{
+    for (int r = 0; r < rows; r++)
+        memcpy(dst + (size_t)r * n, src + (size_t)r * cols + from, (size_t)n * sizeof *dst);
+}
+
+/* GPT-2's layer l: Conv1D weights are stored (in, out) already, and c_attn
+ * holds W_q, W_k and W_v side by side, (d, 3d). */
+static int load_gpt2_layer(Model *m, int l, LayerWeights *lw)
+{
+    const int d = m->c.d_model, ff = m->c.d_ff;
+    MhaWeights *a = &lw->attn;
+    const StTensor *t;
+    if (!(t = tensor(m, d, 3 * d, "n_embd (n_embd, 3 n_embd)", "h.%d.attn.c_attn.weight", l)) ||
+        load(m, t, lw->raw) != MHAVIZ_OK)
+        return MHAVIZ_EINPUT;
+    columns(a->W_q, lw->raw, d, 3 * d, 0, d);
+    columns(a->W_k, lw->raw, d, 3 * d, d, d);
+    columns(a->W_v, lw->raw, d, 3 * d, 2 * d, d);
+    if (!(t = tensor(m, 3 * d, 0, "n_embd (3 n_embd)", "h.%d.attn.c_attn.bias", l)) || load(m, t, lw->raw) != MHAVIZ_OK)
+        return MHAVIZ_EINPUT;
+    memcpy(a->b_q, lw->raw, (size_t)d * sizeof(float));
+    memcpy(a->b_k, lw->raw + d, (size_t)d * sizeof(float));
+    memcpy(a->b_v, lw->raw + 2 * d, (size_t)d * sizeof(float));
+    if (!(t = tensor(m, d, d, "n_embd", "h.%d.attn.c_proj.weight", l)) || load(m, t, a->W_o) != MHAVIZ_OK ||
+        load_vector(m, a->b_o, d, "n_embd", "h.%d.attn.c_proj.bias", l) != MHAVIZ_OK ||
+        load_vector(m, lw->norm1, d, "n_embd", "h.%d.ln_1.weight", l) != MHAVIZ_OK ||
+        load_vector(m, lw->norm1_b, d, "n_embd", "h.%d.ln_1.bias", l) != MHAVIZ_OK ||
+        load_vector(m, lw->norm2, d, "n_embd", "h.%d.ln_2.weight", l) != MHAVIZ_OK ||
+        load_vector(m, lw->norm2_b, d, "n_embd", "h.%d.ln_2.bias", l) != MHAVIZ_OK ||
+        !(t = tensor(m, d, ff, "n_embd and n_inner", "h.%d.mlp.c_fc.weight", l)) || load(m, t, lw->fc) != MHAVIZ_OK ||
+        load_vector(m, lw->fc_b, ff, "n_inner", "h.%d.mlp.c_fc.bias", l) != MHAVIZ_OK ||
+        !(t = tensor(m, ff, d, "n_inner and n_embd", "h.%d.mlp.c_proj.weight", l)) ||
+        load(m, t, lw->proj) != MHAVIZ_OK ||
+        load_vector(m, lw->proj_b, d, "n_embd", "h.%d.mlp.c_proj.bias", l) != MHAVIZ_OK)
+        return MHAVIZ_EINPUT;
+    a->has_bias = 1;
+    return MHAVIZ_OK;
+}
+
+/* A Llama-family layer l: every Linear stored (out, in), transposed here. */
+static int load_llama_layer(Model *m, int l, LayerWeights *lw)
+{
+    const ModelConfig *c = &m->c;
+    const int d = c->d_model, ff = c->d_ff, kv = c->n_kv_heads * c->head_dim;
+    MhaWeights *a = &lw->attn;
+    const char *q_fields = "num_attention_heads x head_dim and hidden_size";
+    const char *kv_fields = "num_key_value_heads x head_dim and hidden_size";
+    const char *ff_fields = "intermediate_size and hidden_size";
+    /* each a status: MHAVIZ_OK is 0, so the first that fails stops the list */
+    if (load_linear(m, lw, a->W_q, d, d, q_fields, "layers.%d.self_attn.q_proj.weight", l) ||
+        load_linear(m, lw, a->W_k, kv, d, kv_fields, "layers.%d.self_attn.k_proj.weight", l) ||
+        load_linear(m, lw, a->W_v, kv, d, kv_fields, "layers.%d.self_attn.v_proj.weight", l) ||
+        load_linear(m, lw, a->W_o, d, d, q_fields, "layers.%d.self_attn.o_proj.weight", l) ||
+        load_vector(m, lw->norm1, d, "hidden_size", "layers.%d.input_layernorm.weight", l) ||
+        load_vector(m, lw->norm2, d, "hidden_size", "layers.%d.post_attention_layernorm.weight", l) ||
+        load_stored(m, lw->fc, ff, d, ff_fields, "layers.%d.mlp.gate_proj.weight", l) ||
+        load_stored(m, lw->up, ff, d, ff_fields, "layers.%d.mlp.up_proj.weight", l) ||
+        load_stored(m, lw->proj, d, ff, "hidden_size and intermediate_size", "layers.%d.mlp.down_proj.weight", l))
+        return MHAVIZ_EINPUT;
+    lw->mlp_out_in = 1;
+    if (c->qkv_bias && (load_vector(m, a->b_q, d, "hidden_size", "layers.%d.self_attn.q_proj.bias", l) ||
+                        load_vector(m, a->b_k, kv, "num_key_value_heads x head_dim", "layers.%d.self_attn.k_proj.bias", l) ||
+                        load_vector(m, a->b_v, kv, "num_key_value_heads x head_dim", "layers.%d.self_attn.v_proj.bias", l)))
+        return MHAVIZ_EINPUT;
+    if (c->o_bias && load_vector(m, a->b_o, d, "hidden_size", "layers.%d.self_attn.o_proj.bias", l))
+        return MHAVIZ_EINPUT;
+    a->has_bias = c->qkv_bias || c->o_bias;
+    return MHAVIZ_OK;
+}
+
+/* The attention's shape, as core/layer.h holds it. */
+static MhaConfig attention_config(const ModelConfig *c, int T)
+{
+    return (MhaConfig){T, c->d_model, c->n_heads, c->n_kv_heads, c->head_dim, 1, c->rope};
+}
+
+/* Allocate an attention's weights of shape c, zeroed (biases stay zero
+ * when the checkpoint has none). */
+static int attention_alloc(MhaWeights *a, const ModelConfig *c)
+{
+    const size_t d = (size_t)c->d_model, kv = (size_t)c->n_kv_heads * c->head_dim;
+    memset(a, 0, sizeof *a);
+    a->W_q = calloc(d * d, sizeof(float)), a->W_k = calloc(d * kv, sizeof(float));
+    a->W_v = calloc(d * kv, sizeof(float)), a->W_o = calloc(d * d, sizeof(float));
+    a->b_q = calloc(d, sizeof(float)), a->b_k = calloc(kv, sizeof(float));
+    a->b_v = calloc(kv, sizeof(float)), a->b_o = calloc(d, sizeof(float));
+    if (!a->W_q || !a->W_k || !a->W_v || !a->W_o || !a->b_q || !a->b_k || !a->b_v || !a->b_o) {
+        mha_weights_free(a);
+        return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+static void layer_weights_free(LayerWeights *lw)
+{
+    mha_weights_free(&lw->attn);
+    free(lw->norm1), free(lw->norm1_b), free(lw->norm2), free(lw->norm2_b);
+    free(lw->fc), free(lw->fc_b), free(lw->up), free(lw->proj), free(lw->proj_b), free(lw->raw);
+    memset(lw, 0, sizeof *lw);
+}
+
+static int layer_weights_alloc(LayerWeights *lw, const ModelConfig *c)
+{
+    const size_t d = (size_t)c->d_model, ff = (size_t)c->d_ff;
+    const size_t raw = 3 * d * d; /* GPT-2's c_attn, the largest attention tensor */
+    memset(lw, 0, sizeof *lw);
+    if (attention_alloc(&lw->attn, c) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    lw->norm1 = malloc(d * sizeof(float)), lw->norm1_b = calloc(d, sizeof(float));
+    lw->norm2 = malloc(d * sizeof(float)), lw->norm2_b = calloc(d, sizeof(float));
+    lw->fc = malloc(d * ff * sizeof(float)), lw->fc_b = calloc(ff, sizeof(float));
+    lw->up = malloc(d * ff * sizeof(float));
+    lw->proj = malloc(ff * d * sizeof(float)), lw->proj_b = calloc(d, sizeof(float));
+    lw->raw = malloc(raw * sizeof(float));
+    if (!lw->norm1 || !lw->norm1_b || !lw->norm2 || !lw->norm2_b || !lw->fc || !lw->fc_b || !lw->up || !lw->proj ||
+        !lw->proj_b || !lw->raw) {
+        layer_weights_free(lw);
+        return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+static void run_state_free(RunState *s)
+{
+    free(s->h), free(s->x), free(s->ff_a), free(s->ff_b);
+    mha_state_free(&s->att);
+    memset(s, 0, sizeof *s);
+}
+
+static int run_state_alloc(RunState *s, const ModelConfig *c, int T)
+{
+    const size_t d = (size_t)c->d_model, ff = (size_t)c->d_ff;
+    const MhaConfig ac = attention_config(c, T);
+    memset(s, 0, sizeof *s);
+    s->h = malloc((size_t)T * d * sizeof(float)), s->x = malloc((size_t)T * d * sizeof(float));
+    s->ff_a = malloc((size_t)T * ff * sizeof(float)), s->ff_b = malloc((size_t)T * ff * sizeof(float));
+    if (!s->h || !s->x || !s->ff_a || !s->ff_b || mha_state_build(&s->att, &ac, 0) != MHAVIZ_OK) {
+        run_state_free(s);
+        return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+/* out (T, n_out) = x (T, n_in) W + b (n_out; NULL: none), one BLIS call;
+ * W is (n_in, n_out), or (n_out, n_in) read transposed when out_in (a
+ * torch Linear's weight as stored: no copy to transpose it). */
+static void matmul(float *out, const float *x, const float *W, int out_in, const float *b, int T, int n_in, int n_out)
+{
+    for (int t = 0; t < T; t++)
+        for (int j = 0; j < n_out; j++)
+            out[(size_t)t * n_out + j] = b ? b[j] : 0.0f;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, out_in ? CblasTrans : CblasNoTrans, T, n_out, n_in, 1.0f, x, n_in, W,
+                out_in ? n_in : n_out, 1.0f, out, n_out);
+}
+
+/* x = the norm of each row of h (T, d): GPT-2's LayerNorm (subtract the
+ * mean, divide by the standard deviation, scale and shift) or Llama's
+ * RMSNorm (divide by the root mean square, scale). Sums in double. */
+static void norm(float *x, const float *h, const float *scale, const float *shift, int T, int d, double eps,
+                 ModelFamily family)
+{
+    for (int t = 0; t < T; t++) {
+        const float *h_t = h + (size_t)t * d;
+        float *x_t = x + (size_t)t * d;
+        double mean = 0.0, var = 0.0;
+        if (family == MODEL_GPT2) {
+            for (int i = 0; i < d; i++)
+                mean += h_t[i];
+            mean /= d;
+        }
+        for (int i = 0; i < d; i++)
+            var += (h_t[i] - mean) * (h_t[i] - mean);
+        const double inv = 1.0 / sqrt(var / d + eps);
+        for (int i = 0; i < d; i++)
+            x_t[i] = (float)((h_t[i] - mean) * inv) * scale[i] + shift[i];
+    }
+}
+
+/* h (T, d) += y (T, d): a residual connection. */
+static void add(float *h, const float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h[i] += y[i];
+}
+
+/* One block of layer l, on s->h. */
+static void block(const Model *m, const LayerWeights *lw, RunState *s, int T)
+{
+    const ModelConfig *c = &m->c;
+    const int d = c->d_model, ff = c->d_ff;
+    const size_t n_h = (size_t)T * d, n_ff = (size_t)T * ff;
+    const MhaConfig ac = attention_config(c, T);
+
+    /* 1. Norm: the attention reads a normalised h. */
+    norm(s->x, s->h, lw->norm1, lw->norm1_b, T, d, c->norm_eps, c->family);
+    /* 2. Attention: the lesson's forward pass (core/mha.c). */
+    mha_forward(&ac, &lw->attn, s->x, &s->att);
+    /* 3. Residual: its output is added to h. */
+    add(s->h, s->att.out, n_h);
+    /* 4. Norm again, for the MLP. */
+    norm(s->x, s->h, lw->norm2, lw->norm2_b, T, d, c->norm_eps, c->family);
+    /* 5. MLP, each token on its own. */
+    matmul(s->ff_a, s->x, lw->fc, lw->mlp_out_in, c->family == MODEL_GPT2 ? lw->fc_b : NULL, T, d, ff);
+    if (c->family == MODEL_GPT2) {
+        /* GPT-2: gelu_new, 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))), or the exact gelu */
+        for (size_t i = 0; i < n_ff; i++) {
+            const double a = s->ff_a[i];
+            s->ff_a[i] = (float)(c->gelu_exact ? 0.5 * a * (1.0 + erf(a / sqrt(2.0)))
+                                               : 0.5 * a * (1.0 + tanh(sqrt(2.0 / M_PI) * (a + 0.044715 * a * a * a))));
+        }
+        matmul(s->x, s->ff_a, lw->proj, lw->mlp_out_in, lw->proj_b, T, ff, d);
+    } else {
+        /* Llama: SwiGLU, silu(gate) * up, silu(a) = a / (1 + e^-a) */
+        matmul(s->ff_b, s->x, lw->up, lw->mlp_out_in, NULL, T, d, ff);
+        for (size_t i = 0; i < n_ff; i++) {
+            const double a = s->ff_a[i];
+            s->ff_a[i] = (float)(a / (1.0 + exp(-a))) * s->ff_b[i];
+        }
+        matmul(s->x, s->ff_a, lw->proj, lw->mlp_out_in, NULL, T, ff, d);
+    }
+    /* 6. Residual: the MLP's output is added to h. */
+    add(s->h, s->x, n_h);
+}
+
+/* h (T, d) = the tokens' embeddings (GPT-2: plus their positions'). */
+static int embed(Model *m, const int *ids, int T, float *h)
+{
+    const ModelConfig *c = &m->c;
+    const int d = c->d_model;
+    const int gpt2 = c->family == MODEL_GPT2;
+    const char *fields = gpt2 ? "vocab_size and n_embd" : "vocab_size and hidden_size";
+    const StTensor *wte = tensor(m, c->vocab_size, d, fields, gpt2 ? "wte.weight" : "embed_tokens.weight");
+    const StTensor *wpe = gpt2 && wte ? tensor(m, c->max_positions, d, "n_positions and n_embd", "wpe.weight") : NULL;
+    if (!wte || (gpt2 && !wpe))
+        return MHAVIZ_EINPUT;
+    float *pos = malloc((size_t)d * sizeof *pos); /* (d) one position's embedding */
+    if (!pos)
+        return MHAVIZ_ENOMEM;
+    int rc = MHAVIZ_OK;
+    for (int t = 0; t < T && rc == MHAVIZ_OK; t++) {
+        if (ids[t] < 0 || ids[t] >= c->vocab_size) {
+            snprintf(m->err, m->errlen, "token %d: id %d is outside the vocabulary of %s/config.json's "
+                     "\"vocab_size\" %d", t, ids[t], m->dir, c->vocab_size);
+            rc = MHAVIZ_EINPUT;
+            break;
+        }
+        float *h_t = h + (size_t)t * d;
+        rc = safetensors_floats(wte, (size_t)ids[t] * d, (size_t)d, h_t, m->err, m->errlen);
+        if (rc == MHAVIZ_OK && gpt2 &&
+            (rc = safetensors_floats(wpe, (size_t)t * d, (size_t)d, pos, m->err, m->errlen)) == MHAVIZ_OK)
+            for (int i = 0; i < d; i++)
+                h_t[i] += pos[i];
+    }
+    free(pos);
+    return rc;
+}
+
+/* The folder's own name: "gpt2" of "models/gpt2/". */
+static char *folder_name(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    size_t start = n;
+    while (start > 0 && dir[start - 1] != '/')
+        start--;
+    char *s = malloc(n - start + 1);
+    if (s)
+        snprintf(s, n - start + 1, "%.*s", (int)(n - start), dir + start);
+    return s;
+}
+
+/* in->model: where the layer came from. */
+static int describe(const Model *m, const int *ids, int T, int layer, const char *dtype, MhaInput *in)
+{
+    ModelSource *src = calloc(1, sizeof *src);
+    if (!(in->model = src))
+        return MHAVIZ_ENOMEM;
+    src->name = folder_name(m->dir);
+    src->type = strdup(m->c.type);
+    src->dtype = strdup(dtype);
+    src->token_ids = malloc((size_t)T * sizeof *src->token_ids);
+    if (!src->name || !src->type || !src->dtype || !src->token_ids)
+        return MHAVIZ_ENOMEM;
+    memcpy(src->token_ids, ids, (size_t)T * sizeof *ids);
+    src->layer = layer;
+    src->n_layers = m->c.n_layers;
+    src->parameters = model_config_parameters(&m->c);
+    return MHAVIZ_OK;
+}
+
+/* Which prefix the checkpoint's names carry: GPT-2's "transformer." or
+ * none, Llama's "model." or none (as transformers saves a bare model or
+ * one with its head). */
+static int find_prefix(Model *m)
+{
+    const char *const gpt2[] = {"", "transformer."}, *const llama[] = {"model.", ""};
+    const char *const *p = m->c.family == MODEL_GPT2 ? gpt2 : llama;
+    const char *embedding = m->c.family == MODEL_GPT2 ? "wte.weight" : "embed_tokens.weight";
+    for (int i = 0; i < 2; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", p[i], embedding);
+        if (safetensors_find(&m->st, name)) {
+            m->prefix = p[i];
+            return MHAVIZ_OK;
+        }
+    }
+    snprintf(m->err, m->errlen, "%s: the checkpoint has no tensor '%s%s' (nor '%s%s'): not a %s checkpoint", m->dir,
+             p[0], embedding, p[1], embedding, m->c.type);
+    return MHAVIZ_EINPUT;
+}
+
+int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen)
+{
+    Model m = {.dir = dir, .err = err, .errlen = errlen};
+    LayerWeights lw = {0};
+    RunState s = {0};
+    memset(in, 0, sizeof *in);
+    int rc = model_config_load(dir, &m.c, err, errlen);
+    if (rc != MHAVIZ_OK)
+        return rc;
+    const ModelConfig *c = &m.c;
+    const char *pos_field = c->family == MODEL_GPT2 ? "n_positions" : "max_position_embeddings";
+    rc = MHAVIZ_EINPUT;
+    if (layer < 0 || layer >= c->n_layers) {
+        snprintf(err, errlen, "%s/config.json: layer %d does not exist: the model has %d layers, 0 to %d (\"%s\")", dir,
+                 layer, c->n_layers, c->n_layers - 1, c->family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers");
+        return rc;
+    }
+    if (T < 1 || T > c->max_positions || T > INPUT_MAX_T ||
+        (c->sliding_window > 0 && T > c->sliding_window)) {
+        const int max = c->sliding_window > 0 && c->sliding_window < c->max_positions ? c->sliding_window
+                                                                                        : c->max_positions;
+        snprintf(err, errlen, "%s/config.json: the text has %d tokens; the model takes 1 to %d (\"%s\")%s", dir, T,
+                 max < INPUT_MAX_T ? max : INPUT_MAX_T, max == c->sliding_window ? "sliding_window" : pos_field,
+                 max > INPUT_MAX_T ? ", mhaviz at most 4096" : "");
+        return rc;
+    }
+    if ((rc = safetensors_open(dir, &m.st, err, errlen)) != MHAVIZ_OK || (rc = find_prefix(&m)) != MHAVIZ_OK)
+        goto cleanup;
+
+    if ((rc = layer_weights_alloc(&lw, c)) != MHAVIZ_OK || (rc = run_state_alloc(&s, c, T)) != MHAVIZ_OK ||
+        (rc = embed(&m, ids, T, s.h)) != MHAVIZ_OK)
+        goto cleanup;
+    /* The blocks before the layer shown, each converted in turn into the same buffers. */
+    for (int l = 0; l < layer; l++) {
+        if ((rc = c->family == MODEL_GPT2 ? load_gpt2_layer(&m, l, &lw) : load_llama_layer(&m, l, &lw)) != MHAVIZ_OK)
+            goto cleanup;
+        block(&m, &lw, &s, T);
+    }
+    /* The layer shown: its weights, and its first norm of h, the x its attention reads. */
+    if ((rc = c->family == MODEL_GPT2 ? load_gpt2_layer(&m, layer, &lw) : load_llama_layer(&m, layer, &lw)) !=
+        MHAVIZ_OK)
+        goto cleanup;
+    norm(s.x, s.h, lw.norm1, lw.norm1_b, T, c->d_model, c->norm_eps, c->family);
+    in->cfg = attention_config(c, T);
+    in->x = s.x, s.x = NULL;
+    in->w = lw.attn, memset(&lw.attn, 0, sizeof lw.attn);
+    char q_name[128]; /* the layer's query weight, whose dtype the report names */
+    snprintf(q_name, sizeof q_name, c->family == MODEL_GPT2 ? "%sh.%d.attn.c_attn.weight"
+                                                            : "%slayers.%d.self_attn.q_proj.weight", m.prefix, layer);
+    rc = describe(&m, ids, T, layer, safetensors_find(&m.st, q_name)->dtype, in);
+
+cleanup:
+    if (rc != MHAVIZ_OK) {
+        free(in->x);
+        mha_weights_free(&in->w);
+        mha_model_source_free(in->model);
+        memset(in, 0, sizeof *in);
+        if (rc == MHAVIZ_ENOMEM)
+            snprintf(err, errlen, "out of memory");
+    }
+    layer_weights_free(&lw);
+    run_state_free(&s);
+    safetensors_close(&m.st);
+    return rc;
+}
+
+int model_load(const char *dir, const char *text, int layer, MhaInput *in, char *err, size_t errlen)
+{
+    int *ids = NULL, T = 0;
+    memset(in, 0, sizeof *in);
+    Tokenizer *tok = tokenizer_load(dir, err, errlen);
+    if (!tok)
+        return MHAVIZ_EINPUT;
+    int rc = tokenizer_encode(tok, text, &ids, &T, err, errlen);
+    if (rc == MHAVIZ_OK)
+        rc = model_layer(dir, ids, T, layer, in, err, errlen);
+    if (rc == MHAVIZ_OK) {
+        /* The tokens as the pictures and the report show them, and a title naming the layer. */
+        const size_t n = strlen(in->model->name) + 64;
+        in->tokens = calloc((size_t)T, sizeof *in->tokens);
+        in->title = malloc(n);
+        for (int t = 0; in->tokens && t < T; t++) {
+            char *piece = tokenizer_piece_text(tok, ids[t]); /* NULL: an id past the tokenizer's pieces */
+            if (!(in->tokens[t] = piece ? piece : strdup("")))
+                rc = MHAVIZ_ENOMEM;
+        }
+        if (!in->tokens || !in->title)
+            rc = MHAVIZ_ENOMEM;
+        else
+            snprintf(in->title, n, "%.*s, layer %d (of layers 0 to %d)", INPUT_MAX_TITLE_BYTES - 40, in->model->name,
+                     layer, in->model->n_layers - 1);
+        if (rc != MHAVIZ_OK) {
+            input_free(in);
+            snprintf(err, errlen, "out of memory");
+        }
+    }
+    free(ids);
+    tokenizer_free(tok);
+    return rc;
+}

@@ -1,0 +1,36 @@
+/* model.h — a checkpoint run up to one of its layers: that layer's
+ * attention with its input, as mhaviz shows any layer (core/layer.h).
+ *
+ * embed the tokens -> for each layer before the one asked for: its block
+ * (norm -> attention -> residual -> norm -> MLP -> residual) -> that
+ * layer's first norm: the x its attention reads. The attention is
+ * core/mha.h's mha_forward, the lesson's forward pass. */
+#ifndef MHAVIZ_MODEL_H
+#define MHAVIZ_MODEL_H
+
+#include "core/layer.h"
+
+#include <stddef.h>
+
+/* Run the checkpoint in folder dir (config.json, model.safetensors or its
+ * shards) on the token ids (T of them) up to layer `layer` (from 0), and
+ * fill *in with that layer: cfg (with the rope settings), x (T, d_model)
+ * the attention's input after the layer's first norm, w its projections in
+ * the "x@W" layout, and in->model (its ids copied). in->tokens is left NULL
+ * for the caller to fill (T display strings). The checkpoint's weights are
+ * converted one layer at a time, never whole. Returns MHAVIZ_OK, or
+ * MHAVIZ_EINPUT (err names the file and the field or tensor: a missing
+ * tensor, a shape config.json contradicts, an id past the vocabulary, more
+ * tokens than the model's positions, a layer out of range), MHAVIZ_EIO or
+ * MHAVIZ_ENOMEM; *in is then zeroed. Free *in with io/input.h's input_free. */
+int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen);
+
+/* The same on text, tokenized by dir's tokenizer.json as Hugging Face's
+ * tokenizers does (checkpoint/tokenizer.h, BOS included): in->tokens are
+ * its pieces as shown ("ĠMary" -> " Mary"), in->title names the folder and
+ * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layer does (a
+ * tokenizer.json it cannot read, or an empty text: MHAVIZ_EINPUT with err
+ * naming the file and the field). */
+int model_load(const char *dir, const char *text, int layer, MhaInput *in, char *err, size_t errlen);
+
+#endif

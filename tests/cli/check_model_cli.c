@@ -1,0 +1,387 @@
+/* check_model_cli.c — `mhaviz --text TEXT --layer N MODEL_DIR` as a user
+ * meets it: a model folder run to a layer, and bad checkpoints refused with
+ * the exit code, a message naming the file and the field, nothing written.
+ *
+ * The model folders are made in a scratch folder from the tiny checkpoints
+ * of tests/models/make_checkpoints.py (MHAVIZ_MODELS) and the real
+ * tokenizer files tests/tokenizers/reference.mjs writes (MHAVIZ_TOKENIZERS),
+ * then spoiled one way each. Runs the built binary (MHAVIZ_BIN) with fork +
+ * exec in the scratch folder. */
+#include "support.h"
+#include "core/status.h"
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SENTENCE "When Mary and John went to the store, John gave a drink to"
+
+typedef struct {
+    char *dir;           /* the scratch folder: the model folder "model/" and the run's outputs */
+    int status;          /* exit code, or -1 */
+    char err[1 << 14];   /* captured stderr */
+} Run;
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    ck_assert_msg(v != NULL, "%s is not set: `make test` sets it", name);
+    return v;
+}
+
+static void write_file(const char *path, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "%s: cannot write", path);
+    ck_assert_msg(fwrite(bytes, 1, n, f) == n && fclose(f) == 0, "%s: cannot write", path);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t n;
+    char *bytes = slurp(from, &n);
+    write_file(to, bytes, n);
+    free(bytes);
+}
+
+/* r->dir/model/: case's checkpoint files (every file but case.json and
+ * ref/) and tokenizer tok's files. */
+static void make_model(Run *r, const char *model_case, const char *tok)
+{
+    char from[PATH_MAX], to[PATH_MAX];
+    r->dir = scratch("model");
+    snprintf(to, sizeof to, "%s/model", r->dir);
+    ck_assert_int_eq(mkdir(to, 0755), 0);
+    snprintf(from, sizeof from, "%s/%s", env("MHAVIZ_MODELS"), model_case);
+    DIR *d = opendir(from);
+    ck_assert_msg(d != NULL, "%s: no such folder", from);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".safetensors") || strcmp(e->d_name, "config.json") == 0) {
+            snprintf(from, sizeof from, "%s/%s/%s", env("MHAVIZ_MODELS"), model_case, e->d_name);
+            snprintf(to, sizeof to, "%s/model/%s", r->dir, e->d_name);
+            copy_file(from, to);
+        }
+    closedir(d);
+    const char *const files[] = {"tokenizer.json", "tokenizer_config.json"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/%s/%s", env("MHAVIZ_TOKENIZERS"), tok, files[i]);
+        snprintf(to, sizeof to, "%s/model/%s", r->dir, files[i]);
+        copy_file(from, to);
+    }
+}
+
+/* Set (value non-NULL, as JSON text) or remove key of r->dir/model/config.json. */
+static void edit_config(Run *r, const char *key, const char *value)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/model/config.json", r->dir);
+    char *text = slurp(path, NULL);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(root);
+    cJSON_DeleteItemFromObjectCaseSensitive(root, key);
+    if (value)
+        cJSON_AddItemToObject(root, key, cJSON_Parse(value));
+    char *out = cJSON_Print(root);
+    write_file(path, out, strlen(out));
+    free(out);
+    cJSON_Delete(root);
+}
+
+/* r->dir/model/NAME: a safetensors file of header (JSON text) and n_data
+ * zero bytes of data; the header length as given (len < 0: its true one). */
+static void write_safetensors(Run *r, const char *name, const char *header, long long len, size_t n_data)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/model/%s", r->dir, name);
+    const size_t h = strlen(header);
+    const unsigned long long n = len < 0 ? h : (unsigned long long)len;
+    unsigned char *bytes = calloc(8 + h + n_data, 1);
+    for (int i = 0; i < 8; i++)
+        bytes[i] = (unsigned char)(n >> (8 * i));
+    memcpy(bytes + 8, header, h);
+    write_file(path, bytes, 8 + h + n_data);
+    free(bytes);
+}
+
+/* Run mhaviz with args (NULL-terminated; "MODEL" stands for the model folder) in r->dir. */
+static void run(Run *r, const char *const *args)
+{
+    char bin[PATH_MAX], model[PATH_MAX], err_path[PATH_MAX];
+    ck_assert_msg(realpath(env("MHAVIZ_BIN"), bin) != NULL, "MHAVIZ_BIN: no such file");
+    snprintf(model, sizeof model, "%s/model", r->dir);
+    snprintf(err_path, sizeof err_path, "%s/../%s.stderr", r->dir, strrchr(r->dir, '/') + 1);
+    const char *argv[32] = {bin};
+    int n = 1;
+    for (; args[n - 1]; n++)
+        argv[n] = strcmp(args[n - 1], "MODEL") == 0 ? model : args[n - 1];
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (chdir(r->dir) != 0 || !freopen("/dev/null", "w", stdout) || !freopen(err_path, "w", stderr))
+            _exit(127);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    slurp_into(err_path, r->err, sizeof r->err);
+    unlink(err_path);
+}
+
+/* Entries of r->dir beside the model folder: what the run wrote. */
+static int written(const Run *r)
+{
+    DIR *d = opendir(r->dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && strcmp(e->d_name, "model") != 0;
+    closedir(d);
+    return n;
+}
+
+static void done(Run *r)
+{
+    remove_tree(r->dir);
+    free(r->dir);
+    free(r);
+}
+
+/* GPT-2's tokenizer on the sentence, layer 1 of the tiny gpt2_vocab
+ * checkpoint: the folder gets the default name, report.json names the
+ * model. parameters: vocab 50257 x 16 + positions 1024 x 16 + ln_f 32 =
+ * 820,528, and per layer 2x16 + (16x48 + 48) + (16x16 + 16) + 2x16 +
+ * (16x64 + 64) + (64x16 + 16) = 3,280, two layers: 827,088 (GPT2Model's
+ * num_parameters for this config). */
+START_TEST(gpt2_layer_runs_and_names_the_model)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    run(r, (const char *[]){"-q", "--text", SENTENCE, "--layer", "1", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "wrote model_layer1_mhaviz/"), "%s", r->err);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/model_layer1_mhaviz/report.json", r->dir);
+    char *text = slurp(path, NULL);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "token_ids");
+    const cJSON *tokens = cJSON_GetObjectItemCaseSensitive(root, "tokens");
+    /* GPT-2's ids of "When Mary and", as its tokenizer gives them (tests/tokenizers' reference) */
+    const int want[] = {2215, 5335, 290};
+    ck_assert_int_eq(cJSON_GetArraySize(ids), 14);
+    ck_assert_int_eq(cJSON_GetArraySize(tokens), 14);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq((int)cJSON_GetArrayItem(ids, i)->valuedouble, want[i]);
+    ck_assert_str_eq(cJSON_GetArrayItem(tokens, 1)->valuestring, " Mary");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "model");
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring, "model");
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(m, "type")->valuestring, "gpt2");
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(m, "dtype")->valuestring, "F32");
+    ck_assert_int_eq((int)cJSON_GetObjectItemCaseSensitive(m, "layer")->valuedouble, 1);
+    ck_assert_int_eq((int)cJSON_GetObjectItemCaseSensitive(m, "n_layers")->valuedouble, 2);
+    ck_assert_int_eq((long long)cJSON_GetObjectItemCaseSensitive(m, "parameters")->valuedouble, 827088);
+    cJSON_Delete(root);
+    done(r);
+}
+END_TEST
+
+/* A Llama-2 layer (F16, its tokenizer, BOS first) with the options of a
+ * JSON run: pooled into one K/V head, the scores, -o. */
+START_TEST(llama_layer_takes_every_option)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "llama2_vocab", "llama2");
+    run(r, (const char *[]){"-q", "--text", SENTENCE, "--layer", "0", "--kv-heads", "2,1", "--steps", "--no-html",
+                            "-o", "out", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    char path[PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/out/kv1/head_00_scores.png", r->dir);
+    ck_assert_msg(stat(path, &st) == 0, "no %s", path);
+    snprintf(path, sizeof path, "%s/out/kv2/report.json", r->dir);
+    char *text = slurp(path, NULL);
+    ck_assert_msg(strstr(text, "\"token_ids\": [1, "), "Llama 2's BOS (1) first: %.200s", text);
+    free(text);
+    done(r);
+}
+END_TEST
+
+/* The command line a model needs: exit 2, the message, nothing written. */
+static const struct {
+    const char *layer; /* --layer's value, or NULL for none */
+    const char *text;  /* --text's value, or NULL for none */
+    const char *msg;
+} USAGE[] = {
+    {NULL, SENTENCE, "a model run needs --layer N: "},
+    {NULL, SENTENCE, "has 2 layers (config.json's \"n_layer\"); give --layer 0 to 1"},
+    {"2", SENTENCE, "--layer 2: "},
+    {"-1", SENTENCE, "--layer"},
+    {"0", NULL, "is a model folder: give the sentence it reads with --text TEXT"},
+};
+
+START_TEST(model_usage_refused)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    const char *args[8] = {"-q"};
+    int n = 1;
+    if (USAGE[_i].layer) {
+        args[n++] = "--layer";
+        args[n++] = USAGE[_i].layer;
+    }
+    if (USAGE[_i].text) {
+        args[n++] = "--text";
+        args[n++] = USAGE[_i].text;
+    }
+    args[n++] = "MODEL";
+    args[n] = NULL;
+    run(r, args);
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, USAGE[_i].msg), "'%s' lacks '%s'", r->err, USAGE[_i].msg);
+    ck_assert_int_eq(written(r), 0);
+    done(r);
+}
+END_TEST
+
+/* --text or --layer with a JSON input: exit 2. */
+START_TEST(text_needs_a_model_folder)
+{
+    Run *r = calloc(1, sizeof *r);
+    r->dir = scratch("model");
+    char in[PATH_MAX];
+    ck_assert_ptr_nonnull(realpath("tests/data/good/small_x.json", in));
+    run(r, (const char *[]){"-q", "--text", "a b", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "--text and --layer are for a model folder"), "%s", r->err);
+    ck_assert_int_eq(written(r), 0);
+    done(r);
+}
+END_TEST
+
+/* One way to spoil the gpt2_vocab model folder, and what the message must say. */
+typedef struct {
+    void (*spoil)(Run *r);
+    const char *file; /* the file the message names */
+    const char *msg;  /* and the field */
+} Bad;
+
+/* Tensor headers of GPT-2's two embeddings at gpt2_vocab's shapes: what a
+ * checkpoint needs before its first layer. */
+#define WTE "\"wte.weight\": {\"dtype\": \"F32\", \"shape\": [50257, 16], \"data_offsets\": [0, 3216448]}"
+#define WPE "\"wpe.weight\": {\"dtype\": \"F32\", \"shape\": [1024, 16], \"data_offsets\": [3216448, 3281984]}"
+
+static void header_past_the_end(Run *r) { write_safetensors(r, "model.safetensors", "{}", 1000, 0); }
+static void header_huge(Run *r) { write_safetensors(r, "model.safetensors", "{}", 1LL << 40, 0); }
+static void header_not_json(Run *r) { write_safetensors(r, "model.safetensors", "{\"a\": ", -1, 0); }
+static void offsets_outside(Run *r)
+{
+    write_safetensors(r, "model.safetensors", "{\"x\": {\"dtype\": \"F32\", \"shape\": [4], \"data_offsets\": [0, 16]}}",
+                      -1, 8);
+}
+static void offsets_overlap(Run *r)
+{
+    write_safetensors(r, "model.safetensors", "{\"a\": {\"dtype\": \"F32\", \"shape\": [4], \"data_offsets\": [0, 16]}, "
+                      "\"b\": {\"dtype\": \"F32\", \"shape\": [4], \"data_offsets\": [8, 24]}}", -1, 24);
+}
+static void shape_not_bytes(Run *r)
+{
+    write_safetensors(r, "model.safetensors", "{\"x\": {\"dtype\": \"F16\", \"shape\": [2, 3], \"data_offsets\": [0, 8]}}",
+                      -1, 8);
+}
+static void tensor_missing(Run *r) { write_safetensors(r, "model.safetensors", "{" WTE ", " WPE "}", -1, 3281984); }
+static void dtype_int8(Run *r)
+{
+    write_safetensors(r, "model.safetensors", "{\"wte.weight\": {\"dtype\": \"I8\", \"shape\": [50257, 16], "
+                      "\"data_offsets\": [0, 804112]}, \"wpe.weight\": {\"dtype\": \"F32\", \"shape\": [1024, 16], "
+                      "\"data_offsets\": [804112, 869648]}}", -1, 869648);
+}
+static void shards_missing(Run *r)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/model/model.safetensors.index.json", r->dir);
+    const char *index = "{\"weight_map\": {\"wte.weight\": \"model.safetensors\", "
+                        "\"h.0.ln_1.weight\": \"model-00002-of-00002.safetensors\"}}";
+    write_file(path, index, strlen(index));
+}
+static void no_checkpoint(Run *r)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/model/model.safetensors", r->dir);
+    ck_assert_int_eq(unlink(path), 0);
+}
+static void field_missing(Run *r) { edit_config(r, "n_layer", NULL); }
+static void field_contradicts(Run *r) { edit_config(r, "n_embd", "32"); }
+static void type_unknown(Run *r) { edit_config(r, "model_type", "\"bert\""); }
+static void text_too_long(Run *r) { edit_config(r, "n_positions", "8"); }
+static void family_fields_missing(Run *r) { edit_config(r, "model_type", "\"llama\""); }
+static void tokenizer_missing(Run *r)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/model/tokenizer.json", r->dir);
+    ck_assert_int_eq(unlink(path), 0);
+}
+
+static const Bad BAD[] = {
+    {header_past_the_end, "model.safetensors", "the header length in its first 8 bytes, 1000, runs past the end"},
+    {header_huge, "model.safetensors", "1099511627776, runs past the end of the file"},
+    {header_not_json, "model.safetensors", "the header is not a JSON object"},
+    {offsets_outside, "model.safetensors", "tensor 'x': \"data_offsets\" do not lie within the file's 8 bytes"},
+    {offsets_overlap, "model.safetensors", "tensors 'a' and 'b' overlap"},
+    {shape_not_bytes, "model.safetensors", "tensor 'x': its shape and dtype F16 need 12 bytes, its \"data_offsets\" "
+                                           "[0, 8] hold 8"},
+    {tensor_missing, "model", "the checkpoint has no tensor 'h.0.attn.c_attn.weight'"},
+    {dtype_int8, "model.safetensors", "tensor 'wte.weight' has dtype I8"},
+    {shards_missing, "model.safetensors.index.json", "names the shard model-00002-of-00002.safetensors, which is not"},
+    {no_checkpoint, "model", "no model.safetensors, nor model.safetensors.index.json"},
+    {field_missing, "config.json", "\"n_layer\" is missing"},
+    {field_contradicts, "model.safetensors", "tensor 'wte.weight' has shape (50257, 16); config.json's vocab_size and "
+                                             "n_embd give (50257, 32)"},
+    {type_unknown, "config.json", "\"model_type\" is \"bert\"; mhaviz runs \"gpt2\" or \"llama\" or \"mistral\" or "
+                                  "\"qwen2\""},
+    {text_too_long, "config.json", "the text has 14 tokens; the model takes 1 to 8 (\"n_positions\")"},
+    {family_fields_missing, "config.json", "\"num_hidden_layers\" is missing"},
+    {tokenizer_missing, "tokenizer.json", ""},
+};
+
+START_TEST(bad_checkpoint_exits_1)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    BAD[_i].spoil(r);
+    run(r, (const char *[]){"-q", "--text", SENTENCE, "--layer", "0", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "case %d: exit %d: %s", _i, r->status, r->err);
+    ck_assert_msg(strstr(r->err, BAD[_i].file) && strstr(r->err, BAD[_i].msg), "case %d: '%s' lacks '%s' or '%s'", _i,
+                  r->err, BAD[_i].file, BAD[_i].msg);
+    ck_assert_int_eq(written(r), 0);
+    done(r);
+}
+END_TEST
+
+Suite *model_cli_suite(void)
+{
+    Suite *s = suite_create("model_cli");
+    TCase *tc = tcase_create("model folders");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, gpt2_layer_runs_and_names_the_model);
+    tcase_add_test(tc, llama_layer_takes_every_option);
+    tcase_add_loop_test(tc, model_usage_refused, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
+    tcase_add_test(tc, text_needs_a_model_folder);
+    tcase_add_loop_test(tc, bad_checkpoint_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -51,10 +51,11 @@ TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
             samples/base_paper.json samples/random_init.json samples/trained/rival.json
 
-# Debian packages the build, the tests and the demo need (the last four:
-# lesson.html's files as C arrays, and its tests in headless Chromium).
+# Debian packages the build, the tests and the demo need (xxd to python3-selenium:
+# lesson.html's files as C arrays, and its tests in headless Chromium; the last
+# two: the tests' parser and renderer of --svg's files).
 DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy \
-        xxd chromium chromium-driver python3-selenium
+        xxd chromium chromium-driver python3-selenium libxml2-utils librsvg2-bin
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
 

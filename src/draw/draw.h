@@ -65,9 +65,10 @@ typedef struct {
 void draw_svg_record(int on);
 int draw_svg_recording(void);
 
-/* About the most bytes the SVG document of a w x h picture holding maps
- * maps (draw_cells) takes, for a run's memory estimate. */
-size_t draw_svg_bytes(int w, int h, int maps);
+/* About the most bytes the SVG document of a picture takes that holds
+ * maps maps (draw_cells) of n x n cells, side pixels a side, for a run's
+ * memory estimate. */
+size_t draw_svg_bytes(int maps, int n, int side);
 
 /* A white w x h canvas (w, h >= 1), or NULL when out of memory. The caller
  * owns it and frees it with draw_canvas_free. */

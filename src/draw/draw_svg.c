@@ -351,11 +351,12 @@ int svg_write(DrawSvg *s, const char *png_path, char *err, size_t errlen)
     return rc;
 }
 
-size_t draw_svg_bytes(int w, int h, int maps)
+size_t draw_svg_bytes(int maps, int n, int side)
 {
-    /* the <image>s of fine grids: base64 of PNGs no larger than their pixels
-     * (4 bytes a pixel, at most the whole picture); each coarser map at
-     * most SVG_CELLS_MAX^2 <rect>s of about 64 bytes; 1 MB for the texts,
-     * lines and the rest */
-    return (size_t)4 * (size_t)w * (size_t)h + (size_t)maps * SVG_CELLS_MAX * SVG_CELLS_MAX * 64 + ((size_t)1 << 20);
+    /* a map as draw_cells writes it: one <image> (base64 of a PNG no larger
+     * than its pixels, 4 bytes a pixel) or n x n <rect>s of at most about
+     * 64 bytes; 512 KB for the texts, lines and the rest */
+    const int image = n > 0 && (side / n < SVG_CELL_MIN_PX || n > SVG_CELLS_MAX);
+    const size_t map = image ? (size_t)4 * (size_t)side * (size_t)side : (size_t)64 * (size_t)n * (size_t)n;
+    return (size_t)maps * map + ((size_t)512 << 10);
 }

@@ -1,7 +1,8 @@
 /* check_svg_run.c — `mhaviz --svg` as a user runs it (MHAVIZ_BIN): an SVG
  * beside every PNG, named after it, in the folder that appears whole (its
  * marker lists them), the same PNG bytes and other files as without
- * --svg; --help names the option. What the SVGs hold is checked in
+ * --svg, the memory estimate covering the documents; --help names the
+ * option. What the SVGs hold is checked in
  * tests/unit/check_svg.c. */
 #include "support.h"
 
@@ -70,8 +71,19 @@ START_TEST(an_svg_beside_every_png)
     snprintf(log, sizeof log, "%s/log", dir);
     snprintf(with, sizeof with, "%s/with", dir);
     snprintf(without, sizeof without, "%s/without", dir);
-    snprintf(args, sizeof args, "-q --steps --kv-heads 4,2,1 --svg -o '%s' samples/lesson1.json", with);
+    snprintf(args, sizeof args, "-q -t 2 --timing --steps --kv-heads 4,2,1 --svg -o '%s' samples/lesson1.json", with);
     ck_assert_int_eq(mhaviz(args, log), 0);
+    /* the memory estimate counts the SVG documents: never under the measured
+     * peak, nor far above it (as tests/cli/check_cli.c asks without --svg) */
+    char *timing = slurp(log, NULL);
+    const char *e = strstr(timing, "estimated memory: "), *p = strstr(timing, "peak memory: ");
+    double estimate = -1.0, peak = -1.0;
+    ck_assert_msg(e && p && sscanf(e, "estimated memory: %lf", &estimate) == 1 &&
+                      sscanf(p, "peak memory: %lf", &peak) == 1, "%s", timing);
+#if !defined(__SANITIZE_ADDRESS__) /* AddressSanitizer's memory is no part of the estimate */
+    ck_assert_msg(peak <= estimate && estimate <= 1.4 * peak + 4.0, "estimated %.1f MB, peak %.1f MB", estimate, peak);
+#endif
+    free(timing);
     snprintf(args, sizeof args, "-q --steps --kv-heads 4,2,1 -o '%s' samples/lesson1.json", without);
     ck_assert_int_eq(mhaviz(args, log), 0);
 

@@ -18,6 +18,7 @@
 #include "io/outdir.h"
 #include "models/init.h"
 #include "pictures/render.h"
+#include "run/run_memory.h"
 #include "run/variants.h"
 #include "support.h"
 
@@ -340,6 +341,16 @@ START_TEST(maps_are_rects_or_one_image)
         timing_begin(&tm, 0);
         Variant v;
         ck_assert_msg(variant_run(&v, &m.in, 2, NULL, -1, "svg", &tm, err, sizeof err) == MHAVIZ_OK, "%s", err);
+        /* the run's memory estimate counts the documents: at least the map's
+         * <rect>s (64 bytes a cell) or its <image> (4 bytes a pixel) more */
+        size_t with, without;
+        double pictures;
+        const int kv = 2;
+        ck_assert_int_eq(run_memory(r, &m.in, &kv, 1, 0, 1, &with, &pictures), MHAVIZ_OK);
+        draw_svg_record(0);
+        ck_assert_int_eq(run_memory(r, &m.in, &kv, 1, 0, 1, &without, &pictures), MHAVIZ_OK);
+        draw_svg_record(1);
+        ck_assert_uint_ge(with, without + (T == 45 ? 64 * 45 * 45 : 4 * 750 * 750));
         snprintf(png, sizeof png, "%s/head_%d.png", dir, T);
         ck_assert_msg(render_heatmap(r, png, v.multi.att, T, m.in.tokens, m.in.cfg.causal, "head 0", err,
                                      sizeof err) == MHAVIZ_OK,

@@ -56,9 +56,10 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
 # selenium: lesson.html's files as C arrays, and its tests in headless
 # Chromium; man-db and strace: the installed program's test, tests/install.sh;
 # python3-torch: the real-model tests' checkpoints and their reference, and
-# `make samples`' training; libpcre2-dev: the tokenizers' pre-tokenizer regexes).
+# `make samples`' training; libpcre2-dev: the tokenizers' pre-tokenizer regexes;
+# libxml2-utils and librsvg2-bin: the tests' parser and renderer of --svg's files).
 DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev libpcre2-dev check fonts-dejavu-core \
-        python3-numpy python3-torch xxd chromium chromium-driver python3-selenium man-db strace
+        python3-numpy python3-torch xxd chromium chromium-driver python3-selenium man-db strace libxml2-utils librsvg2-bin
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps install uninstall
 

@@ -14,6 +14,7 @@
 #include "core/variant.h"
 #include "checkpoint/model.h"
 #include "checkpoint/model_config.h"
+#include "draw/draw.h"
 #include "init_cmd.h"
 #include "io/input.h"
 #include "io/outdir.h"
@@ -58,6 +59,7 @@ typedef struct {
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int no_html;         /* --no-html: no lesson.html */
+    int svg;             /* --svg: every picture also as SVG */
     int timing;          /* --timing */
     const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
@@ -106,6 +108,8 @@ static void usage(FILE *f)
         "                     single_head_scores.png, and in report.json\n"
         "      --query N|TEXT query_NN.png shows the heads' pulls on token N, or on the last\n"
         "                     token TEXT (default: where the heads' top keys differ most)\n"
+        "      --svg          also write every picture as SVG beside its PNG (head_00.svg):\n"
+        "                     the same layout with real text, for slides that scale\n"
         "  -h, --help         this help\n"
         "      --version      print the version\n"
         "\n"
@@ -222,7 +226,7 @@ static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
            OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML,
-           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER };
+           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -246,6 +250,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"no-html", no_argument, NULL, OPT_NO_HTML},
         {"text", required_argument, NULL, OPT_TEXT},
         {"layer", required_argument, NULL, OPT_LAYER},
+        {"svg", no_argument, NULL, OPT_SVG},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -269,6 +274,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_NO_HTML: o->no_html = 1; break;
         case OPT_TEXT: o->text = optarg; break;
         case OPT_LAYER: o->layer = parse_int(optarg, 0, 1000000, "--layer"); break; /* its range: once the model is read */
+        case OPT_SVG: o->svg = 1; break;
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
             if (!render_cmap_known(optarg))
@@ -433,6 +439,8 @@ int main(int argc, char **argv)
     timing_begin(&tm, isatty(STDERR_FILENO));
     timing_phase(&tm, TIMING_LOAD);
 
+    /* --svg: every canvas drawn from here on also records its SVG. */
+    draw_svg_record(o.svg);
     /* The font and colormap first: a bad --font fails before any work. */
     Renderer *renderer = NULL;
     int rc = render_open(&renderer, &o.render, err, sizeof err);

@@ -8,7 +8,11 @@
  * bitmap is kept with the canvas for the next time it is drawn.
  *
  * Shapes: the canvas is (h, stride) bytes, row-major, each row w RGB
- * pixels; masks and glyph bitmaps are (h, w) coverage bytes 0..255. */
+ * pixels; masks and glyph bitmaps are (h, w) coverage bytes 0..255.
+ *
+ * Each shape's pixels are painted by a static *_px function; the public
+ * function calls it and, when the canvas records SVG, appends the shape's
+ * element (draw_svg.c). */
 #include "draw/draw.h"
 #include "draw/draw_parts.h"
 #include "core/status.h"
@@ -115,6 +119,34 @@ static const unsigned char *table_past_end(const unsigned char *d, size_t n, siz
     return NULL;
 }
 
+/* f's family name (the name table's record 1, Windows Unicode English, in
+ * UTF-16BE) into f->family, its printable ASCII only, quotes and
+ * backslashes left out (SVG quotes it); "" when it has none. */
+static void font_name(DrawFont *f)
+{
+    int len = 0;
+    const char *name = stbtt_GetFontNameString(&f->info, &len, STBTT_PLATFORM_ID_MICROSOFT,
+                                               STBTT_MS_EID_UNICODE_BMP, STBTT_MS_LANG_ENGLISH, 1);
+    size_t n = 0;
+    for (int i = 0; name && i + 1 < len && n + 1 < sizeof f->family; i += 2) {
+        const int unit = (unsigned char)name[i] << 8 | (unsigned char)name[i + 1];
+        if (unit >= 0x20 && unit < 0x7F && unit != '\'' && unit != '"' && unit != '\\')
+            f->family[n++] = (char)unit;
+    }
+    f->family[n] = '\0';
+}
+
+int font_has(const DrawFont *f, int cp)
+{
+    const int g = glyph_for(f, cp);
+    return g > 0 && (g != f->replacement || cp == 0xFFFD);
+}
+
+const char *font_family(const DrawFont *f)
+{
+    return f->family;
+}
+
 int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen)
 {
     *out = NULL;
@@ -165,6 +197,7 @@ int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen)
         draw_font_close(f);
         return rc;
     }
+    font_name(f);
     f->replacement = stbtt_FindGlyphIndex(&f->info, 0xFFFD);
     for (int cp = 0; cp < 128; cp++)
         f->ascii_glyph[cp] = glyph_lookup(f, cp);
@@ -200,13 +233,16 @@ int draw_canvas_reset(DrawCanvas *c, int w, int h)
     c->h = h;
     c->stride = stride;
     memset(c->px, 255, bytes);
+    if (c->svg)
+        svg_begin(c->svg, w, h);
     return MHAVIZ_OK;
 }
 
 DrawCanvas *draw_canvas_new(int w, int h)
 {
     DrawCanvas *c = calloc(1, sizeof *c);
-    if (c && (!(c->glyphs = calloc(1, sizeof *c->glyphs)) || draw_canvas_reset(c, w, h) != MHAVIZ_OK)) {
+    if (c && (!(c->glyphs = calloc(1, sizeof *c->glyphs)) || (draw_svg_recording() && !(c->svg = svg_new())) ||
+              draw_canvas_reset(c, w, h) != MHAVIZ_OK)) {
         draw_canvas_free(c);
         return NULL;
     }
@@ -218,6 +254,7 @@ void draw_canvas_free(DrawCanvas *c)
     if (!c)
         return;
     free(c->px);
+    svg_free(c->svg);
     if (c->glyphs) {
         free(c->glyphs->slot);
         free(c->glyphs->pool);
@@ -248,7 +285,10 @@ void draw_blend(unsigned char *p, DrawRgb col, int a)
     p[2] = (unsigned char)((p[2] * b + col.b * a + 127) / 255);
 }
 
-void draw_fill_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
+/* The pixels of draw_fill_rect, and those of an outline and a frame
+ * (drawn as rectangles 1 pixel wide); the public functions below also add
+ * their element to the SVG. */
+static void fill_px(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
 {
     int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
     int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
@@ -257,18 +297,37 @@ void draw_fill_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
             put_px(c, xx, yy, col);
 }
 
+static void stroke_px(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
+{
+    fill_px(c, x, y, w, 1, col);
+    fill_px(c, x, y + h - 1, w, 1, col);
+    fill_px(c, x, y, 1, h, col);
+    fill_px(c, x + w - 1, y, 1, h, col);
+}
+
+void draw_fill_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
+{
+    fill_px(c, x, y, w, h, col);
+    if (c->svg)
+        svg_rect(c->svg, x, y, w, h, col);
+}
+
 void draw_stroke_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
 {
-    draw_fill_rect(c, x, y, w, 1, col);
-    draw_fill_rect(c, x, y + h - 1, w, 1, col);
-    draw_fill_rect(c, x, y, 1, h, col);
-    draw_fill_rect(c, x + w - 1, y, 1, h, col);
+    stroke_px(c, x, y, w, h, col);
+    if (c->svg && (w <= 2 || h <= 2)) /* no hole inside: a filled rectangle */
+        svg_rect(c->svg, x, y, w, h, col);
+    else if (c->svg) /* the line's centre half a pixel inside */
+        svg_stroke(c->svg, (float)x + 0.5f, (float)y + 0.5f, (float)w - 1.0f, (float)h - 1.0f, 1.0f, col);
 }
 
 void draw_frame(DrawCanvas *c, int x, int y, int w, int h, int px, DrawRgb col)
 {
     for (int k = 1; k <= px; k++)
-        draw_stroke_rect(c, x - k, y - k, w + 2 * k, h + 2 * k, col);
+        stroke_px(c, x - k, y - k, w + 2 * k, h + 2 * k, col);
+    if (c->svg && px > 0) /* a line px wide, its centre px / 2 outside */
+        svg_stroke(c->svg, (float)x - 0.5f * (float)px, (float)y - 0.5f * (float)px, (float)(w + px),
+                   (float)(h + px), (float)px, col);
 }
 
 /* n pixels at p of the hatching: pixel i is hatch when (phase + i) mod 8 < 2.
@@ -287,13 +346,96 @@ static void hatch_row(unsigned char *p, int n, int phase, DrawRgb bg, DrawRgb ha
     }
 }
 
-void draw_fill_hatched(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch)
+static void hatched_px(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch)
 {
     int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
     int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
     for (int yy = y0; yy < y1; yy++)
         if (x1 > x0)
             hatch_row(draw_pixel(c, x0, yy), x1 - x0, ((x0 - ox) + (yy - oy)) & 7, bg, hatch);
+}
+
+void draw_fill_hatched(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch)
+{
+    hatched_px(c, x, y, w, h, ox, oy, bg, hatch);
+    if (c->svg)
+        svg_hatched(c->svg, x, y, w, h, ox, oy, bg, hatch);
+}
+
+/* The pixels of draw_cells. */
+static void cells_px(DrawCanvas *c, int x0, int y0, int n, int cell, DrawCellColour colour, const void *ctx,
+                     DrawRgb bg, DrawRgb hatch)
+{
+    const int side = n * cell;
+    if (x0 < 0 || y0 < 0 || x0 + side > c->w || y0 + side > c->h) {
+        /* partly off the canvas (a figure too small for its panels): cell by cell, clipped */
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                DrawRgb col;
+                const int x = x0 + j * cell, y = y0 + i * cell;
+                if (colour(ctx, i, j, &col))
+                    fill_px(c, x, y, cell, cell, col);
+                else
+                    hatched_px(c, x, y, cell, cell, x0, y0, bg, hatch);
+            }
+        }
+        return;
+    }
+    /* Row of cells i: the first pixel row of its visible cells is drawn
+     * cell by cell, then each stretch of visible cells is copied into the
+     * cell's other pixel rows; each stretch of masked cells is hatched
+     * (the hatching moves one pixel per row). */
+    for (int i = 0; i < n; i++) {
+        const int y = y0 + i * cell;
+        unsigned char *row0 = draw_pixel(c, x0, y);
+        int start = 0, start_visible = 0;
+        for (int j = 0; j <= n; j++) {
+            int visible = 0;
+            DrawRgb col;
+            if (j < n)
+                visible = colour(ctx, i, j, &col);
+            if (j > 0 && (j == n || visible != start_visible)) {
+                /* the stretch of cells start .. j-1 ends here */
+                const int x = x0 + start * cell, w = (j - start) * cell;
+                if (start_visible)
+                    for (int yy = 1; yy < cell; yy++)
+                        memcpy(draw_pixel(c, x, y + yy), draw_pixel(c, x, y), 3 * (size_t)w);
+                else
+                    hatched_px(c, x, y, w, cell, x0, y0, bg, hatch);
+                start = j;
+            }
+            if (j == 0)
+                start_visible = visible;
+            else if (j < n && start == j)
+                start_visible = visible;
+            if (j < n && visible) {
+                unsigned char *p = row0 + 3 * (size_t)j * cell;
+                for (int k = 0; k < cell; k++)
+                    p[3 * k] = col.r, p[3 * k + 1] = col.g, p[3 * k + 2] = col.b;
+            }
+        }
+    }
+}
+
+void draw_cells(DrawCanvas *c, int x, int y, int n, int cell, DrawCellColour colour, const void *ctx, DrawRgb bg,
+                DrawRgb hatch)
+{
+    cells_px(c, x, y, n, cell, colour, ctx, bg, hatch);
+    if (!c->svg)
+        return;
+    if (cell < SVG_CELL_MIN_PX || n > SVG_CELLS_MAX) { /* a fine grid: its pixels */
+        svg_image(c->svg, c, x, y, n * cell, n * cell);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            DrawRgb col;
+            if (colour(ctx, i, j, &col))
+                svg_rect(c->svg, x + j * cell, y + i * cell, cell, cell, col);
+            else
+                svg_hatched(c->svg, x + j * cell, y + i * cell, cell, cell, x, y, bg, hatch);
+        }
+    }
 }
 
 /* Each pixel near the line is covered by how far its centre lies inside
@@ -334,6 +476,8 @@ void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thic
                 draw_blend(draw_pixel(c, x, y), col, cover >= 1.0f ? 255 : (int)lroundf(cover * 255.0f));
         }
     }
+    if (c->svg)
+        svg_line(c->svg, x0, y0, x1, y1, thickness, col);
 }
 
 /* ------------------------------------------------------------- colour maps */

@@ -12,7 +12,11 @@
  * pixel; whatever falls outside the canvas is clipped. Drawing is
  * single-threaded per canvas; several threads may draw on canvases of
  * their own with one DrawFont. The same calls give the same pixels, and
- * the same PNG bytes, whatever thread makes them. */
+ * the same PNG bytes, whatever thread makes them.
+ *
+ * With draw_svg_record(1) every canvas also records what is drawn on it
+ * as an SVG document (draw_svg.c): one layout, written twice, as pixels
+ * and as vector shapes with real text. */
 #ifndef MHAVIZ_DRAW_H
 #define MHAVIZ_DRAW_H
 
@@ -38,6 +42,7 @@ int draw_nomem(char *err, size_t errlen, const char *path);
 /* ------------------------------------------------------------------ canvas */
 
 typedef struct DrawGlyphs DrawGlyphs;
+typedef struct DrawSvg DrawSvg;
 
 /* w x h pixels at px: pixel (x, y) is the 3 bytes R, G, B at
  * px + y stride + 3 x (draw_pixel). The other fields are the canvas's own. */
@@ -47,7 +52,23 @@ typedef struct {
     unsigned char *px;  /* (h, w, 3) */
     size_t cap;         /* bytes px has room for */
     DrawGlyphs *glyphs; /* glyph bitmaps this canvas's text used, kept for the next text */
+    DrawSvg *svg;       /* NULL, or the SVG document of what is drawn (draw_svg_record) */
 } DrawCanvas;
+
+/* SVG beside every PNG: after draw_svg_record(1), every canvas made with
+ * draw_canvas_new also records each rectangle, line, hatching, text and
+ * map drawn on it as an element of an SVG document, begun again at each
+ * draw_canvas_reset, and draw_write_png writes it beside the PNG
+ * (outdir_svg_beside: head_00.png -> head_00.svg). Set it before any
+ * drawing thread starts. The pixels, and the PNG bytes, are the same
+ * either way. draw_svg_recording says whether it is set. */
+void draw_svg_record(int on);
+int draw_svg_recording(void);
+
+/* About the most bytes the SVG document of a picture takes that holds
+ * maps maps (draw_cells) of n x n cells, side pixels a side, for a run's
+ * memory estimate. */
+size_t draw_svg_bytes(int maps, int n, int side);
 
 /* A white w x h canvas (w, h >= 1), or NULL when out of memory. The caller
  * owns it and frees it with draw_canvas_free. */
@@ -84,6 +105,18 @@ void draw_frame(DrawCanvas *c, int x, int y, int w, int h, int px, DrawRgb col);
  * neighbouring rectangles hatched from the same origin join up. */
 void draw_fill_hatched(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch);
 
+/* The colour of cell (i, j) of a grid (row i, column j) into *col;
+ * returns 0 when the cell is masked (hatched instead). */
+typedef int (*DrawCellColour)(const void *ctx, int i, int j, DrawRgb *col);
+
+/* A map: n x n cells of cell x cell pixels, the first's top-left pixel at
+ * (x, y); cell (i, j) filled in the colour colour(ctx, i, j, ...) gives,
+ * or when masked hatched as draw_fill_hatched from (x, y) in bg and
+ * hatch. In the SVG each cell is a <rect>, or the whole map one <image>
+ * when its cells are too small or too many (draw_svg.c). */
+void draw_cells(DrawCanvas *c, int x, int y, int n, int cell, DrawCellColour colour, const void *ctx, DrawRgb bg,
+                DrawRgb hatch);
+
 /* A straight line thickness pixels wide from point (x0, y0) to (x1, y1),
  * with round ends and smoothed edges. Points are in pixel units: pixel
  * (x, y) covers [x, x + 1) x [y, y + 1), so (x + 0.5, y + 0.5) is its
@@ -91,8 +124,9 @@ void draw_fill_hatched(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy
 void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thickness, DrawRgb col);
 
 /* Write c as the PNG file path (8-bit RGB), through stb_image_write with
- * libdeflate as its compressor (draw_png.c). The bytes depend only on the
- * pixels (and on libdeflate's version). Returns MHAVIZ_OK, MHAVIZ_EIO
+ * libdeflate as its compressor (draw_png.c), and when c records SVG its
+ * document beside it. The PNG's bytes depend only on the pixels (and on
+ * libdeflate's version). Returns MHAVIZ_OK, MHAVIZ_EIO
  * (cannot create or write the file, full disk included; err names it; a
  * regular file left half-written is removed), MHAVIZ_ENOMEM, or
  * MHAVIZ_EINPUT when the canvas is too big for the encoder (over 2 GB). */

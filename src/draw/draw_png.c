@@ -10,6 +10,7 @@
  * not clash with libstb's. */
 #include "core/status.h"
 #include "draw/draw.h"
+#include "draw/draw_parts.h"
 
 #include <libdeflate.h>
 
@@ -75,9 +76,9 @@ static void set_filter(void)
     stbi_write_force_png_filter = PNG_FILTER;
 }
 
-/* Write n bytes to the file path; a regular file left half-written is
- * removed (a device such as /dev/full stays). */
-static int write_file(const char *path, const unsigned char *bytes, size_t n, char *err, size_t errlen)
+/* A regular file left half-written is removed (a device such as
+ * /dev/full stays). */
+int write_file(const char *path, const unsigned char *bytes, size_t n, const char *what, char *err, size_t errlen)
 {
     errno = 0;
     FILE *f = fopen(path, "wb");
@@ -96,7 +97,7 @@ static int write_file(const char *path, const unsigned char *bytes, size_t n, ch
     if (!ok) {
         if (regular)
             remove(path);
-        snprintf(err, errlen, "%s: cannot write the PNG: %s", path, strerror(saved ? saved : EIO));
+        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(saved ? saved : EIO));
         return MHAVIZ_EIO;
     }
     return MHAVIZ_OK;
@@ -109,14 +110,21 @@ int draw_write_png(const DrawCanvas *c, const char *path, char *err, size_t errl
         snprintf(err, errlen, "%s: a picture of %d x %d pixels is too big for a PNG here", path, c->w, c->h);
         return MHAVIZ_EINPUT;
     }
-    pthread_once(&filter_once, set_filter);
     int len = 0;
-    unsigned char *png = stbi_write_png_to_mem(c->px, (int)c->stride, c->w, c->h, 3, &len);
+    unsigned char *png = png_encode(c, 0, 0, c->w, c->h, &len);
     if (!png) {
         snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
         return MHAVIZ_ENOMEM;
     }
-    const int rc = write_file(path, png, (size_t)len, err, errlen);
+    int rc = write_file(path, png, (size_t)len, "PNG", err, errlen);
     free(png);
+    if (rc == MHAVIZ_OK && c->svg)
+        rc = svg_write(c->svg, path, err, errlen);
     return rc;
+}
+
+unsigned char *png_encode(const DrawCanvas *c, int x, int y, int w, int h, int *len)
+{
+    pthread_once(&filter_once, set_filter);
+    return stbi_write_png_to_mem(draw_pixel(c, x, y), (int)c->stride, w, h, 3, len);
 }

@@ -27,6 +27,7 @@ static int utf8_next(const char **s)
 typedef struct {
     int w, h, baseline;
     float px;          /* line height the text was set at */
+    float advance;     /* its advance width */
     unsigned char *a;  /* (h, w) coverage 0..255 */
     int ink_x0, ink_x1, ink_y0, ink_y1; /* every covered cell lies in columns ink_x0..ink_x1-1, rows
                                            ink_y0..ink_y1-1 (most of a mask is empty: blit_mask skips the rest) */
@@ -233,6 +234,7 @@ static int text_mask(const DrawFont *f, DrawGlyphs *gc, const char *s, float px,
     int n;
     const float w = text_run(f, s, px, placed, &n, 0.0f, NULL);
     m->px = px;
+    m->advance = w;
     m->baseline = PAD + (int)ceilf((float)ascent * scale);
     m->h = m->baseline + (int)ceilf((float)-descent * scale) + PAD + 1;
     m->w = (int)ceilf(w) + 2 * PAD + 1;
@@ -244,13 +246,23 @@ static int text_mask(const DrawFont *f, DrawGlyphs *gc, const char *s, float px,
     return m->a ? MHAVIZ_OK : MHAVIZ_ENOMEM;
 }
 
+/* The mask pixel (*ax, *ay) of m that anchor (along, across) names: the
+ * pen's start (column PAD), the middle or the end of the text; the top of
+ * the mask, the visual middle of its capitals (0.32 of the line height
+ * above the baseline), or its bottom. */
+static void anchor_in_mask(const TextMask *m, int along, int across, int *ax, int *ay)
+{
+    *ax = along == DRAW_START ? PAD : along == DRAW_MID ? m->w / 2 : m->w - PAD - 1;
+    *ay = across == DRAW_TOP ? 0 : across == DRAW_MID ? m->baseline - (int)lroundf(0.32f * m->px) : m->h - 1;
+}
+
 /* Blend mask m (text set at line height m->px) in colour col so that its
  * anchor (along, across) lands on canvas point (x, y). rotated: turned 90
  * degrees counter-clockwise (read bottom to top). */
 static void blit_mask(DrawCanvas *c, const TextMask *m, int x, int y, int along, int across, DrawRgb col, int rotated)
 {
-    const int ax = along == DRAW_START ? PAD : along == DRAW_MID ? m->w / 2 : m->w - PAD - 1;
-    const int ay = across == DRAW_TOP ? 0 : across == DRAW_MID ? m->baseline - (int)lroundf(0.32f * m->px) : m->h - 1;
+    int ax, ay;
+    anchor_in_mask(m, along, across, &ax, &ay);
     for (int my = m->ink_y0; my < m->ink_y1; my++) {
         const unsigned char *a = m->a + (size_t)my * m->w;
         /* Mask row my lands on canvas row y + my - ay (unrotated) or on
@@ -314,8 +326,8 @@ static int log_text(const char *s, const TextMask *m, int x, int y, int along, i
     snprintf(e->text, sizeof e->text, "%s", s);
     e->px = m->px;
     e->rotated = rotated;
-    const int ax = along == DRAW_START ? PAD : along == DRAW_MID ? m->w / 2 : m->w - PAD - 1;
-    const int ay = across == DRAW_TOP ? 0 : across == DRAW_MID ? m->baseline - (int)lroundf(0.32f * m->px) : m->h - 1;
+    int ax, ay;
+    anchor_in_mask(m, along, across, &ax, &ay);
     if (!rotated) {
         e->x0 = x - ax + m->ink_x0, e->x1 = x - ax + m->ink_x1;
         e->y0 = y - ay + m->ink_y0, e->y1 = y - ay + m->ink_y1;
@@ -324,6 +336,28 @@ static int log_text(const char *s, const TextMask *m, int x, int y, int along, i
         e->y0 = y + ax - m->ink_x1 + 1, e->y1 = y + ax - m->ink_x0 + 1;
     }
     return MHAVIZ_OK;
+}
+
+/* Text s, drawn from mask m anchored as blit_mask places it, as an SVG
+ * <text>: the font size is the em square stb_truetype scaled to px, the
+ * anchor along the text is the same point of the pen's line (the pen
+ * starts at mask column PAD: the text's start, middle or end), and across
+ * it the baseline (the top edge of mask row m->baseline). Unrotated, mask
+ * point (u, v) lies at canvas (x - ax + u, y - ay + v); rotated, at
+ * (x - ay + v, y + ax + 1 - u) (blit_mask: mask row my on canvas column
+ * x + my - ay, mask column mx on canvas row y + ax - mx). */
+static void svg_of_text(DrawSvg *svg, const DrawFont *f, const char *s, const TextMask *m, int x, int y,
+                        int along, int across, DrawRgb col, int rotated)
+{
+    int ax, ay;
+    anchor_in_mask(m, along, across, &ax, &ay);
+    const float u = (float)PAD + (along == DRAW_START ? 0.0f : along == DRAW_MID ? 0.5f : 1.0f) * m->advance;
+    const float v = (float)m->baseline;
+    const float em = stbtt_ScaleForPixelHeight(&f->info, m->px) / stbtt_ScaleForMappingEmToPixels(&f->info, 1.0f);
+    if (!rotated)
+        svg_text(svg, f, s, em, (float)(x - ax) + u, (float)(y - ay) + v, along, 0, col);
+    else
+        svg_text(svg, f, s, em, (float)(x - ay) + v, (float)(y + ax + 1) - u, along, 1, col);
 }
 
 /* Draw s at line height px, anchored as blit_mask says. Returns MHAVIZ_OK
@@ -337,6 +371,8 @@ int draw_text(DrawCanvas *c, const DrawFont *f, const char *s, float px, int x, 
     if (text_mask(f, c->glyphs, s, px, &m) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
     blit_mask(c, &m, x, y, along, across, col, rotated);
+    if (c->svg)
+        svg_of_text(c->svg, f, s, &m, x, y, along, across, col, rotated);
     const int rc = text_log ? log_text(s, &m, x, y, along, across, rotated) : MHAVIZ_OK;
     free(m.a);
     return rc;

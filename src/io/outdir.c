@@ -540,3 +540,14 @@ void outdir_variant_folder(char *buf, size_t len, int n_kv)
 {
     snprintf(buf, len, "kv%d", n_kv);
 }
+
+char *outdir_svg_beside(const char *png_path)
+{
+    size_t stem = strlen(png_path);
+    if (stem >= 4 && strcmp(png_path + stem - 4, ".png") == 0)
+        stem -= 4;
+    char *p = malloc(stem + sizeof ".svg");
+    if (p)
+        snprintf(p, stem + sizeof ".svg", "%.*s.svg", (int)stem, png_path);
+    return p;
+}

@@ -55,4 +55,10 @@ void outdir_abort(OutDir *o);
 void outdir_head_name(char *buf, size_t len, int h, int n_heads);
 void outdir_variant_folder(char *buf, size_t len, int n_kv);
 
+/* The SVG written beside the picture at png_path (--svg): its ".png"
+ * replaced by ".svg" ("out/head_00.png" -> "out/head_00.svg"), or ".svg"
+ * added to a name without one. The caller frees it; NULL when out of
+ * memory. */
+char *outdir_svg_beside(const char *png_path);
+
 #endif

@@ -167,60 +167,29 @@ static inline float block_value(const float *v, int T, int causal, const Grid *g
     return n ? (float)(sum / n) : 0.0f;
 }
 
+/* What draw_cells asks the colour of: a map's blocks on its scale. */
+typedef struct {
+    const float *v; /* (T, T) */
+    int T, causal;
+    const Grid *g;
+    const Scale *s;
+} MapCells;
+
+static int block_colour(const void *ctx, int bi, int bj, DrawRgb *col)
+{
+    const MapCells *m = ctx;
+    int visible;
+    const float val = block_value(m->v, m->T, m->causal, m->g, bi, bj, &visible);
+    if (visible)
+        *col = scale_color(m->s, val);
+    return visible;
+}
+
 void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
                        const Scale *s)
 {
-    const int side = g->B * g->cell;
-    if (x0 < 0 || y0 < 0 || x0 + side > c->w || y0 + side > c->h) {
-        /* partly off the canvas (a figure too small for its panels): cell by cell, clipped */
-        for (int bi = 0; bi < g->B; bi++) {
-            for (int bj = 0; bj < g->B; bj++) {
-                int visible;
-                const float val = block_value(v, T, causal, g, bi, bj, &visible);
-                const int x = x0 + bj * g->cell, y = y0 + bi * g->cell;
-                if (visible)
-                    draw_fill_rect(c, x, y, g->cell, g->cell, scale_color(s, val));
-                else
-                    draw_fill_hatched(c, x, y, g->cell, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
-            }
-        }
-        return;
-    }
-    /* Row of blocks bi: the first pixel row of its visible blocks is drawn
-     * block by block, then each stretch of visible blocks is copied into the
-     * cell's other pixel rows; each stretch of masked blocks is hatched
-     * (the hatching moves one pixel per row). */
-    for (int bi = 0; bi < g->B; bi++) {
-        const int y = y0 + bi * g->cell;
-        unsigned char *row0 = draw_pixel(c, x0, y);
-        int start = 0, start_visible = 0;
-        for (int bj = 0; bj <= g->B; bj++) {
-            int visible = 0;
-            float val = 0.0f;
-            if (bj < g->B)
-                val = block_value(v, T, causal, g, bi, bj, &visible);
-            if (bj > 0 && (bj == g->B || visible != start_visible)) {
-                /* the stretch of blocks start .. bj-1 ends here */
-                const int x = x0 + start * g->cell, w = (bj - start) * g->cell;
-                if (start_visible)
-                    for (int yy = 1; yy < g->cell; yy++)
-                        memcpy(draw_pixel(c, x, y + yy), draw_pixel(c, x, y), 3 * (size_t)w);
-                else
-                    draw_fill_hatched(c, x, y, w, g->cell, x0, y0, s->mask_bg, s->mask_hatch);
-                start = bj;
-            }
-            if (bj == 0)
-                start_visible = visible;
-            else if (bj < g->B && start == bj)
-                start_visible = visible;
-            if (bj < g->B && visible) {
-                const DrawRgb col = scale_color(s, val);
-                unsigned char *p = row0 + 3 * (size_t)bj * g->cell;
-                for (int i = 0; i < g->cell; i++)
-                    p[3 * i] = col.r, p[3 * i + 1] = col.g, p[3 * i + 2] = col.b;
-            }
-        }
-    }
+    const MapCells m = {v, T, causal, g, s};
+    draw_cells(c, x0, y0, g->B, g->cell, block_colour, &m, s->mask_bg, s->mask_hatch);
 }
 
 /* The text printed in a cell: a weight as measures_weight_text prints it

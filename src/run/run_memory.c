@@ -17,13 +17,22 @@
  * stream (pictures of flat cells compress to a few percent). */
 static double canvas_bytes(int w, int h) { return 2.0 * (1.0 + 3.0 * w) * h + (1 << 20); }
 
+/* The same, and with --svg the SVG document the canvas keeps beside its
+ * pixels, for a picture of maps maps of n x n cells, side pixels a side
+ * (draw_svg_bytes). */
+static double picture_bytes(int w, int h, int maps, int n, int side)
+{
+    return canvas_bytes(w, h) + (draw_svg_recording() ? (double)draw_svg_bytes(maps, n, side) : 0.0);
+}
+
 /* Bytes the pictures hold at once. Each drawing thread keeps one canvas,
  * as large as the largest picture it drew: at worst two threads draw
  * overview.png and sharpness.png at --size, two others the 1920 x 1080
  * slides (query_NN.png, architecture.png), and every other one heatmaps
  * of T tokens; a thread may draw several of these. And the heap keeps, for
  * each thread, the freed filtered copy of a 1920 x 1080 slide for its next
- * picture (cli/main.c's mallopt). -1 when out of memory. */
+ * picture (cli/main.c's mallopt). With --svg, each canvas also keeps its
+ * picture's SVG document. -1 when out of memory. */
 static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n_pictures)
 {
     RenderLayout heat;
@@ -32,9 +41,11 @@ static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n
         render_overview_layout(r, in->cfg.n_heads + 1, in->cfg.T, in->tokens, in->cfg.causal, NULL, &over) !=
             MHAVIZ_OK)
         return -1;
-    const double heatmap = canvas_bytes(heat.width, heat.height);
-    const double fixed = fmax(canvas_bytes(SLIDE_W, SLIDE_H), heatmap);
-    const double largest = fmax(canvas_bytes(over.width, over.height), fixed);
+    const int T = in->cfg.T, heat_n = (T + heat.block - 1) / heat.block, over_n = T < over.side ? T : over.side;
+    const double heatmap = picture_bytes(heat.width, heat.height, 1, heat_n, heat.cell * heat_n);
+    const double fixed = fmax(picture_bytes(SLIDE_W, SLIDE_H, 0, 0, 0), heatmap); /* no maps */
+    const double largest =
+        fmax(picture_bytes(over.width, over.height, in->cfg.n_heads + 1, over_n, over.side), fixed);
     const int held = threads < n_pictures ? threads : n_pictures; /* canvases */
     const int at_size = held < 2 ? held : 2;                         /* overview, sharpness */
     const int at_fixed = held - at_size < 2 ? held - at_size : 2;    /* the two slides */

@@ -1,7 +1,8 @@
 /* run_memory.h — the memory a whole run needs, estimated before it starts
  * (--max-memory refuses a run over it; --timing prints it): every
  * variant's arrays (core/memory.h, the model the loader checks first), the
- * parse, the pictures' canvases, and the program. */
+ * parse, the pictures' canvases (and their SVG documents, with --svg), and
+ * the program. */
 #ifndef MHAVIZ_RUN_MEMORY_H
 #define MHAVIZ_RUN_MEMORY_H
 

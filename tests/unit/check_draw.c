@@ -408,7 +408,7 @@ END_TEST
 START_TEST(too_big_for_the_encoder_is_refused)
 {
     unsigned char one[3] = {0, 0, 0};
-    const DrawCanvas c = {40000, 20000, 3 * 40000, one, sizeof one, NULL};
+    const DrawCanvas c = {40000, 20000, 3 * 40000, one, sizeof one, NULL, NULL};
     char err[MHAVIZ_ERRLEN] = "";
     unlink(path);
     ck_assert_int_eq(draw_write_png(&c, path, err, sizeof err), MHAVIZ_EINPUT);

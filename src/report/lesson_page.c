@@ -401,7 +401,7 @@ static cJSON *cmap_hex(DrawCmap cmap, int entries)
  * presenter mode's one map: for each, C plans the token labels by the
  * pictures' one rule (labels.h), at line heights up to the given px. The
  * page takes the largest side that is not larger than its map. */
-static const int PAGE_MAP_SIDES[] = {96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 448, 512};
+static const int PAGE_MAP_SIDES[] = {64, 80, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 448, 512};
 static const int PRESENTER_SIDES[] = {360, 420, 480, 560, 640, 720, 800, 880, 960};
 #define PAGE_LABEL_PX 16.0f      /* the maps' labels: from LABELS_MIN_PX (14) to this */
 #define PRESENTER_LABEL_PX 28.0f /* presenter mode's, read from the back of the room */

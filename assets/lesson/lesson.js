@@ -707,7 +707,8 @@ function renderPresenter() {
   const f = mapFacts(k, p);
   document.getElementById('presenter-h').textContent = `${mapLabel(k, p)} · query ${tokenName(i)}`;
   const box = document.getElementById('presenter-map');
-  const room = Math.min(window.innerWidth - 48, window.innerHeight - 190);
+  /* the window less the title above and the side column (380 px and its gap) beside */
+  const room = Math.min(window.innerWidth - 48 - 404, window.innerHeight - 80);
   /* the largest side whose map and labels fit the room */
   let plan = null;
   for (const candidate of [...facts.labels.maps, ...facts.labels.presenter])

@@ -491,8 +491,9 @@ static cJSON *quiz_facts(const QuizFile *q)
     cJSON *list = cJSON_CreateArray();
     for (int i = 0; q && i < q->n; i++) {
         const QuizQuestion *x = &q->questions[i];
-        cJSON *o = cJSON_CreateObject(), *options = cJSON_AddArrayToObject(o, "options");
+        cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "question", x->question);
+        cJSON *options = cJSON_AddArrayToObject(o, "options");
         cJSON_AddNumberToObject(o, "answer", x->answer);
         for (int m = 0; m < x->n_options; m++) {
             cJSON *opt = cJSON_CreateObject();

@@ -18,6 +18,7 @@
 #include "init_cmd.h"
 #include "io/input.h"
 #include "io/outdir.h"
+#include "io/quiz_file.h"
 #include "models/chance_draw.h"
 #include "pictures/pull_slide.h"
 #include "pictures/render.h"
@@ -60,6 +61,7 @@ typedef struct {
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int no_html;         /* --no-html: no lesson.html */
     int svg;             /* --svg: every picture also as SVG */
+    const char *quiz;    /* --quiz: the teacher's questions for lesson.html; NULL = none */
     int timing;          /* --timing */
     const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
@@ -96,6 +98,8 @@ static void usage(FILE *f)
         "      --npy          write report.json's matrices as .npy files beside it (default:\n"
         "                     only past %d M numbers in all)\n"
         "      --no-html      do not write lesson.html (the interactive page with the quiz)\n"
+        "      --quiz FILE    add your own questions to lesson.html's quiz (a JSON file:\n"
+        "                     see docs/lesson.md)\n"
         "\n"
         "Pictures:\n"
         "      --cmap NAME    viridis (default), magma, cividis or gray\n"
@@ -225,7 +229,7 @@ static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, Grouping *g
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
-           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML,
+           OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML, OPT_QUIZ,
            OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
@@ -251,6 +255,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"text", required_argument, NULL, OPT_TEXT},
         {"layer", required_argument, NULL, OPT_LAYER},
         {"svg", no_argument, NULL, OPT_SVG},
+        {"quiz", required_argument, NULL, OPT_QUIZ},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -275,6 +280,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_TEXT: o->text = optarg; break;
         case OPT_LAYER: o->layer = parse_int(optarg, 0, 1000000, "--layer"); break; /* its range: once the model is read */
         case OPT_SVG: o->svg = 1; break;
+        case OPT_QUIZ: o->quiz = optarg; break; /* read and checked before the input */
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
             if (!render_cmap_known(optarg))
@@ -301,6 +307,8 @@ static void parse_args(int argc, char **argv, Options *o)
         default: usage_error("unknown option '%s' (or an abbreviation that fits several)", argv[optind - 1]); break;
         }
     }
+    if (o->quiz && o->no_html)
+        usage_error("--quiz adds questions to lesson.html, which --no-html leaves out%s", "");
     if (optind == argc)
         usage_error("no input file given%s", "");
     if (optind + 1 < argc)
@@ -430,6 +438,7 @@ int main(int argc, char **argv)
 
     char err[MHAVIZ_ERRLEN] = "";
     MhaInput in = {0};
+    QuizFile quiz = {0};
     Variant *vars = NULL; /* (n_vars) the K/V layouts, most K/V heads first */
     int kv[VARIANTS_MAX], n_vars = 0;
     OutDir out = {0};
@@ -445,6 +454,10 @@ int main(int argc, char **argv)
     Renderer *renderer = NULL;
     int rc = render_open(&renderer, &o.render, err, sizeof err);
     if (rc != MHAVIZ_OK)
+        goto cleanup;
+
+    /* --quiz: the teacher's questions, checked before any work. */
+    if (o.quiz && (rc = quiz_file_load(o.quiz, &quiz, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
 
     InputLimits lim;
@@ -531,7 +544,7 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
-    const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html};
+    const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html, o.quiz ? &quiz : NULL};
     rc = variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);
@@ -576,5 +589,6 @@ cleanup:
     free(vars);
     render_close(renderer);
     input_free(&in);
+    quiz_file_free(&quiz);
     return rc;
 }

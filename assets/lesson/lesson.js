@@ -1,17 +1,23 @@
 /* lesson.js — the lesson page of one mhaviz run.
  *
  * Reads what mhaviz embedded in this file (the facts as JSON, the maps as
- * base64: see src/lesson_page.h), draws every map on canvas, and shows for
- * one query token every head's row beside the wide head's, with each
- * weight as text. Point at a token (or focus it) to look, click (Enter) to
- * lock, Esc to unlock. No library, no network. quiz.js follows this file
- * in the same script and uses its functions. */
+ * base64: see src/report/lesson_page.h), draws every map on canvas with its
+ * token labels, and shows for one query token every head's row beside the
+ * comparison head's, with each weight as text. Point at a token (or focus
+ * it) to look, click (Enter) to lock, Esc to unlock; P (or the button)
+ * shows one map at a time, full screen. No library, no network.
+ *
+ * Every name, token label, role word and threshold comes from the facts
+ * (the C side keeps each in one place): this file keeps none of its own.
+ * quiz.js follows this file in the same script and uses its functions. */
 'use strict';
 
 const facts = JSON.parse(document.getElementById('facts').textContent);
 const T = facts.T;
 const H = facts.n_heads;
-const WIDE = H; /* map index of the wide head: maps 0 .. H-1 are the heads */
+const WIDE = H; /* map index of the comparison head: maps 0 .. H-1 are the heads */
+const WORDS = facts.words; /* the comparison head's names, the roles in words, the thresholds */
+const RIVAL = WORDS.rival;
 const mapsText = document.getElementById('maps-data').textContent.trim();
 const mapsBytes = decodeBase64(mapsText);
 const mapsView = new DataView(mapsBytes.buffer);
@@ -19,6 +25,7 @@ const summary = facts.maps.mode === 'summary';
 
 const MASK = facts.colours.mask;               /* the masked cells' colour, as in the PNGs */
 const SCORES_MASK = facts.colours.scores_mask; /* the same in the score maps */
+const SCORES_CLIPPED = facts.colours.scores_clipped; /* score cells below the scale's end */
 const WEIGHT_COLOURS = hexColours(facts.colours.weights); /* 256 entries, 0 .. 1 */
 const SCORE_COLOURS = hexColours(facts.colours.scores);   /* 128 entries, -m .. 0 */
 
@@ -28,7 +35,7 @@ const state = {
   locked: false,      /* a click (Enter) locked the query; Esc unlocks */
   values: 'weights',  /* 'weights' or 'scores' */
   shown: new Array(H).fill(true), /* the head toggles */
-  zoom: -1,           /* the zoomed map, -1 for none */
+  presenter: -1,      /* the map presenter mode shows, -1 when it is off */
 };
 
 /* ------------------------------------------------------------ the embedded numbers */
@@ -58,10 +65,12 @@ function hexColours(hex) {
   return out;
 }
 
-/* Keys query i may see. */
-function visibleKeys(i) { return facts.causal ? i + 1 : T; }
+/* Keys query i may see (mha_visible_keys, in the facts). */
+function visibleKeys(i) { return facts.visible_keys[i]; }
 
-const CELLS = facts.causal ? T * (T + 1) / 2 : T * T; /* visible cells of a map */
+const ROW_START = [0]; /* the first visible cell of each query's row, in a full page's map */
+for (let i = 0; i < T; i++) ROW_START.push(ROW_START[i] + visibleKeys(i));
+const CELLS = ROW_START[T]; /* visible cells of a map */
 
 /* Byte offset of map p of variant k (both layouts: src/lesson_page.c). */
 function mapOffset(k, p) {
@@ -75,8 +84,7 @@ function mapOffset(k, p) {
 function mapRow(k, p, i, which) {
   if (!summary) {
     const n = visibleKeys(i);
-    const start = facts.causal ? i * (i + 1) / 2 : i * T;
-    const base = mapOffset(k, p) + (which === 'scores' ? CELLS * 2 : 0) + start * 2;
+    const base = mapOffset(k, p) + (which === 'scores' ? CELLS * 2 : 0) + ROW_START[i] * 2;
     const keys = [], values = [];
     for (let j = 0; j < n; j++) {
       keys.push(j);
@@ -108,15 +116,21 @@ function topOf(row) {
 
 /* ------------------------------------------------------------ words */
 
-/* A token as every picture shows it: a newline as \n, a tab as \t, the empty token as "". */
-function tokenLabel(t) {
-  if (t === '') return '""';
-  return t.replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/[\u0000-\u001f\u007f]/g, '?');
-}
+/* Token i as every picture and report.txt show it (token_text in C). */
+function tokenLabel(i) { return facts.token_labels[i]; }
 
-function tokenName(i) { return `'${tokenLabel(facts.tokens[i])}' (${i})`; }
+function tokenName(i) { return `'${tokenLabel(i)}' (${i})`; }
 
-function mapName(p) { return p === WIDE ? 'the wide head' : `head ${p}`; }
+/* Map p's name in a sentence ("head 2", "the wide head") and as a title. */
+function mapName(p) { return p === WIDE ? RIVAL.the : `head ${p}`; }
+function mapTitle(p) { return p === WIDE ? RIVAL.title : `head ${p}`; }
+
+/* s with its first letter in capitals, to start a sentence. */
+function capital(s) { return s.charAt(0).toUpperCase() + s.slice(1); }
+
+/* What role r means, in the report's words. */
+function roleWords(r) { return WORDS.roles[r]; }
+function isPatternRole(r) { return WORDS.pattern_roles.includes(r); }
 
 function mapFacts(k, p) {
   const v = facts.variants[k];
@@ -137,7 +151,7 @@ function sideText(x, decimals, at) {
 /* A weight as the pictures print it (measures_weight_text): two decimals,
  * but never "0.50" for a weight that is not one half, since the report
  * counts a row's half at 0.5 exactly. */
-function weightText(x) { return sideText(x, 2, 0.5); }
+function weightText(x) { return sideText(x, 2, WORDS.shown_share); }
 function scoreText(x) { return Number.isFinite(x) ? x.toFixed(1) : String(x); }
 function sizeText(bytes) {
   return bytes < 1048576 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
@@ -165,15 +179,16 @@ function weightIndex(w) {
 
 function weightColour(w) { return WEIGHT_COLOURS[weightIndex(w)]; }
 
-/* A score less its row's maximum, on the blue half of the diverging map:
- * dark at -m, near-white at 0 (the row's winner), as the score PNGs. */
-function scoreIndex(shifted, m) {
-  const t = m > 0 ? (shifted + m) / m : 1;
+/* A score less its row's maximum, as the score PNGs colour it: on the blue
+ * half of the diverging map from -m (dark) to 0 (near-white, the row's
+ * winner), m the map's scale end from the facts (render_scores_end: at
+ * most 10); a score further down is grey (SCORES_CLIPPED). */
+function scoreColour(shifted, f) {
+  if (f.scores_clipped && shifted < -f.scores_end) return SCORES_CLIPPED;
+  const t = (shifted + f.scores_end) / f.scores_end;
   const i = Math.round(127 * Math.min(1, Math.max(0, t)));
-  return Number.isFinite(i) ? i : 127;
+  return SCORE_COLOURS[Number.isFinite(i) ? i : 127];
 }
-
-function scoreColour(shifted, m) { return SCORE_COLOURS[scoreIndex(shifted, m)]; }
 
 /* rgb as one opaque RGBA pixel of a Uint32Array over ImageData (little-endian: R first). */
 function rgba(rgb) { return ((255 << 24) | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0; }
@@ -201,7 +216,7 @@ function mapImage(k, p, values) {
   const ctx = canvas.getContext('2d');
   const img = ctx.createImageData(size, size);
   const px = new Uint32Array(img.data.buffer); /* one RGBA pixel a number: fast to fill */
-  const weights = WEIGHT_COLOURS.map(rgba), scores = SCORE_COLOURS.map(rgba);
+  const weights = WEIGHT_COLOURS.map(rgba);
   if (summary) {
     /* each pixel: the largest weight among its cells (x 254), 255 = all masked */
     const base = mapOffset(k, p), mask = rgba(MASK);
@@ -210,36 +225,19 @@ function mapImage(k, p, values) {
       px[n] = b === 255 ? mask : weights[weightIndex(b / 254)];
     }
   } else {
-    const mask = rgba(values === 'scores' ? SCORES_MASK : MASK);
-    const m = values === 'scores' ? scoreScale(k, p) : 0;
+    const mask = rgba(values === 'scores' ? SCORES_MASK : MASK), f = mapFacts(k, p);
     for (let i = 0; i < T; i++) {
       const row = mapRow(k, p, i, values);
       const top = values === 'scores' ? Math.max(...row.values) : 0;
       for (let j = 0; j < T; j++) {
         if (j >= row.keys.length) px[i * T + j] = mask;
-        else px[i * T + j] = values === 'scores' ? scores[scoreIndex(row.values[j] - top, m)] : weights[weightIndex(row.values[j])];
+        else px[i * T + j] = values === 'scores' ? rgba(scoreColour(row.values[j] - top, f)) : weights[weightIndex(row.values[j])];
       }
     }
   }
   ctx.putImageData(img, 0, 0);
   mapImages.set(id, canvas);
   return canvas;
-}
-
-/* The largest |score - its row's maximum| of map p: the end of its colour scale. */
-const scoreScales = new Map();
-function scoreScale(k, p) {
-  const id = `${k}/${p}`;
-  if (!scoreScales.has(id)) {
-    let m = 0;
-    for (let i = 0; i < T; i++) {
-      const row = mapRow(k, p, i, 'scores');
-      const top = Math.max(...row.values);
-      for (const s of row.values) if (Number.isFinite(s)) m = Math.max(m, top - s);
-    }
-    scoreScales.set(id, m);
-  }
-  return scoreScales.get(id);
 }
 
 /* Draw map p of variant k on canvas, with query row i outlined (i < 0: none). */
@@ -260,54 +258,54 @@ function drawMap(canvas, k, p, i) {
   }
 }
 
-/* The zoomed map: token labels along both sides up to 64 tokens, and each
- * cell's value in it up to 16, as the PNGs have them. */
-function drawMapLabelled(canvas, k, p, i) {
-  const ctx = canvas.getContext('2d');
-  const margin = T <= 64 ? 150 : 0;
-  const side = canvas.width - margin, cell = side / T;
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  ctx.imageSmoothingEnabled = false;
-  const values = summary ? 'weights' : state.values;
-  ctx.drawImage(mapImage(k, p, values), margin, margin, side, side);
-  if (margin) {
-    ctx.fillStyle = '#000';
-    ctx.font = `${Math.min(18, Math.max(10, cell * 0.6))}px "DejaVu Sans", sans-serif`;
-    ctx.textBaseline = 'middle';
-    for (let t = 0; t < T; t++) {
-      const label = tokenLabel(facts.tokens[t]).slice(0, 14);
-      ctx.textAlign = 'right';
-      ctx.fillText(label, margin - 6, margin + (t + 0.5) * cell);
-      ctx.save();
-      ctx.translate(margin + (t + 0.5) * cell, margin - 6);
-      ctx.rotate(-Math.PI / 3);
-      ctx.textAlign = 'left';
-      ctx.fillText(label, 0, 0);
-      ctx.restore();
-    }
+/* The token labels C planned for a map of side px (facts.labels: the
+ * pictures' one rule), from plans: the largest plan not larger than side
+ * (the smallest when none is). */
+function labelPlan(plans, side) {
+  let best = plans[0];
+  for (const p of plans) if (p.side <= side) best = p;
+  return best;
+}
+
+/* The widest of plan's labels at its line height, in CSS px, at most cap. */
+const measureCanvas = document.createElement('canvas');
+const labelWidths = new Map(); /* plan -> its widest label, measured once */
+function labelsWidth(plan, cap) {
+  if (!labelWidths.has(plan)) {
+    const ctx = measureCanvas.getContext('2d');
+    ctx.font = `${plan.px}px "DejaVu Sans", sans-serif`;
+    let w = 0;
+    for (const t of plan.shown) w = Math.max(w, ctx.measureText(tokenLabel(t)).width);
+    labelWidths.set(plan, w);
   }
-  if (T <= 16 && !summary) {
-    ctx.textAlign = 'center';
-    ctx.font = `${Math.floor(cell * 0.3)}px "DejaVu Sans", sans-serif`;
-    for (let q = 0; q < T; q++) {
-      const row = mapRow(k, p, q, values);
-      const top = Math.max(...row.values), m = values === 'scores' ? scoreScale(k, p) : 0;
-      row.values.forEach((x, j) => {
-        const rgb = values === 'scores' ? scoreColour(x - top, m) : weightColour(x);
-        ctx.fillStyle = inkOn(rgb);
-        ctx.fillText(values === 'scores' ? scoreText(x) : weightText(x), margin + (j + 0.5) * cell, margin + (q + 0.5) * cell);
-      });
-    }
-  }
-  if (i >= 0) {
-    ctx.lineWidth = 4;
-    ctx.strokeStyle = '#000';
-    ctx.strokeRect(margin + 2, margin + i * cell, side - 4, cell);
-    ctx.lineWidth = 2;
-    ctx.strokeStyle = '#fff';
-    ctx.strokeRect(margin + 5, margin + i * cell + 3, side - 10, cell - 6);
-  }
+  return Math.ceil(Math.min(labelWidths.get(plan), cap));
+}
+
+/* A map as the page shows it: the canvas (plan.side CSS px) with its
+ * query labels left of the rows and its key labels under the columns,
+ * turned to read upwards, as the PNGs have them. Returns {plot, canvas}. */
+function labelledMap(plan, cls) {
+  const margin = labelsWidth(plan, 7 * plan.px) + 8;
+  const plot = el('div', { class: `plot ${cls}`, 'aria-hidden': 'true' });
+  plot.style.width = `${margin + plan.side}px`;
+  plot.style.height = `${plan.side + margin}px`;
+  const canvas = el('canvas', { width: 2 * plan.side, height: 2 * plan.side });
+  canvas.style.width = canvas.style.height = `${plan.side}px`;
+  canvas.style.left = `${margin}px`;
+  plot.append(canvas);
+  plan.shown.forEach((t, n) => {
+    const row = el('span', { class: 'label row-label', 'data-token': t }, tokenLabel(t));
+    row.style.fontSize = row.style.lineHeight = `${plan.px}px`;
+    row.style.top = `${plan.at[n] - plan.px / 2}px`;
+    row.style.width = `${margin - 6}px`;
+    const col = el('span', { class: 'label key-label', 'data-token': t }, tokenLabel(t));
+    col.style.fontSize = col.style.lineHeight = `${plan.px}px`;
+    col.style.left = `${margin + plan.at[n] - plan.px / 2}px`;
+    col.style.top = `${plan.side + 6}px`;
+    col.style.maxHeight = `${margin - 6}px`;
+    plot.append(row, col);
+  });
+  return { plot, canvas, margin };
 }
 
 /* ------------------------------------------------------------ the page's parts */
@@ -317,9 +315,13 @@ function buildHeader() {
   document.getElementById('title').textContent = c.title ? `mhaviz lesson: ${c.title}` : 'mhaviz lesson';
   document.title = document.getElementById('title').textContent;
   const kv = facts.variants.map(v => v.name).join(', ');
+  const rival = RIVAL.built_from_heads
+    ? `${RIVAL.the} (one head of width ${c.d_model} built from the heads' projections) for comparison`
+    : `${RIVAL.the} for comparison`;
   document.getElementById('shape').textContent =
     `${T} tokens · d_model ${c.d_model} · ${H} heads of width ${c.head_dim} · ${c.causal ? 'causal' : 'not causal'}` +
-    ` · ${kv} · one wide head of width ${c.d_model} for comparison`;
+    ` · ${kv} · ${rival}`;
+  document.getElementById('maps-h').textContent = `Every head's map, and ${RIVAL.the}'s`;
   if (summary) {
     const note = document.getElementById('summary-note');
     note.hidden = false;
@@ -329,7 +331,8 @@ function buildHeader() {
   }
   document.getElementById('size-note').textContent =
     `The page embeds ${sizeText(mapsText.length)} of maps (float16${summary ? ' top keys, 8-bit ' +
-    'thumbnails' : ''}, base64); its size cap is ${c.maps.cap_bytes / 1048576} MB. Weights are shown to 2 decimals (3 near one half).`;
+    'thumbnails' : ''}, base64); its size cap is ${c.maps.cap_bytes / 1048576} MB. Weights are shown to 2 decimals ` +
+    `(3 near ${WORDS.shown_share}).`;
 }
 
 function buildVariantSwitch() {
@@ -350,9 +353,10 @@ function buildControls() {
   const box = document.getElementById('head-toggles');
   for (let h = 0; h < H; h++) {
     const input = el('input', { type: 'checkbox', checked: true });
-    input.addEventListener('change', () => { state.shown[h] = input.checked; renderAll(); });
+    input.addEventListener('change', () => { state.shown[h] = input.checked; layoutMaps(); renderAll(); });
     box.append(el('label', {}, input, ` head ${h}`));
   }
+  document.getElementById('presenter-open').addEventListener('click', () => openPresenter(firstShownMap()));
 }
 
 /* The query tokens: a toolbar with one tab stop; arrows, Home and End move. */
@@ -360,7 +364,7 @@ function buildTokens() {
   const bar = document.getElementById('tokens');
   facts.tokens.forEach((t, i) => {
     const b = el('button', { type: 'button', tabindex: -1, 'aria-pressed': 'false',
-                             'aria-label': `query ${i}, ${tokenLabel(t)}` }, tokenLabel(t));
+                             'aria-label': `query ${i}, ${tokenLabel(i)}` }, tokenLabel(i));
     b.addEventListener('pointerenter', () => preview(i));
     b.addEventListener('focus', () => preview(i));
     b.addEventListener('click', () => toggleLock(i));
@@ -376,23 +380,52 @@ function buildTokens() {
   });
 }
 
-function buildMaps() {
+/* ------------------------------------------------------------ the maps' layout */
+
+const MAP_FRAME = 16;   /* a map's padding and border, both sides */
+const MAP_GAP = 10;     /* between maps (#maps' gap) */
+const MAP_CAPTION = 48; /* a map's name under it: two lines at most */
+const LEGEND = 44;      /* the colour bar under the maps */
+
+/* The maps of the current view, as large as lets every one of them sit
+ * above the fold with its labels: for each number of columns, the largest
+ * side C planned labels for that fits the width and the height left under
+ * the maps' top; the largest of these. */
+function layoutMaps() {
   const box = document.getElementById('maps');
-  /* as large as fits one screen's half: 5 maps in 2 rows of 240 px, 33 in 6 rows of 96 */
-  const cols = Math.ceil(Math.sqrt(H + 1)), rows = Math.ceil((H + 1) / cols);
-  const width = box.clientWidth || 800; /* each map takes its size + 22 px of padding, border and gap */
-  const size = Math.max(96, Math.min(300, Math.floor(width / cols) - 22, Math.floor(560 / rows) - 40));
+  const n = visibleMaps().length;
+  const width = box.clientWidth || 800;
+  const height = window.innerHeight - box.getBoundingClientRect().top - window.scrollY - LEGEND;
+  const plans = facts.labels.maps;
+  let best = null;
+  for (let cols = 1; cols <= n; cols++) {
+    const rows = Math.ceil(n / cols);
+    for (let k = plans.length - 1; k >= 0; k--) {
+      const margin = labelsWidth(plans[k], 7 * plans[k].px) + 8;
+      const w = plans[k].side + margin + MAP_FRAME, h = plans[k].side + margin + MAP_CAPTION + MAP_FRAME;
+      if (cols * w + (cols - 1) * MAP_GAP <= width && rows * h + (rows - 1) * MAP_GAP <= height) {
+        if (!best || plans[k].side > best.side) best = plans[k];
+        break;
+      }
+    }
+  }
+  buildMaps(best || plans[0]);
+}
+
+function buildMaps(plan) {
+  const box = document.getElementById('maps');
+  box.replaceChildren();
+  box.dataset.side = plan.side;
   for (let p = 0; p <= H; p++) {
-    const canvas = el('canvas', { width: 2 * size, height: 2 * size, 'aria-hidden': 'true' });
-    canvas.style.width = canvas.style.height = `${size}px`;
-    const label = el('span', {});
+    const { plot, canvas } = labelledMap(plan, 'small');
+    const label = el('span', { class: 'map-name' });
     const b = el('button', { type: 'button', class: p === WIDE ? 'map wide' : 'map', 'data-map': p,
-                             tabindex: p === 0 ? 0 : -1 }, canvas, label);
+                             tabindex: p === 0 ? 0 : -1 }, plot, label);
     canvas.addEventListener('mousemove', e => {
       const r = canvas.getBoundingClientRect();
       preview(Math.min(T - 1, Math.max(0, Math.floor((e.clientY - r.top) / r.height * T))));
     });
-    b.addEventListener('click', () => openZoom(p));
+    b.addEventListener('click', () => openPresenter(p));
     b.addEventListener('keydown', e => mapKey(e, p));
     box.append(b);
   }
@@ -410,12 +443,11 @@ function mapKey(e, p) {
     next.focus();
   } else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
     e.preventDefault();
-    const to = Math.min(T - 1, Math.max(0, state.query + (e.key === 'ArrowUp' ? -1 : 1)));
-    if (state.locked) lock(to); else preview(to);
+    stepQuery(e.key === 'ArrowUp' ? -1 : 1);
   }
 }
 
-/* ------------------------------------------------------------ query, lock, zoom */
+/* ------------------------------------------------------------ query, lock, presenter */
 
 function preview(i) {
   if (!state.locked) setQuery(i);
@@ -441,27 +473,64 @@ function setQuery(i) {
   renderQuery();
 }
 
-function openZoom(p) {
-  state.zoom = p;
-  const section = document.getElementById('zoom');
-  section.hidden = false;
-  renderZoom();
-  section.scrollIntoView();
-  document.getElementById('zoom-close').focus();
+/* One query up or down (keeping a lock on the new query). */
+function stepQuery(by) {
+  const to = Math.min(T - 1, Math.max(0, state.query + by));
+  if (state.locked) lock(to); else setQuery(to);
 }
 
-function closeZoom() {
-  const p = state.zoom;
-  state.zoom = -1;
-  document.getElementById('zoom').hidden = true;
+function firstShownMap() { return visibleMaps()[0]; }
+
+/* Presenter mode: one map at a time over the whole window, with large
+ * labels; left and right step through the maps shown, up and down through
+ * the queries; Esc or P leaves. */
+function openPresenter(p) {
+  state.presenter = p;
+  const section = document.getElementById('presenter');
+  section.hidden = false;
+  document.body.classList.add('presenting');
+  renderPresenter();
+  document.getElementById('presenter-close').focus();
+}
+
+function closePresenter() {
+  const p = state.presenter;
+  state.presenter = -1;
+  document.getElementById('presenter').hidden = true;
+  document.body.classList.remove('presenting');
   const b = document.querySelector(`#maps .map[data-map="${p}"]`);
   if (b) b.focus();
 }
 
+function presenterKey(e) {
+  const maps = visibleMaps(), at = maps.indexOf(state.presenter);
+  if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+    e.preventDefault();
+    state.presenter = maps[(at + (e.key === 'ArrowLeft' ? maps.length - 1 : 1)) % maps.length];
+    renderPresenter();
+  } else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
+    e.preventDefault();
+    stepQuery(e.key === 'ArrowUp' ? -1 : 1);
+  } else if (e.key === 'Escape' || e.key === 'p' || e.key === 'P') {
+    e.preventDefault();
+    closePresenter();
+  } else if (e.key === 'Tab') { /* the dialog keeps the focus: its one button */
+    e.preventDefault();
+    document.getElementById('presenter-close').focus();
+  }
+}
+
 document.addEventListener('keydown', e => {
-  if (e.key !== 'Escape') return;
-  if (state.locked) unlock();
-  else if (state.zoom >= 0) closeZoom();
+  if (state.presenter >= 0) {
+    presenterKey(e);
+    return;
+  }
+  if (e.key === 'Escape') {
+    if (state.locked) unlock();
+  } else if ((e.key === 'p' || e.key === 'P') && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    e.preventDefault();
+    openPresenter(firstShownMap());
+  }
 });
 
 /* ------------------------------------------------------------ rendering */
@@ -473,24 +542,27 @@ function visibleMaps() {
   return maps;
 }
 
+/* "head 2 · K/V 1 · previous-token" */
+function mapLabel(k, p) {
+  const f = mapFacts(k, p);
+  const kv = p !== WIDE && facts.variants[k].n_kv_heads < H ? ` · K/V ${f.kv_head}` : '';
+  return `${mapTitle(p)}${kv} · ${f.role}`;
+}
+
 function renderAll() {
   const k = state.variant;
   for (const b of document.querySelectorAll('#maps .map')) {
     const p = Number(b.dataset.map);
-    const f = mapFacts(k, p);
     b.hidden = p !== WIDE && !state.shown[p];
-    const kv = p !== WIDE && facts.variants[k].n_kv_heads < H ? ` · K/V ${f.kv_head}` : '';
-    b.querySelector('span').textContent = `${mapName(p)}${kv} · ${f.role}`;
+    b.querySelector('.map-name').textContent = mapLabel(k, p);
   }
   renderLegend();
   renderSentences();
   renderCost();
   renderQuery();
-  if (state.zoom >= 0) renderZoom();
 }
 
 function renderQuery() {
-  if (state.zoom >= 0) renderZoom();
   const k = state.variant, i = state.query;
   const buttons = document.getElementById('tokens').children;
   for (let t = 0; t < buttons.length; t++) {
@@ -503,7 +575,7 @@ function renderQuery() {
   for (const b of document.querySelectorAll('#maps .map')) {
     const p = Number(b.dataset.map);
     if (!b.hidden) drawMap(b.querySelector('canvas'), k, p, i);
-    b.setAttribute('aria-label', `${mapName(p)}, ${mapFacts(k, p).role}: zoom`);
+    b.setAttribute('aria-label', `${mapName(p)}, ${mapFacts(k, p).role}: presenter mode`);
   }
   document.getElementById('query-name').textContent = tokenName(i);
   document.getElementById('lock-state').textContent = state.locked
@@ -513,6 +585,7 @@ function renderQuery() {
   const row = facts.variants[k].pulls.rows[i];
   document.getElementById('caption').textContent = `The report: ${row.caption}.`;
   document.getElementById('readout').textContent = readout(k, i);
+  if (state.presenter >= 0) renderPresenter();
 }
 
 /* What a screen reader says for query i: each map's top key and weight. */
@@ -558,7 +631,7 @@ function rowsView(k, i, maps, values) {
   const gapText = g => g.from === g.to ? `key ${g.from} left out` : `keys ${g.from} to ${g.to} left out`;
   const head = el('tr', {}, el('th', { scope: 'col' }, 'map \\ key'));
   for (const c of cells) {
-    if (typeof c === 'number') head.append(el('th', { scope: 'col', 'data-key': c }, tokenLabel(facts.tokens[c]), el('br'), `(${c})`));
+    if (typeof c === 'number') head.append(el('th', { scope: 'col', 'data-key': c }, tokenLabel(c), el('br'), `(${c})`));
     else head.append(el('th', { scope: 'col', class: 'gap', 'data-gap': `${c.from}-${c.to}`, 'aria-label': gapText(c) },
                         '…', el('br'), c.from === c.to ? `(${c.from})` : `(${c.from}–${c.to})`));
   }
@@ -568,7 +641,6 @@ function rowsView(k, i, maps, values) {
     const tr = el('tr', { class: r.p === WIDE ? 'wide' : null, 'data-map': r.p },
                   el('th', { scope: 'row' }, mapName(r.p), el('br'), el('small', {}, f.role)));
     const top = values === 'scores' ? Math.max(...r.row.values) : 0;
-    const m = values === 'scores' ? (summary ? top - Math.min(...r.row.values) : scoreScale(k, r.p)) : 0;
     for (const c of cells) {
       if (typeof c !== 'number') {
         tr.append(el('td', { class: 'gap', 'aria-label': gapText(c) }, '…'));
@@ -580,7 +652,7 @@ function rowsView(k, i, maps, values) {
         continue;
       }
       const x = r.row.values[n];
-      const rgb = values === 'scores' ? scoreColour(x - top, m) : weightColour(x);
+      const rgb = values === 'scores' ? scoreColour(x - top, f) : weightColour(x);
       const td = el('td', { 'data-key': key }, values === 'scores' ? scoreText(x) : weightText(x));
       td.style.background = css(rgb);
       td.style.color = inkOn(rgb);
@@ -621,19 +693,34 @@ function renderLegend() {
   const lo = scores ? '−m' : '0';
   const hi = scores ? '0' : '1';
   bar.setAttribute('aria-label', `colour scale from ${lo} to ${hi}`);
+  const swatch = el('span', { class: 'swatch' });
+  swatch.style.background = css(SCORES_CLIPPED);
+  const ends = [...new Set(visibleMaps().map(p => mapFacts(state.variant, p).scores_end))].join(', ');
   box.replaceChildren(el('span', {}, lo), bar, el('span', {}, hi),
-                      el('span', {}, scores ? "score less its row's maximum (0: the row's winner; m: each map's own)"
-                                            : 'softmax weight'));
+                      ...(scores ? [el('span', {}, `score less its row's top (0: the row's winner; m = ${ends}, ` +
+                                                   'as the score PNGs)'), swatch, el('span', {}, 'further below')]
+                                 : [el('span', {}, 'softmax weight')]));
 }
 
-function renderZoom() {
-  const k = state.variant, p = state.zoom;
+function renderPresenter() {
+  const k = state.variant, p = state.presenter, i = state.query;
   const f = mapFacts(k, p);
-  document.getElementById('zoom-h').textContent = `${mapName(p)} · ${f.role}`;
-  const canvas = document.getElementById('zoom-canvas');
+  document.getElementById('presenter-h').textContent = `${mapLabel(k, p)} · query ${tokenName(i)}`;
+  const box = document.getElementById('presenter-map');
+  /* the window less the title above and the side column (380 px and its gap) beside */
+  const room = Math.min(window.innerWidth - 48 - 404, window.innerHeight - 80);
+  /* the largest side whose map and labels fit the room */
+  let plan = null;
+  for (const candidate of [...facts.labels.maps, ...facts.labels.presenter])
+    if (candidate.side + labelsWidth(candidate, 7 * candidate.px) + 8 <= room) plan = candidate;
+  const { plot, canvas } = labelledMap(plan || facts.labels.maps[0], 'large');
+  canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', `${mapName(p)}'s map, ${T} by ${T}: ${f.sentence}`);
-  drawMapLabelled(canvas, k, p, state.query);
-  document.getElementById('zoom-sentence').textContent = f.sentence;
+  box.replaceChildren(plot);
+  drawMap(canvas, k, p, i);
+  for (const label of plot.querySelectorAll(`.row-label[data-token="${i}"]`)) label.classList.add('current');
+  document.getElementById('presenter-caption').textContent =
+    `${f.sentence} The report on query ${tokenName(i)}: ${facts.variants[k].pulls.rows[i].caption}.`;
 }
 
 function renderSentences() {
@@ -642,7 +729,8 @@ function renderSentences() {
   list.replaceChildren();
   for (let p = 0; p <= H; p++) {
     const f = mapFacts(k, p);
-    const who = p === WIDE ? `the wide head (${f.source === 'input' ? 'its own weights' : 'the same projections as one head'})`
+    const who = p === WIDE
+      ? `${RIVAL.the} (${RIVAL.built_from_heads ? "the heads' own projections side by side" : 'its own weights'})`
       : `head ${p}${v.n_kv_heads < H ? ` (K/V head ${f.kv_head})` : ''}`;
     list.append(el('li', {}, el('strong', {}, `${who} · ${f.role}: `), f.sentence));
   }
@@ -662,8 +750,8 @@ function renderArchitecture() {
     `Mix values: att_h v_g → (${T}, ${hd}) per head.`,
     `Concatenate the heads → (${T}, ${d}); output projection W_o (${d}, ${d}) → (${T}, ${d}).`,
     `Parameters: ${grouped(v.cost.input.params)}${facts.has_bias ? ' (with biases)' : ''}.`,
-    `For comparison, the wide head: one head of width ${d}, scores (${T}, ${T}) = ` +
-      (v.wide.source === 'input' ? 'from its own weights.' : `the sum of the ${H} heads' scores / √${H}.`),
+    `For comparison, ${RIVAL.the}: one head of width ${d}, scores (${T}, ${T}) = ` +
+      (RIVAL.built_from_heads ? `the sum of the ${H} heads' scores / √${H}.` : 'from its own weights.'),
   ];
   document.getElementById('architecture').replaceChildren(...steps.map(s => el('li', {}, s)));
 }
@@ -671,13 +759,13 @@ function renderArchitecture() {
 /* The cost table of variant k, the row of its own layout marked. */
 function costTable(k) {
   const c = facts.variants[k].cost;
-  const rows = [['MHA', c.mha], ['GQA', c.gqa], ['MQA', c.mqa], ['wide head', c.single_head]];
+  const rows = [['MHA', c.mha], ['GQA', c.gqa], ['MQA', c.mqa], [RIVAL.panel, c.single_head]];
   const head = el('tr', {}, ...['layout', 'K/V heads', 'parameters', 'multiply-adds', 'K/V cache bytes per token']
     .map(s => el('th', { scope: 'col' }, s)));
   const body = el('tbody');
   for (const [name, r] of rows) {
     if (!r) continue;
-    const current = name !== 'wide head' && r.n_kv_heads === c.input.n_kv_heads;
+    const current = r !== c.single_head && r.n_kv_heads === c.input.n_kv_heads;
     body.append(el('tr', { class: current ? 'current' : null, 'data-layout': name },
       el('th', { scope: 'row' }, `${name}${name === 'GQA' ? '-' + r.n_kv_heads : ''}${current ? ' (this page)' : ''}`),
       el('td', {}, r.n_kv_heads), el('td', {}, grouped(r.params)), el('td', {}, grouped(r.mac_total)),
@@ -700,14 +788,13 @@ function start() {
   buildVariantSwitch();
   buildControls();
   buildTokens();
-  buildMaps();
   state.query = facts.variants[0].pulls.query;
-  document.getElementById('zoom-close').addEventListener('click', closeZoom);
-  const zoom = document.getElementById('zoom-canvas');
-  zoom.addEventListener('mousemove', e => { /* the row under the pointer, past the labels' margin */
-    const r = zoom.getBoundingClientRect(), margin = T <= 64 ? 150 * r.height / zoom.height : 0;
-    const row = Math.floor((e.clientY - r.top - margin) / (r.height - margin) * T);
-    if (row >= 0 && row < T) preview(row);
+  layoutMaps();
+  document.getElementById('presenter-close').addEventListener('click', closePresenter);
+  let resized = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resized);
+    resized = setTimeout(() => { layoutMaps(); renderAll(); }, 150);
   });
   renderAll();
   buildQuiz(); /* quiz.js */

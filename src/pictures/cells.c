@@ -14,17 +14,17 @@
 /* The score maps' mask: mid grey, unlike their near-white zero. */
 static const DrawRgb SCORES_MASK_BG = {196, 196, 196}, SCORES_MASK_HATCH = {140, 140, 140};
 
-RenderColours render_colours(const Renderer *r)
-{
-    return (RenderColours){r->cmap, r->opt.cmap ? r->opt.cmap : "viridis", r->mask_bg, SCORES_MASK_BG};
-}
-
-/* ------------------------------------------------------------------ scales */
-
 /* Score cells further below their row's top than the scale reaches: the
  * softmax gives them less than e^-10 of the top key's weight. Dark grey,
  * no colour of the blue scale. */
 static const DrawRgb CLIPPED = {70, 70, 70};
+
+RenderColours render_colours(const Renderer *r)
+{
+    return (RenderColours){r->cmap, r->opt.cmap ? r->opt.cmap : "viridis", r->mask_bg, SCORES_MASK_BG, CLIPPED};
+}
+
+/* ------------------------------------------------------------------ scales */
 
 static DrawRgb scale_color(const Scale *s, float v)
 {
@@ -44,17 +44,24 @@ Scale weights_scale(const Renderer *r)
  * weight, nothing a slide can show. What decides the softmax is inside. */
 #define SCORES_WINDOW 10.0f
 
-Scale scores_scale(const float *v, int T, int causal)
+float render_scores_end(const float *scores, int T, int causal, int *clipped)
 {
     float m = 0.0f;
-    for (int i = 0; i < T; i++)
-        for (int j = 0; j < mha_visible_keys(causal, i, T); j++)
-            if (fabsf(v[(size_t)i * T + j]) > m)
-                m = fabsf(v[(size_t)i * T + j]);
+    for (int i = 0; i < T; i++) {
+        const float *row = scores + (size_t)i * T; /* (T) query i's scores */
+        const int n = mha_visible_keys(causal, i, T);
+        float top = row[0];
+        for (int j = 1; j < n; j++)
+            if (row[j] > top)
+                top = row[j];
+        for (int j = 0; j < n; j++)
+            if (top - row[j] > m)
+                m = top - row[j];
+    }
     if (!(m > 0.0f) || !isfinite(m))
         m = 1.0f;
-    const int clipped = m > SCORES_WINDOW;
-    if (clipped)
+    *clipped = m > SCORES_WINDOW;
+    if (*clipped)
         m = SCORES_WINDOW;
     /* Round the end of the scale up to a number a class can read off the bar
      * (0.757 -> 0.8, 3.6 -> 4): the ticks then fall on m/2 and m. */
@@ -66,6 +73,13 @@ Scale scores_scale(const float *v, int T, int causal)
             break;
         }
     }
+    return m;
+}
+
+Scale scores_scale(const float *v, int T, int causal)
+{
+    int clipped;
+    const float m = render_scores_end(v, T, causal, &clipped);
     Scale s = {draw_cmap("rdbu"), 128, -m, 0.0f, SCORES_MASK_BG, SCORES_MASK_HATCH, 1, clipped};
     return s;
 }

@@ -58,6 +58,7 @@ typedef struct {
     DrawCmap cmap;
     const char *name;
     DrawRgb mask, scores_mask;
+    DrawRgb scores_clipped; /* score cells below the scale's end (render_scores_end) */
 } RenderColours;
 RenderColours render_colours(const Renderer *r);
 
@@ -114,6 +115,15 @@ int render_scores(Renderer *r, const char *png_path, const float *scores, int T,
 /* out (T, T) = scores (T, T) less each row's maximum over its visible keys
  * (keys 0..i when causal); masked cells come out 0. */
 void render_scores_less_row_max(float *out, const float *scores, int T, int causal);
+
+/* Where the colours of a map of scores (T, T) end, below each row's top
+ * score: the largest gap from a visible score to its row's top, rounded
+ * up to a number a class reads off the colour bar (0.757 -> 0.8), at most
+ * 10 (a key 10 below the top gets e^-10 of its weight: nothing a slide
+ * shows). *clipped is 1 when some cell lies further down: such cells are
+ * drawn in RenderColours' scores_clipped, not on the scale. The same end
+ * for the scores and for the scores less their row's maximum. */
+float render_scores_end(const float *scores, int T, int causal, int *clipped);
 
 /* Write n_maps softmax maps, maps[p] (T, T), as panels of one figure of
  * o->overview_w x o->overview_h pixels with one shared colour bar; panel p is

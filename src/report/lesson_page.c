@@ -9,7 +9,10 @@
 #include "core/pull.h"
 #include "core/rival.h"
 #include "core/status.h"
+#include "pictures/labels.h"
 #include "report/report.h"
+#include "report/report_parts.h"
+#include "text/token_text.h"
 
 #include "lesson_assets.h" /* made at build time by xxd -i from assets/lesson/ (the Makefile) */
 
@@ -163,7 +166,7 @@ static size_t json_for_html(FILE *f, const char *s)
 /* ------------------------------------------------------------ the maps */
 
 /* Keys query i may see. */
-static int visible(const MhaConfig *c, int i) { return c->causal ? i + 1 : c->T; }
+static int visible(const MhaConfig *c, int i) { return mha_visible_keys(c->causal, i, c->T); }
 
 /* Visible cells of one map. */
 static size_t visible_cells(const MhaConfig *c)
@@ -295,8 +298,10 @@ static cJSON *cost_row(const CostRow *r)
 }
 
 /* Map m's facts as the report states them: role, sentence, each pattern's
- * share, even share and rows. who names it in the sentence. */
-static cJSON *map_facts(const MapMeasures *m, const char *who, char *const *tokens, int T)
+ * share, even share and rows; and where the colours of its scores (T, T)
+ * end, as the score PNGs' (render_scores_end). who names it in the sentence. */
+static cJSON *map_facts(const MapMeasures *m, const char *who, char *const *tokens, int T, const float *scores,
+                        int causal)
 {
     char sentence[512];
     report_sentence(sentence, sizeof sentence, who, m, tokens, T);
@@ -312,10 +317,14 @@ static cJSON *map_facts(const MapMeasures *m, const char *who, char *const *toke
         cJSON_AddItemToObject(pats, measures_role_name((MeasuresRole)r), cJSON_CreateDoubleArray(four, 4));
     }
     cJSON_AddNumberToObject(o, "fixed_key", m->fixed_key);
-    return whole(o, holds(pats, MEASURES_N_PATTERNS) ? 5 : -1);
+    int clipped;
+    cJSON_AddNumberToObject(o, "scores_end", render_scores_end(scores, T, causal, &clipped));
+    cJSON_AddBoolToObject(o, "scores_clipped", clipped);
+    return whole(o, holds(pats, MEASURES_N_PATTERNS) ? 7 : -1);
 }
 
-static cJSON *pull_facts(const Variant *v)
+/* shown (T): the tokens as the captions show them (token_text). */
+static cJSON *pull_facts(const Variant *v, char *const *shown)
 {
     const PullLayer *p = &v->pulls;
     const MhaConfig *c = &v->in.cfg;
@@ -332,14 +341,14 @@ static cJSON *pull_facts(const Variant *v)
         cJSON_AddItemToObject(row, "head_top_keys", cJSON_CreateIntArray(p->top + (size_t)i * c->n_heads, c->n_heads));
         cJSON_AddNumberToObject(row, "wide_top_key", r->wide_top);
         cJSON_AddNumberToObject(row, "wide_top_weight", r->wide_top_att);
-        pull_caption(caption, sizeof caption, p, i, v->in.tokens, v->single.att);
+        pull_caption(caption, sizeof caption, p, i, shown, v->single.att);
         cJSON_AddStringToObject(row, "caption", caption);
         cJSON_AddItemToArray(rows, whole(row, 5));
     }
     return whole(o, holds(rows, c->T) ? 4 : -1);
 }
 
-static cJSON *variant_facts(const Variant *v)
+static cJSON *variant_facts(const Variant *v, char *const *shown)
 {
     const MhaConfig *c = &v->in.cfg;
     char name[32], who[32];
@@ -351,14 +360,15 @@ static cJSON *variant_facts(const Variant *v)
     cJSON *heads = cJSON_AddArrayToObject(o, "heads");
     for (int h = 0; h < c->n_heads; h++) {
         snprintf(who, sizeof who, "head %d", h);
-        cJSON *head = map_facts(&v->measures[h], who, v->in.tokens, c->T);
+        cJSON *head = map_facts(&v->measures[h], who, v->in.tokens, c->T, map_scores(v, h), c->causal);
         cJSON_AddNumberToObject(head, "kv_head", v->kv_of[h]);
-        cJSON_AddItemToArray(heads, whole(head, 6));
+        cJSON_AddItemToArray(heads, whole(head, 8));
     }
-    cJSON *wide = map_facts(&v->measures[c->n_heads], rival_name(v->in.has_single)->the, v->in.tokens, c->T);
+    cJSON *wide = map_facts(&v->measures[c->n_heads], rival_name(v->in.has_single)->the, v->in.tokens, c->T,
+                            map_scores(v, c->n_heads), c->causal);
     cJSON_AddStringToObject(wide, "source", v->in.has_single ? "input" : "same projections");
-    cJSON_AddItemToObject(o, "wide", whole(wide, 6));
-    cJSON_AddItemToObject(o, "pulls", pull_facts(v));
+    cJSON_AddItemToObject(o, "wide", whole(wide, 8));
+    cJSON_AddItemToObject(o, "pulls", pull_facts(v, shown));
 
     CostTable t;
     const int wide_bias = v->in.has_single ? v->in.single.has_bias : v->in.w.has_bias;
@@ -387,15 +397,161 @@ static cJSON *cmap_hex(DrawCmap cmap, int entries)
     return s;
 }
 
-static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, const Embedding *e)
+/* The map sides (CSS px) the page lays its maps out at, and the sides of
+ * presenter mode's one map: for each, C plans the token labels by the
+ * pictures' one rule (labels.h), at line heights up to the given px. The
+ * page takes the largest side that is not larger than its map. */
+static const int PAGE_MAP_SIDES[] = {64, 80, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 448, 512};
+static const int PRESENTER_SIDES[] = {360, 420, 480, 560, 640, 720, 800, 880, 960};
+#define PAGE_LABEL_PX 16.0f      /* the maps' labels: from LABELS_MIN_PX (14) to this */
+#define PRESENTER_LABEL_PX 28.0f /* presenter mode's, read from the back of the room */
+#define N_SIDES(a) (int)(sizeof a / sizeof a[0])
+
+/* For each side of sides (n): {side, px, note, shown: the tokens
+ * labelled, at: each one's centre along the axis, px from its start}. */
+static cJSON *label_plans(char *const *tokens, int T, const int *sides, int n, float max_px)
+{
+    unsigned char *shown = malloc((size_t)T); // (T) 0: no label, else 1 + its level
+    float *centre = malloc((size_t)T * sizeof *centre); // (T) each label's centre, px along the axis
+    int *index = malloc((size_t)T * sizeof *index);     // (T) the labelled tokens, in order
+    double *at = malloc((size_t)T * sizeof *at);        // (T) their centres
+    cJSON *plans = cJSON_CreateArray();
+    if (!shown || !centre || !index || !at)
+        n = -1; /* whole() below frees the array */
+    for (int k = 0; k < n; k++) {
+        const LabelsPlan p = labels_plan(T, tokens, -1, (float)sides[k] / (float)T, max_px, 1, shown, centre);
+        char note[160];
+        labels_note(&p, note, sizeof note);
+        int m = 0;
+        for (int t = 0; t < T; t++)
+            if (shown[t]) {
+                index[m] = t;
+                at[m++] = round(10.0 * centre[t]) / 10.0;
+            }
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "side", sides[k]);
+        cJSON_AddNumberToObject(o, "px", p.px);
+        cJSON_AddStringToObject(o, "note", note);
+        cJSON_AddItemToObject(o, "shown", cJSON_CreateIntArray(index, m));
+        cJSON_AddItemToObject(o, "at", cJSON_CreateDoubleArray(at, m));
+        cJSON_AddItemToArray(plans, whole(o, 5));
+    }
+    free(shown);
+    free(centre);
+    free(index);
+    free(at);
+    return whole(plans, n);
+}
+
+/* The words and thresholds the page and its quiz speak with, from the one
+ * place C keeps each: the comparison head's names and whether it is built
+ * from the heads (then its scores are theirs added up), each role in words,
+ * the share a row's key must hold, the clear margin. */
+static cJSON *words_facts(int trained)
+{
+    const RivalName *r = rival_name(trained);
+    cJSON *o = cJSON_CreateObject();
+    cJSON *rival = cJSON_AddObjectToObject(o, "rival");
+    cJSON_AddStringToObject(rival, "the", r->the);
+    cJSON_AddStringToObject(rival, "title", r->title);
+    cJSON_AddStringToObject(rival, "panel", r->panel);
+    cJSON_AddStringToObject(rival, "top", r->top);
+    cJSON_AddStringToObject(rival, "too", r->too);
+    cJSON_AddBoolToObject(rival, "built_from_heads", !trained);
+    cJSON *roles = cJSON_AddObjectToObject(o, "roles"), *patterns = cJSON_AddArrayToObject(o, "pattern_roles");
+    for (int k = 0; k <= MEASURES_NONE; k++) {
+        char words[96];
+        cJSON_AddStringToObject(roles, measures_role_name((MeasuresRole)k),
+                                report_role_words(words, sizeof words, (MeasuresRole)k));
+        if (k < MEASURES_N_PATTERNS) /* a role that is a pattern of attention (the others: none found) */
+            cJSON_AddItemToArray(patterns, cJSON_CreateString(measures_role_name((MeasuresRole)k)));
+    }
+    cJSON_AddNumberToObject(o, "shown_share", MEASURES_SHOWN_SHARE);
+    cJSON_AddNumberToObject(o, "clear_margin", LESSON_PAGE_CLEAR_MARGIN);
+    return whole(o, holds(rival, 6) && holds(roles, MEASURES_NONE + 1) && holds(patterns, MEASURES_N_PATTERNS) ? 5 : -1);
+}
+
+/* The input's training record (layer.h), or null. */
+static cJSON *training_facts(const Training *t)
+{
+    if (t->n_seeds == 0)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "seeds", cJSON_CreateIntArray(t->seeds, t->n_seeds));
+    cJSON_AddNumberToObject(o, "seed", t->seed);
+    cJSON_AddNumberToObject(o, "steps", t->steps);
+    cJSON_AddItemToObject(o, "loss_heads", cJSON_CreateDoubleArray(t->loss_heads, t->n_seeds));
+    cJSON_AddItemToObject(o, "loss_single", cJSON_CreateDoubleArray(t->loss_single, t->n_seeds));
+    return whole(o, 5);
+}
+
+/* The teacher's questions (--quiz), or an empty array. */
+static cJSON *quiz_facts(const QuizFile *q)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (int i = 0; q && i < q->n; i++) {
+        const QuizQuestion *x = &q->questions[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "question", x->question);
+        cJSON *options = cJSON_AddArrayToObject(o, "options");
+        cJSON_AddNumberToObject(o, "answer", x->answer);
+        for (int m = 0; m < x->n_options; m++) {
+            cJSON *opt = cJSON_CreateObject();
+            cJSON_AddStringToObject(opt, "text", x->options[m].text);
+            cJSON_AddStringToObject(opt, "explanation", x->options[m].explanation);
+            cJSON_AddItemToArray(options, whole(opt, 2));
+        }
+        cJSON_AddItemToArray(list, whole(o, holds(options, x->n_options) ? 3 : -1));
+    }
+    return whole(list, q ? q->n : 0);
+}
+
+/* Each of the T tokens as the pictures and report.txt show it
+ * (token_text): T pointers into one block, freed with free(); NULL when
+ * memory runs out. */
+static char **shown_tokens(char *const *tokens, int T)
+{
+    char **shown = malloc((size_t)T * (sizeof *shown + REPORT_TOKEN_BYTES)); // (T) pointers, then (T, REPORT_TOKEN_BYTES) texts
+    if (!shown)
+        return NULL;
+    char *text = (char *)(shown + T);
+    for (int t = 0; t < T; t++)
+        shown[t] = token_text(text + (size_t)t * REPORT_TOKEN_BYTES, REPORT_TOKEN_BYTES, tokens[t]);
+    return shown;
+}
+
+/* How many keys each query may see (mha_visible_keys). */
+static cJSON *visible_keys(const MhaConfig *c)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < c->T; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(visible(c, i)));
+    return whole(a, c->T);
+}
+
+static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, const Embedding *e,
+                         const QuizFile *quiz)
 {
     const MhaInput *in = &v[0].in;
     const MhaConfig *c = &in->cfg;
+    char **shown = shown_tokens(in->tokens, c->T); // (T) the tokens as shown
+    if (!shown)
+        return NULL;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "format", "mhaviz-lesson");
     cJSON_AddNumberToObject(o, "version", 1);
     cJSON_AddStringToObject(o, "title", in->title ? in->title : "");
     cJSON_AddItemToObject(o, "tokens", cJSON_CreateStringArray((const char *const *)in->tokens, c->T));
+    cJSON_AddItemToObject(o, "token_labels", cJSON_CreateStringArray((const char *const *)shown, c->T));
+    cJSON_AddItemToObject(o, "visible_keys", visible_keys(c));
+    cJSON_AddItemToObject(o, "words", words_facts(in->has_single));
+    cJSON *labels = cJSON_AddObjectToObject(o, "labels");
+    cJSON_AddItemToObject(labels, "maps", label_plans(in->tokens, c->T, PAGE_MAP_SIDES, N_SIDES(PAGE_MAP_SIDES),
+                                                      PAGE_LABEL_PX));
+    cJSON_AddItemToObject(labels, "presenter", label_plans(in->tokens, c->T, PRESENTER_SIDES,
+                                                           N_SIDES(PRESENTER_SIDES), PRESENTER_LABEL_PX));
+    cJSON_AddItemToObject(o, "training", training_facts(&in->training));
+    cJSON_AddItemToObject(o, "teacher_questions", quiz_facts(quiz));
     cJSON_AddNumberToObject(o, "T", c->T);
     cJSON_AddNumberToObject(o, "d_model", c->d_model);
     cJSON_AddNumberToObject(o, "n_heads", c->n_heads);
@@ -410,6 +566,8 @@ static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, 
     const int scores_mask[3] = {colours->scores_mask.r, colours->scores_mask.g, colours->scores_mask.b};
     cJSON_AddItemToObject(cols, "mask", cJSON_CreateIntArray(mask, 3));
     cJSON_AddItemToObject(cols, "scores_mask", cJSON_CreateIntArray(scores_mask, 3));
+    const int clipped[3] = {colours->scores_clipped.r, colours->scores_clipped.g, colours->scores_clipped.b};
+    cJSON_AddItemToObject(cols, "scores_clipped", cJSON_CreateIntArray(clipped, 3));
     cJSON *maps = cJSON_AddObjectToObject(o, "maps");
     cJSON_AddStringToObject(maps, "mode", e->summary ? "summary" : "full");
     cJSON_AddNumberToObject(maps, "thumb", e->thumb);
@@ -417,8 +575,9 @@ static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, 
     cJSON_AddNumberToObject(maps, "cap_bytes", (double)LESSON_PAGE_CAP_BYTES);
     cJSON *vars = cJSON_AddArrayToObject(o, "variants");
     for (int k = 0; k < n; k++)
-        cJSON_AddItemToArray(vars, variant_facts(&v[k]));
-    return whole(o, holds(cols, 5) && holds(maps, 4) && holds(vars, n) ? 13 : -1);
+        cJSON_AddItemToArray(vars, variant_facts(&v[k], shown));
+    free(shown);
+    return whole(o, holds(cols, 6) && holds(maps, 4) && holds(vars, n) && holds(labels, 2) ? 19 : -1);
 }
 
 /* ------------------------------------------------------------ the page */
@@ -445,8 +604,8 @@ static void copy_to_marker(FILE *f, const char **at, const char *end, const char
     *at = m ? m + strlen(marker) : end;
 }
 
-int lesson_page_write(const char *path, const Variant *v, int n, const RenderColours *colours, char *err,
-                      size_t errlen)
+int lesson_page_write(const char *path, const Variant *v, int n, const RenderColours *colours,
+                      const QuizFile *quiz, char *err, size_t errlen)
 {
     int rc = MHAVIZ_ENOMEM;
     char *facts = NULL;
@@ -461,7 +620,7 @@ int lesson_page_write(const char *path, const Variant *v, int n, const RenderCol
     for (int level = 0; level <= N_SUMMARY_LEVELS; level++) {
         cJSON_Delete(root);
         free(facts);
-        if (!(root = page_facts(v, n, colours, &e)) || !(facts = cJSON_PrintUnformatted(root)))
+        if (!(root = page_facts(v, n, colours, &e, quiz)) || !(facts = cJSON_PrintUnformatted(root)))
             goto cleanup;
         if (code + json_for_html(NULL, facts) + base64_len(e.bytes) <= LESSON_PAGE_CAP_BYTES ||
             level == N_SUMMARY_LEVELS)

@@ -20,6 +20,7 @@
 #define MHAVIZ_LESSON_PAGE_H
 
 #include "core/variant.h"
+#include "io/quiz_file.h"
 #include "pictures/render.h"
 
 #include <stddef.h>
@@ -32,10 +33,15 @@
 /* The page's file name in the output folder. */
 #define LESSON_PAGE_NAME "lesson.html"
 
+/* The page shows a weight to 2 decimals: no quiz answer, and no
+ * explanation, rests on a gap between two weights smaller than this. */
+#define LESSON_PAGE_CLEAR_MARGIN 0.01
+
 /* Write the page of the n variants v (most K/V heads first; n >= 1) into
- * file path, its maps in the PNGs' colours. Returns MHAVIZ_OK, MHAVIZ_EIO
- * (err names the file) or MHAVIZ_ENOMEM. */
-int lesson_page_write(const char *path, const Variant *v, int n, const RenderColours *colours, char *err,
-                      size_t errlen);
+ * file path, its maps in the PNGs' colours, its quiz followed by the
+ * teacher's questions quiz (--quiz; NULL: none). Returns MHAVIZ_OK,
+ * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
+int lesson_page_write(const char *path, const Variant *v, int n, const RenderColours *colours,
+                      const QuizFile *quiz, char *err, size_t errlen);
 
 #endif

@@ -71,4 +71,8 @@ int report_write_variants(const char *dir, const Variant *v, int n, const Groupi
  * tokens (T) name the keys. */
 void report_sentence(char *line, size_t len, const char *who, const MapMeasures *m, char *const *tokens, int T);
 
+/* Role r in words, for any map ("looks at the previous token", "has no
+ * clear role (mixed)"), into buf (n bytes; 96 hold any). Returns buf. */
+const char *report_role_words(char *buf, size_t n, MeasuresRole r);
+
 #endif

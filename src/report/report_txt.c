@@ -126,7 +126,8 @@ const char *txt_quoted_token(char *buf, size_t n, const char *token)
 }
 
 /* Where pattern r of map m sends attention, in words: "the previous token",
- * "the first token, 'Mary'", ... tokens (T) name the keys. */
+ * "the first token, 'Mary'", ... tokens (T) name the keys; with tokens
+ * NULL (and m NULL) none is named: "the first token". */
 static const char *pattern_place(char *buf, size_t n, const MapMeasures *m, MeasuresRole r,
                                  char *const *tokens, int T)
 {
@@ -139,16 +140,41 @@ static const char *pattern_place(char *buf, size_t n, const MapMeasures *m, Meas
     case MEASURES_INDUCTION:
         snprintf(buf, n, "the token after an earlier copy of its token (induction)");
         break;
-    case MEASURES_FIRST_TOKEN: snprintf(buf, n, "the first token, %s", txt_quoted_token(q, sizeof q, tokens[0])); break;
+    case MEASURES_FIRST_TOKEN:
+        if (!tokens)
+            snprintf(buf, n, "the first token");
+        else
+            snprintf(buf, n, "the first token, %s", txt_quoted_token(q, sizeof q, tokens[0]));
+        break;
     case MEASURES_LAST_TOKEN:
-        snprintf(buf, n, "the last token, %s", txt_quoted_token(q, sizeof q, tokens[T - 1]));
+        if (!tokens)
+            snprintf(buf, n, "the last token");
+        else
+            snprintf(buf, n, "the last token, %s", txt_quoted_token(q, sizeof q, tokens[T - 1]));
         break;
     case MEASURES_FIXED_TOKEN:
-        snprintf(buf, n, "one token, %s (token %d)", txt_quoted_token(q, sizeof q, tokens[m->fixed_key]),
-                 m->fixed_key);
+        if (!tokens)
+            snprintf(buf, n, "one fixed token from most rows");
+        else
+            snprintf(buf, n, "one token, %s (token %d)", txt_quoted_token(q, sizeof q, tokens[m->fixed_key]),
+                     m->fixed_key);
         break;
     default: snprintf(buf, n, "?"); break;
     }
+    return buf;
+}
+
+const char *report_role_words(char *buf, size_t n, MeasuresRole r)
+{
+    char place[96];
+    if (r < MEASURES_N_PATTERNS)
+        snprintf(buf, n, "looks at %s", pattern_place(place, sizeof place, NULL, r, NULL, 0));
+    else if (r == MEASURES_DIFFUSE)
+        snprintf(buf, n, "spreads its attention almost evenly (no role)");
+    else if (r == MEASURES_MIXED)
+        snprintf(buf, n, "has no clear role (mixed)");
+    else
+        snprintf(buf, n, "has only one token to look at (no role)");
     return buf;
 }
 

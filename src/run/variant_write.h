@@ -6,6 +6,7 @@
 #include "core/timing.h"
 #include "core/variant.h"
 #include "io/outdir.h"
+#include "io/quiz_file.h"
 #include "pictures/render.h"
 
 #include <stddef.h>
@@ -16,6 +17,7 @@ typedef struct {
     int npy;    /* --npy: report.json's matrices as .npy files */
     int layers; /* --layers: kv_cache.png counts this many layers (variants.h) */
     int html;   /* 1: lesson.html too (variants.h); 0 with --no-html */
+    const QuizFile *quiz; /* --quiz: the teacher's questions for lesson.html; NULL: none */
 } VariantOptions;
 
 /* Write v's pictures and report.txt / report.json into the folder sub of

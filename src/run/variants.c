@@ -29,7 +29,8 @@ static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const ch
 }
 
 /* lesson.html at the top of out: one page for all n variants. */
-static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir *out, char *err, size_t errlen)
+static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir *out, const QuizFile *quiz, char *err,
+                       size_t errlen)
 {
     char *path = outdir_path(out, LESSON_PAGE_NAME);
     if (!path) {
@@ -37,7 +38,7 @@ static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir 
         return MHAVIZ_ENOMEM;
     }
     const RenderColours colours = render_colours(r);
-    const int rc = lesson_page_write(path, v, n, &colours, err, errlen);
+    const int rc = lesson_page_write(path, v, n, &colours, quiz, err, errlen);
     free(path);
     return rc;
 }
@@ -66,7 +67,7 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
 {
     if (n == 1) {
         const int rc = variant_write(&v[0], r, out, "", o, tm, err, errlen);
-        return rc != MHAVIZ_OK || !o->html ? rc : lesson_page(v, n, r, out, err, errlen);
+        return rc != MHAVIZ_OK || !o->html ? rc : lesson_page(v, n, r, out, o->quiz, err, errlen);
     }
     int rc = MHAVIZ_OK;
     GroupingRanking ranks[VARIANTS_MAX] = {{0}};
@@ -92,7 +93,7 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
             rc = report_write_variants(out->tmp, v, n, ranks, err, errlen);
     }
     if (rc == MHAVIZ_OK && o->html)
-        rc = lesson_page(v, n, r, out, err, errlen);
+        rc = lesson_page(v, n, r, out, o->quiz, err, errlen);
     for (int i = 0; i < n; i++)
         free(ranks[i].scores);
     free(slide);

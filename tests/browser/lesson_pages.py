@@ -2,16 +2,25 @@
 """lesson_pages.py: lesson.html in a real browser (Debian's Chromium, headless).
 
 Writes pages with the mhaviz binary for the lesson samples, for their
-variants (--kv-heads 4,2,1), for a sentence whose tokens try to break out of
-the page, for a 30-token sentence and for a T = 2048, 32-head layer, then
-checks each page in Chromium: it loads from file:// with no request and no
-console error; hovering and keyboard-focusing a query token shows the
-weights report.json holds, for every head and the wide head; past 16 keys
-the pull view marks the keys it leaves out and says which it shows; the quiz's right answers are what
-report.json says and every option explains itself; a hostile token is text;
-the T = 2048 page paints in under 2 s and stays under its size cap; axe-core
-finds no accessibility violation. Prints one line per check and a last line
-"browser: N passed, M failed"; exits 1 on any failure.
+variants (--kv-heads 4,2,1), for the trained rival, with the teacher's own
+questions (--quiz), for a sentence whose tokens try to break out of the
+page, for a 30-token sentence and for a T = 2048, 32-head layer, then checks
+each page in Chromium: it loads from file:// with no request and no console
+error; at 1920 x 1080 and at 1280 x 800 every map of the view lies inside
+the window with token labels on both axes, at least 14 px, none overlapping;
+presenter mode (P) shows one map at a time with large labels and the arrow
+keys step maps and rows; hovering and keyboard-focusing a query token shows
+the weights report.json holds, for every head and the comparison head; the
+scores view greys what lies further below a row's top than the score PNGs'
+scale; past 16 keys the pull view marks the keys it leaves out and says
+which it shows; the quiz's right answers are what report.json says, at
+least half its questions are about concepts, none names its answer, and
+every option explains itself; a hostile token is text; the T = 2048 page
+paints in under 2 s and stays under its size cap; axe-core finds no
+accessibility violation. Every name, role and threshold the checks need is
+read from the page's facts or report.json, never repeated here. Prints one
+line per check and a last line "browser: N passed, M failed"; exits 1 on
+any failure.
 
 usage: lesson_pages.py --mhaviz BIN --work DIR --axe AXE_JS [--screenshot PNG]
 """
@@ -42,6 +51,15 @@ SAMPLES = os.path.join(HERE, '..', '..', 'samples')
 WEIGHT_TOLERANCE = 0.005 + 2 ** -12
 FIRST_PAINT_LIMIT_MS = 2000
 HOSTILE = '</script><img src=x onerror="document.title=\'pwned\'">'
+CONTROL = 'a\nb\tc'  # a token holding a newline and a tab
+
+# The teacher's own questions (--quiz FILE, docs/lesson.md).
+TEACHER_QUIZ = {'questions': [
+    {'question': 'Which step turns the scores of one row into weights that add up to 1?',
+     'options': [{'text': 'the output projection', 'explanation': 'No: W_o mixes the heads\' outputs.'},
+                 {'text': 'the softmax', 'explanation': 'Yes: it exponentiates and divides by the sum.'},
+                 {'text': 'the causal mask', 'explanation': 'No: the mask only removes the future keys.'}],
+     'answer': 1}]}
 
 
 class Checks:
@@ -59,6 +77,11 @@ class Checks:
         return ok
 
 
+# The window sizes a classroom projects at (CSS px, the browser at 100%).
+WINDOWS = ((1920, 1080), (1280, 800))
+MIN_LABEL_PX = 14
+
+
 def browser():
     opts = webdriver.ChromeOptions()
     opts.binary_location = '/usr/bin/chromium'
@@ -68,10 +91,14 @@ def browser():
         opts.add_argument(a)
     opts.set_capability('goog:loggingPrefs', {'browser': 'ALL', 'performance': 'ALL'})
     d = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts)
-    # The page itself 1920 x 1080, whatever the window's frame takes.
-    d.execute_cdp_cmd('Emulation.setDeviceMetricsOverride',
-                      {'width': 1920, 'height': 1080, 'deviceScaleFactor': 1, 'mobile': False})
+    window(d, *WINDOWS[0])
     return d
+
+
+def window(d, width, height):
+    """The page itself width x height CSS px, whatever the window's frame takes."""
+    d.execute_cdp_cmd('Emulation.setDeviceMetricsOverride',
+                      {'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': False})
 
 
 def run_mhaviz(binary, args, out):
@@ -85,6 +112,7 @@ def hostile_input(work):
         inp = json.load(f)
     inp['tokens'][2] = HOSTILE
     inp['tokens'][3] = '<!--\u2028&amp;'
+    inp['tokens'][4] = CONTROL
     path = os.path.join(work, 'hostile.json')
     with open(path, 'w') as f:
         json.dump(inp, f)
@@ -158,52 +186,78 @@ def variant_reports(out, page_facts):
     return [Report(os.path.join(out, f"kv{v['n_kv_heads']}")) for v in page_facts['variants']]
 
 
-# The page shows weights to 2 decimals: the quiz asks "where" and "pull"
-# questions only about rows whose deciding weights differ by this or more.
-CLEAR_MARGIN = 0.01
-PATTERN_ROLES = {'previous-token', 'self', 'next-token', 'duplicate-token', 'induction', 'first-token',
-                 'last-token', 'fixed-token'}
+class Words:
+    """The page's words and thresholds (facts.words), and how many keys each query sees."""
+
+    def __init__(self, facts):
+        w = facts['words']
+        self.clear_margin = w['clear_margin']
+        self.shown_share = w['shown_share']
+        self.pattern_roles = set(w['pattern_roles'])
+        self.visible_keys = facts['visible_keys']
 
 
-def page_row(report, p, i):
+def page_row(report, words, p, i):
     """Map p's row for query i as the page holds it: the visible keys, as float16 (from float32)."""
-    seen = i + 1 if report.r['causal'] else len(report.r['tokens'])
+    seen = words.visible_keys[i]
     return np.asarray(report.attention(p)[i][:seen], dtype=np.float32).astype(np.float16).astype(np.float64)
 
 
-def top_margin(report, p, i):
-    w = np.sort(page_row(report, p, i))[::-1]
+def top_margin(report, words, p, i):
+    w = np.sort(page_row(report, words, p, i))[::-1]
     return w[0] - (w[1] if len(w) > 1 else 0.0)
 
 
-def expected_query(kind, report):
+# A question's row has at least this many keys (fewer leave nothing to choose).
+MIN_KEYS = 3
+
+
+def expected_query(kind, report, words):
     """The row the quiz asks a "where" or "pull" question about, by the quiz's rule."""
     r, H = report.r, report.r['n_heads']
     rows, first = r['pulls']['rows'], r['pulls']['default_query']
+    tokens = r['tokens']
+    margin = words.clear_margin
     if kind == 'where':
         for q in [first, *range(len(rows))]:
-            if len(page_row(report, 0, q)) < 2:
+            if words.visible_keys[q] < MIN_KEYS:
                 continue
             for h in range(H):
-                w = page_row(report, h, q)
+                w = page_row(report, words, h, q)
                 top = int(np.argmax(w))  # the lowest key on ties, as the page
-                if (r['heads'][h]['role'] in PATTERN_ROLES and top == rows[q]['head_top_keys'][h] and w[top] >= 0.5
-                        and top_margin(report, h, q) >= CLEAR_MARGIN):
+                if (r['heads'][h]['role'] in words.pattern_roles and top == rows[q]['head_top_keys'][h]
+                        and w[top] >= words.shown_share and top_margin(report, words, h, q) >= margin
+                        and top != q and tokens[top] != tokens[q]):
                     return q, h
         return None
 
     def clear(q):
-        return (rows[q]['outcome'] in ('followed', 'split')
-                and all(top_margin(report, p, q) >= CLEAR_MARGIN for p in range(H + 1))
-                and abs(page_row(report, H, q).max() - 0.5) >= CLEAR_MARGIN)
+        return (words.visible_keys[q] >= MIN_KEYS and rows[q]['outcome'] in ('followed', 'split')
+                and all(top_margin(report, words, p, q) >= margin for p in range(H + 1))
+                and abs(page_row(report, words, H, q).max() - words.shown_share) >= margin)
     if clear(first):
         return first, None
     return next(((q, None) for q in range(len(rows)) if clear(q)), None)
 
 
-def expected_answer(kind, at, reports):
-    """The quiz's right answer, computed from report.json alone."""
+def expected_answer(kind, at, reports, facts):
+    """The quiz's right answer, computed from report.json (and the teacher's file) alone."""
     rep = reports[at.get('variant', 0)].r
+    if kind == 'teacher':
+        return str(TEACHER_QUIZ['questions'][at['teacher']]['answer'])
+    if kind in ('softmax', 'w_o', 'share'):
+        # The lesson's answers: a softmax row adds up to 1; W_o mixes the heads; MQA shares K and V.
+        return {'softmax': 'sums-to-one', 'w_o': 'mixes', 'share': 'kv'}[kind]
+    if kind == 'head_dim':
+        same = all(rep['cost']['mha'][f] == rep['cost']['single_head'][f] for f in ('params', 'mac_total'))
+        return 'slices' if same else None
+    if kind == 'training':
+        t = rep['training']
+        loss_h, loss_s = t['held_out_loss']['heads'], t['held_out_loss']['single_head']
+        heads = sum(a < b for a, b in zip(loss_h, loss_s))
+        single = sum(b < a for a, b in zip(loss_h, loss_s))
+        return ('heads' if heads == len(loss_h) else 'single' if single == len(loss_h)
+                else 'same' if heads + single == 0 else 'varied')
     if kind == 'role':
         return reports[at['variant']].role(at['map'])
     if kind == 'where':
@@ -288,7 +342,7 @@ def check_hover_and_focus(c, d, name, report, queries):
         worst, cells = max(worst, w), cells + n
     c.check(worst <= WEIGHT_TOLERANCE and cells > 0,
             f'{name}: hovering {len(queries)} query tokens shows report.json\'s weights for all {H} heads and the '
-            f'wide head ({cells} cells, largest difference {worst:.4f})')
+            f'comparison head ({cells} cells, largest difference {worst:.4f})')
     # Keyboard only: Tab from the top of the page into the tokens, then arrows.
     d.execute_script("document.querySelector('.skip').focus()")
     for _ in range(40 + H):
@@ -326,22 +380,45 @@ def check_lock(c, d, name):
     c.check(stays and follows, f'{name}: a click locks the query (hover elsewhere keeps it), Esc unlocks')
 
 
-def check_switches(c, d, name, report):
-    """Scores instead of weights, and a head switched off."""
+def check_switches(c, d, name, report, facts):
+    """Scores instead of weights, coloured as the score PNGs (each row from its top score down to the
+    map's scale end, the rest grey), and a head switched off."""
     H = report.r['n_heads']
+    words = Words(facts)
+    v = facts['variants'][0]
+    scale = [*(h for h in v['heads']), v['wide']]
+    clipped = 'rgb({}, {}, {})'.format(*facts['colours']['scores_clipped'])
     d.find_element(By.CSS_SELECTOR, 'input[name=values][value=scores]').click()
     tokens = d.find_elements(By.CSS_SELECTOR, '#tokens button')
-    worst, cells = 0.0, 0
+    worst, cells, grey, colours = 0.0, 0, 0, []
     for i in range(len(report.r['tokens'])):
         ActionChains(d).move_to_element(tokens[i]).perform()
+        backgrounds = d.execute_script("""const out = {};
+          for (const row of document.querySelectorAll('#rows tbody tr')) {
+            out[row.dataset.map] = {};
+            for (const td of row.querySelectorAll('td[data-key]:not(.missing)')) out[row.dataset.map][td.dataset.key] = td.style.background;
+          }
+          return out;""")
         for p, row in shown_weights(d).items():
+            scores = report.scores(int(p))[i][:words.visible_keys[i]]
+            top, f = float(np.max(scores)), scale[int(p)]
             for key, x in row.items():
                 s = float(report.scores(int(p))[i][int(key)])
                 # shown to 1 decimal, from a float16 (relative error 2^-11)
                 worst = max(worst, abs(x - s) / (0.05 + abs(s) * 2 ** -11))
                 cells += 1
+                # further below the top than the scale's end (and not within float16 of it): grey
+                below = f['scores_clipped'] and s < top - f['scores_end'] - (abs(s) + abs(top)) * 2 ** -10
+                above = s > top - f['scores_end'] + (abs(s) + abs(top)) * 2 ** -10
+                is_grey = backgrounds[p][key] == clipped
+                grey += below
+                if (below and not is_grey) or (above and is_grey):
+                    colours.append(f'map {p} query {i} key {key}: score {s} (top {top}) is {backgrounds[p][key]}')
     c.check(0 < cells and worst <= 1.0, f'{name}: the scores switch shows report.json\'s scores ({cells} cells, '
                                         f'largest difference {worst:.2f} of what the display allows)')
+    c.check(grey > 0 and not colours,
+            f'{name}: the scores view colours each row down to its map\'s scale end (the score PNGs\', from the '
+            f'facts) and greys the {grey} cells further below' + (': ' + '; '.join(colours[:3]) if colours else ''))
     d.find_element(By.CSS_SELECTOR, 'input[name=values][value=weights]').click()
     d.find_elements(By.CSS_SELECTOR, '#head-toggles input')[1].click()
     rows = shown_weights(d)
@@ -352,12 +429,13 @@ def check_switches(c, d, name, report):
             f'{name}: switching head 1 off hides its map and its row; on again shows them')
 
 
-def check_quiz(c, d, name, reports):
+def check_quiz(c, d, name, reports, facts):
+    words = Words(facts)
     items = d.find_elements(By.CSS_SELECTOR, '#questions > li')
-    wrong, unexplained = [], 0
+    wrong, unexplained, given_away, numbering = [], 0, [], []
     for n, item in enumerate(items):
         kind = item.get_attribute('data-kind')
-        at = {k: int(item.get_attribute('data-' + k)) for k in ('variant', 'map', 'query')
+        at = {k: int(item.get_attribute('data-' + k)) for k in ('variant', 'map', 'query', 'teacher')
               if item.get_attribute('data-' + k) not in (None, '')}
         hidden_before = all(not e.is_displayed() for e in item.find_elements(By.CSS_SELECTOR, '.explanation'))
         options = item.find_elements(By.CSS_SELECTOR, 'input[type=radio]')
@@ -365,29 +443,126 @@ def check_quiz(c, d, name, reports):
         options[-1].click()  # predict (the last option), then reveal
         item.find_element(By.TAG_NAME, 'button').click()
         right = [li.get_attribute('data-value') for li in item.find_elements(By.CSS_SELECTOR, '.options li.right')]
-        expected = expected_answer(kind, at, reports)
+        expected = expected_answer(kind, at, reports, facts)
         if right != [expected]:
-            wrong.append(f'question {n + 1} ({kind}): page {right}, report.json {expected}')
+            wrong.append(f'question {n + 1} ({kind}): page {right}, expected {expected}')
         if kind in ('where', 'pull'):
-            row = expected_query(kind, reports[at.get('variant', 0)])
+            row = expected_query(kind, reports[at.get('variant', 0)], words)
             asked = (at.get('query'), at.get('map') if kind == 'where' else None)
             if row != asked:
-                wrong.append(f'question {n + 1} ({kind}): asks about (query, head) {asked}, the rule (no near tie) '
-                             f'gives {row}')
+                wrong.append(f'question {n + 1} ({kind}): asks about (query, head) {asked}, the rule (no near tie, '
+                             f'at least {MIN_KEYS} keys) gives {row}')
+        # The question's text names neither its answer nor the right option's words.
+        text = item.find_element(By.TAG_NAME, 'legend').text
+        answer = item.find_element(By.CSS_SELECTOR, '.options li.right label').text.strip()
+        if answer.lower() in text.lower():
+            given_away.append(f'question {n + 1} ({kind}) names its answer "{answer}"')
+        # The number is printed once: in the legend, not again as the list's marker.
+        marker = d.execute_script("return getComputedStyle(arguments[0]).listStyleType", item)
+        if not text.startswith(f'{n + 1}. ') or marker != 'none':
+            numbering.append(f'question {n + 1}: "{text[:12]}", list marker {marker}')
         for opt in options:
             opt.click()
             why = item.find_element(By.ID, opt.get_attribute('id') + '-why')
             if not hidden_before or not why.is_displayed() or len(why.text) < 10:
                 unexplained += 1
-        if not item.find_element(By.CSS_SELECTOR, '.proof').is_displayed():
-            unexplained += 1
     kinds = sorted({i.get_attribute('data-kind') for i in items})
+    concepts = sum(i.get_attribute('data-concept') == 'true' for i in items)
+    own = sum(i.get_attribute('data-kind') != 'teacher' for i in items)
     c.check(len(items) >= 5 and not wrong,
             f'{name}: {len(items)} quiz questions ({", ".join(kinds)}), every right answer as report.json says, '
-            f'no "where" or "pull" question on a row decided by less than {CLEAR_MARGIN}'
+            f'no "where" or "pull" question on a row decided by less than {words.clear_margin}'
             + (': ' + '; '.join(wrong) if wrong else ''))
-    c.check(unexplained == 0, f'{name}: every option of every question shows its explanation after the reveal, '
-                              f'and the reveal shows its proof ({unexplained} missing)')
+    c.check(2 * concepts >= own and concepts > 0,
+            f'{name}: {concepts} of the quiz\'s {own} own questions test concepts (at least half)')
+    c.check(not given_away and not numbering,
+            f'{name}: no question\'s text contains its answer, and each number is printed once'
+            + (': ' + '; '.join(given_away + numbering) if given_away or numbering else ''))
+    c.check(unexplained == 0, f'{name}: every option of every question shows its explanation after the reveal '
+                              f'({unexplained} missing)')
+
+
+def map_boxes(d, where):
+    """Each map's box in the window, and its labels: [{map, box, rows, keys, labels: [[l, t, r, b, px]]}]."""
+    return d.execute_script("""
+      const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+      return [...document.querySelectorAll(arguments[0])].filter(m => !m.hidden && m.offsetParent).map(m => ({
+        box: box(m), canvas: box(m.querySelector('canvas')),
+        rows: m.querySelectorAll('.row-label').length, keys: m.querySelectorAll('.key-label').length,
+        labels: [...m.querySelectorAll('.label')].map(l => [...box(l), parseFloat(getComputedStyle(l).fontSize),
+                                                            l.classList.contains('row-label') ? 'row' : 'key'])}));""",
+                            where)
+
+
+def overlaps(a, b):
+    return a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
+
+
+def layout_faults(maps, width, height, min_px):
+    """What is wrong with the maps' layout: a box past the window, an axis without labels, a label smaller
+    than min_px, two labels (or two maps) overlapping, a label over its map's cells."""
+    faults = []
+    for n, m in enumerate(maps):
+        l, t, r, b = m['box']
+        if l < 0 or t < 0 or r > width or b > height:
+            faults.append(f'map {n} at {[round(x) for x in m["box"]]} is not inside {width} x {height}')
+        if not m['rows'] or not m['keys']:
+            faults.append(f'map {n}: {m["rows"]} query labels, {m["keys"]} key labels')
+        small = [x[4] for x in m['labels'] if x[4] < min_px]
+        if small:
+            faults.append(f'map {n}: labels of {min(small)} px')
+        for i, a in enumerate(m['labels']):
+            if overlaps(a, m['canvas']):
+                faults.append(f'map {n}: a label lies over the cells')
+            for b2 in m['labels'][i + 1:]:
+                if a[5] == b2[5] and overlaps(a, b2):
+                    faults.append(f'map {n}: two {a[5]} labels overlap at {[round(x) for x in a[:4]]}')
+        for o in maps[n + 1:]:
+            if overlaps(m['box'], o['box']):
+                faults.append(f'map {n} overlaps another')
+    return faults
+
+
+def check_projector(c, d, name, page):
+    """At each classroom window size: every map of the view inside the window, with labels on both axes."""
+    for width, height in WINDOWS:
+        window(d, width, height)
+        load(d, page)
+        maps = map_boxes(d, '#maps .map')
+        faults = layout_faults(maps, width, height, MIN_LABEL_PX)
+        side = d.execute_script("return document.getElementById('maps').dataset.side")
+        c.check(maps and not faults,
+                f'{name} at {width} x {height}: all {len(maps)} maps ({side} px) above the fold, token labels on both '
+                f'axes, at least {MIN_LABEL_PX} px, none overlapping' + (': ' + '; '.join(faults[:3]) if faults else ''))
+    window(d, *WINDOWS[0])
+    load(d, page)
+
+
+def check_presenter(c, d, name, page, facts):
+    """Presenter mode: P shows one map over the window with large labels; the arrows step maps and rows;
+    Esc leaves. Its labels are at least the pictures' smallest, from the facts' presenter plans."""
+    large = min(p['px'] for p in facts['labels']['presenter'])
+    for width, height in WINDOWS:
+        window(d, width, height)
+        load(d, page)
+        title = lambda: d.find_element(By.ID, 'presenter-h').text
+        ActionChains(d).send_keys('p').perform()
+        shown = d.find_element(By.ID, 'presenter').is_displayed()
+        first = title()
+        maps = map_boxes(d, '#presenter-map')
+        faults = layout_faults(maps, width, height, large)
+        ActionChains(d).send_keys(Keys.ARROW_RIGHT).perform()
+        second = title()
+        ActionChains(d).send_keys(Keys.ARROW_DOWN).perform()
+        third = title()
+        ActionChains(d).send_keys(Keys.ESCAPE).perform()
+        left = not d.find_element(By.ID, 'presenter').is_displayed()
+        c.check(shown and len(maps) == 1 and not faults and first != second and second != third and left,
+                f'{name} at {width} x {height}: presenter mode (P) shows one map inside the window with labels of '
+                f'{large} px or more; right arrow: "{first}" -> "{second}"; down arrow: the next query; Esc leaves'
+                + (': ' + '; '.join(faults[:3]) if faults else ''))
+    window(d, *WINDOWS[0])
+    load(d, page)
 
 
 def check_gaps(c, d, name, report):
@@ -467,12 +642,17 @@ def main():
     c = Checks()
 
     samples = os.path.join(SAMPLES, '{}.json')
+    quiz = os.path.join(a.work, 'teacher_quiz.json')
+    with open(quiz, 'w') as f:
+        json.dump(TEACHER_QUIZ, f)
     pages = {
         'lesson1': run_mhaviz(a.mhaviz, ['--steps', samples.format('lesson1')], os.path.join(a.work, 'lesson1')),
         'lesson3': run_mhaviz(a.mhaviz, [samples.format('lesson3_mqa')], os.path.join(a.work, 'lesson3')),
         'lessons 1-3': run_mhaviz(a.mhaviz, ['--kv-heads', '4,2,1', samples.format('lesson1')],
                                   os.path.join(a.work, 'variants')),
         'random': run_mhaviz(a.mhaviz, [samples.format('random_init')], os.path.join(a.work, 'random')),
+        'trained rival': run_mhaviz(a.mhaviz, [samples.format('trained/rival')], os.path.join(a.work, 'rival')),
+        '--quiz FILE': run_mhaviz(a.mhaviz, ['--quiz', quiz, samples.format('lesson1')], os.path.join(a.work, 'quiz')),
         'long sentence': run_mhaviz(a.mhaviz, [long_input(a.mhaviz, a.work)], os.path.join(a.work, 'long')),
     }
     hostile = run_mhaviz(a.mhaviz, [hostile_input(a.work)], os.path.join(a.work, 'hostile'))
@@ -492,18 +672,36 @@ def main():
             facts = d.execute_script("return JSON.parse(document.getElementById('facts').textContent)")
             reports = variant_reports(out, facts)
             T = facts['T']
+            if name in ('lesson1', 'lessons 1-3', 'trained rival', 'long sentence'):
+                check_projector(c, d, name, page)
+            if name in ('lesson1', 'long sentence'):
+                check_presenter(c, d, name, page, facts)
             check_hover_and_focus(c, d, name, reports[0], list(range(T)))
             check_lock(c, d, name)
             if name == 'lesson1':
-                check_switches(c, d, name, reports[0])
+                check_switches(c, d, name, reports[0], facts)
                 check_side_text(c, d, name)
             if name == 'long sentence':
                 check_gaps(c, d, name, reports[0])
             if name == 'lesson1' and a.screenshot:
+                load(d, page)
                 d.execute_script('document.activeElement.blur(); window.scrollTo(0, 0)')
                 ActionChains(d).move_to_element(d.find_elements(By.CSS_SELECTOR, '#tokens button')[6]).perform()
                 d.save_screenshot(a.screenshot)
-            check_quiz(c, d, name, reports)
+            if name == 'trained rival':
+                rival = facts['words']['rival']['the']
+                texts = d.execute_script("return document.body.innerText")
+                c.check(not facts['words']['rival']['built_from_heads'] and rival in texts
+                        and 'wide head' not in texts.replace(rival, ''),
+                        f'trained rival: the page names its comparison head "{rival}" (from the facts), never '
+                        f'"wide head"')
+            check_quiz(c, d, name, reports, facts)
+            if name == '--quiz FILE':
+                items = d.find_elements(By.CSS_SELECTOR, '#questions > li[data-kind=teacher]')
+                legend = items[0].find_element(By.TAG_NAME, 'legend').text if items else ''
+                c.check(len(items) == len(TEACHER_QUIZ['questions'])
+                        and legend.endswith(TEACHER_QUIZ['questions'][0]['question']),
+                        f'--quiz FILE: the teacher\'s {len(items)} question(s) close the quiz, as the file gives them')
             load(d, page)
             check_axe(c, d, name, axe_source)
 
@@ -517,6 +715,17 @@ def main():
                 and '\u2028' not in raw,
                 'a token "</script><img src=x onerror=...>" is shown as text, runs nothing, and the page escapes '
                 '<, >, &, U+2028 in its JSON')
+        # A token holding a newline and a tab: shown as the report shows it (the facts' token_labels), never raw.
+        facts = d.execute_script("return JSON.parse(document.getElementById('facts').textContent)")
+        ActionChains(d).move_to_element(d.find_elements(By.CSS_SELECTOR, '#tokens button')[4]).perform()
+        texts = d.execute_script("""return [document.getElementById('caption').textContent,
+          document.getElementById('query-name').textContent, document.getElementById('readout').textContent,
+          ...[...document.querySelectorAll('#tokens button, .label, #rows th, #questions legend, .explanation')]
+            .map(e => e.textContent)]""")
+        raw_control = [t for t in texts if '\n' in t or '\t' in t]
+        c.check(shown[4] == facts['token_labels'][4] != CONTROL and not raw_control,
+                f'a token holding a newline and a tab is shown as "{shown[4]}" (the report\'s rule), in the '
+                f'captions, labels and quiz too ({len(raw_control)} raw)')
 
         page = os.path.join(big, 'lesson.html')
         size = os.path.getsize(page)

@@ -1528,6 +1528,72 @@ START_TEST(stdout_full_exits_3)
 }
 END_TEST
 
+/* --quiz FILE: the teacher's questions (docs/lesson.md). A file with a
+ * mistake fails as a bad input does: exit 1 (3 when it cannot be read, 2
+ * with --no-html, which writes no page to add them to), a message naming
+ * the file and the place (line:column, or the key and index), nothing
+ * written. */
+static const struct {
+    const char *file;
+    int status;
+    const char *msg;
+} QUIZ_BAD[] = {
+    {"syntax.json", MHAVIZ_EINPUT, "syntax.json:2:50: trailing comma"},
+    {"no_questions.json", MHAVIZ_EINPUT, "no_questions.json: questions: wanted an array of 1 to 50 questions"},
+    {"answer_range.json", MHAVIZ_EINPUT, "questions[0].answer: wanted the index of the right option, a whole number "
+                                         "from 0 to 1"},
+    {"answer_fraction.json", MHAVIZ_EINPUT, "questions[0].answer: wanted the index"},
+    {"missing_explanation.json", MHAVIZ_EINPUT, "questions[1].options[1]: \"explanation\" is missing"},
+    {"unknown_key.json", MHAVIZ_EINPUT, "questions[0]: unknown key \"anwser\" (the keys are question, options, answer)"},
+    {"one_option.json", MHAVIZ_EINPUT, "questions[0].options: wanted an array of 2 to 8 options"},
+    {"empty_question.json", MHAVIZ_EINPUT, "questions[0].question: is empty"},
+    {"same_options.json", MHAVIZ_EINPUT, "questions[0].options[1].text: the same as options[0]'s"},
+    {"missing.json", MHAVIZ_EIO, "missing.json: cannot open: No such file"},
+};
+
+START_TEST(quiz_file_refused)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], quiz[PATH_MAX + 64];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    snprintf(quiz, sizeof quiz, "%s/quiz/%s", data, QUIZ_BAD[_i].file);
+    run(r, (const char *[]){"-q", "--quiz", quiz, in, NULL});
+    ck_assert_msg(r->status == QUIZ_BAD[_i].status, "--quiz %s: exit %d: %s", QUIZ_BAD[_i].file, r->status, r->err);
+    ck_assert_msg(strstr(r->err, QUIZ_BAD[_i].msg), "'%s' lacks '%s'", r->err, QUIZ_BAD[_i].msg);
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
+/* A good file: its questions are in the page's facts, as given; with
+ * --no-html there is no page to add them to: a usage error. */
+START_TEST(quiz_file_in_the_page)
+{
+    setup_samples();
+    Run *r = malloc(sizeof *r);
+    char in[PATH_MAX + 32], quiz[PATH_MAX + 64], page[256];
+    snprintf(in, sizeof in, "%s/lesson1.json", samples);
+    snprintf(quiz, sizeof quiz, "%s/quiz/good.json", data);
+    run(r, (const char *[]){"-q", "--quiz", quiz, "-o", "out", in, NULL});
+    ck_assert_msg(r->status == 0, "exit %d: %s", r->status, r->err);
+    snprintf(page, sizeof page, "%s/out/lesson.html", r->run);
+    char *html = slurp(page, NULL);
+    ck_assert_ptr_nonnull(strstr(html, "\"teacher_questions\":[{\"question\":\"Which step turns the scores of one row "
+                                       "into weights that add up to 1?\""));
+    ck_assert_ptr_nonnull(strstr(html, "\"answer\":1"));
+    free(html);
+    cleanup(r);
+    run(r, (const char *[]){"-q", "--no-html", "--quiz", quiz, in, NULL});
+    ck_assert_int_eq(r->status, MHAVIZ_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(r->err, "--quiz adds questions to lesson.html, which --no-html leaves out"));
+    ck_assert_int_eq(left_behind(r), 0);
+    cleanup(r);
+    free(r);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -1539,6 +1605,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, timing_prints_each_phase);
     tcase_add_test(tc, timing_peak_memory_is_this_program_s);
     tcase_add_loop_test(tc, bad_input_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
+    tcase_add_loop_test(tc, quiz_file_refused, 0, (int)(sizeof QUIZ_BAD / sizeof QUIZ_BAD[0]));
+    tcase_add_test(tc, quiz_file_in_the_page);
     tcase_add_test(tc, warning_printed_on_failure);
     tcase_add_test(tc, max_memory_option);
     tcase_add_loop_test(tc, usage_error_exits_2, 0, (int)(sizeof USAGE / sizeof USAGE[0]));

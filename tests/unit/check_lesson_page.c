@@ -10,12 +10,21 @@
  *   - a weight keeps its side of one half (lesson 1: 0.49992 is not stored
  *     as 0.5);
  *   - a layer past the cap gets the summary: the page stays under the cap
- *     and each row's first kept key is the row's top key. */
+ *     and each row's first kept key is the row's top key;
+ *   - the page's words come from the C side's one place for each: token
+ *     labels are token_text's (a newline as \n), the comparison head's name
+ *     is rival_name's, the thresholds are measures.h's, every label plan's
+ *     line height is at least LABELS_MIN_PX, the visible keys are
+ *     mha_visible_keys'. */
+#include "core/measures.h"
+#include "core/rival.h"
 #include "core/status.h"
 #include "core/timing.h"
 #include "core/variant.h"
 #include "io/input.h"
+#include "pictures/labels.h"
 #include "report/lesson_page.h"
+#include "text/token_text.h"
 
 #include <cJSON.h>
 #include <check.h>
@@ -62,9 +71,9 @@ static char *page_of(const Variant *v, size_t *len)
     const int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    const RenderColours colours = {draw_cmap("viridis"), "viridis", {222, 222, 222}, {196, 196, 196}};
+    const RenderColours colours = {draw_cmap("viridis"), "viridis", {222, 222, 222}, {196, 196, 196}, {70, 70, 70}};
     char err[MHAVIZ_ERRLEN] = "";
-    ck_assert_msg(lesson_page_write(path, v, 1, &colours, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert_msg(lesson_page_write(path, v, 1, &colours, NULL, err, sizeof err) == MHAVIZ_OK, "%s", err);
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
     fseek(f, 0, SEEK_END);
@@ -161,6 +170,49 @@ START_TEST(facts_keep_hostile_tokens_as_text)
     const cJSON *tok;
     cJSON_ArrayForEach(tok, toks)
         ck_assert_str_eq(tok->valuestring, tokens[t++]);
+    cJSON_Delete(root);
+    free(page);
+    variant_free(&v);
+    input_free(&in);
+}
+END_TEST
+
+START_TEST(words_come_from_the_c_side)
+{
+    static const char *const tokens[] = {"Mary", "a\\nb\\tc", "the", "Mary", "end"}; /* JSON text: a newline, a tab */
+    MhaInput in = {0};
+    Variant v = {0};
+    make_layer(&in, &v, 5, tokens);
+    size_t len, n;
+    char *page = page_of(&v, &len);
+    const char *facts = script_text(page, "facts", &n);
+    cJSON *root = cJSON_ParseWithLength(facts, n);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *labels = cJSON_GetObjectItemCaseSensitive(root, "token_labels");
+    const cJSON *seen = cJSON_GetObjectItemCaseSensitive(root, "visible_keys");
+    for (int t = 0; t < 5; t++) {
+        char shown[64];
+        ck_assert_str_eq(cJSON_GetArrayItem(labels, t)->valuestring, token_text(shown, sizeof shown, in.tokens[t]));
+        ck_assert_int_eq((int)cJSON_GetArrayItem(seen, t)->valuedouble, mha_visible_keys(1, t, 5));
+    }
+    ck_assert_str_eq(cJSON_GetArrayItem(labels, 1)->valuestring, "a\\nb\\tc"); /* backslashes, no control byte */
+    const cJSON *words = cJSON_GetObjectItemCaseSensitive(root, "words");
+    const cJSON *rival = cJSON_GetObjectItemCaseSensitive(words, "rival");
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(rival, "the")->valuestring, rival_name(0)->the);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rival, "built_from_heads")));
+    ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(words, "shown_share")->valuedouble, MEASURES_SHOWN_SHARE);
+    ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(words, "clear_margin")->valuedouble, LESSON_PAGE_CLEAR_MARGIN);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(words, "pattern_roles")), MEASURES_N_PATTERNS);
+    const cJSON *plans = cJSON_GetObjectItemCaseSensitive(root, "labels"), *kind, *plan;
+    int counted = 0;
+    cJSON_ArrayForEach(kind, plans)
+        cJSON_ArrayForEach(plan, kind) {
+            ck_assert_double_ge(cJSON_GetObjectItemCaseSensitive(plan, "px")->valuedouble, LABELS_MIN_PX);
+            /* 5 tokens, one of them repeated: the first, the last and 'Mary' always have a label */
+            ck_assert_int_ge(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(plan, "shown")), 3);
+            counted++;
+        }
+    ck_assert_int_gt(counted, 10);
     cJSON_Delete(root);
     free(page);
     variant_free(&v);
@@ -319,6 +371,7 @@ Suite *lesson_page_suite(void)
     TCase *tc = tcase_create("page");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, facts_keep_hostile_tokens_as_text);
+    tcase_add_test(tc, words_come_from_the_c_side);
     tcase_add_test(tc, every_cell_decodes_to_the_forward_pass);
     tcase_add_test(tc, weights_keep_their_side_of_half);
     tcase_add_test(tc, past_the_cap_a_summary);

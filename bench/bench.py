@@ -190,48 +190,51 @@ def matplotlib_ms(py, input_json, out_dir, runs):
     return statistics.median(ms)
 
 
-def run_model_cli(mhaviz, folder, out_dir, runs):
-    """mhaviz on a model folder (bench.json's text and layer): median wall time (ms),
-    largest peak memory (MB), median phase times; checks that it saw bench.json's ids."""
-    with open(os.path.join(folder, "bench.json")) as f:
-        b = json.load(f)
+def timed_runs(cmd, runs):
+    """Runs cmd, which prints "NAME: X ms" phase lines and "peak memory: X MB" on
+    stderr, runs times: (median wall time (ms), largest peak memory (MB), median
+    phase times), or its error message when it fails."""
     walls, peak, phases = [], 0.0, {}
     for _ in range(runs):
         t0 = time.perf_counter()
-        p = subprocess.run([mhaviz, "-q", "--timing", "--text", b["text"], "--layer", str(b["layer"]),
-                            "-o", out_dir, folder], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         walls.append((time.perf_counter() - t0) * 1e3)
         if p.returncode != 0:
-            raise RuntimeError(f"mhaviz failed ({p.returncode}) on {folder}: {p.stderr.strip()}")
+            return f"{os.path.basename(cmd[1] if cmd[0] == sys.executable else cmd[0])} failed " \
+                   f"({p.returncode}): {p.stderr.strip()[-300:]}"
         peak = max(peak, float(re.search(r"^peak memory: ([0-9.]+) MB$", p.stderr, re.M).group(1)))
         for name, ms in re.findall(r"^(\w+): ([0-9.]+) ms$", p.stderr, re.M):
             phases.setdefault(name, []).append(float(ms))
+    return statistics.median(walls), peak, {k: statistics.median(v) for k, v in phases.items()}
+
+
+def run_model_cli(mhaviz, folder, out_dir, runs):
+    """mhaviz on a model folder (bench.json's text and layer), as timed_runs; checks
+    that it saw bench.json's ids."""
+    with open(os.path.join(folder, "bench.json")) as f:
+        b = json.load(f)
+    got = timed_runs([mhaviz, "-q", "--timing", "--text", b["text"], "--layer", str(b["layer"]),
+                      "-o", out_dir, folder], runs)
+    if isinstance(got, str):
+        raise RuntimeError(got)
     with open(os.path.join(out_dir, "report.json")) as f:
         seen = json.load(f)["token_ids"]
     if seen != b["ids"]:
         raise RuntimeError(f"mhaviz saw the ids {seen}, the peer is given {b['ids']}")
-    return statistics.median(walls), peak, {k: statistics.median(v) for k, v in phases.items()}
+    return got
 
 
 def run_model_peer(py, folder, out_dir, runs):
-    """model_peer.py on the same folder, text and layer: median wall time (ms), largest
-    peak memory (MB), median phase times; None when it cannot run (no matplotlib)."""
+    """model_peer.py on the same folder, ids and layer, as timed_runs; None when it
+    cannot run (no matplotlib)."""
     with open(os.path.join(folder, "bench.json")) as f:
         b = json.load(f)
-    walls, peak, phases = [], 0.0, {}
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        p = subprocess.run([py, os.path.join(HERE, "model_peer.py"), folder, out_dir, "--layer", str(b["layer"]),
-                            "--ids", ",".join(map(str, b["ids"]))],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        walls.append((time.perf_counter() - t0) * 1e3)
-        if p.returncode != 0:
-            print(f"bench: model_peer.py failed: {p.stderr.strip()[-300:]}", file=sys.stderr)
-            return None
-        peak = max(peak, float(re.search(r"^peak memory: ([0-9.]+) MB$", p.stderr, re.M).group(1)))
-        for name, ms in re.findall(r"^(\w+): ([0-9.]+) ms$", p.stderr, re.M):
-            phases.setdefault(name, []).append(float(ms))
-    return statistics.median(walls), peak, {k: statistics.median(v) for k, v in phases.items()}
+    got = timed_runs([py, os.path.join(HERE, "model_peer.py"), folder, out_dir, "--layer", str(b["layer"]),
+                      "--ids", ",".join(map(str, b["ids"]))], runs)
+    if isinstance(got, str):
+        print(f"bench: {got}", file=sys.stderr)
+        return None
+    return got
 
 
 def model_rows(mhaviz, py, work, wanted, quick):
@@ -278,6 +281,7 @@ def main():
     fwd, cli = {}, {}  # by shape name; by (shape name, numbers from)
     kernels, cat, mpl = {}, {}, None  # both passes' kernel time (ms) by shape; cat's time (ms) by shape
     first = {}  # both passes' first run in a fresh process (ms) by shape: fresh pages, BLIS and threads starting
+
     def wanted(n):
         return args.shapes is None or str(n) in args.shapes.split(",")
 

@@ -242,7 +242,8 @@ static int split_added(const Tokenizer *tok, Parts *parts, int normalized, Err *
         size_t text_start = 0; /* the text not yet given to out starts here */
         int fails = 0;
         for (size_t at = 0; p->id < 0 && at < p->len && !fails;) {
-            const AddedToken *t = added_at(tok, p->s, p->len, at, normalized);
+            const AddedToken *t =
+                tok->added_starts[(unsigned char)p->s[at]] ? added_at(tok, p->s, p->len, at, normalized) : NULL;
             if (!t) {
                 at++;
                 continue;

@@ -223,18 +223,26 @@ static size_t table_size(size_t n)
     return size;
 }
 
-int tokenizer_vocab_find(const Tokenizer *tok, const char *s, size_t len)
+/* The slot of piece s[0..len) in the vocabulary's table: its id's, or the
+ * empty one where it would go. */
+static size_t vocab_slot(const Tokenizer *tok, const char *s, size_t len)
 {
-    size_t i = hash_bytes(s, len) & tok->vocab.mask;
-    for (;;) {
+    uint64_t h = hash_bytes(s, len);
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t i = h & tok->vocab.mask;
+    for (;; i = (i + 1) & tok->vocab.mask) {
         int id = tok->vocab.slot[i];
         if (id < 0)
-            return -1;
+            return i;
         const char *p = tok->pieces[id];
-        if (strncmp(p, s, len) == 0 && p[len] == '\0')
-            return id;
-        i = (i + 1) & tok->vocab.mask;
+        if (tok->vocab.tag[i] == tag && strncmp(p, s, len) == 0 && p[len] == '\0')
+            return i;
     }
+}
+
+int tokenizer_vocab_find(const Tokenizer *tok, const char *s, size_t len)
+{
+    return tok->vocab.slot[vocab_slot(tok, s, len)];
 }
 
 /* model.vocab: {"piece": id, ...} into tok->pieces and tok->vocab. */
@@ -243,6 +251,7 @@ static int read_vocab(Ctx *c, Tokenizer *tok, const cJSON *vocab, const cJSON *a
     if (!cJSON_IsObject(vocab))
         return fail(c, "model.vocab must be an object {\"piece\": id, ...}");
     int n = 0, max_id = -1;
+    size_t bytes = 0;
     const cJSON *v;
     cJSON_ArrayForEach(v, vocab) {
         char where[WHERE_LEN];
@@ -252,6 +261,7 @@ static int read_vocab(Ctx *c, Tokenizer *tok, const cJSON *vocab, const cJSON *a
             return c->status;
         if (id > max_id)
             max_id = id;
+        bytes += strlen(v->string) + 1;
         n++;
     }
     cJSON_ArrayForEach(v, added) { /* (read_added names a bad id) */
@@ -261,25 +271,28 @@ static int read_vocab(Ctx *c, Tokenizer *tok, const cJSON *vocab, const cJSON *a
     }
     tok->n_ids = max_id + 1;
     tok->pieces = calloc((size_t)tok->n_ids + 1, sizeof *tok->pieces);
+    tok->piece_bytes = malloc(bytes + 1);
     tok->vocab.mask = table_size((size_t)n) - 1;
     tok->vocab.slot = malloc((tok->vocab.mask + 1) * sizeof *tok->vocab.slot);
-    if (!tok->pieces || !tok->vocab.slot)
+    tok->vocab.tag = malloc((tok->vocab.mask + 1) * sizeof *tok->vocab.tag);
+    if (!tok->pieces || !tok->piece_bytes || !tok->vocab.slot || !tok->vocab.tag)
         return out_of_memory(c);
     memset(tok->vocab.slot, 0xff, (tok->vocab.mask + 1) * sizeof *tok->vocab.slot); /* all -1 */
+    char *at = tok->piece_bytes;
     cJSON_ArrayForEach(v, vocab) {
         int id = (int)v->valuedouble;
         if (tok->pieces[id])
             return fail(c, "model.vocab: id %d is given to \"%.60s\" and to \"%.60s\"", id, tok->pieces[id],
                         v->string);
         size_t len = strlen(v->string);
-        if (tokenizer_vocab_find(tok, v->string, len) >= 0)
+        size_t i = vocab_slot(tok, v->string, len);
+        if (tok->vocab.slot[i] >= 0)
             return fail(c, "model.vocab: \"%.60s\" is given twice", v->string);
-        if (!(tok->pieces[id] = dup_string(v->string)))
-            return out_of_memory(c);
-        size_t i = hash_bytes(v->string, len) & tok->vocab.mask;
-        while (tok->vocab.slot[i] >= 0)
-            i = (i + 1) & tok->vocab.mask;
+        memcpy(at, v->string, len + 1);
+        tok->pieces[id] = at;
+        at += len + 1;
         tok->vocab.slot[i] = id;
+        tok->vocab.tag[i] = (uint32_t)(hash_bytes(v->string, len) >> 32);
     }
     return MHAVIZ_OK;
 }
@@ -353,9 +366,11 @@ static int read_merges(Ctx *c, Tokenizer *tok, const cJSON *merges)
         const char *a = NULL, *b = NULL;
         if (merge_parts(c, item, rank, buf, cap, &a, &b))
             break;
-        snprintf(joined, cap, "%s%s", a, b);
-        int ia = tokenizer_vocab_find(tok, a, strlen(a)), ib = tokenizer_vocab_find(tok, b, strlen(b));
-        int im = tokenizer_vocab_find(tok, joined, strlen(joined));
+        size_t la = strlen(a), lb = strlen(b);
+        memcpy(joined, a, la);
+        memcpy(joined + la, b, lb + 1);
+        int ia = tokenizer_vocab_find(tok, a, la), ib = tokenizer_vocab_find(tok, b, lb);
+        int im = tokenizer_vocab_find(tok, joined, la + lb);
         const char *missing = ia < 0 ? a : ib < 0 ? b : im < 0 ? joined : NULL;
         if (missing) {
             fail(c, "model.merges[%d]: \"%.60s\" is not in model.vocab", rank, missing);
@@ -432,9 +447,10 @@ static int read_added(Ctx *c, Tokenizer *tok, const cJSON *added)
         if (!(t->content = dup_string(content)))
             return out_of_memory(c);
         t->len = strlen(content);
+        tok->added_starts[(unsigned char)content[0]] = 1;
         tok->n_added++;
-        if (!tok->pieces[t->id] && !(tok->pieces[t->id] = dup_string(content)))
-            return out_of_memory(c);
+        if (!tok->pieces[t->id])
+            tok->pieces[t->id] = t->content;
     }
     return MHAVIZ_OK;
 }
@@ -767,10 +783,10 @@ void tokenizer_free(Tokenizer *tok)
 {
     if (!tok)
         return;
-    for (int i = 0; tok->pieces && i < tok->n_ids; i++)
-        free(tok->pieces[i]);
     free(tok->pieces);
+    free(tok->piece_bytes);
     free(tok->vocab.slot);
+    free(tok->vocab.tag);
     free(tok->merges.key);
     free(tok->merges.rank);
     free(tok->merges.merged);

@@ -45,10 +45,12 @@ typedef struct {
     int normalized;     /* matched in the normalized text, not the raw one */
 } AddedToken;
 
-/* Open addressing, linear probing; slots hold an index or -1. */
+/* Open addressing, linear probing; slots hold an id or -1. */
 typedef struct {
-    int *slot;   /* (mask + 1) vocabulary ids */
-    size_t mask; /* table size - 1, a power of two minus one */
+    int *slot;     /* (mask + 1) vocabulary ids */
+    uint32_t *tag; /* (mask + 1) the high bits of each slot's piece's hash: most
+                      probes that miss need not read the piece */
+    size_t mask;   /* table size - 1, a power of two minus one */
 } PieceMap;
 
 typedef struct {
@@ -59,7 +61,9 @@ typedef struct {
 } MergeMap;
 
 struct Tokenizer {
-    char **pieces;       /* (n_ids) each id's piece as stored (NULL for an unused id) */
+    char **pieces;       /* (n_ids) each id's piece as stored (NULL for an unused id),
+                            in piece_bytes or an added token's content */
+    char *piece_bytes;   /* the vocabulary's pieces, each NUL-terminated */
     int n_ids;           /* largest id + 1 */
     PieceMap vocab;      /* piece -> id, for the model's vocabulary */
     MergeMap merges;     /* pair of ids -> rank and merged id */
@@ -70,6 +74,7 @@ struct Tokenizer {
     int byte_level;      /* pieces are in GPT-2's byte alphabet (a ByteLevel step) */
     AddedToken *added;   /* (n_added) */
     int n_added;
+    char added_starts[256]; /* 1 for a byte that begins an added token */
     NormStep *norm;      /* (n_norm) */
     int n_norm;
     PreStep *pre;        /* (n_pre) */

@@ -184,6 +184,8 @@ FUZZ_DICT_input  := -dict=tests/fuzz/json.dict
 FUZZ_SEEDS_input := tests/fuzz/corpus tests/fuzz/regressions tests/data/good tests/data/bad
 FUZZ_SEEDS_npy   := tests/fuzz/corpus_npy
 FUZZ_SEEDS_render := tests/fuzz/corpus_render
+FUZZ_DICT_tokenizer  := -dict=tests/fuzz/tokenizer.dict
+FUZZ_SEEDS_tokenizer := tests/fuzz/corpus_tokenizer tests/fuzz/regressions_tokenizer
 
 ## asan: every test, built with AddressSanitizer + UBSan into build-asan/ (any report fails)
 # (sanitized code runs several times slower: Check's per-test timeouts are stretched 10x)
@@ -199,7 +201,7 @@ memcheck: dev-deps
 memcheck-unit: dev-deps
 	$(MAKE) test TEST_RUNNER='CK_FORK=no $(VALGRIND)'
 
-## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy or render: the .npy reader or the renderer
+## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy, render or tokenizer: the .npy reader, the renderer or tokenizer.json
 fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	@mkdir -p build-fuzz/corpus_$(FUZZ_TARGET) build-fuzz/crashes
 	build-fuzz/fuzz_$(FUZZ_TARGET) $(FUZZ_DICT_$(FUZZ_TARGET)) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \

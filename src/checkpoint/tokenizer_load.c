@@ -466,6 +466,28 @@ static void *grow(void **array, int *n, size_t size)
     return bigger + (size_t)(*n)++ * size;
 }
 
+/* A reader of one normalizer, pre-tokenizer or post-processor at where. */
+typedef int (*StepReader)(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *where);
+
+/* A "Sequence": each object of obj.key read in order by read. */
+static int read_sequence(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *key, const char *where,
+                         StepReader read)
+{
+    const cJSON *list = field(obj, key), *item;
+    if (!cJSON_IsArray(list))
+        return fail(c, "%s.%s must be an array", where, key);
+    int i = 0;
+    cJSON_ArrayForEach(item, list) {
+        char sub[WHERE_LEN];
+        snprintf(sub, sizeof sub, "%s.%s[%d]", where, key, i++);
+        if (cJSON_IsNull(item))
+            return fail(c, "%s must be an object", sub);
+        if (read(c, tok, item, sub))
+            return c->status;
+    }
+    return MHAVIZ_OK;
+}
+
 static int read_normalizer(Ctx *c, Tokenizer *tok, const cJSON *n, const char *where)
 {
     const char *type;
@@ -473,21 +495,8 @@ static int read_normalizer(Ctx *c, Tokenizer *tok, const cJSON *n, const char *w
         return MHAVIZ_OK;
     if (read_type(c, n, where, &type))
         return c->status;
-    if (strcmp(type, "Sequence") == 0) {
-        const cJSON *list = field(n, "normalizers"), *item;
-        if (!cJSON_IsArray(list))
-            return fail(c, "%s.normalizers must be an array", where);
-        int i = 0;
-        cJSON_ArrayForEach(item, list) {
-            char sub[WHERE_LEN];
-            snprintf(sub, sizeof sub, "%s.normalizers[%d]", where, i++);
-            if (cJSON_IsNull(item))
-                return fail(c, "%s must be an object", sub);
-            if (read_normalizer(c, tok, item, sub))
-                return c->status;
-        }
-        return MHAVIZ_OK;
-    }
+    if (strcmp(type, "Sequence") == 0)
+        return read_sequence(c, tok, n, "normalizers", where, read_normalizer);
     const char *text;
     int prepend = strcmp(type, "Prepend") == 0, replace = strcmp(type, "Replace") == 0;
     if (!prepend && !replace)
@@ -560,21 +569,8 @@ static int read_pre(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where)
         return MHAVIZ_OK;
     if (read_type(c, p, where, &type))
         return c->status;
-    if (strcmp(type, "Sequence") == 0) {
-        const cJSON *list = field(p, "pretokenizers"), *item;
-        if (!cJSON_IsArray(list))
-            return fail(c, "%s.pretokenizers must be an array", where);
-        int i = 0;
-        cJSON_ArrayForEach(item, list) {
-            char sub[WHERE_LEN];
-            snprintf(sub, sizeof sub, "%s.pretokenizers[%d]", where, i++);
-            if (cJSON_IsNull(item))
-                return fail(c, "%s must be an object", sub);
-            if (read_pre(c, tok, item, sub))
-                return c->status;
-        }
-        return MHAVIZ_OK;
-    }
+    if (strcmp(type, "Sequence") == 0)
+        return read_sequence(c, tok, p, "pretokenizers", where, read_pre);
     static const char *const known[] = {"Split", "ByteLevel", "Metaspace", "Digits"};
     int kind = -1;
     for (int i = 0; i < 4; i++)
@@ -617,6 +613,8 @@ static int read_pre(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where)
 /* Append id to the post-processor's prefix or suffix. */
 static int add_special(Ctx *c, Tokenizer *tok, int after, int id)
 {
+    if (id >= tok->n_ids || !tok->pieces[id])
+        return fail(c, "post_processor: special token id %d is not in the vocabulary or added_tokens", id);
     int **list = after ? &tok->suffix : &tok->prefix, *n = after ? &tok->n_suffix : &tok->n_prefix;
     int *slot = grow((void **)list, n, sizeof *slot);
     if (!slot)
@@ -661,19 +659,8 @@ static int read_post(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where)
         return MHAVIZ_OK;
     if (read_type(c, p, where, &type))
         return c->status;
-    if (strcmp(type, "Sequence") == 0) {
-        const cJSON *list = field(p, "processors"), *item;
-        if (!cJSON_IsArray(list))
-            return fail(c, "%s.processors must be an array", where);
-        int i = 0;
-        cJSON_ArrayForEach(item, list) {
-            char sub[WHERE_LEN];
-            snprintf(sub, sizeof sub, "%s.processors[%d]", where, i++);
-            if (read_post(c, tok, item, sub))
-                return c->status;
-        }
-        return MHAVIZ_OK;
-    }
+    if (strcmp(type, "Sequence") == 0)
+        return read_sequence(c, tok, p, "processors", where, read_post);
     if (strcmp(type, "ByteLevel") == 0) /* changes offsets only, never ids */
         return MHAVIZ_OK;
     if (strcmp(type, "TemplateProcessing") == 0)

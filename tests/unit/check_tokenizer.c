@@ -264,6 +264,9 @@ START_TEST(unsupported_parts)
     expect_error("{\"model\": {\"type\": \"BPE\", " SPM_VOCAB "}, \"pre_tokenizer\": {\"type\": \"Split\", "
                  "\"pattern\": {\"Regex\": \"(a\"}, \"behavior\": \"Isolated\"}}",
                  NULL, "tokenizer.json", "pre_tokenizer.pattern: the regex does not compile");
+    /* the template's <s> is id 9, but no added_tokens: the ids end at 8 (found by fuzzing) */
+    expect_error("{\"model\": {\"type\": \"BPE\", " SPM_VOCAB "}, " BOS_TEMPLATE "}", NULL, "tokenizer.json",
+                 "post_processor: special token id 9 is not in the vocabulary or added_tokens");
 }
 END_TEST
 

@@ -77,6 +77,12 @@ END_TEST
 START_TEST(llama3_agrees) { agree("llama3"); }
 END_TEST
 
+START_TEST(llama3_bos_agrees) { agree("llama3_bos"); }
+END_TEST
+
+START_TEST(llama2_metaspace_agrees) { agree("llama2_metaspace"); }
+END_TEST
+
 Suite *tokenizer_ref_suite(void)
 {
     Suite *s = suite_create("tokenizer_ref");
@@ -85,6 +91,8 @@ Suite *tokenizer_ref_suite(void)
     tcase_add_test(tc, gpt2_agrees);
     tcase_add_test(tc, llama2_agrees);
     tcase_add_test(tc, llama3_agrees);
+    tcase_add_test(tc, llama3_bos_agrees);
+    tcase_add_test(tc, llama2_metaspace_agrees);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -12,12 +12,13 @@ CFLAGS   += -std=c11 -Wall -Wextra -pedantic
 # same bits in each of their target_clones versions.)
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc
 # Deferred (=), so that `make deps` can install the libraries first. PCRE2
-# runs the tokenizers' pre-tokenizer regexes (src/checkpoint/tokenizer.c).
-PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate libpcre2-8)
+# runs the tokenizers' pre-tokenizer regexes, utf8proc their Unicode
+# normalizers (src/checkpoint/tokenizer.c).
+PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate libpcre2-8 libutf8proc)
 # stb statically: only the font rasteriser's object comes in, and a start
 # skips loading and relocating the 460 KB shared library (at 20 ms a run,
 # 0.15 ms: 220 000 instructions and 6 page faults fewer).
-PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate libpcre2-8) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
+PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate libpcre2-8 libutf8proc) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
 # BLIS, the OpenMP build (libblis-openmp-dev), does the projections' matrix
 # products (src/core/mha.c, matmul). Debian gives it no pkg-config file, so its
 # folders are named here; the run-time path keeps to the OpenMP build
@@ -54,7 +55,7 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
 
 # Debian packages the build, the tests and the demo need (the last four:
 # lesson.html's files as C arrays, and its tests in headless Chromium).
-DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev libpcre2-dev check fonts-dejavu-core python3-numpy \
+DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev libpcre2-dev libutf8proc-dev check fonts-dejavu-core python3-numpy \
         xxd chromium chromium-driver python3-selenium
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps
@@ -232,7 +233,7 @@ deps:
 # Objects need the libraries' headers; say so plainly when they are missing.
 .PHONY: deps-quiet
 deps-quiet:
-	@pkg-config --exists libcjson stb libdeflate libpcre2-8 check || { echo "missing libraries: run 'make deps'"; exit 1; }
+	@pkg-config --exists libcjson stb libdeflate libpcre2-8 libutf8proc check || { echo "missing libraries: run 'make deps'"; exit 1; }
 
 clean:
 	rm -rf build build-noomp build-debug build-asan build-fuzz mhaviz

@@ -2,7 +2,7 @@
  * runs its pipeline (llama2.c's encode is the same idea, smaller):
  *
  *   1. added tokens   cut "<|endoftext|>", "<s>", ... out of the raw text
- *   2. normalizer     rewrite each remaining part ("▁" for spaces, ...),
+ *   2. normalizer     rewrite each remaining part ("▁" for spaces, NFC, ...),
  *                     then cut out the added tokens matched after normalizing
  *   3. pre-tokenizer  split the parts into words (a regex), map bytes to
  *                     GPT-2's byte alphabet
@@ -18,6 +18,7 @@
 #include "text/utf8.h"
 
 #include <limits.h>
+#include <utf8proc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,12 +323,27 @@ static int prepend(const char *front, Part *part, Err *e)
     return MHAVIZ_OK;
 }
 
+/* part in a Unicode normal form (utf8proc: form is its options). */
+static int unicode_form(int form, Part *part, Err *e)
+{
+    utf8proc_uint8_t *s = NULL;
+    utf8proc_ssize_t len = utf8proc_map((const utf8proc_uint8_t *)part->s, (utf8proc_ssize_t)part->len, &s,
+                                        (utf8proc_option_t)form);
+    if (len < 0) {
+        snprintf(e->err, e->errlen, "the text cannot be normalized: %s", utf8proc_errmsg(len));
+        return len == UTF8PROC_ERROR_NOMEM ? MHAVIZ_ENOMEM : MHAVIZ_EINPUT;
+    }
+    part_set(part, (char *)s, (size_t)len);
+    return MHAVIZ_OK;
+}
+
 static int normalize(const Tokenizer *tok, Part *part, Err *e)
 {
     for (int i = 0; i < tok->n_norm; i++) {
         const NormStep *n = &tok->norm[i];
-        int status = n->kind == NORM_PREPEND ? (part->len > 0 ? prepend(n->text, part, e) : MHAVIZ_OK)
-                                             : replace_all(n->match, n->text, part, e);
+        int status = n->kind == NORM_UNICODE ? unicode_form(n->form, part, e)
+                     : n->kind == NORM_PREPEND ? (part->len > 0 ? prepend(n->text, part, e) : MHAVIZ_OK)
+                                               : replace_all(n->match, n->text, part, e);
         if (status)
             return status;
     }

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <utf8proc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -497,11 +498,24 @@ static int read_normalizer(Ctx *c, Tokenizer *tok, const cJSON *n, const char *w
         return c->status;
     if (strcmp(type, "Sequence") == 0)
         return read_sequence(c, tok, n, "normalizers", where, read_normalizer);
+    /* The Unicode normal forms (Qwen2's files begin with NFC), as utf8proc's options. */
+    static const char *const forms[] = {"NFC", "NFD", "NFKC", "NFKD"};
+    static const int form_options[] = {UTF8PROC_COMPOSE, UTF8PROC_DECOMPOSE, UTF8PROC_COMPOSE | UTF8PROC_COMPAT,
+                                       UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(type, forms[i]) == 0) {
+            NormStep *step = grow((void **)&tok->norm, &tok->n_norm, sizeof *step);
+            if (!step)
+                return out_of_memory(c);
+            step->kind = NORM_UNICODE;
+            step->form = UTF8PROC_STABLE | form_options[i];
+            return MHAVIZ_OK;
+        }
     const char *text;
     int prepend = strcmp(type, "Prepend") == 0, replace = strcmp(type, "Replace") == 0;
     if (!prepend && !replace)
-        return fail(c, "%s.type \"%.60s\" is not supported (supported normalizers: Sequence, Prepend, Replace)",
-                    where, type);
+        return fail(c, "%s.type \"%.60s\" is not supported (supported normalizers: Sequence, Prepend, Replace, NFC, "
+                    "NFD, NFKC, NFKD)", where, type);
     if (read_string(c, n, prepend ? "prepend" : "content", where, 0, &text))
         return c->status;
     NormStep *step = grow((void **)&tok->norm, &tok->n_norm, sizeof *step);

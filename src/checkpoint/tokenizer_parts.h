@@ -10,11 +10,12 @@
 #include <stdint.h>
 
 /* One step of the normalizer (a "Sequence" is flattened into its steps). */
-typedef enum { NORM_PREPEND, NORM_REPLACE } NormKind;
+typedef enum { NORM_PREPEND, NORM_REPLACE, NORM_UNICODE } NormKind;
 typedef struct {
     NormKind kind;
     char *text;        /* Prepend: what goes in front; Replace: the replacement */
     pcre2_code *match; /* Replace: the pattern (a "String" compiled literally) */
+    int form;          /* Unicode: utf8proc's options for NFC, NFD, NFKC or NFKD */
 } NormStep;
 
 /* How a Split keeps the pieces its pattern matches (tokenizers'

@@ -252,8 +252,8 @@ START_TEST(unsupported_parts)
     expect_error("{\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}}", NULL, "tokenizer.json",
                  "model.type \"WordPiece\" is not supported");
     expect_error("{\"model\": {\"type\": \"BPE\", " SPM_VOCAB "}, \"normalizer\": {\"type\": \"Sequence\", "
-                 "\"normalizers\": [{\"type\": \"Prepend\", \"prepend\": \"x\"}, {\"type\": \"NFKC\"}]}}",
-                 NULL, "tokenizer.json", "normalizer.normalizers[1].type \"NFKC\" is not supported");
+                 "\"normalizers\": [{\"type\": \"Prepend\", \"prepend\": \"x\"}, {\"type\": \"Lowercase\"}]}}",
+                 NULL, "tokenizer.json", "normalizer.normalizers[1].type \"Lowercase\" is not supported");
     expect_error("{\"model\": {\"type\": \"BPE\", " SPM_VOCAB "}, \"pre_tokenizer\": {\"type\": \"Sequence\", "
                  "\"pretokenizers\": [{\"type\": \"Whitespace\"}]}}",
                  NULL, "tokenizer.json", "pre_tokenizer.pretokenizers[0].type \"Whitespace\" is not supported");

@@ -80,6 +80,9 @@ END_TEST
 START_TEST(llama3_bos_agrees) { agree("llama3_bos"); }
 END_TEST
 
+START_TEST(llama3_nfc_agrees) { agree("llama3_nfc"); }
+END_TEST
+
 START_TEST(llama2_metaspace_agrees) { agree("llama2_metaspace"); }
 END_TEST
 
@@ -92,6 +95,7 @@ Suite *tokenizer_ref_suite(void)
     tcase_add_test(tc, llama2_agrees);
     tcase_add_test(tc, llama3_agrees);
     tcase_add_test(tc, llama3_bos_agrees);
+    tcase_add_test(tc, llama3_nfc_agrees);
     tcase_add_test(tc, llama2_metaspace_agrees);
     suite_add_tcase(s, tc);
     return s;

@@ -232,18 +232,18 @@ static size_t vocab_slot(const Tokenizer *tok, const char *s, size_t len)
     uint32_t tag = (uint32_t)(h >> 32);
     size_t i = h & tok->vocab.mask;
     for (;; i = (i + 1) & tok->vocab.mask) {
-        int id = tok->vocab.slot[i];
+        int id = tok->vocab.slot[i].id;
         if (id < 0)
             return i;
         const char *p = tok->pieces[id];
-        if (tok->vocab.tag[i] == tag && strncmp(p, s, len) == 0 && p[len] == '\0')
+        if (tok->vocab.slot[i].tag == tag && strncmp(p, s, len) == 0 && p[len] == '\0')
             return i;
     }
 }
 
 int tokenizer_vocab_find(const Tokenizer *tok, const char *s, size_t len)
 {
-    return tok->vocab.slot[vocab_slot(tok, s, len)];
+    return tok->vocab.slot[vocab_slot(tok, s, len)].id;
 }
 
 /* model.vocab: {"piece": id, ...} into tok->pieces and tok->vocab. */
@@ -275,10 +275,10 @@ static int read_vocab(Ctx *c, Tokenizer *tok, const cJSON *vocab, const cJSON *a
     tok->piece_bytes = malloc(bytes + 1);
     tok->vocab.mask = table_size((size_t)n) - 1;
     tok->vocab.slot = malloc((tok->vocab.mask + 1) * sizeof *tok->vocab.slot);
-    tok->vocab.tag = malloc((tok->vocab.mask + 1) * sizeof *tok->vocab.tag);
-    if (!tok->pieces || !tok->piece_bytes || !tok->vocab.slot || !tok->vocab.tag)
+    if (!tok->pieces || !tok->piece_bytes || !tok->vocab.slot)
         return out_of_memory(c);
-    memset(tok->vocab.slot, 0xff, (tok->vocab.mask + 1) * sizeof *tok->vocab.slot); /* all -1 */
+    for (size_t i = 0; i <= tok->vocab.mask; i++)
+        tok->vocab.slot[i].id = -1;
     char *at = tok->piece_bytes;
     cJSON_ArrayForEach(v, vocab) {
         int id = (int)v->valuedouble;
@@ -287,13 +287,12 @@ static int read_vocab(Ctx *c, Tokenizer *tok, const cJSON *vocab, const cJSON *a
                         v->string);
         size_t len = strlen(v->string);
         size_t i = vocab_slot(tok, v->string, len);
-        if (tok->vocab.slot[i] >= 0)
+        if (tok->vocab.slot[i].id >= 0)
             return fail(c, "model.vocab: \"%.60s\" is given twice", v->string);
         memcpy(at, v->string, len + 1);
         tok->pieces[id] = at;
         at += len + 1;
-        tok->vocab.slot[i] = id;
-        tok->vocab.tag[i] = (uint32_t)(hash_bytes(v->string, len) >> 32);
+        tok->vocab.slot[i] = (PieceSlot){id, (uint32_t)(hash_bytes(v->string, len) >> 32)};
     }
     return MHAVIZ_OK;
 }
@@ -787,7 +786,6 @@ void tokenizer_free(Tokenizer *tok)
     free(tok->pieces);
     free(tok->piece_bytes);
     free(tok->vocab.slot);
-    free(tok->vocab.tag);
     free(tok->merges.key);
     free(tok->merges.rank);
     free(tok->merges.merged);

@@ -46,12 +46,17 @@ typedef struct {
     int normalized;     /* matched in the normalized text, not the raw one */
 } AddedToken;
 
-/* Open addressing, linear probing; slots hold an id or -1. */
+/* Open addressing, linear probing. A slot holds an id (-1: empty) and the
+ * high bits of its piece's hash, side by side: most probes that miss read
+ * neither another cache line nor the piece. */
 typedef struct {
-    int *slot;     /* (mask + 1) vocabulary ids */
-    uint32_t *tag; /* (mask + 1) the high bits of each slot's piece's hash: most
-                      probes that miss need not read the piece */
-    size_t mask;   /* table size - 1, a power of two minus one */
+    int id;
+    uint32_t tag;
+} PieceSlot;
+
+typedef struct {
+    PieceSlot *slot; /* (mask + 1) */
+    size_t mask;     /* table size - 1, a power of two minus one */
 } PieceMap;
 
 typedef struct {

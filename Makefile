@@ -12,12 +12,13 @@ CFLAGS   += -std=c11 -Wall -Wextra -pedantic
 # same bits in each of their target_clones versions.)
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc
 # Deferred (=), so that `make deps` can install the libraries first. PCRE2
-# runs the tokenizers' pre-tokenizer regexes (src/checkpoint/tokenizer.c).
-PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate libpcre2-8)
+# runs the tokenizers' pre-tokenizer regexes, utf8proc their Unicode
+# normalizers (src/checkpoint/tokenizer.c).
+PKG_CFLAGS = $(shell pkg-config --cflags libcjson stb libdeflate libpcre2-8 libutf8proc)
 # stb statically: only the font rasteriser's object comes in, and a start
 # skips loading and relocating the 460 KB shared library (at 20 ms a run,
 # 0.15 ms: 220 000 instructions and 6 page faults fewer).
-PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate libpcre2-8) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
+PKG_LIBS   = $(shell pkg-config --libs libcjson libdeflate libpcre2-8 libutf8proc) -Wl,-Bstatic $(shell pkg-config --libs stb) -Wl,-Bdynamic -lm
 # BLIS, the OpenMP build (libblis-openmp-dev), does the projections' matrix
 # products (src/core/mha.c, matmul). Debian gives it no pkg-config file, so its
 # folders are named here; the run-time path keeps to the OpenMP build
@@ -56,10 +57,12 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
 # selenium: lesson.html's files as C arrays, and its tests in headless
 # Chromium; man-db and strace: the installed program's test, tests/install.sh;
 # python3-torch: the real-model tests' checkpoints and their reference, and
-# `make samples`' training; libpcre2-dev: the tokenizers' pre-tokenizer regexes;
-# libxml2-utils and librsvg2-bin: the tests' parser and renderer of --svg's files).
-DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev libpcre2-dev check fonts-dejavu-core \
-        python3-numpy python3-torch xxd chromium chromium-driver python3-selenium man-db strace libxml2-utils librsvg2-bin
+# `make samples`' training; libpcre2-dev and libutf8proc-dev: the tokenizers'
+# pre-tokenizer regexes and Unicode normalizers; libxml2-utils and
+# librsvg2-bin: the tests' parser and renderer of --svg's files).
+DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev libpcre2-dev libutf8proc-dev check \
+        fonts-dejavu-core python3-numpy python3-torch xxd chromium chromium-driver python3-selenium man-db strace \
+        libxml2-utils librsvg2-bin
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps install uninstall
 
@@ -217,6 +220,8 @@ FUZZ_SEEDS_input := tests/fuzz/corpus tests/fuzz/regressions tests/data/good tes
 FUZZ_SEEDS_npy   := tests/fuzz/corpus_npy
 FUZZ_SEEDS_render := tests/fuzz/corpus_render
 FUZZ_SEEDS_safetensors := tests/fuzz/corpus_safetensors
+FUZZ_DICT_tokenizer  := -dict=tests/fuzz/tokenizer.dict
+FUZZ_SEEDS_tokenizer := tests/fuzz/corpus_tokenizer tests/fuzz/regressions_tokenizer
 
 ## asan: every test, built with AddressSanitizer + UBSan into build-asan/ (any report fails)
 # (sanitized code runs several times slower: Check's per-test timeouts are stretched 10x)
@@ -232,7 +237,7 @@ memcheck: dev-deps
 memcheck-unit: dev-deps
 	$(MAKE) test TEST_RUNNER='CK_FORK=no $(VALGRIND)'
 
-## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy, render or safetensors: the .npy reader, the renderer or a checkpoint's header
+## fuzz: libFuzzer on the loader + forward pass for FUZZ_SECONDS (default 60); FUZZ_TARGET=npy, render, tokenizer or safetensors: the .npy reader, the renderer, tokenizer.json or a checkpoint's header
 fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	@mkdir -p build-fuzz/corpus_$(FUZZ_TARGET) build-fuzz/crashes
 	build-fuzz/fuzz_$(FUZZ_TARGET) $(FUZZ_DICT_$(FUZZ_TARGET)) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
@@ -263,7 +268,7 @@ deps:
 # Objects need the libraries' headers; say so plainly when they are missing.
 .PHONY: deps-quiet
 deps-quiet:
-	@pkg-config --exists libcjson stb libdeflate libpcre2-8 check || { echo "missing libraries: run 'make deps'"; exit 1; }
+	@pkg-config --exists libcjson stb libdeflate libpcre2-8 libutf8proc check || { echo "missing libraries: run 'make deps'"; exit 1; }
 
 clean:
 	rm -rf build build-noomp build-debug build-asan build-fuzz mhaviz

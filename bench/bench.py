@@ -22,7 +22,12 @@ and JSON for the CLI), then reports medians of several runs:
       load phase against `cat` reading the same files from the page cache;
       the class-size run against a numpy + matplotlib script drawing the same
       kind of pictures (matplotlib_class.py);
-and checks the targets of issue 23 (and those of issue 12 still standing). It prints markdown tables
+and checks the targets of issue 23 (and those of issue 12 still standing). Then
+(issue 29) real models' shapes, random weights (make_bench_models.py: GPT-2 small,
+F32, 40 tokens, layer 5; Llama-3.2-1B's shape, BF16, 64 tokens, its last layer):
+mhaviz MODEL_DIR --text ... --layer N end to end and its peak memory, against
+model_peer.py (torch + matplotlib: the same safetensors, the same forward pass,
+each head drawn) in the same run, and issue 29's targets. It prints markdown tables
 (paste them into bench/README.md).
 """
 import argparse
@@ -45,6 +50,16 @@ SHAPES = [
     ("GPT-2 small, T=64", 64, 768, 12, 12, 1, 9, 3, 3, 1, True),
     ("GPT-2 small, T=512", 512, 768, 12, 12, 1, 3, 3, 3, 1, True),
     ("Llama-3-8B layer, T=1024", 1024, 4096, 32, 8, 1, 2, 3, 3, 2, False),
+]
+
+
+# The CLI's phases, as mhaviz --timing prints them, in their order.
+PHASES = ["load", "forward", "chance", "render", "write"]
+
+# Issue 29: shape number, name, make_bench_models.py's folder, mhaviz runs, peer runs
+MODEL_SHAPES = [
+    (4, "GPT-2 small (F32), 40 tokens, layer 5", "gpt2_small", 5, 3),
+    (5, "Llama-3.2-1B shape (BF16), 64 tokens, layer 15", "llama32_1b", 3, 1),
 ]
 
 
@@ -175,6 +190,72 @@ def matplotlib_ms(py, input_json, out_dir, runs):
     return statistics.median(ms)
 
 
+def timed_runs(cmd, runs):
+    """Runs cmd, which prints "NAME: X ms" phase lines and "peak memory: X MB" on
+    stderr, runs times: (median wall time (ms), largest peak memory (MB), median
+    phase times), or its error message when it fails."""
+    walls, peak, phases = [], 0.0, {}
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        walls.append((time.perf_counter() - t0) * 1e3)
+        if p.returncode != 0:
+            return f"{os.path.basename(cmd[1] if cmd[0] == sys.executable else cmd[0])} failed " \
+                   f"({p.returncode}): {p.stderr.strip()[-300:]}"
+        peak = max(peak, float(re.search(r"^peak memory: ([0-9.]+) MB$", p.stderr, re.M).group(1)))
+        for name, ms in re.findall(r"^(\w+): ([0-9.]+) ms$", p.stderr, re.M):
+            phases.setdefault(name, []).append(float(ms))
+    return statistics.median(walls), peak, {k: statistics.median(v) for k, v in phases.items()}
+
+
+def run_model_cli(mhaviz, folder, out_dir, runs):
+    """mhaviz on a model folder (bench.json's text and layer), as timed_runs; checks
+    that it saw bench.json's ids."""
+    with open(os.path.join(folder, "bench.json")) as f:
+        b = json.load(f)
+    got = timed_runs([mhaviz, "-q", "--timing", "--text", b["text"], "--layer", str(b["layer"]),
+                      "-o", out_dir, folder], runs)
+    if isinstance(got, str):
+        raise RuntimeError(got)
+    with open(os.path.join(out_dir, "report.json")) as f:
+        seen = json.load(f)["token_ids"]
+    if seen != b["ids"]:
+        raise RuntimeError(f"mhaviz saw the ids {seen}, the peer is given {b['ids']}")
+    return got
+
+
+def run_model_peer(py, folder, out_dir, runs):
+    """model_peer.py on the same folder, ids and layer, as timed_runs; None when it
+    cannot run (no matplotlib)."""
+    with open(os.path.join(folder, "bench.json")) as f:
+        b = json.load(f)
+    got = timed_runs([py, os.path.join(HERE, "model_peer.py"), folder, out_dir, "--layer", str(b["layer"]),
+                      "--ids", ",".join(map(str, b["ids"]))], runs)
+    if isinstance(got, str):
+        print(f"bench: {got}", file=sys.stderr)
+        return None
+    return got
+
+
+def model_rows(mhaviz, py, work, wanted, quick):
+    """Issue 29's rows: {name: (mhaviz (ms, MB, phases), peer (ms, MB, phases) or None)}."""
+    models = os.path.join(work, "models")
+    print("bench: writing the models' checkpoints (kept between runs) ...", file=sys.stderr)
+    subprocess.run([py, os.path.join(HERE, "make_bench_models.py"), models], check=True)
+    rows = {}
+    for n, name, folder, runs, peer_runs in MODEL_SHAPES:
+        if not wanted(n):
+            continue
+        if quick:
+            runs, peer_runs = 1, 1
+        folder = os.path.join(models, folder)
+        print(f"bench: {name}: mhaviz ...", file=sys.stderr)
+        got = run_model_cli(mhaviz, folder, os.path.join(work, f"model{n}_out"), runs)
+        print(f"bench: {name}: the torch + matplotlib peer ...", file=sys.stderr)
+        rows[name] = (got, run_model_peer(py, folder, os.path.join(work, f"model{n}_peer"), peer_runs))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mhaviz", default="./mhaviz")
@@ -183,7 +264,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one round, fewer runs (a smoke test)")
     ap.add_argument("--shapes", default=None,
                     help="comma-separated shape numbers to run (0 class size, 1 and 2 GPT-2 small at T = 64 "
-                         "and 512, 3 the Llama layer); default all: targets of shapes not run are left out")
+                         "and 512, 3 the Llama layer, 4 and 5 the GPT-2 and Llama-3.2-1B checkpoints); "
+                         "default all: targets of shapes not run are left out")
     ap.add_argument("--realtime", action="store_true",
                     help="time the forward passes (numpy's and mhaviz's) at real-time priority "
                          "(chrt -f 10, needs root): on a shared machine, as if the cores were free")
@@ -199,8 +281,12 @@ def main():
     fwd, cli = {}, {}  # by shape name; by (shape name, numbers from)
     kernels, cat, mpl = {}, {}, None  # both passes' kernel time (ms) by shape; cat's time (ms) by shape
     first = {}  # both passes' first run in a fresh process (ms) by shape: fresh pages, BLIS and threads starting
+
+    def wanted(n):
+        return args.shapes is None or str(n) in args.shapes.split(",")
+
     for n, (name, T, d, H, KV, causal, runs, rounds, cli_runs, passes, with_json) in enumerate(SHAPES):
-        if args.shapes is not None and str(n) not in args.shapes.split(","):
+        if not wanted(n):
             continue
         if args.quick:
             runs, rounds, cli_runs = 1 if T >= 1024 else 3, 1, 1
@@ -251,6 +337,15 @@ def main():
                 mpl = matplotlib_ms(py, os.path.join(folder, "input.json"), os.path.join(folder, "out_matplotlib"),
                                     1 if args.quick else 3)
 
+    models = {}
+    if os.access(args.mhaviz, os.X_OK) and any(wanted(n) for n, *_ in MODEL_SHAPES):
+        usage = subprocess.run([args.mhaviz, "--help"], capture_output=True, text=True)
+        if "--text" in usage.stdout + usage.stderr:
+            models = model_rows(args.mhaviz, py, work, wanted, args.quick)
+        else:
+            print(f"bench: {args.mhaviz} reads no model folders (no --text): the models' rows are skipped",
+                  file=sys.stderr)
+
     load_after = os.getloadavg()
     print(f"\nLoad average (1, 5, 15 min) {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f} "
           f"before, {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} after, on {os.cpu_count()} cores: "
@@ -260,20 +355,22 @@ def main():
     print(f"OpenMP environment: {omp or 'none set (libgomp defaults)'}")
     if args.realtime:
         print("Forward passes (numpy and mhaviz) timed at real-time priority (chrt -f 10); the CLI at normal priority.")
-    print(f"\nForward pass, medians (passes 1: the heads, mha_forward; 2: the heads and the wide head, "
-          f"mha_forward_wide, as the CLI runs them); numpy {np.__version__} float32 "
-          f"with {blas}; peak estimate {peak:.0f} GFLOP/s = {peak_how}\n")
-    print("| input | T | d_model | heads | passes | numpy (ms) | mhaviz 1 thread (ms) | mhaviz 2 threads (ms) "
-          "| mhaviz / numpy | 1 -> 2 threads | GFLOP/s (2 threads) | % of peak | max abs err of weights vs float64 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in fwd_rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.2f} | {r[6]:.2f} | {r[7]:.2f} | {r[8]:.3f} "
-              f"| {r[9]:.2f}x | {r[10]:.1f} | {r[11]:.0f}% | {r[12]:.1e} |")
+    if fwd_rows:  # (not when only the models ran: --shapes 4,5)
+        print(f"\nForward pass, medians (passes 1: the heads, mha_forward; 2: the heads and the wide head, "
+              f"mha_forward_wide, as the CLI runs them); numpy {np.__version__} float32 "
+              f"with {blas}; peak estimate {peak:.0f} GFLOP/s = {peak_how}\n")
+        print("| input | T | d_model | heads | passes | numpy (ms) | mhaviz 1 thread (ms) | mhaviz 2 threads (ms) "
+              "| mhaviz / numpy | 1 -> 2 threads | GFLOP/s (2 threads) | % of peak | max abs err of weights vs float64 |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in fwd_rows:
+            print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.2f} | {r[6]:.2f} | {r[7]:.2f} | {r[8]:.3f} "
+                  f"| {r[9]:.2f}x | {r[10]:.1f} | {r[11]:.0f}% | {r[12]:.1e} |")
     if not cli_rows:
-        print(f"\n(no CLI at {args.mhaviz}: end-to-end rows and targets skipped)")
+        if not os.access(args.mhaviz, os.X_OK):
+            print(f"\n(no CLI at {args.mhaviz}: end-to-end rows and targets skipped)")
+        print_models(models)
         return
-    names = ["load", "forward", "chance", "render", "write"]
-    names = [p for p in names if any(p in ph for *_, ph, _ in cli_rows)]  # "chance" since issue 23
+    names = [p for p in PHASES if any(p in ph for *_, ph, _ in cli_rows)]  # "chance" since issue 23
     print("\nCLI end to end (mhaviz -q --timing; both forward passes, PNGs, reports), medians\n")
     print("| input | numbers from | input size (MB) | end to end (ms) | peak memory (MB) | output folder (MB) | "
           + " | ".join(f"{p} (ms)" for p in names) + " |")
@@ -350,15 +447,56 @@ def main():
     if mpl is None and "class size" in kernels:
         print("\n(no matplotlib: the class-size comparison with a numpy + matplotlib script is skipped)")
     for title, rows in (("Targets (issue 23)", targets), ("Targets of issue 12 still standing", still)):
-        if not rows:  # none of its shapes ran (--shapes)
-            continue
-        print(f"\n{title}\n")
-        print("| target | measured | limit | met |")
-        print("|---|---|---|---|")
-        for what, got, limit, unit in rows:
-            met = got >= limit if "at least" in unit else got <= limit
-            shown = f"{got:.3f}" if got < 10 else f"{got:.0f}"  # a ratio of 1.003 must not read as 1
-            print(f"| {what} | {shown} | {limit:g} {unit} | {'yes' if met else '**no**'} |")
+        if rows:  # none of its shapes ran (--shapes)
+            print_targets(title, rows)
+    print_models(models)
+
+
+def print_targets(title, rows):
+    """rows: (what, measured, limit, unit), met when measured <= limit, or >= for "at least"."""
+    print(f"\n{title}\n")
+    print("| target | measured | limit | met |")
+    print("|---|---|---|---|")
+    for what, got, limit, unit in rows:
+        met = got >= limit if "at least" in unit else got <= limit
+        shown = f"{got:.3f}" if got < 10 else f"{got:.0f}"  # a ratio of 1.003 must not read as 1
+        print(f"| {what} | {shown} | {limit:g} {unit} | {'yes' if met else '**no**'} |")
+
+
+def print_models(models):
+    """Issue 29's table and targets, from model_rows."""
+    if not models:
+        return
+    seen = {p for (_, _, ph), _ in models.values() for p in ph}
+    names = [p for p in PHASES if p in seen] + sorted(seen - set(PHASES))
+    peer_names = ["load", "forward", "draw"]
+    print("\nReal models' shapes, random weights (make_bench_models.py): mhaviz MODEL_DIR --text ... --layer N "
+          "(-q --timing) against model_peer.py (the same safetensors mapped into torch, the same forward pass in "
+          "float32 up to the layer, each head drawn with matplotlib), end to end, medians\n")
+    print("| model | mhaviz (ms) | peak memory (MB) | " + " | ".join(f"{p} (ms)" for p in names)
+          + " | peer (ms) | " + " | ".join(f"peer {p} (ms)" for p in peer_names)
+          + " | peer peak memory (MB) | peer / mhaviz |")
+    print("|---|---|---|" + "---|" * len(names) + "---|" + "---|" * len(peer_names) + "---|---|")
+    for name, ((wall, rss, ph), peer) in models.items():
+        cells = " | ".join(f"{ph[p]:.1f}" if p in ph else "-" for p in names)
+        if peer:
+            pw, prss, pph = peer
+            pcells = " | ".join(f"{pph[p]:.0f}" if p in pph else "-" for p in peer_names)
+            tail = f"{pw:.0f} | {pcells} | {prss:.0f} | {pw / wall:.1f}x"
+        else:
+            tail = "- | " + " | ".join("-" for _ in peer_names) + " | - | -"
+        print(f"| {name} | {wall:.0f} | {rss:.0f} | {cells} | {tail} |")
+    gpt, llama = (name for _, name, *_ in MODEL_SHAPES)
+    rows = []
+    if gpt in models:
+        (wall, rss, _), peer = models[gpt]
+        if peer:
+            rows.append((f"{gpt}: the peer / mhaviz", peer[0] / wall, 8, "x (at least)"))
+        rows.append((f"{gpt}: peak memory", rss, 700, "MB"))
+    if llama in models:
+        (wall, rss, _), _ = models[llama]
+        rows += [(f"{llama}: end to end", wall / 1e3, 3, "s"), (f"{llama}: peak memory", rss, 1500, "MB")]
+    print_targets("Targets (issue 29)", rows)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
  * runs its pipeline (llama2.c's encode is the same idea, smaller):
  *
  *   1. added tokens   cut "<|endoftext|>", "<s>", ... out of the raw text
- *   2. normalizer     rewrite each remaining part ("▁" for spaces, ...),
+ *   2. normalizer     rewrite each remaining part ("▁" for spaces, NFC, ...),
  *                     then cut out the added tokens matched after normalizing
  *   3. pre-tokenizer  split the parts into words (a regex), map bytes to
  *                     GPT-2's byte alphabet
@@ -18,6 +18,7 @@
 #include "text/utf8.h"
 
 #include <limits.h>
+#include <utf8proc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,7 +184,7 @@ static int split_part(const pcre2_code *re, SplitBehavior behavior, int invert, 
     int status = find_segments(re, part->s, part->len, invert, &seg, &n, e);
     if (status)
         return status;
-    /* Join segments into the pieces to keep: kept[k] = [start, end). */
+    /* The pieces to keep, joined from the segments in place: seg[0..k). */
     int k = 0, previous_match = 0;
     for (int i = 0; i < n; i++) {
         Segment s = seg[i];
@@ -242,7 +243,8 @@ static int split_added(const Tokenizer *tok, Parts *parts, int normalized, Err *
         size_t text_start = 0; /* the text not yet given to out starts here */
         int fails = 0;
         for (size_t at = 0; p->id < 0 && at < p->len && !fails;) {
-            const AddedToken *t = added_at(tok, p->s, p->len, at, normalized);
+            const AddedToken *t =
+                tok->added_starts[(unsigned char)p->s[at]] ? added_at(tok, p->s, p->len, at, normalized) : NULL;
             if (!t) {
                 at++;
                 continue;
@@ -321,12 +323,27 @@ static int prepend(const char *front, Part *part, Err *e)
     return MHAVIZ_OK;
 }
 
+/* part in a Unicode normal form (utf8proc: form is its options). */
+static int unicode_form(int form, Part *part, Err *e)
+{
+    utf8proc_uint8_t *s = NULL;
+    utf8proc_ssize_t len = utf8proc_map((const utf8proc_uint8_t *)part->s, (utf8proc_ssize_t)part->len, &s,
+                                        (utf8proc_option_t)form);
+    if (len < 0) {
+        snprintf(e->err, e->errlen, "the text cannot be normalized: %s", utf8proc_errmsg(len));
+        return len == UTF8PROC_ERROR_NOMEM ? MHAVIZ_ENOMEM : MHAVIZ_EINPUT;
+    }
+    part_set(part, (char *)s, (size_t)len);
+    return MHAVIZ_OK;
+}
+
 static int normalize(const Tokenizer *tok, Part *part, Err *e)
 {
     for (int i = 0; i < tok->n_norm; i++) {
         const NormStep *n = &tok->norm[i];
-        int status = n->kind == NORM_PREPEND ? (part->len > 0 ? prepend(n->text, part, e) : MHAVIZ_OK)
-                                             : replace_all(n->match, n->text, part, e);
+        int status = n->kind == NORM_UNICODE ? unicode_form(n->form, part, e)
+                     : n->kind == NORM_PREPEND ? (part->len > 0 ? prepend(n->text, part, e) : MHAVIZ_OK)
+                                               : replace_all(n->match, n->text, part, e);
         if (status)
             return status;
     }

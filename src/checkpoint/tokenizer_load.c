@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <utf8proc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,18 +224,26 @@ static size_t table_size(size_t n)
     return size;
 }
 
+/* The slot of piece s[0..len) in the vocabulary's table: its id's, or the
+ * empty one where it would go. */
+static size_t vocab_slot(const Tokenizer *tok, const char *s, size_t len)
+{
+    uint64_t h = hash_bytes(s, len);
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t i = h & tok->vocab.mask;
+    for (;; i = (i + 1) & tok->vocab.mask) {
+        int id = tok->vocab.slot[i].id;
+        if (id < 0)
+            return i;
+        const char *p = tok->pieces[id];
+        if (tok->vocab.slot[i].tag == tag && strncmp(p, s, len) == 0 && p[len] == '\0')
+            return i;
+    }
+}
+
 int tokenizer_vocab_find(const Tokenizer *tok, const char *s, size_t len)
 {
-    size_t i = hash_bytes(s, len) & tok->vocab.mask;
-    for (;;) {
-        int id = tok->vocab.slot[i];
-        if (id < 0)
-            return -1;
-        const char *p = tok->pieces[id];
-        if (strncmp(p, s, len) == 0 && p[len] == '\0')
-            return id;
-        i = (i + 1) & tok->vocab.mask;
-    }
+    return tok->vocab.slot[vocab_slot(tok, s, len)].id;
 }
 
 /* model.vocab: {"piece": id, ...} into tok->pieces and tok->vocab. */
@@ -243,6 +252,7 @@ static int read_vocab(Ctx *c, Tokenizer *tok, const cJSON *vocab, const cJSON *a
     if (!cJSON_IsObject(vocab))
         return fail(c, "model.vocab must be an object {\"piece\": id, ...}");
     int n = 0, max_id = -1;
+    size_t bytes = 0;
     const cJSON *v;
     cJSON_ArrayForEach(v, vocab) {
         char where[WHERE_LEN];
@@ -252,6 +262,7 @@ static int read_vocab(Ctx *c, Tokenizer *tok, const cJSON *vocab, const cJSON *a
             return c->status;
         if (id > max_id)
             max_id = id;
+        bytes += strlen(v->string) + 1;
         n++;
     }
     cJSON_ArrayForEach(v, added) { /* (read_added names a bad id) */
@@ -261,25 +272,27 @@ static int read_vocab(Ctx *c, Tokenizer *tok, const cJSON *vocab, const cJSON *a
     }
     tok->n_ids = max_id + 1;
     tok->pieces = calloc((size_t)tok->n_ids + 1, sizeof *tok->pieces);
+    tok->piece_bytes = malloc(bytes + 1);
     tok->vocab.mask = table_size((size_t)n) - 1;
     tok->vocab.slot = malloc((tok->vocab.mask + 1) * sizeof *tok->vocab.slot);
-    if (!tok->pieces || !tok->vocab.slot)
+    if (!tok->pieces || !tok->piece_bytes || !tok->vocab.slot)
         return out_of_memory(c);
-    memset(tok->vocab.slot, 0xff, (tok->vocab.mask + 1) * sizeof *tok->vocab.slot); /* all -1 */
+    for (size_t i = 0; i <= tok->vocab.mask; i++)
+        tok->vocab.slot[i].id = -1;
+    char *at = tok->piece_bytes;
     cJSON_ArrayForEach(v, vocab) {
         int id = (int)v->valuedouble;
         if (tok->pieces[id])
             return fail(c, "model.vocab: id %d is given to \"%.60s\" and to \"%.60s\"", id, tok->pieces[id],
                         v->string);
         size_t len = strlen(v->string);
-        if (tokenizer_vocab_find(tok, v->string, len) >= 0)
+        size_t i = vocab_slot(tok, v->string, len);
+        if (tok->vocab.slot[i].id >= 0)
             return fail(c, "model.vocab: \"%.60s\" is given twice", v->string);
-        if (!(tok->pieces[id] = dup_string(v->string)))
-            return out_of_memory(c);
-        size_t i = hash_bytes(v->string, len) & tok->vocab.mask;
-        while (tok->vocab.slot[i] >= 0)
-            i = (i + 1) & tok->vocab.mask;
-        tok->vocab.slot[i] = id;
+        memcpy(at, v->string, len + 1);
+        tok->pieces[id] = at;
+        at += len + 1;
+        tok->vocab.slot[i] = (PieceSlot){id, (uint32_t)(hash_bytes(v->string, len) >> 32)};
     }
     return MHAVIZ_OK;
 }
@@ -353,9 +366,11 @@ static int read_merges(Ctx *c, Tokenizer *tok, const cJSON *merges)
         const char *a = NULL, *b = NULL;
         if (merge_parts(c, item, rank, buf, cap, &a, &b))
             break;
-        snprintf(joined, cap, "%s%s", a, b);
-        int ia = tokenizer_vocab_find(tok, a, strlen(a)), ib = tokenizer_vocab_find(tok, b, strlen(b));
-        int im = tokenizer_vocab_find(tok, joined, strlen(joined));
+        size_t la = strlen(a), lb = strlen(b);
+        memcpy(joined, a, la);
+        memcpy(joined + la, b, lb + 1);
+        int ia = tokenizer_vocab_find(tok, a, la), ib = tokenizer_vocab_find(tok, b, lb);
+        int im = tokenizer_vocab_find(tok, joined, la + lb);
         const char *missing = ia < 0 ? a : ib < 0 ? b : im < 0 ? joined : NULL;
         if (missing) {
             fail(c, "model.merges[%d]: \"%.60s\" is not in model.vocab", rank, missing);
@@ -432,9 +447,10 @@ static int read_added(Ctx *c, Tokenizer *tok, const cJSON *added)
         if (!(t->content = dup_string(content)))
             return out_of_memory(c);
         t->len = strlen(content);
+        tok->added_starts[(unsigned char)content[0]] = 1;
         tok->n_added++;
-        if (!tok->pieces[t->id] && !(tok->pieces[t->id] = dup_string(content)))
-            return out_of_memory(c);
+        if (!tok->pieces[t->id])
+            tok->pieces[t->id] = t->content;
     }
     return MHAVIZ_OK;
 }
@@ -450,6 +466,28 @@ static void *grow(void **array, int *n, size_t size)
     return bigger + (size_t)(*n)++ * size;
 }
 
+/* A reader of one normalizer, pre-tokenizer or post-processor at where. */
+typedef int (*StepReader)(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *where);
+
+/* A "Sequence": each object of obj.key read in order by read. */
+static int read_sequence(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *key, const char *where,
+                         StepReader read)
+{
+    const cJSON *list = field(obj, key), *item;
+    if (!cJSON_IsArray(list))
+        return fail(c, "%s.%s must be an array", where, key);
+    int i = 0;
+    cJSON_ArrayForEach(item, list) {
+        char sub[WHERE_LEN];
+        snprintf(sub, sizeof sub, "%s.%s[%d]", where, key, i++);
+        if (cJSON_IsNull(item))
+            return fail(c, "%s must be an object", sub);
+        if (read(c, tok, item, sub))
+            return c->status;
+    }
+    return MHAVIZ_OK;
+}
+
 static int read_normalizer(Ctx *c, Tokenizer *tok, const cJSON *n, const char *where)
 {
     const char *type;
@@ -457,26 +495,26 @@ static int read_normalizer(Ctx *c, Tokenizer *tok, const cJSON *n, const char *w
         return MHAVIZ_OK;
     if (read_type(c, n, where, &type))
         return c->status;
-    if (strcmp(type, "Sequence") == 0) {
-        const cJSON *list = field(n, "normalizers"), *item;
-        if (!cJSON_IsArray(list))
-            return fail(c, "%s.normalizers must be an array", where);
-        int i = 0;
-        cJSON_ArrayForEach(item, list) {
-            char sub[WHERE_LEN];
-            snprintf(sub, sizeof sub, "%s.normalizers[%d]", where, i++);
-            if (cJSON_IsNull(item))
-                return fail(c, "%s must be an object", sub);
-            if (read_normalizer(c, tok, item, sub))
-                return c->status;
+    if (strcmp(type, "Sequence") == 0)
+        return read_sequence(c, tok, n, "normalizers", where, read_normalizer);
+    /* The Unicode normal forms (Qwen2's files begin with NFC), as utf8proc's options. */
+    static const char *const forms[] = {"NFC", "NFD", "NFKC", "NFKD"};
+    static const int form_options[] = {UTF8PROC_COMPOSE, UTF8PROC_DECOMPOSE, UTF8PROC_COMPOSE | UTF8PROC_COMPAT,
+                                       UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(type, forms[i]) == 0) {
+            NormStep *step = grow((void **)&tok->norm, &tok->n_norm, sizeof *step);
+            if (!step)
+                return out_of_memory(c);
+            step->kind = NORM_UNICODE;
+            step->form = UTF8PROC_STABLE | form_options[i];
+            return MHAVIZ_OK;
         }
-        return MHAVIZ_OK;
-    }
     const char *text;
     int prepend = strcmp(type, "Prepend") == 0, replace = strcmp(type, "Replace") == 0;
     if (!prepend && !replace)
-        return fail(c, "%s.type \"%.60s\" is not supported (supported normalizers: Sequence, Prepend, Replace)",
-                    where, type);
+        return fail(c, "%s.type \"%.60s\" is not supported (supported normalizers: Sequence, Prepend, Replace, NFC, "
+                    "NFD, NFKC, NFKD)", where, type);
     if (read_string(c, n, prepend ? "prepend" : "content", where, 0, &text))
         return c->status;
     NormStep *step = grow((void **)&tok->norm, &tok->n_norm, sizeof *step);
@@ -544,21 +582,8 @@ static int read_pre(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where)
         return MHAVIZ_OK;
     if (read_type(c, p, where, &type))
         return c->status;
-    if (strcmp(type, "Sequence") == 0) {
-        const cJSON *list = field(p, "pretokenizers"), *item;
-        if (!cJSON_IsArray(list))
-            return fail(c, "%s.pretokenizers must be an array", where);
-        int i = 0;
-        cJSON_ArrayForEach(item, list) {
-            char sub[WHERE_LEN];
-            snprintf(sub, sizeof sub, "%s.pretokenizers[%d]", where, i++);
-            if (cJSON_IsNull(item))
-                return fail(c, "%s must be an object", sub);
-            if (read_pre(c, tok, item, sub))
-                return c->status;
-        }
-        return MHAVIZ_OK;
-    }
+    if (strcmp(type, "Sequence") == 0)
+        return read_sequence(c, tok, p, "pretokenizers", where, read_pre);
     static const char *const known[] = {"Split", "ByteLevel", "Metaspace", "Digits"};
     int kind = -1;
     for (int i = 0; i < 4; i++)
@@ -601,6 +626,8 @@ static int read_pre(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where)
 /* Append id to the post-processor's prefix or suffix. */
 static int add_special(Ctx *c, Tokenizer *tok, int after, int id)
 {
+    if (id >= tok->n_ids || !tok->pieces[id])
+        return fail(c, "post_processor: special token id %d is not in the vocabulary or added_tokens", id);
     int **list = after ? &tok->suffix : &tok->prefix, *n = after ? &tok->n_suffix : &tok->n_prefix;
     int *slot = grow((void **)list, n, sizeof *slot);
     if (!slot)
@@ -645,19 +672,8 @@ static int read_post(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where)
         return MHAVIZ_OK;
     if (read_type(c, p, where, &type))
         return c->status;
-    if (strcmp(type, "Sequence") == 0) {
-        const cJSON *list = field(p, "processors"), *item;
-        if (!cJSON_IsArray(list))
-            return fail(c, "%s.processors must be an array", where);
-        int i = 0;
-        cJSON_ArrayForEach(item, list) {
-            char sub[WHERE_LEN];
-            snprintf(sub, sizeof sub, "%s.processors[%d]", where, i++);
-            if (read_post(c, tok, item, sub))
-                return c->status;
-        }
-        return MHAVIZ_OK;
-    }
+    if (strcmp(type, "Sequence") == 0)
+        return read_sequence(c, tok, p, "processors", where, read_post);
     if (strcmp(type, "ByteLevel") == 0) /* changes offsets only, never ids */
         return MHAVIZ_OK;
     if (strcmp(type, "TemplateProcessing") == 0)
@@ -767,9 +783,8 @@ void tokenizer_free(Tokenizer *tok)
 {
     if (!tok)
         return;
-    for (int i = 0; tok->pieces && i < tok->n_ids; i++)
-        free(tok->pieces[i]);
     free(tok->pieces);
+    free(tok->piece_bytes);
     free(tok->vocab.slot);
     free(tok->merges.key);
     free(tok->merges.rank);

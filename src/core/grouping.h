@@ -19,6 +19,7 @@
 #define MHAVIZ_GROUPING_H
 
 #include "core/layer.h"
+#include "core/pool.h"
 
 #include <stddef.h>
 
@@ -55,6 +56,7 @@ typedef struct {
     double js_max;    /* the head that moves most */
     int js_max_head;
     double top1_mean; /* mean over the heads of top-1 agreement with their MHA maps */
+    int unique;       /* 1 when the pooling's alignment was unique (pool.h), or nothing was aligned */
 } GroupingScore;
 
 /* The groupings of one variant, ranked (n = 0: none, the layer is not one
@@ -62,14 +64,18 @@ typedef struct {
 typedef struct {
     GroupingScore *scores; /* (n) the least moved first */
     int n;
+    int withheld; /* 1: ranked, but not shown (n = 0): some grouping's pooling was coordinate-dependent
+                   * (--pool mean, or an alignment that was not unique) */
 } GroupingRanking;
 
 /* Every grouping of in's n_heads heads (n_heads <= GROUPING_MAX_HEADS, in
  * a multi-head input: n_kv_heads = n_heads) into n_groups, run on in's x
  * and compared with the heads' multi-head maps mha_att (n_heads, T, T),
  * into *out (*n of them, the caller frees *out), the least moved first (the
- * mean JS; ties in the order of the groupings' text). Returns MHAVIZ_OK,
- * MHAVIZ_EINPUT (not such a layer) or MHAVIZ_ENOMEM. */
-int grouping_rank(const MhaInput *in, const float *mha_att, int n_groups, GroupingScore **out, int *n);
+ * mean JS; ties in the order of the groupings' text); each grouping pooled
+ * by method. Returns MHAVIZ_OK, MHAVIZ_EINPUT (not such a layer) or
+ * MHAVIZ_ENOMEM. */
+int grouping_rank(const MhaInput *in, const float *mha_att, int n_groups, PoolMethod method, GroupingScore **out,
+                  int *n);
 
 #endif

@@ -1,6 +1,7 @@
 /* report_variants.c — the report of several K/V layouts (--kv-heads
  * 4,2,1): each one's cost, how far each head moved, a sentence each. */
 #include "report/report_parts.h"
+#include "core/align.h"
 #include "core/measures.h"
 #include "core/status.h"
 #include "text/format.h"
@@ -209,10 +210,25 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
         fprintf(f, "%s%s (%d K/V head%s, kv%d/)", i ? ", " : "", s[i].name, s[i].cost.input.n_kv_heads,
                 s[i].cost.input.n_kv_heads == 1 ? "" : "s", s[i].cost.input.n_kv_heads);
     fputs("\n", f);
-    txt_wrapped(f, "",
-                "Each variant's K/V heads are means of the input's (Ainslie et al. 2023, without the "
-                "uptraining that follows), so its heads' maps show what sharing keys and values does to "
-                "this layer; each sub-folder holds that variant's pictures and report.");
+    txt_wrapped(f, "", v[n - 1].pool == POOL_MEAN
+                ? "Each variant's K/V heads are pooled from the input's, before uptraining (Ainslie et al. 2023 "
+                  "then uptrain): plain means (--pool mean), which depend on coordinates inside each head that "
+                  "mean nothing (turning a head's q and k together changes none of its own maps, but changes "
+                  "these means). Each sub-folder holds that variant's pictures and report."
+                : "Each variant's K/V heads are pooled from the input's, before uptraining (Ainslie et al. 2023 "
+                  "then uptrain): each head is first turned toward its group's first head (the orthogonal matrix "
+                  "that brings its keys closest, applied to its queries too, and another for its values and W_O's "
+                  "rows; Jin et al. 2025), so that no head's arbitrary coordinates decide the mean. Each "
+                  "sub-folder holds that variant's pictures and report.");
+    for (int i = 1; i < n; i++)
+        if (v[i].layer.alignment.aligned && !v[i].layer.alignment.unique) {
+            const PoolAlignment *al = &v[i].layer.alignment;
+            snprintf(line, sizeof line, "%s: the alignment is not unique (K/V head %d's %s use fewer directions "
+                     "than head_dim): its pooled result is one of many, and turning a head inside its own "
+                     "coordinates can change it; what follows is one of them.", s[i].name, al->kv_head,
+                     al->values ? "values" : "keys");
+            txt_wrapped(f, "", line);
+        }
 
     fprintf(f, "\nCost at T = %d, per layer\n", c->T);
     fprintf(f, "%-8s %9s %12s %14s %12s %16s %6s\n", "variant", "K/V heads", "params", "MAC total",
@@ -268,6 +284,41 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
     for (int i = 1; i < n; i++)
         if (ranks[i].n > 0)
             txt_groupings(f, &v[i], s[i].name, ref, &ranks[i]);
+        else if (ranks[i].withheld) {
+            snprintf(line, sizeof line, "Which heads share a K/V head (%s): not ranked here, because %s: a turn "
+                     "of a head's coordinates could reorder the ranking.", s[i].name,
+                     v[i].pool == POOL_MEAN ? "plain means depend on coordinates inside the heads"
+                                            : "under some grouping the alignment is not unique");
+            fputc('\n', f);
+            txt_wrapped(f, "", line);
+        }
+}
+
+/* How variant x was made: "pooled" (null for the input's own layout), its
+ * "alignment" (null unless heads were turned) and whether its ranking of
+ * groupings was withheld. */
+static void json_pooling(FILE *f, const Variant *x, int withheld)
+{
+    const PoolAlignment *a = &x->layer.alignment;
+    if (!x->pooled_from) {
+        fprintf(f, "    \"pooled\": null,\n    \"alignment\": null,\n    \"groupings_withheld\": %s,\n",
+                withheld ? "true" : "false");
+        return;
+    }
+    fprintf(f, "    \"pooled\": {\"from_kv_heads\": %d, \"method\": \"%s\", \"uptrained\": false, "
+               "\"coordinate_free\": %s},\n", x->pooled_from, x->pool == POOL_MEAN ? "mean" : "aligned",
+            x->pool == POOL_ALIGNED && a->unique ? "true" : "false");
+    if (!a->aligned)
+        fputs("    \"alignment\": null,\n", f);
+    else {
+        fprintf(f, "    \"alignment\": {\"unique\": %s, \"target\": \"the group's first head\", "
+                   "\"smallest_singular_ratio\": ", a->unique ? "true" : "false");
+        json_number(f, a->ratio);
+        fprintf(f, ", \"kv_head\": %d, \"of\": \"%s\", \"unique_from\": ", a->kv_head, a->values ? "values" : "keys");
+        json_number(f, ALIGN_UNIQUE_RATIO);
+        fputs("},\n", f);
+    }
+    fprintf(f, "    \"groupings_withheld\": %s,\n", withheld ? "true" : "false");
 }
 
 static void write_variants_json(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick,
@@ -296,6 +347,7 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
         fprintf(f, "    {\n    \"name\": \"%s\",\n    \"n_kv_heads\": %d,\n    \"folder\": \"%s\",\n", s[i].name,
                 s[i].cost.input.n_kv_heads, folder);
         json_cost_row(f, "cost", &s[i].cost.input, 1, 0);
+        json_pooling(f, &v[i], ranks[i].withheld);
         fprintf(f, "    \"kv_cache_bytes_at_T\": %" PRId64 ",\n    \"blur\": ", s[i].cost.input.kv_cache_bytes * c->T);
         json_number(f, s[i].blur);
         fputs(",\n    \"heads_mean_entropy_norm\": ", f);

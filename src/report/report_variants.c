@@ -190,6 +190,94 @@ static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *
     txt_wrapped(f, "", line);
 }
 
+/* The K/V cache bytes per token of layer c trained with kv K/V heads; kv 0:
+ * of the one head trained on its own (one head of width d_model). */
+static int64_t trained_kv_bytes(const MhaConfig *c, int kv)
+{
+    MhaConfig k = *c;
+    k.n_kv_heads = kv ? kv : c->n_heads;
+    CostTable t;
+    measures_cost(&k, 0, 0, &t);
+    return kv ? t.input.kv_cache_bytes : t.wide.kv_cache_bytes;
+}
+
+/* Row r of the trained models of t (r < n_kv_losses: by K/V heads, then
+ * the one head): its name into name, its K/V heads into *kv (0: the one
+ * head), its losses (n_seeds) returned. */
+static const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv)
+{
+    if (r == t->n_kv_losses) {
+        snprintf(name, len, "one head");
+        *kv = 0;
+        return t->loss_single;
+    }
+    *kv = t->kv_heads[r];
+    variant_name(name, len, c->n_heads, *kv);
+    return t->loss_kv[r];
+}
+
+/* The input's "training" by K/V heads (docs/input.md): the held-out loss of
+ * the same model trained as MHA, GQA and MQA (and the one head), from the
+ * same start on the same data, side by side with the K/V cache each needs:
+ * what sharing keys and values costs when the model learns with it, before
+ * the pooled variants, which were not trained. */
+static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
+{
+    char line[1024], name[16], kvb[32];
+    fputs("\nTrained with shared keys and values (the input's \"training\")\n", f);
+    snprintf(line, sizeof line, "The same model trained with each number of K/V heads, from the same start, on the "
+             "same data, for the same %d steps, at %d seed%s: its held-out loss in nats (lower is better), beside "
+             "the K/V cache it needs.", t->steps, t->n_seeds, t->n_seeds == 1 ? "" : "s");
+    txt_wrapped(f, "", line);
+    const int shown = t->n_seeds < 6 ? t->n_seeds : 6; /* one column per seed while the line fits */
+    fprintf(f, "%-9s %9s %12s", "trained", "K/V heads", "K/V B/token");
+    for (int k = 0; k < shown; k++) {
+        char seed[24];
+        snprintf(seed, sizeof seed, "seed %d", t->seeds[k]);
+        fprintf(f, " %8s", seed);
+    }
+    fprintf(f, " %8s\n", "mean");
+    for (int r = 0; r <= t->n_kv_losses; r++) {
+        int kv;
+        const double *loss = trained_row(t, c, r, name, sizeof name, &kv);
+        double sum = 0;
+        for (int k = 0; k < t->n_seeds; k++)
+            sum += loss[k];
+        char heads[16];
+        snprintf(heads, sizeof heads, kv ? "%d" : "1 (wide)", kv);
+        fprintf(f, "%-9s %9s %12s", name, heads, format_grouped(kvb, trained_kv_bytes(c, kv)));
+        for (int k = 0; k < shown; k++)
+            fprintf(f, " %8.4f", loss[k]);
+        fprintf(f, " %8.4f\n", sum / t->n_seeds);
+    }
+    txt_wrapped(f, "", "Ainslie et al. 2023 train or uptrain GQA with its keys and values shared; Shazeer 2019 "
+                "trains MQA so. The variants below are not those: they are pooled from this MHA layer, before "
+                "uptraining.");
+}
+
+/* The same, as "trained" of report.json. */
+static void json_trained(FILE *f, const Training *t, const MhaConfig *c)
+{
+    char name[16];
+    fprintf(f, "  \"trained\": {\"steps\": %d, \"seeds\": [", t->steps);
+    for (int k = 0; k < t->n_seeds; k++)
+        fprintf(f, "%s%d", k ? ", " : "", t->seeds[k]);
+    fputs("], \"models\": [", f);
+    for (int r = 0; r <= t->n_kv_losses; r++) {
+        int kv;
+        const double *loss = trained_row(t, c, r, name, sizeof name, &kv);
+        fprintf(f, "%s\n    {\"name\": \"%s\", \"n_kv_heads\": %d, \"one_head\": %s, \"kv_cache_bytes\": %" PRId64
+                ", \"held_out_loss\": [", r ? "," : "", name, kv ? kv : 1, kv ? "false" : "true",
+                trained_kv_bytes(c, kv));
+        for (int k = 0; k < t->n_seeds; k++) {
+            fputs(k ? ", " : "", f);
+            json_number(f, loss[k]);
+        }
+        fputs("]}", f);
+    }
+    fputs("\n  ]},\n", f);
+}
+
 static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick,
                                const GroupingRanking *ranks)
 {
@@ -248,6 +336,8 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
         fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
               "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
               f);
+    if (v[0].in.training.n_kv_losses)
+        txt_trained(f, &v[0].in.training, c);
 
     fprintf(f, "\nHow far each head moves from its %s self\n", ref);
     fprintf(f, "%5s", "head");
@@ -336,6 +426,8 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
     fprintf(f, "],\n  \"T\": %d,\n  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"head_dim\": %d,\n"
                "  \"causal\": %s,\n  \"reference\": \"%s\",\n",
             c->T, c->d_model, H, c->head_dim, c->causal ? "true" : "false", s[0].name);
+    if (v[0].in.training.n_kv_losses)
+        json_trained(f, &v[0].in.training, c);
     fputs("  \"barely_changes\": {\"js_below\": ", f);
     json_number(f, REPORT_BARELY_JS);
     fputs(", \"top1_at_least\": ", f);

@@ -82,20 +82,6 @@ function firstRoleQuestion() {
 
 function wideRoleQuestion() { return roleQuestion(0, WIDE); }
 
-/* Under the last variant (MQA, with --kv-heads), the role of the first head
- * whose role changed, else of the first head with a role. */
-function variantRoleQuestion() {
-  const last = facts.variants.length - 1;
-  if (last === 0) return null;
-  const heads = facts.variants[0].heads;
-  let h = heads.findIndex((f, x) => f.role !== facts.variants[last].heads[x].role);
-  if (h < 0) h = Math.max(0, firstRoleHead(0));
-  const q = roleQuestion(last, h);
-  q.text = `Under ${facts.variants[last].name}, the heads share their keys and values. Head ${h} is ` +
-    `${heads[h].role} under ${facts.variants[0].name}: what does it do under ${facts.variants[last].name}?`;
-  return q;
-}
-
 /* Weights are shown to 2 decimals (3 next to one half): no right answer, and no explanation,
  * rests on a difference smaller than this. */
 const CLEAR_MARGIN = 0.01;
@@ -251,8 +237,11 @@ function costQuestion(kind, field, noun) {
 function macQuestion() { return costQuestion('macs', 'mac_total', 'multiply-adds'); }
 function paramQuestion() { return costQuestion('params', 'params', 'parameters'); }
 
+/* (No question asks which role a head takes under a variant pooled from MHA:
+ * pooled before uptraining, that role is no lesson about GQA or MQA, and
+ * without alignment it depends on coordinates inside the heads.) */
 const QUESTION_KINDS = [firstRoleQuestion, whereQuestion, pullQuestion, wideRoleQuestion, cacheQuestion,
-                        macQuestion, paramQuestion, variantRoleQuestion];
+                        macQuestion, paramQuestion];
 
 /* ------------------------------------------------------------ proofs */
 

@@ -130,9 +130,18 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 - 22, DRAW_START, DRAW_TOP, GREY_TEXT);
         snprintf(a, sizeof a, "%s B/token", format_grouped(b, cost.input.kv_cache_bytes));
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 14, DRAW_START, DRAW_TOP, GREY_TEXT);
+        int line_y = my + side / 2 + 50;
         if (v[k].grouping[0]) { /* --kv-groups chose who shares */
             snprintf(a, sizeof a, "groups %s", v[k].grouping);
-            figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 50, DRAW_START, DRAW_TOP, GREY_TEXT);
+            figure_text(&s, a, TEXT_PX, 30, line_y, DRAW_START, DRAW_TOP, GREY_TEXT);
+            line_y += 36;
+        }
+        if (v[k].pooled_from) { /* made from the input's K/V heads, never trained so (pool.h) */
+            const PoolAlignment *al = &v[k].layer.alignment;
+            figure_text(&s, "pooled, untrained", TEXT_PX, 30, line_y, DRAW_START, DRAW_TOP, GREY_TEXT);
+            if (v[k].pool == POOL_MEAN || (al->aligned && !al->unique))
+                figure_text(&s, v[k].pool == POOL_MEAN ? "plain mean" : "one of many", TEXT_PX, 30, line_y + 36,
+                            DRAW_START, DRAW_TOP, GREY_TEXT);
         }
 
         /* The K/V mark: one bar over the maps of each group's shown heads. */
@@ -198,6 +207,10 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
              "each map: rows = queries (tokens at the left), columns = keys, T = %d, one colour scale; under it "
              "its role; %s: width %d%s; B/token: K/V cache per token per layer, fp16", T,
              rival_name(trained)->panel, c0->d_model, trained ? ", trained on its own" : "");
+    if (draw_text_width(s.f, a, TEXT_PX * 0.9f) > SLIDE_W - 40) /* the one head's longer words: fewer of ours */
+        snprintf(a, sizeof a, "rows = queries, columns = keys, T = %d, one colour scale; under each map its role; %s: "
+                 "width %d%s; B/token: K/V cache per token per layer, fp16", T, rival_name(trained)->panel,
+                 c0->d_model, trained ? ", trained on its own" : "");
     figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     /* Under the title: blocks averaged (render_paint_map shares the tokens
      * out over the pixels), labels thinned. */

@@ -190,9 +190,7 @@ static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *
     txt_wrapped(f, "", line);
 }
 
-/* The K/V cache bytes per token of layer c trained with kv K/V heads; kv 0:
- * of the one head trained on its own (one head of width d_model). */
-static int64_t trained_kv_bytes(const MhaConfig *c, int kv)
+int64_t trained_kv_bytes(const MhaConfig *c, int kv)
 {
     MhaConfig k = *c;
     k.n_kv_heads = kv ? kv : c->n_heads;
@@ -201,10 +199,7 @@ static int64_t trained_kv_bytes(const MhaConfig *c, int kv)
     return kv ? t.input.kv_cache_bytes : t.wide.kv_cache_bytes;
 }
 
-/* Row r of the trained models of t (r < n_kv_losses: by K/V heads, then
- * the one head): its name into name, its K/V heads into *kv (0: the one
- * head), its losses (n_seeds) returned. */
-static const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv)
+const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv)
 {
     if (r == t->n_kv_losses) {
         snprintf(name, len, "one head");

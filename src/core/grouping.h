@@ -8,10 +8,9 @@
  * n_groups)), is "0,1/2,3" for 4 heads in 2 groups.
  *
  * Which heads share matters: a shared K/V head is the mean of its heads'
- * keys and each query reads every coordinate of it, so heads that keep
- * their keys in different coordinates, or want similar keys in the same
- * coordinates, can share; heads that use the same coordinates for
- * different keys read each other's key as their own.
+ * keys and values (each turned toward the group's first head, pool.h), so
+ * heads whose keys one turn brings together share with little loss, and
+ * heads that want different keys cannot.
  * grouping_rank runs the layer under every grouping into n_groups (up to
  * GROUPING_MAX_HEADS heads) and measures how far each head moves from its
  * multi-head self. */

@@ -147,10 +147,10 @@ static void txt_groupings(FILE *f, const Variant *x, const char *name, const cha
     }
     snprintf(line, sizeof line, "mean JS: over the heads, of each head's JS from its %s map (bits, over the rows "
              "with a choice); moves most: the head with the largest; top1: the heads' mean top-1 agreement. A shared "
-             "K/V head is the mean of its heads' keys, and each query reads every coordinate of it: heads that keep "
-             "their keys in different coordinates, or want similar keys in the same coordinates, can share; heads "
-             "that use the same coordinates for different keys read each other's key as their own. Ainslie et al. 2023 pool like this and then uptrain, so that the heads learn to share; here "
-             "nothing is retrained. --kv-groups chooses the groups.", ref_name);
+             "K/V head is the mean of its heads' keys and values, each head first turned toward the group's first: "
+             "heads whose keys one turn brings together (the same job, in their own coordinates) share with "
+             "little loss; heads that want different keys cannot. Ainslie et al. 2023 pool and then uptrain, so "
+             "that the heads learn to share; here nothing is retrained. --kv-groups chooses the groups.", ref_name);
     txt_wrapped(f, "", line);
 }
 

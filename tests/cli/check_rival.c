@@ -323,6 +323,19 @@ START_TEST(trained_losses_by_kv_heads)
     }
     check_says(txt, "report.txt", "Trained with shared keys and values");
     check_says(txt, "report.txt", "pooled from MHA, before uptraining");
+    /* README's lesson 2 table: each row as report.json has it (losses to 4 decimals, their mean) */
+    char *readme = flat(slurp("README.md", NULL));
+    for (int r = 0; r < 4; r++) {
+        const cJSON *m = cJSON_GetArrayItem(models, r), *loss = get(m, "held_out_loss");
+        char want[256];
+        snprintf(want, sizeof want, "| %s | %s | %d | %.4f, %.4f, %.4f | %.4f |", names[r], r < 3 ? "" : "1 (width 32)",
+                 bytes[r], at(loss, 0), at(loss, 1), at(loss, 2), (at(loss, 0) + at(loss, 1) + at(loss, 2)) / 3);
+        if (r < 3) /* the K/V heads column: the count */
+            snprintf(want, sizeof want, "| %s | %d | %d | %.4f, %.4f, %.4f | %.4f |", names[r], (int)num(m, "n_kv_heads"),
+                     bytes[r], at(loss, 0), at(loss, 1), at(loss, 2), (at(loss, 0) + at(loss, 1) + at(loss, 2)) / 3);
+        check_says(readme, "README.md", want);
+    }
+    free(readme);
     free(txt);
     cJSON_Delete(json);
     for (int f = 0; f < 3; f++)

@@ -385,15 +385,13 @@ static cJSON *trained_facts(const Training *t, const MhaConfig *c)
     cJSON *a = cJSON_CreateArray();
     for (int r = 0; r <= t->n_kv_losses; r++) {
         int kv;
-        const double *loss = trained_row(t, c, r, name, sizeof name, &kv);
-        double sum = 0;
-        for (int k = 0; k < t->n_seeds; k++)
-            sum += loss[k];
+        double mean;
+        trained_row(t, c, r, name, sizeof name, &kv, &mean);
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "name", name);
         cJSON_AddNumberToObject(m, "n_kv_heads", kv);
         cJSON_AddNumberToObject(m, "kv_cache_bytes_per_token", (double)trained_kv_bytes(c, kv));
-        cJSON_AddNumberToObject(m, "mean_loss", sum / t->n_seeds);
+        cJSON_AddNumberToObject(m, "mean_loss", mean);
         cJSON_AddItemToArray(a, whole(m, 4));
     }
     return holds(a, t->n_kv_losses + 1) ? a : (cJSON_Delete(a), NULL);

@@ -125,8 +125,9 @@ int64_t trained_kv_bytes(const MhaConfig *c, int kv);
 /* Row r of the trained models of t (the input's "training" by K/V heads:
  * r < n_kv_losses by K/V heads, r = n_kv_losses the one head): its name
  * into name ("GQA-2", "one head"), its K/V heads into *kv (0: the one head),
- * its losses (n_seeds) returned (t's own). */
-const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv);
+ * their mean over the seeds into *mean, its losses (n_seeds) returned (t's own). */
+const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv,
+                          double *mean);
 
 /* Each head's JS and top1 against what the heads of random layers give. */
 void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s);

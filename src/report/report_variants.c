@@ -199,16 +199,20 @@ int64_t trained_kv_bytes(const MhaConfig *c, int kv)
     return kv ? t.input.kv_cache_bytes : t.wide.kv_cache_bytes;
 }
 
-const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv)
+const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv,
+                          double *mean)
 {
-    if (r == t->n_kv_losses) {
+    const double *loss = r == t->n_kv_losses ? t->loss_single : t->loss_kv[r];
+    *kv = r == t->n_kv_losses ? 0 : t->kv_heads[r];
+    if (*kv)
+        variant_name(name, len, c->n_heads, *kv);
+    else
         snprintf(name, len, "one head");
-        *kv = 0;
-        return t->loss_single;
-    }
-    *kv = t->kv_heads[r];
-    variant_name(name, len, c->n_heads, *kv);
-    return t->loss_kv[r];
+    double sum = 0;
+    for (int k = 0; k < t->n_seeds; k++)
+        sum += loss[k];
+    *mean = sum / t->n_seeds;
+    return loss;
 }
 
 /* The input's "training" by K/V heads (docs/input.md): the held-out loss of
@@ -234,16 +238,14 @@ static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
     fprintf(f, " %8s\n", "mean");
     for (int r = 0; r <= t->n_kv_losses; r++) {
         int kv;
-        const double *loss = trained_row(t, c, r, name, sizeof name, &kv);
-        double sum = 0;
-        for (int k = 0; k < t->n_seeds; k++)
-            sum += loss[k];
+        double mean;
+        const double *loss = trained_row(t, c, r, name, sizeof name, &kv, &mean);
         char heads[16];
         snprintf(heads, sizeof heads, kv ? "%d" : "1 (wide)", kv);
         fprintf(f, "%-9s %9s %12s", name, heads, format_grouped(kvb, trained_kv_bytes(c, kv)));
         for (int k = 0; k < shown; k++)
             fprintf(f, " %8.4f", loss[k]);
-        fprintf(f, " %8.4f\n", sum / t->n_seeds);
+        fprintf(f, " %8.4f\n", mean);
     }
     txt_wrapped(f, "", "Ainslie et al. 2023 train or uptrain GQA with its keys and values shared; Shazeer 2019 "
                 "trains MQA so. The variants below are not those: they are pooled from this MHA layer, before "
@@ -260,7 +262,8 @@ static void json_trained(FILE *f, const Training *t, const MhaConfig *c)
     fputs("], \"models\": [", f);
     for (int r = 0; r <= t->n_kv_losses; r++) {
         int kv;
-        const double *loss = trained_row(t, c, r, name, sizeof name, &kv);
+        double mean;
+        const double *loss = trained_row(t, c, r, name, sizeof name, &kv, &mean);
         fprintf(f, "%s\n    {\"name\": \"%s\", \"n_kv_heads\": %d, \"one_head\": %s, \"kv_cache_bytes\": %" PRId64
                 ", \"held_out_loss\": [", r ? "," : "", name, kv ? kv : 1, kv ? "false" : "true",
                 trained_kv_bytes(c, kv));

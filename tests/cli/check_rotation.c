@@ -254,7 +254,8 @@ static int turned_differences(const char *sample, const char *args, uint32_t see
 
 static const char *const trained[] = {"samples/trained/rival.json", "samples/trained/lesson1_layer1.json",
                                       "samples/trained/lesson1_layer2.json", "samples/trained/story_layer1.json",
-                                      "samples/trained/story_layer2.json"};
+                                      "samples/trained/story_layer2.json",
+                                      "samples/trained/rival_gqa2.json"}; /* trained as GQA-2: --kv-heads all pools it to MQA */
 
 /* Aligned pooling (the default): every trained sample, turned, gives the
  * same maps, roles, rankings and sentences. */

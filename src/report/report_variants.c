@@ -296,16 +296,16 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
         fprintf(f, "%s%s (%d K/V head%s, kv%d/)", i ? ", " : "", s[i].name, s[i].cost.input.n_kv_heads,
                 s[i].cost.input.n_kv_heads == 1 ? "" : "s", s[i].cost.input.n_kv_heads);
     fputs("\n", f);
-    txt_wrapped(f, "", v[n - 1].pool == POOL_MEAN
-                ? "Each variant's K/V heads are pooled from the input's, before uptraining (Ainslie et al. 2023 "
-                  "then uptrain): plain means (--pool mean), which depend on coordinates inside each head that "
-                  "mean nothing (turning a head's q and k together changes none of its own maps, but changes "
-                  "these means). Each sub-folder holds that variant's pictures and report."
-                : "Each variant's K/V heads are pooled from the input's, before uptraining (Ainslie et al. 2023 "
-                  "then uptrain): each head is first turned toward its group's first head (the orthogonal matrix "
-                  "that brings its keys closest, applied to its queries too, and another for its values and W_O's "
-                  "rows; Jin et al. 2025), so that no head's arbitrary coordinates decide the mean. Each "
-                  "sub-folder holds that variant's pictures and report.");
+    snprintf(line, sizeof line, "Each variant after the first is pooled from %s, before uptraining (Ainslie et al. "
+             "2023 then uptrain): %s Each sub-folder holds that variant's pictures and report.", ref,
+             v[n - 1].pool == POOL_MEAN
+                 ? "plain means of its K/V heads (--pool mean), which depend on coordinates inside each head that "
+                   "mean nothing (turning a head's q and k together changes none of its own maps, but changes "
+                   "these means)."
+                 : "each head is first turned toward its group's first head (the orthogonal matrix that brings its "
+                   "keys closest, applied to its queries too, and another for its values and W_O's rows; Jin et al. "
+                   "2025), so that no head's arbitrary coordinates decide the mean.");
+    txt_wrapped(f, "", line);
     for (int i = 1; i < n; i++)
         if (v[i].layer.alignment.aligned && !v[i].layer.alignment.unique) {
             const PoolAlignment *al = &v[i].layer.alignment;

@@ -347,6 +347,7 @@ Suite *rival_suite(void)
 {
     Suite *s = suite_create("rival");
     TCase *tc = tcase_create("rival");
+    tcase_set_timeout(tc, 120); /* runs of --kv-heads all on a loaded machine */
     tcase_add_test(tc, both_maps_equal_pytorch);
     tcase_add_test(tc, shared_kv_maps_equal_pytorch);
     tcase_add_test(tc, trained_losses_by_kv_heads);

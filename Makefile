@@ -27,6 +27,9 @@ MULTIARCH := $(shell gcc -print-multiarch)
 BLIS_DIR   = /usr/lib/$(MULTIARCH)/blis-openmp
 PKG_CFLAGS += -isystem /usr/include/$(MULTIARCH)/blis-openmp
 PKG_LIBS   += -L$(BLIS_DIR) -Wl,-rpath,$(BLIS_DIR) -lblis
+# LAPACK's SVD (liblapacke-dev) aligns heads before pooling them (src/core/align.c).
+# Debian's lapacke.pc asks for a blas.pc that BLIS does not give, so it is named here.
+PKG_LIBS   += -llapacke
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
 ifdef NO_OMP
@@ -59,8 +62,9 @@ DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.js
 # python3-torch: the real-model tests' checkpoints and their reference, and
 # `make samples`' training; libpcre2-dev and libutf8proc-dev: the tokenizers'
 # pre-tokenizer regexes and Unicode normalizers; libxml2-utils and
-# librsvg2-bin: the tests' parser and renderer of --svg's files).
-DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev libpcre2-dev libutf8proc-dev check \
+# librsvg2-bin: the tests' parser and renderer of --svg's files; liblapacke-dev:
+# the SVD that aligns heads before they are pooled).
+DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openmp-dev liblapacke-dev libpcre2-dev libutf8proc-dev check \
         fonts-dejavu-core python3-numpy python3-torch xxd chromium chromium-driver python3-selenium man-db strace \
         libxml2-utils librsvg2-bin
 

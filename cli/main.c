@@ -56,6 +56,7 @@ typedef struct {
     int n_kv;            /* how many; 0 = as the input says */
     int kv_all;          /* --kv-heads all */
     const char *kv_groups; /* --kv-groups: which query heads share a K/V head ("0,2/1,3"); NULL = neighbours */
+    PoolMethod pool;     /* --pool: POOL_ALIGNED (the default) or POOL_MEAN */
     int layers;          /* --layers: kv_cache.png counts this many layers */
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
@@ -86,13 +87,16 @@ static void usage(FILE *f)
         "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
-        "      --kv-heads LIST  share keys and values: mean-pool the input's K/V heads into N\n"
+        "      --kv-heads LIST  share keys and values: pool the input's K/V heads into N\n"
         "                     groups (N divides the input's n_kv_heads; 1 = multi-query).\n"
         "                     Several, such as 4,2,1, or 'all' (every count that divides\n"
         "                     n_kv_heads): each in a sub-folder kvN/, compared side by side\n"
         "      --kv-groups G  which query heads share a K/V head, such as 0,2/1,3 (groups\n"
         "                     of one size, separated by '/'; a multi-head input of at most\n"
         "                     8 heads); makes as many K/V heads as groups (default: neighbours)\n"
+        "      --pool HOW     how a group's K/V heads become one: aligned (default: each head\n"
+        "                     turned toward the group's first, then the mean) or mean (the\n"
+        "                     plain mean, which depends on coordinates inside each head)\n"
         "      --layers N     kv_cache.png counts the K/V cache of N layers (default: 1)\n"
         "      --timing       print each phase's time and the peak memory to stderr\n"
         "      --npy          write report.json's matrices as .npy files beside it (default:\n"
@@ -230,7 +234,7 @@ static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
            OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML, OPT_QUIZ,
-           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG };
+           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG, OPT_POOL };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -239,6 +243,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"version", no_argument, NULL, OPT_VERSION},
         {"kv-heads", required_argument, NULL, OPT_KV_HEADS},
         {"kv-groups", required_argument, NULL, OPT_KV_GROUPS},
+        {"pool", required_argument, NULL, OPT_POOL},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
         {"cmap", required_argument, NULL, OPT_CMAP},
         {"font", required_argument, NULL, OPT_FONT},
@@ -272,6 +277,11 @@ static void parse_args(int argc, char **argv, Options *o)
         case 'h': usage(stdout); exit(MHAVIZ_OK);
         case OPT_KV_HEADS: parse_kv_list(optarg, o); break;
         case OPT_KV_GROUPS: o->kv_groups = optarg; break; /* checked against the heads once they are loaded */
+        case OPT_POOL:
+            if (strcmp(optarg, "aligned") != 0 && strcmp(optarg, "mean") != 0)
+                usage_error("--pool wants aligned or mean, not '%s'", optarg);
+            o->pool = strcmp(optarg, "mean") == 0 ? POOL_MEAN : POOL_ALIGNED;
+            break;
         case OPT_LAYERS: o->layers = parse_int(optarg, 1, 100000, "--layers"); break;
         case OPT_MAX_MEMORY: o->max_memory_mb = parse_int(optarg, 1, 1 << 30, "--max-memory"); break;
         case OPT_TIMING: o->timing = 1; break;
@@ -515,8 +525,8 @@ int main(int argc, char **argv)
     if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
         goto oom;
     for (int i = 0; i < n_vars; i++) {
-        if ((rc = variant_run(&vars[i], &in, kv[i], grouped && kv[i] == groups.n_groups ? &groups : NULL, query,
-                              o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
+        if ((rc = variant_run(&vars[i], &in, kv[i], grouped && kv[i] == groups.n_groups ? &groups : NULL, o.pool,
+                              query, o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
             goto cleanup;
         /* What random layers of the same shape and sentence give, for the report to compare with;
          * for a layout pooled from a multi-head input, also how far pooling moves their heads (the same
@@ -526,7 +536,7 @@ int main(int argc, char **argv)
             goto oom;
         const int *group_of = grouped && kv[i] == groups.n_groups && !grouping_is_contiguous(&groups) ? groups.of : NULL;
         if (kv[i] < in.cfg.n_kv_heads && in.cfg.n_kv_heads == in.cfg.n_heads &&
-            chance_pooling(&vars[i].chance, &in.cfg, in.tokens, kv[i], group_of, CHANCE_DRAWS) != MHAVIZ_OK)
+            chance_pooling(&vars[i].chance, &in.cfg, in.tokens, kv[i], group_of, o.pool, CHANCE_DRAWS) != MHAVIZ_OK)
             goto oom;
     }
 

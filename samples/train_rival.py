@@ -20,12 +20,24 @@ steps: they differ only in whether the layer's 32 columns are 4 heads or one.
 
 Why one head cannot serve both: docs/trained.md.
 
+Lessons 2 and 3 by training: the same model is also trained with its 4
+query heads sharing 2 K/V heads (GQA-2) and 1 (MQA), from the same start
+(the multi-head model's initial weights, each shared K/V head starting as
+the first head of its group: the shapes allow no more), on the same
+batches for the same steps, at the same seeds (Ainslie et al. 2023 train or
+uptrain GQA with shared K/V; Shazeer 2019 trains MQA so). Their layers are
+written as rival_gqa2.json and rival_mqa.json.
+
 Written to OUT_DIR: rival.json (the mhaviz input: the 4-head layer, the one
 head trained on its own as "single_head", both reading the same x, and under
 "training" the held-out losses of both models at every seed),
 npy/rival_*.npy (its x and weights, PyTorch's W@x layout) and
 npy/rival_att.npy, npy/rival_single_att.npy: the maps PyTorch computed on the
-sample's words, (n_heads * T, T) and (T, T), row = query, for the tests.
+sample's words, (n_heads * T, T) and (T, T), row = query, for the tests;
+rival_gqa2.json and rival_mqa.json (their weights npy/rival_gqa2_*.npy,
+npy/rival_mqa_*.npy, their maps npy/rival_gqa2_att.npy, npy/rival_mqa_att.npy),
+the same x and one head, and the same "training" record: every model's
+held-out losses, under "by_kv_heads" by its number of K/V heads.
 
 Deterministic: seeded embeddings, weights and data, one thread, deterministic
 algorithms.
@@ -40,6 +52,7 @@ import torch
 import torch.nn as nn
 
 SEEDS = (1, 2, 3)
+SHARED_KV = (2, 1)      # the K/V head counts also trained: GQA-2, MQA
 SHIPPED = SEEDS[0]      # the seed whose pair rival.json holds
 D_MODEL, N_HEADS = 32, 4
 T = 12                  # words per sequence
@@ -62,12 +75,51 @@ def targets(ids):
     return torch.stack([previous, ids[:, :1].expand_as(ids)])
 
 
+class SharedKV(nn.Module):
+    """Causal attention whose n_heads query heads share n_kv K/V heads (query
+    head h reads K/V head h // (n_heads // n_kv)), started from mha's weights:
+    W_q, W_o as they are, K/V head g from mha's K/V head g * (n_heads // n_kv),
+    the first of its group. Called as nn.MultiheadAttention is here."""
+
+    def __init__(self, mha, n_kv):
+        super().__init__()
+        E, H = mha.embed_dim, mha.num_heads
+        hd, r = E // H, H // n_kv
+        self.num_heads, self.n_kv, self.embed_dim = H, n_kv, E
+        W, b = mha.in_proj_weight.detach(), mha.in_proj_bias.detach()   # (3E, E), (3E)
+        rows = torch.cat([torch.arange(g * r * hd, g * r * hd + hd) for g in range(n_kv)])
+        self.q_proj = nn.Linear(E, E)
+        self.k_proj = nn.Linear(E, n_kv * hd)
+        self.v_proj = nn.Linear(E, n_kv * hd)
+        self.out_proj = nn.Linear(E, E)
+        with torch.no_grad():
+            self.q_proj.weight.copy_(W[:E]), self.q_proj.bias.copy_(b[:E])
+            self.k_proj.weight.copy_(W[E:2 * E][rows]), self.k_proj.bias.copy_(b[E:2 * E][rows])
+            self.v_proj.weight.copy_(W[2 * E:][rows]), self.v_proj.bias.copy_(b[2 * E:][rows])
+            self.out_proj.weight.copy_(mha.out_proj.weight), self.out_proj.bias.copy_(mha.out_proj.bias)
+
+    def forward(self, x, _k, _v, attn_mask, need_weights=False, average_attn_weights=False):
+        B, T_, E = x.shape
+        H, hd = self.num_heads, E // self.num_heads
+        q = self.q_proj(x).view(B, T_, H, hd).transpose(1, 2)                     # (B, H, T, hd)
+        k = self.k_proj(x).view(B, T_, self.n_kv, hd).transpose(1, 2)             # (B, n_kv, T, hd)
+        v = self.v_proj(x).view(B, T_, self.n_kv, hd).transpose(1, 2)
+        k = k.repeat_interleave(H // self.n_kv, dim=1)                            # (B, H, T, hd)
+        v = v.repeat_interleave(H // self.n_kv, dim=1)
+        scores = (q @ k.transpose(-2, -1)) / hd ** 0.5
+        maps = torch.softmax(scores.masked_fill(attn_mask, float("-inf")), dim=-1)   # (B, H, T, T)
+        out = (maps @ v).transpose(1, 2).reshape(B, T_, E)
+        return self.out_proj(out), (maps if need_weights else None)
+
+
 class Model(nn.Module):
-    def __init__(self, n_heads, tok, pos):
+    def __init__(self, n_heads, tok, pos, n_kv=None):
         super().__init__()
         self.register_buffer("tok", tok)   # (n_words, D_MODEL), frozen
         self.register_buffer("pos", pos)   # (T, D_MODEL), frozen
         self.attn = nn.MultiheadAttention(D_MODEL, n_heads, batch_first=True)
+        if n_kv is not None and n_kv != n_heads:   # the same start, then its K/V heads shared
+            self.attn = SharedKV(self.attn, n_kv)
         self.readout = nn.ModuleList(nn.Linear(D_MODEL, tok.shape[0]) for _ in READOUTS)
 
     def forward(self, ids, need_weights=False):
@@ -96,12 +148,12 @@ def embeddings(seed, n_words):
     return torch.randn(n_words, D_MODEL, generator=g), torch.randn(T, D_MODEL, generator=g)
 
 
-def train(seed, n_heads, n_words, held_out):
-    """Train one model on the first n_words words; returns it and its
-    held-out loss per readout."""
+def train(seed, n_heads, n_words, held_out, n_kv=None):
+    """Train one model on the first n_words words (n_kv: its K/V heads, when
+    fewer than its heads); returns it and its held-out loss per readout."""
     tok, pos = embeddings(seed, n_words)
     torch.manual_seed(seed)
-    model = Model(n_heads, tok, pos)
+    model = Model(n_heads, tok, pos, n_kv)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.0)
     data = torch.Generator().manual_seed(100 + seed)   # the same batches for both models
     for step in range(1, STEPS + 1):
@@ -143,6 +195,53 @@ def layer_weights(out_dir, attn, prefix):
             "b_o": save(out_dir, prefix + "b_o", attn.out_proj.bias.detach().numpy())}
 
 
+def shared_kv_weights(out_dir, attn, prefix):
+    """A SharedKV layer's weights as mhaviz input keys (W@x), saved under prefix."""
+    named = {"W_q": attn.q_proj.weight, "W_k": attn.k_proj.weight, "W_v": attn.v_proj.weight,
+             "W_o": attn.out_proj.weight, "b_q": attn.q_proj.bias, "b_k": attn.k_proj.bias,
+             "b_v": attn.v_proj.bias, "b_o": attn.out_proj.bias}
+    return {key: save(out_dir, prefix + key, a.detach().numpy()) for key, a in named.items()}
+
+
+def training_record(loss):
+    """The "training" record every rival file carries: this layer's losses
+    are filled in by the caller under "heads"."""
+    return {"seeds": list(SEEDS), "seed": SHIPPED, "steps": STEPS,
+            "held_out_loss": {"single_head": [round(v, 4) for v in loss[(1, 1)]],
+                              "by_kv_heads": {str(n_kv): [round(v, 4) for v in loss[(N_HEADS, n_kv)]]
+                                              for n_kv in (N_HEADS,) + SHARED_KV}}}
+
+
+def export_shared(out_dir, model, n_kv, single_paths, x_path, loss):
+    """rival_gqa2.json / rival_mqa.json: the shipped seed's layer trained with
+    n_kv K/V heads, the same x and one head as rival.json."""
+    name = "gqa%d" % n_kv if n_kv > 1 else "mqa"
+    kind = f"GQA-{n_kv}" if n_kv > 1 else "MQA"
+    ids = torch.tensor([[WORDS.index(w) for w in SAMPLE.split()]])
+    with torch.no_grad():
+        _, _, maps = model(ids, need_weights=True)
+    save(out_dir, name + "_att", maps[0].reshape(-1, T).numpy())   # (n_heads * T, T)
+    record = training_record(loss)
+    record["held_out_loss"] = {"heads": record["held_out_loss"]["by_kv_heads"][str(n_kv)],
+                               **record["held_out_loss"]}
+    layer = {
+        "comment": (f"Lesson {2 if n_kv > 1 else 3} by training (samples/train_rival.py, seed {SHIPPED}): the "
+                    f"rival task's layer trained as {kind}, its {N_HEADS} query heads sharing {n_kv} K/V "
+                    f"head{'s' if n_kv > 1 else ''}, from the same start (the {N_HEADS}-head model's initial "
+                    "weights, each shared K/V head the first head of its group), on the same batches for "
+                    f"the same {STEPS} steps as rival.json's layer; single_head: the one head trained on its own."),
+        "title": f"trained here as {kind}: {N_HEADS} query heads sharing {n_kv} K/V head{'s' if n_kv > 1 else ''}",
+        "tokens": SAMPLE.split(), "d_model": D_MODEL, "n_heads": N_HEADS, "n_kv_heads": n_kv, "causal": True,
+        "weight_layout": "W@x", "x": x_path,
+        **shared_kv_weights(out_dir, model.attn, name + "_"),
+        "single_head": single_paths,
+        "training": record,
+    }
+    with open(os.path.join(out_dir, f"rival_{name}.json"), "w") as f:
+        json.dump(layer, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
 def export(out_dir, heads, single, loss):
     """rival.json: the shipped seed's two layers on SAMPLE, and every seed's losses."""
     words = SAMPLE.split()
@@ -167,15 +266,14 @@ def export(out_dir, heads, single, loss):
         "x": save(out_dir, "x", x[0].numpy()),    # (T, D_MODEL)
         **layer_weights(out_dir, heads.attn, ""),
         "single_head": layer_weights(out_dir, single.attn, "single_"),
-        "training": {
-            "seeds": list(SEEDS), "seed": SHIPPED, "steps": STEPS,
-            "held_out_loss": {"heads": [round(v, 4) for v in loss[N_HEADS]],
-                              "single_head": [round(v, 4) for v in loss[1]]},
-        },
+        "training": training_record(loss),
     }
+    layer["training"]["held_out_loss"] = {"heads": [round(v, 4) for v in loss[(N_HEADS, N_HEADS)]],
+                                          **layer["training"]["held_out_loss"]}
     with open(os.path.join(out_dir, "rival.json"), "w") as f:
         json.dump(layer, f, indent=1, ensure_ascii=False)
         f.write("\n")
+    return layer["single_head"], layer["x"]
 
 
 def main():
@@ -191,27 +289,32 @@ def main():
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     held_out = torch.randint(0, n_words, (HELD_OUT, T), generator=torch.Generator().manual_seed(7))
-    loss = {N_HEADS: [], 1: []}   # held-out loss at each seed, by number of heads
-    shipped = {}                   # the shipped seed's models, by number of heads
+    # The models, as (heads, K/V heads): the 4 heads, the one head, then GQA-2 and MQA.
+    kinds = [(N_HEADS, N_HEADS), (1, 1)] + [(N_HEADS, n_kv) for n_kv in SHARED_KV]
+    loss = {kind: [] for kind in kinds}   # held-out loss at each seed, by kind
+    shipped = {}                          # the shipped seed's models, by kind
     print(f"{n_words} words; each head's mean weight on the previous word and on the first word "
           f"(rows 2..{T - 1}, held out)")
     start = time.time()
     for seed in SEEDS:
-        for n_heads in (N_HEADS, 1):
-            model, each = train(seed, n_heads, n_words, held_out)
-            loss[n_heads].append(each.mean().item())
+        for n_heads, n_kv in kinds:
+            model, each = train(seed, n_heads, n_words, held_out, n_kv)
+            loss[(n_heads, n_kv)].append(each.mean().item())
             share = shares(model, held_out)
-            print(f"seed {seed}, {n_heads} head{'s' if n_heads > 1 else ''}: held-out loss "
+            kv = f" sharing {n_kv} K/V head{'s' if n_kv > 1 else ''}" if n_kv != n_heads else ""
+            print(f"seed {seed}, {n_heads} head{'s' if n_heads > 1 else ''}{kv}: held-out loss "
                   f"{each.mean().item():.4f} nats (" +
                   ", ".join(f"{r} {v:.3f}" for r, v in zip(READOUTS, each.tolist())) + ")   " +
                   "; ".join(f"head {h}: " + " ".join(f"{share[r, h]:.2f}" for r in range(len(READOUTS)))
                             for h in range(n_heads)) +
                   f"   {time.time() - start:4.0f} s", flush=True)
             if seed == SHIPPED:
-                shipped[n_heads] = model
+                shipped[(n_heads, n_kv)] = model
     if out_dir:
         os.makedirs(os.path.join(out_dir, "npy"), exist_ok=True)
-        export(out_dir, shipped[N_HEADS], shipped[1], loss)
+        single_paths, x_path = export(out_dir, shipped[(N_HEADS, N_HEADS)], shipped[(1, 1)], loss)
+        for n_kv in SHARED_KV:
+            export_shared(out_dir, shipped[(N_HEADS, n_kv)], n_kv, single_paths, x_path, loss)
 
 
 if __name__ == "__main__":

@@ -343,7 +343,8 @@ function buildVariantSwitch() {
     const input = el('input', { type: 'radio', name: 'variant', value: k, checked: k === 0 });
     input.addEventListener('change', () => { state.variant = k; renderAll(); });
     const bytes = v.cost.input.kv_cache_bytes_per_token;
-    box.append(el('label', {}, input, ` ${v.name} (K/V cache ${grouped(bytes)} bytes per token)`));
+    const pooled = v.pooled ? ', pooled from MHA, before uptraining' : '';
+    box.append(el('label', {}, input, ` ${v.name}${pooled} (K/V cache ${grouped(bytes)} bytes per token)`));
   });
 }
 
@@ -774,11 +775,27 @@ function costTable(k) {
   return el('table', {}, el('caption', { class: 'sr-only' }, 'cost of each layout'), el('thead', {}, head), body);
 }
 
+/* The input's models trained with each number of K/V heads (facts.trained,
+ * runs of several variants only): held-out loss beside the K/V cache. */
+function trainedTable() {
+  const head = el('tr', {}, ...['trained as', 'K/V heads', 'K/V cache bytes per token', 'held-out loss (nats, mean)']
+    .map(s => el('th', { scope: 'col' }, s)));
+  const body = el('tbody');
+  for (const m of facts.trained)
+    body.append(el('tr', {}, el('th', { scope: 'row' }, m.name),
+      el('td', {}, m.n_kv_heads ? m.n_kv_heads : '1 (wide)'), el('td', {}, grouped(m.kv_cache_bytes_per_token)),
+      el('td', {}, m.mean_loss.toFixed(4))));
+  return [el('table', {}, el('caption', {}, 'the same model trained with shared keys and values'),
+    el('thead', {}, head), body),
+    el('p', { class: 'help' }, 'Each trained from the same start on the same data for the same steps. The ' +
+      'variants above are not these: they are pooled from MHA, before uptraining.')];
+}
+
 function renderCost() {
   renderArchitecture();
   document.getElementById('cost').replaceChildren(costTable(state.variant),
     el('p', { class: 'help' }, 'K/V cache: K and V of every K/V head at 2 bytes (fp16), per token and layer. ' +
-      'Masked cells are not computed, so not counted.'));
+      'Masked cells are not computed, so not counted.'), ...(facts.trained ? trainedTable() : []));
 }
 
 /* ------------------------------------------------------------ start */

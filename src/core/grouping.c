@@ -158,7 +158,8 @@ static int by_js(const void *a, const void *b)
     return memcmp(x->g.of, y->g.of, sizeof x->g.of); /* ties: one order, whatever qsort does */
 }
 
-int grouping_rank(const MhaInput *in, const float *mha_att, int n_groups, GroupingScore **out, int *n)
+int grouping_rank(const MhaInput *in, const float *mha_att, int n_groups, PoolMethod method, GroupingScore **out,
+                  int *n)
 {
     const MhaConfig *c = &in->cfg;
     const int H = c->n_heads, T = c->T;
@@ -182,7 +183,7 @@ int grouping_rank(const MhaInput *in, const float *mha_att, int n_groups, Groupi
         PooledLayer layer;
         MhaState st = {0};
         char err[64];
-        if (pool_layer_grouped(&layer, c, &in->w, all[k].of, n_groups, err, sizeof err) != MHAVIZ_OK ||
+        if (pool_layer_grouped(&layer, c, &in->w, all[k].of, n_groups, method, err, sizeof err) != MHAVIZ_OK ||
             mha_state_build(&st, &layer.cfg, 0) != MHAVIZ_OK) {
 #pragma omp atomic write
             failed = 1;
@@ -190,6 +191,7 @@ int grouping_rank(const MhaInput *in, const float *mha_att, int n_groups, Groupi
             mha_forward(&layer.cfg, &layer.w, in->x, &st);
             GroupingScore *r = &s[k];
             r->g = all[k];
+            r->unique = layer.alignment.unique;
             double js = 0, top1 = 0;
             for (int h = 0; h < H; h++) { /* in head order: the same sums on any thread count */
                 MapComparison cmp;

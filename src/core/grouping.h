@@ -8,10 +8,9 @@
  * n_groups)), is "0,1/2,3" for 4 heads in 2 groups.
  *
  * Which heads share matters: a shared K/V head is the mean of its heads'
- * keys and each query reads every coordinate of it, so heads that keep
- * their keys in different coordinates, or want similar keys in the same
- * coordinates, can share; heads that use the same coordinates for
- * different keys read each other's key as their own.
+ * keys and values (each turned toward the group's first head, pool.h), so
+ * heads whose keys one turn brings together share with little loss, and
+ * heads that want different keys cannot.
  * grouping_rank runs the layer under every grouping into n_groups (up to
  * GROUPING_MAX_HEADS heads) and measures how far each head moves from its
  * multi-head self. */
@@ -19,6 +18,7 @@
 #define MHAVIZ_GROUPING_H
 
 #include "core/layer.h"
+#include "core/pool.h"
 
 #include <stddef.h>
 
@@ -55,6 +55,7 @@ typedef struct {
     double js_max;    /* the head that moves most */
     int js_max_head;
     double top1_mean; /* mean over the heads of top-1 agreement with their MHA maps */
+    int unique;       /* 1 when the pooling's alignment was unique (pool.h), or nothing was aligned */
 } GroupingScore;
 
 /* The groupings of one variant, ranked (n = 0: none, the layer is not one
@@ -62,14 +63,18 @@ typedef struct {
 typedef struct {
     GroupingScore *scores; /* (n) the least moved first */
     int n;
+    int withheld; /* 1: ranked, but not shown (n = 0): some grouping's pooling was coordinate-dependent
+                   * (--pool mean, or an alignment that was not unique) */
 } GroupingRanking;
 
 /* Every grouping of in's n_heads heads (n_heads <= GROUPING_MAX_HEADS, in
  * a multi-head input: n_kv_heads = n_heads) into n_groups, run on in's x
  * and compared with the heads' multi-head maps mha_att (n_heads, T, T),
  * into *out (*n of them, the caller frees *out), the least moved first (the
- * mean JS; ties in the order of the groupings' text). Returns MHAVIZ_OK,
- * MHAVIZ_EINPUT (not such a layer) or MHAVIZ_ENOMEM. */
-int grouping_rank(const MhaInput *in, const float *mha_att, int n_groups, GroupingScore **out, int *n);
+ * mean JS; ties in the order of the groupings' text); each grouping pooled
+ * by method. Returns MHAVIZ_OK, MHAVIZ_EINPUT (not such a layer) or
+ * MHAVIZ_ENOMEM. */
+int grouping_rank(const MhaInput *in, const float *mha_att, int n_groups, PoolMethod method, GroupingScore **out,
+                  int *n);
 
 #endif

@@ -55,6 +55,7 @@ typedef struct {
  * its own (docs/input.md): the held-out losses of the multi-head model and
  * of the one-head model, trained the same way at each seed. */
 #define TRAINING_MAX_SEEDS 32
+#define TRAINING_MAX_KV 16 /* "by_kv_heads" entries */
 typedef struct {
     int n_seeds;                            /* 0: the input gave no "training" */
     int seeds[TRAINING_MAX_SEEDS];          /* (n_seeds) distinct */
@@ -62,6 +63,10 @@ typedef struct {
     int steps;                              /* training steps, the same for both models */
     double loss_heads[TRAINING_MAX_SEEDS];  /* (n_seeds) held-out loss in nats, the multi-head model */
     double loss_single[TRAINING_MAX_SEEDS]; /* (n_seeds) the one head trained on its own */
+    int n_kv_losses;                        /* 0: no "by_kv_heads" */
+    int kv_heads[TRAINING_MAX_KV];          /* (n_kv_losses) K/V head counts, most first */
+    double loss_kv[TRAINING_MAX_KV][TRAINING_MAX_SEEDS]; /* (n_kv_losses, n_seeds) the same model
+                                             * trained with kv_heads[i] K/V heads, from the same start */
 } Training;
 
 /* A file mapped into memory read-only, which an array of an input points

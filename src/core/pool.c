@@ -1,5 +1,7 @@
-/* pool.c — mean-pool K/V heads within each group (MHA -> GQA -> MQA). */
+/* pool.c — pool K/V heads within each group (MHA -> GQA -> MQA): turn each
+ * head toward its group's first (align.h), then average. */
 #include "core/pool.h"
+#include "core/align.h"
 #include "core/status.h"
 
 #include <stdio.h>
@@ -38,7 +40,8 @@ static void list_divisors(char *buf, size_t len, int n)
 
 /* The four pooled K/V arrays of (c, w) with n_kv K/V heads, into kv[0..3]
  * = W_k, W_v (d_model, n_kv * hd), b_k, b_v (n_kv * hd), owned by the
- * caller. n_kv must be valid (pool_check). Returns MHAVIZ_OK or MHAVIZ_ENOMEM
+ * caller: plain means of w's K/V heads (w may hold them turned: align_heads).
+ * n_kv must be valid (pool_check). Returns MHAVIZ_OK or MHAVIZ_ENOMEM
  * (then kv holds NULLs and err says so). */
 static int pool_arrays(const MhaConfig *c, const MhaWeights *w, int n_kv, float *kv[4], char *err,
                        size_t errlen)
@@ -93,16 +96,158 @@ int pool_kv_heads(MhaConfig *c, MhaWeights *w, int n_kv, char *err, size_t errle
     return MHAVIZ_OK;
 }
 
-int pool_layer(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, int n_kv, char *err, size_t errlen)
+/* dst (rows, hd) = src (rows, hd) R for R (hd, hd), row-major, each sum in
+ * double in order; src and dst read and written with strides (floats
+ * between rows) ss and ds. */
+static void turn_rows(float *dst, size_t ds, const float *src, size_t ss, int rows, int hd, const double *R)
+{
+    for (int p = 0; p < rows; p++)
+        for (int j = 0; j < hd; j++) {
+            double sum = 0.0;
+            for (int i = 0; i < hd; i++)
+                sum += (double)src[(size_t)p * ss + i] * R[(size_t)i * hd + j];
+            dst[(size_t)p * ds + j] = (float)sum;
+        }
+}
+
+/* M (hd, hd) = A_m^T A_f for A_x = (W; b) of K/V head x: W (d_model,
+ * kv_dim) and b (kv_dim) stacked, head x's columns: its keys (or values) as
+ * an affine map of x, the bias a row whose input is always 1. */
+static void cross(double *M, const float *W, const float *b, int d_model, size_t kv_dim, int hd, int m, int f)
+{
+    for (int i = 0; i < hd; i++)
+        for (int j = 0; j < hd; j++) {
+            double sum = 0.0;
+            for (int p = 0; p < d_model; p++)
+                sum += (double)W[(size_t)p * kv_dim + (size_t)m * hd + i] * W[(size_t)p * kv_dim + (size_t)f * hd + j];
+            sum += (double)b[(size_t)m * hd + i] * b[(size_t)f * hd + j];
+            M[(size_t)i * hd + j] = sum;
+        }
+}
+
+/* Turn the K/V heads of (c, w) toward their group's first head (group_of
+ * (n_kv_heads): each K/V head's group): into t[0..6] = W_k, W_v (d_model,
+ * kv_dim), b_k, b_v (kv_dim), W_q (d_model, d_model), b_q (d_model), W_o
+ * (d_model, d_model), allocated here, owned by the caller. K/V head m of a
+ * group whose first head is f != m: its keys by R = align_procrustes(A_m^T
+ * A_f) of (W_k; b_k), the columns of its query heads' W_q, b_q by the same R
+ * (their scores q R (k R)^T stay as they were); its values by U from (W_v;
+ * b_v), W_O's rows of its query heads by U^T (their output v U U^T W_o
+ * stays). Every other array is copied as it is. *a: what the turns found.
+ * Returns MHAVIZ_OK or MHAVIZ_ENOMEM (t holds NULLs). */
+static int align_heads(const MhaConfig *c, const MhaWeights *w, const int *group_of, float *t[7], PoolAlignment *a)
+{
+    const int H = c->n_heads, n_kv = c->n_kv_heads, hd = c->head_dim, d = c->d_model, per = H / n_kv;
+    const size_t kv_dim = (size_t)n_kv * hd, dd = (size_t)d * d;
+    const size_t len[7] = {(size_t)d * kv_dim, (size_t)d * kv_dim, kv_dim, kv_dim, dd, (size_t)d, dd};
+    const float *from[7] = {w->W_k, w->W_v, w->b_k, w->b_v, w->W_q, w->b_q, w->W_o};
+    double *M = malloc((size_t)hd * hd * sizeof *M); /* (hd, hd) A_m^T A_f */
+    double *R = malloc((size_t)hd * hd * sizeof *R); /* (hd, hd) the turn */
+    int rc = MHAVIZ_ENOMEM;
+    for (int i = 0; i < 7; i++)
+        if ((t[i] = malloc(len[i] * sizeof(float))))
+            memcpy(t[i], from[i], len[i] * sizeof(float));
+    *a = (PoolAlignment){1, 1, 1.0, -1, 0};
+    for (int i = 0; i < 7; i++)
+        if (!t[i])
+            goto cleanup;
+    if (!M || !R)
+        goto cleanup;
+    for (int m = 0; m < n_kv; m++) {
+        int f = 0;
+        while (group_of[f] != group_of[m])
+            f++; /* the group's first head: the target, left as it is */
+        if (f == m)
+            continue;
+        for (int values = 0; values <= 1; values++) {
+            const float *W = values ? w->W_v : w->W_k, *b = values ? w->b_v : w->b_k;
+            double ratio;
+            cross(M, W, b, d, kv_dim, hd, m, f);
+            if (align_procrustes(M, hd, R, &ratio) != 0)
+                goto cleanup;
+            if (ratio < a->ratio)
+                a->ratio = ratio, a->kv_head = m, a->values = values;
+            /* The K/V head's own columns: (W; b) R. */
+            turn_rows(t[values] + (size_t)m * hd, kv_dim, W + (size_t)m * hd, kv_dim, d, hd, R);
+            turn_rows(t[2 + values] + (size_t)m * hd, 0, b + (size_t)m * hd, 0, 1, hd, R);
+            for (int h = m * per; h < (m + 1) * per; h++) { /* the query heads that read it */
+                if (!values) { /* W_q, b_q columns of head h: q R */
+                    turn_rows(t[4] + (size_t)h * hd, (size_t)d, w->W_q + (size_t)h * hd, (size_t)d, d, hd, R);
+                    turn_rows(t[5] + (size_t)h * hd, 0, w->b_q + (size_t)h * hd, 0, 1, hd, R);
+                } else /* W_O's rows of head h: U^T W_o, column by column of W_o */
+                    for (int col = 0; col < d; col++)
+                        for (int j = 0; j < hd; j++) {
+                            double sum = 0.0;
+                            for (int i = 0; i < hd; i++)
+                                sum += R[(size_t)i * hd + j] * w->W_o[((size_t)h * hd + i) * d + col];
+                            t[6][((size_t)h * hd + j) * d + col] = (float)sum;
+                        }
+            }
+        }
+    }
+    a->unique = a->ratio >= ALIGN_UNIQUE_RATIO;
+    rc = MHAVIZ_OK;
+cleanup:
+    free(M), free(R);
+    if (rc != MHAVIZ_OK)
+        for (int i = 0; i < 7; i++)
+            free(t[i]), t[i] = NULL;
+    return rc;
+}
+
+/* Under POOL_ALIGNED, when shared (some group of group_of (n_kv_heads of
+ * c) holds two heads or more): turn (c, w)'s heads (align_heads) into turned[], point
+ * p->w's W_q, b_q, W_o at their turned copies (p owns them) and *src at a
+ * view of w whose K/V arrays are the turned ones. Otherwise *src = *w.
+ * Returns MHAVIZ_OK, or MHAVIZ_ENOMEM with err set; free turned[0..3] after
+ * pooling (p->own[4..6] keep the rest). */
+static int turn_if_aligned(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, const int *group_of, int shared,
+                           PoolMethod method, MhaWeights *src, float *turned[7], char *err, size_t errlen)
+{
+    *src = *w;
+    for (int i = 0; i < 7; i++)
+        turned[i] = NULL;
+    if (method != POOL_ALIGNED || !shared)
+        return MHAVIZ_OK;
+    if (align_heads(c, w, group_of, turned, &p->alignment) != MHAVIZ_OK) {
+        snprintf(err, errlen, "out of memory aligning K/V heads (or LAPACK's SVD failed)");
+        return MHAVIZ_ENOMEM;
+    }
+    src->W_k = turned[0], src->W_v = turned[1], src->b_k = turned[2], src->b_v = turned[3];
+    p->own[4] = turned[4], p->own[5] = turned[5], p->own[6] = turned[6];
+    p->w.W_q = turned[4], p->w.b_q = turned[5], p->w.W_o = turned[6];
+    return MHAVIZ_OK;
+}
+
+int pool_layer(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, int n_kv, PoolMethod method, char *err,
+               size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *c;
     p->w = *w;
+    p->alignment = (PoolAlignment){0, 1, 1.0, -1, 0};
     int rc = pool_check(c, n_kv, err, errlen);
     if (rc != MHAVIZ_OK || n_kv == c->n_kv_heads)
         return rc;
-    if ((rc = pool_arrays(c, w, n_kv, p->own, err, errlen)) != MHAVIZ_OK)
+    int *group_of = malloc((size_t)c->n_kv_heads * sizeof *group_of); /* (n_kv_heads) each K/V head's group */
+    if (!group_of) {
+        snprintf(err, errlen, "out of memory pooling K/V heads");
+        return MHAVIZ_ENOMEM;
+    }
+    const int r = c->n_kv_heads / n_kv;
+    for (int m = 0; m < c->n_kv_heads; m++)
+        group_of[m] = m / r;
+    MhaWeights src;
+    float *turned[7];
+    if ((rc = turn_if_aligned(p, c, w, group_of, 1, method, &src, turned, err, errlen)) == MHAVIZ_OK)
+        rc = pool_arrays(c, &src, n_kv, p->own, err, errlen);
+    for (int i = 0; i < 4; i++)
+        free(turned[i]);
+    free(group_of);
+    if (rc != MHAVIZ_OK) {
+        pool_layer_free(p);
         return rc;
+    }
     p->w.W_k = p->own[0], p->w.W_v = p->own[1], p->w.b_k = p->own[2], p->w.b_v = p->own[3];
     p->cfg.n_kv_heads = n_kv;
     return MHAVIZ_OK;
@@ -128,11 +273,12 @@ static void pool_grouped_columns(float *dst, const float *src, int rows, int hd,
 }
 
 int pool_layer_grouped(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, const int *group_of, int n_groups,
-                       char *err, size_t errlen)
+                       PoolMethod method, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->cfg = *c;
     p->w = *w;
+    p->alignment = (PoolAlignment){0, 1, 1.0, -1, 0};
     const int H = c->n_heads, hd = c->head_dim, d = c->d_model;
     if (c->n_kv_heads != H || n_groups < 1 || H % n_groups != 0) {
         snprintf(err, errlen, "K/V groups need a multi-head layer (n_kv_heads = n_heads = %d), in groups "
@@ -149,36 +295,65 @@ int pool_layer_grouped(PooledLayer *p, const MhaConfig *c, const MhaWeights *w, 
         snprintf(err, errlen, "out of memory pooling K/V heads");
         return MHAVIZ_ENOMEM;
     }
-    pool_grouped_columns(p->own[0], w->W_k, d, hd, H, group_of);
-    pool_grouped_columns(p->own[1], w->W_v, d, hd, H, group_of);
-    pool_grouped_columns(p->own[2], w->b_k, 1, hd, H, group_of);
-    pool_grouped_columns(p->own[3], w->b_v, 1, hd, H, group_of);
+    MhaWeights src;
+    float *turned[7];
+    if (turn_if_aligned(p, c, w, group_of, n_groups < H, method, &src, turned, err, errlen) != MHAVIZ_OK) {
+        pool_layer_free(p);
+        return MHAVIZ_ENOMEM;
+    }
+    pool_grouped_columns(p->own[0], src.W_k, d, hd, H, group_of);
+    pool_grouped_columns(p->own[1], src.W_v, d, hd, H, group_of);
+    pool_grouped_columns(p->own[2], src.b_k, 1, hd, H, group_of);
+    pool_grouped_columns(p->own[3], src.b_v, 1, hd, H, group_of);
+    for (int i = 0; i < 4; i++)
+        free(turned[i]);
     p->w.W_k = p->own[0], p->w.W_v = p->own[1], p->w.b_k = p->own[2], p->w.b_v = p->own[3];
     return MHAVIZ_OK;
 }
 
 void pool_layer_free(PooledLayer *p)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 7; i++)
         free(p->own[i]);
     memset(p, 0, sizeof *p);
 }
 
-void pool_note(char *buf, size_t len, int n_heads, int n_from, int n_to, const char *groups)
+void pool_note(char *buf, size_t len, int n_heads, int n_from, int n_to, const char *groups, PoolMethod method,
+               const PoolAlignment *a)
 {
     const char *kind = n_to == 1 ? "multi-query attention (MQA)"
                      : n_to == n_heads ? "multi-head attention (MHA)"
                      : "grouped-query attention (GQA)";
-    if (groups && groups[0])
-        snprintf(buf, len,
-                 "converted on the fly (--kv-heads %d --kv-groups %s): the heads of each group\n"
-                 "share one K/V head, the mean of theirs (Ainslie et al. 2023, without uptraining):\n"
-                 "this is now %s.",
-                 n_to, groups, kind);
+    const char *mean = method == POOL_MEAN ? " --pool mean" : "";
+    char from[32];
+    if (n_from == n_heads)
+        snprintf(from, sizeof from, "MHA");
     else
-        snprintf(buf, len,
-                 "converted on the fly (--kv-heads %d): the input's %d K/V heads were mean-pooled\n"
-                 "into %d, each the mean of %d (Ainslie et al. 2023, without uptraining): this is\n"
-                 "now %s.",
-                 n_to, n_from, n_to, n_from / n_to, kind);
+        snprintf(from, sizeof from, "%d K/V heads", n_from);
+    int used;
+    if (groups && groups[0])
+        used = snprintf(buf, len, "pooled from %s, before uptraining (--kv-heads %d --kv-groups %s%s): the heads\n"
+                        "of each group share one K/V head, the mean of theirs", from, n_to, groups, mean);
+    else
+        used = snprintf(buf, len, "pooled from %s, before uptraining (--kv-heads %d%s): the input's %d K/V heads\n"
+                        "became %d, each the mean of %d", from, n_to, mean, n_from, n_to, n_from / n_to);
+    if (used < (int)len)
+        used += snprintf(buf + used, len - (size_t)used, "%s",
+                         method == POOL_MEAN
+                             ? " as their coordinates happen to lie. That depends on coordinates\n"
+                               "inside each head, which mean nothing: turning a head's q and k together changes\n"
+                               "none of its own maps, but changes this mean."
+                             : ", after each head was turned toward its group's first\n"
+                               "(orthogonal Procrustes on keys, then on values; its queries and W_O's rows turned\n"
+                               "with it, so that its own map stays; Jin et al. 2025).");
+    if (used < (int)len)
+        used += snprintf(buf + used, len - (size_t)used,
+                         " Ainslie et al. 2023 pool so, then uptrain; nothing\nwas trained here: this is %s, "
+                         "untrained.", kind);
+    if (used < (int)len && a->aligned && !a->unique)
+        snprintf(buf + used, len - (size_t)used,
+                 "\nThe turn is not unique: K/V head %d's %s use fewer directions than head_dim\n"
+                 "(smallest singular value %.2g of the largest), so this pooled result is one of many:\n"
+                 "turning a head inside its own coordinates can change it.",
+                 a->kv_head, a->values ? "values" : "keys", a->ratio);
 }

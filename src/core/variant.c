@@ -19,8 +19,8 @@ void variant_name(char *buf, size_t len, int n_heads, int n_kv)
         snprintf(buf, len, LAYOUT_GQA "-%d", n_kv);
 }
 
-int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups, int query, const char *name,
-                Timing *tm, char *err, size_t errlen)
+int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups, PoolMethod pool, int query,
+                const char *name, Timing *tm, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
     timing_phase(tm, TIMING_FORWARD); /* pooling the K/V heads included */
@@ -28,8 +28,9 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups
     /* Neighbours sharing is GQA's own layout (mha.c: head h reads K/V head h / (n_heads / n_kv)); any
      * other grouping gives each head its own copy of its group's K/V head. */
     const int scattered = groups && !grouping_is_contiguous(groups);
-    int rc = scattered ? pool_layer_grouped(&v->layer, &in->cfg, &in->w, groups->of, n_kv, err, errlen)
-                       : pool_layer(&v->layer, &in->cfg, &in->w, n_kv, err, errlen);
+    int rc = scattered ? pool_layer_grouped(&v->layer, &in->cfg, &in->w, groups->of, n_kv, pool, err, errlen)
+                       : pool_layer(&v->layer, &in->cfg, &in->w, n_kv, pool, err, errlen);
+    v->pool = pool;
     if (rc != MHAVIZ_OK)
         return rc;
     if (!(v->kv_of = malloc((size_t)H * sizeof *v->kv_of)))
@@ -42,7 +43,7 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups
     v->in.cfg = v->layer.cfg;
     v->in.w = v->layer.w;
     if (n_kv != in->cfg.n_kv_heads) {
-        pool_note(v->note, sizeof v->note, H, in->cfg.n_kv_heads, n_kv, v->grouping);
+        pool_note(v->note, sizeof v->note, H, in->cfg.n_kv_heads, n_kv, v->grouping, pool, &v->layer.alignment);
         v->pooled_from = in->cfg.n_kv_heads;
     }
     const MhaConfig *c = &v->in.cfg;

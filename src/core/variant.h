@@ -35,8 +35,9 @@ typedef struct {
     int *kv_of;            /* (n_heads) each query head's K/V head: h / (n_heads / n_kv_heads), or
                             * its group under --kv-groups */
     char grouping[96];     /* the groups as --kv-groups writes them ("0,2/1,3") when it chose them, else "" */
-    char note[512];        /* what the pooling did, for the report; "" when nothing was pooled */
+    char note[1024];       /* what the pooling did, for the report; "" when nothing was pooled */
     int pooled_from;       /* the input's K/V heads when this variant pooled them, else 0 */
+    PoolMethod pool;       /* how they were pooled (pool.h) */
 } Variant;
 
 /* Pool the input into n_kv K/V heads (pool_check must have accepted n_kv),
@@ -45,14 +46,14 @@ typedef struct {
  * neighbours share, head h with K/V head h / (n_heads / n_kv)) chooses the
  * heads that share a K/V head (n_kv groups of a multi-head input; then
  * in.w's K/V hold one block per query head, its group's mean:
- * pool_layer_grouped). query is the token of query_NN.png, -1 for pull.h's
+ * pool_layer_grouped); pool: how a group's heads become one (pool.h). query is the token of query_NN.png, -1 for pull.h's
  * default; name names the input in messages. All of it is tm's forward
  * phase, the pooling included.
  * Returns MHAVIZ_OK, MHAVIZ_EINPUT (the numbers overflow; err says where)
  * or MHAVIZ_ENOMEM. *v borrows in's arrays: free *v (with variant_free,
  * also after a failure) before in. */
-int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups, int query, const char *name,
-                Timing *tm, char *err, size_t errlen);
+int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups, PoolMethod pool, int query,
+                const char *name, Timing *tm, char *err, size_t errlen);
 
 /* Free what variant_run made and zero *v. Safe on a zeroed variant. */
 void variant_free(Variant *v);

@@ -223,7 +223,7 @@ static int load_tree(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput 
 
     if (emb && (rc = find_embeddings(L, emb, pos, tokens_json, D)) != MHAVIZ_OK)
         return rc;
-    if ((rc = read_training(L, root, sh != NULL, &in->training)) != MHAVIZ_OK)
+    if ((rc = read_training(L, root, sh != NULL, c, &in->training)) != MHAVIZ_OK)
         return rc;
 
     /* The memory the run will need, before any allocation sized by the shapes. */

@@ -108,30 +108,66 @@ int read_title(Loader *L, const cJSON *root, MhaInput *in)
 }
 
 static const char *const training_keys[] = {"seeds", "seed", "steps", "held_out_loss", NULL};
-static const char *const loss_keys[] = {"heads", "single_head", NULL};
+static const char *const loss_keys[] = {"heads", "single_head", "by_kv_heads", NULL};
 
-/* "training.held_out_loss.<key>": n finite numbers >= 0, into out. */
-static int read_losses(Loader *L, const cJSON *losses, const char *key, int n, double *out)
+/* "<where>.<key>" of object o: n finite numbers >= 0, into out. */
+static int read_losses(Loader *L, const cJSON *o, const char *where, const char *key, int n, double *out)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(losses, key);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!a)
-        return fail(L, "training.held_out_loss: missing \"%s\" (one loss per seed)", key);
+        return fail(L, "%s: missing \"%s\" (one loss per seed)", where, key);
     if (!cJSON_IsArray(a))
-        return fail(L, "training.held_out_loss.%s: expected an array of %d numbers, got %s", key, n,
-                    type_name(a));
+        return fail(L, "%s.%s: expected an array of %d numbers, got %s", where, key, n, type_name(a));
     if (count_items(a) != (size_t)n)
-        return fail(L, "training.held_out_loss.%s: %zu numbers for %d seeds (one loss per seed)", key,
-                    count_items(a), n);
+        return fail(L, "%s.%s: %zu numbers for %d seeds (one loss per seed)", where, key, count_items(a), n);
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, a) {
         if (!cJSON_IsNumber(e))
-            return fail(L, "training.held_out_loss.%s[%d]: expected a loss in nats (a number >= 0), got %s",
-                        key, i, type_name(e));
+            return fail(L, "%s.%s[%d]: expected a loss in nats (a number >= 0), got %s", where, key, i,
+                        type_name(e));
         if (!isfinite(e->valuedouble) || e->valuedouble < 0)
-            return fail(L, "training.held_out_loss.%s[%d]: expected a loss in nats (a number >= 0), got %g",
-                        key, i, e->valuedouble);
+            return fail(L, "%s.%s[%d]: expected a loss in nats (a number >= 0), got %g", where, key, i,
+                        e->valuedouble);
         out[i++] = e->valuedouble;
+    }
+    return MHAVIZ_OK;
+}
+
+/* "training.held_out_loss.by_kv_heads", when given: an object whose keys
+ * are K/V head counts dividing n_heads, most first, each the losses of the
+ * same model trained with that many K/V heads; this layer's own count, when
+ * listed, holds its "heads" losses. */
+static int read_kv_losses(Loader *L, const cJSON *losses, const MhaConfig *c, Training *t)
+{
+    static const char where[] = "training.held_out_loss.by_kv_heads";
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(losses, "by_kv_heads");
+    if (!by)
+        return MHAVIZ_OK;
+    if (!cJSON_IsObject(by))
+        return fail(L, "%s: expected an object of K/V head counts (such as \"2\"), each with one loss per "
+                    "seed, got %s", where, type_name(by));
+    const cJSON *e;
+    cJSON_ArrayForEach(e, by) {
+        const int i = t->n_kv_losses;
+        char *end;
+        errno = 0;
+        const long n = strtol(e->string, &end, 10);
+        if (end == e->string || *end || errno || n < 1 || n > c->n_heads || c->n_heads % n != 0)
+            return fail(L, "%s.%s: expected a count of K/V heads that divides n_heads = %d", where, e->string,
+                        c->n_heads);
+        if (i > 0 && n >= t->kv_heads[i - 1])
+            return fail(L, "%s.%s: K/V head counts are listed most first, without repeats", where, e->string);
+        if (i == TRAINING_MAX_KV)
+            return fail(L, "%s: more than %d counts", where, TRAINING_MAX_KV);
+        t->kv_heads[i] = (int)n;
+        int rc = read_losses(L, by, where, e->string, t->n_seeds, t->loss_kv[i]);
+        if (rc != MHAVIZ_OK)
+            return rc;
+        if (n == c->n_kv_heads && memcmp(t->loss_kv[i], t->loss_heads, (size_t)t->n_seeds * sizeof(double)) != 0)
+            return fail(L, "%s.%s: differs from training.held_out_loss.heads, this layer's own losses", where,
+                        e->string);
+        t->n_kv_losses++;
     }
     return MHAVIZ_OK;
 }
@@ -151,7 +187,7 @@ static int training_int(Loader *L, const cJSON *tr, const char *key, int lo, con
     return MHAVIZ_OK;
 }
 
-int read_training(Loader *L, const cJSON *root, int has_single, Training *t)
+int read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig *c, Training *t)
 {
     int rc;
     const cJSON *tr = cJSON_GetObjectItemCaseSensitive(root, "training");
@@ -202,8 +238,10 @@ int read_training(Loader *L, const cJSON *root, int has_single, Training *t)
         return fail(L, "training.held_out_loss: expected an object with heads and single_head, got %s",
                     type_name(losses));
     if ((rc = check_keys(L, losses, loss_keys, "training.held_out_loss.")) != MHAVIZ_OK ||
-        (rc = read_losses(L, losses, "heads", t->n_seeds, t->loss_heads)) != MHAVIZ_OK ||
-        (rc = read_losses(L, losses, "single_head", t->n_seeds, t->loss_single)) != MHAVIZ_OK)
+        (rc = read_losses(L, losses, "training.held_out_loss", "heads", t->n_seeds, t->loss_heads)) != MHAVIZ_OK ||
+        (rc = read_losses(L, losses, "training.held_out_loss", "single_head", t->n_seeds, t->loss_single)) !=
+            MHAVIZ_OK ||
+        (rc = read_kv_losses(L, losses, c, t)) != MHAVIZ_OK)
         return rc;
     return MHAVIZ_OK;
 }

@@ -92,7 +92,7 @@ int read_title(Loader *L, const cJSON *root, MhaInput *in);
 
 /* The optional "training" into *t (docs/input.md); has_single: the input
  * gave "single_head", which "training" describes. */
-int read_training(Loader *L, const cJSON *root, int has_single, Training *t);
+int read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig *c, Training *t);
 
 /* A matrix stored as rows.n rows of cols.n numbers under key. dst NULL:
  * check the shape only, allocating nothing. Otherwise copy into dst,

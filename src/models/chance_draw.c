@@ -163,7 +163,8 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
 /* Draw s of multi-head shape c, pooled into n_kv K/V heads (group_of:
  * which heads share, or NULL for neighbours): each head's JS from its
  * multi-head self into val[h], its top-1 agreement into val[n_heads + h]. */
-static int pool_draw(const MhaConfig *c, char *const *tokens, int n_kv, const int *group_of, uint64_t s, double *val)
+static int pool_draw(const MhaConfig *c, char *const *tokens, int n_kv, const int *group_of, PoolMethod method,
+                     uint64_t s, double *val)
 {
     const int T = c->T, H = c->n_heads;
     const size_t map = (size_t)T * T;
@@ -175,8 +176,8 @@ static int pool_draw(const MhaConfig *c, char *const *tokens, int n_kv, const in
     char err[128];
     if (!layer_draw(c, tokens, s, &w, &x) || mha_state_build(&mha, c, 0) != MHAVIZ_OK)
         goto cleanup;
-    if ((group_of ? pool_layer_grouped(&layer, c, &w, group_of, n_kv, err, sizeof err)
-                  : pool_layer(&layer, c, &w, n_kv, err, sizeof err)) != MHAVIZ_OK ||
+    if ((group_of ? pool_layer_grouped(&layer, c, &w, group_of, n_kv, method, err, sizeof err)
+                  : pool_layer(&layer, c, &w, n_kv, method, err, sizeof err)) != MHAVIZ_OK ||
         mha_state_build(&pooled, &layer.cfg, 0) != MHAVIZ_OK)
         goto cleanup;
     mha_forward(c, &w, x, &mha);
@@ -197,7 +198,7 @@ cleanup:
 }
 
 int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv, const int *group_of,
-                   int max_draws)
+                   PoolMethod method, int max_draws)
 {
     const int H = c->n_heads;
     ch->pool_draws = 0;
@@ -213,7 +214,7 @@ int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv
     const int draws = failed ? 0 : n; /* none when out of memory */
 #pragma omp parallel for schedule(dynamic) if (threaded)
     for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
-        if (pool_draw(c, tokens, n_kv, group_of, (uint64_t)s + 1, val + (size_t)s * 2 * H) != MHAVIZ_OK) {
+        if (pool_draw(c, tokens, n_kv, group_of, method, (uint64_t)s + 1, val + (size_t)s * 2 * H) != MHAVIZ_OK) {
 #pragma omp atomic write
             failed = 1;
         }

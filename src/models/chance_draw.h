@@ -4,6 +4,7 @@
 
 #include "core/chance.h"
 #include "core/layer.h"
+#include "core/pool.h"
 
 /* Draw the random layers of shape c on tokens (T) into *ch, as
  * core/chance.h says (seeds 1, 2, ...: `mhaviz init --embeddings`'s W_q,
@@ -13,7 +14,7 @@
 int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, int max_draws);
 
 /* How far the heads of random layers of multi-head shape c (n_kv_heads =
- * n_heads) move when their K/V heads are mean-pooled into n_kv, as a
+ * n_heads) move when their K/V heads are pooled into n_kv by method, as a
  * variant pools the input's (pool.h; group_of (n_heads): which heads share,
  * NULL for neighbours): each head's JS from its multi-head self and its
  * top-1 agreement, over the rows with a choice, every head of every draw,
@@ -21,6 +22,6 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
  * ch->pool_draws (0: the budget allows too few). The layers are chance_draw's
  * (the same seeds and budget). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv, const int *group_of,
-                   int max_draws);
+                   PoolMethod method, int max_draws);
 
 #endif

@@ -241,9 +241,18 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 - 22, DRAW_START, DRAW_TOP, GREY_TEXT);
         snprintf(a, sizeof a, "%s B/token", format_grouped(b, cost.input.kv_cache_bytes));
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 14, DRAW_START, DRAW_TOP, GREY_TEXT);
+        int line_y = my + side / 2 + 50;
         if (v[k].grouping[0]) { /* --kv-groups chose who shares */
             snprintf(a, sizeof a, "groups %s", v[k].grouping);
-            figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 50, DRAW_START, DRAW_TOP, GREY_TEXT);
+            figure_text(&s, a, TEXT_PX, 30, line_y, DRAW_START, DRAW_TOP, GREY_TEXT);
+            line_y += 36;
+        }
+        if (v[k].pooled_from) { /* made from the input's K/V heads, never trained so (pool.h) */
+            const PoolAlignment *al = &v[k].layer.alignment;
+            figure_text(&s, "pooled, untrained", TEXT_PX, 30, line_y, DRAW_START, DRAW_TOP, GREY_TEXT);
+            if (v[k].pool == POOL_MEAN || (al->aligned && !al->unique))
+                figure_text(&s, v[k].pool == POOL_MEAN ? "plain mean" : "one of many", TEXT_PX, 30, line_y + 36,
+                            DRAW_START, DRAW_TOP, GREY_TEXT);
         }
 
         /* The K/V mark: one bar over the maps of each group's shown heads. */

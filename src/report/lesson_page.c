@@ -357,6 +357,8 @@ static cJSON *variant_facts(const Variant *v, char *const *shown)
     cJSON_AddStringToObject(o, "name", name);
     cJSON_AddNumberToObject(o, "n_kv_heads", c->n_kv_heads);
     cJSON_AddStringToObject(o, "note", v->note);
+    if (v->pooled_from) /* pooled from the input's K/V heads, before uptraining */
+        cJSON_AddBoolToObject(o, "pooled", 1);
     cJSON *heads = cJSON_AddArrayToObject(o, "heads");
     for (int h = 0; h < c->n_heads; h++) {
         snprintf(who, sizeof who, "head %d", h);
@@ -381,7 +383,27 @@ static cJSON *variant_facts(const Variant *v, char *const *shown)
     cJSON_AddItemToObject(cost, "gqa", t.n_gqa ? cost_row(&t.gqa[0]) : cJSON_CreateNull()); /* the largest GQA */
     cJSON_AddItemToObject(cost, "mqa", cost_row(&t.mqa));
     cJSON_AddItemToObject(cost, "single_head", cost_row(&t.wide));
-    return whole(o, holds(heads, c->n_heads) && holds(cost, 7) ? 7 : -1);
+    return whole(o, holds(heads, c->n_heads) && holds(cost, 7) ? 7 + (v->pooled_from != 0) : -1);
+}
+
+/* The input's models trained by K/V heads (report_parts.h, trained_row):
+ * name, K/V heads, K/V cache bytes per token, mean held-out loss. */
+static cJSON *trained_facts(const Training *t, const MhaConfig *c)
+{
+    char name[16];
+    cJSON *a = cJSON_CreateArray();
+    for (int r = 0; r <= t->n_kv_losses; r++) {
+        int kv;
+        double mean;
+        trained_row(t, c, r, name, sizeof name, &kv, &mean);
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "name", name);
+        cJSON_AddNumberToObject(m, "n_kv_heads", kv);
+        cJSON_AddNumberToObject(m, "kv_cache_bytes_per_token", (double)trained_kv_bytes(c, kv));
+        cJSON_AddNumberToObject(m, "mean_loss", mean);
+        cJSON_AddItemToArray(a, whole(m, 4));
+    }
+    return holds(a, t->n_kv_losses + 1) ? a : (cJSON_Delete(a), NULL);
 }
 
 /* The colour map as 256 "rrggbb" strings' worth of hex: 1536 digits. */
@@ -577,7 +599,10 @@ static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, 
     for (int k = 0; k < n; k++)
         cJSON_AddItemToArray(vars, variant_facts(&v[k], shown));
     free(shown);
-    return whole(o, holds(cols, 6) && holds(maps, 4) && holds(vars, n) && holds(labels, 2) ? 19 : -1);
+    const int trained = n > 1 && in->training.n_kv_losses > 0; /* beside the pooled variants */
+    if (trained)
+        cJSON_AddItemToObject(o, "trained", trained_facts(&in->training, c));
+    return whole(o, holds(cols, 6) && holds(maps, 4) && holds(vars, n) && holds(labels, 2) ? 19 + trained : -1);
 }
 
 /* ------------------------------------------------------------ the page */

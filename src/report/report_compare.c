@@ -227,8 +227,13 @@ void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int 
     }
     fprintf(f, "   %s\n", t->n_seeds == 1 ? "" : "lowest to highest");
     for (int m = 0; m < 2; m++) {
-        char who[32];
-        snprintf(who, sizeof who, pooled_from ? "%d heads as trained" : "%d heads", n_heads);
+        char who[48];
+        if (pooled_from)
+            snprintf(who, sizeof who, "%d heads as trained", n_heads);
+        else if (n_kv < n_heads) /* trained so: its heads share n_kv K/V heads */
+            snprintf(who, sizeof who, "%d heads, %d K/V head%s", n_heads, n_kv, n_kv == 1 ? "" : "s");
+        else
+            snprintf(who, sizeof who, "%d heads", n_heads);
         fprintf(f, "  %-29s", m == 0 ? who : "one head trained on its own");
         for (int k = 0; per_seed && k < t->n_seeds; k++)
             fprintf(f, " %7.3f", m == 0 ? t->loss_heads[k] : t->loss_single[k]);

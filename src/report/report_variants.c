@@ -1,6 +1,7 @@
 /* report_variants.c — the report of several K/V layouts (--kv-heads
  * 4,2,1): each one's cost, how far each head moved, a sentence each. */
 #include "report/report_parts.h"
+#include "core/align.h"
 #include "core/measures.h"
 #include "core/status.h"
 #include "text/format.h"
@@ -146,10 +147,10 @@ static void txt_groupings(FILE *f, const Variant *x, const char *name, const cha
     }
     snprintf(line, sizeof line, "mean JS: over the heads, of each head's JS from its %s map (bits, over the rows "
              "with a choice); moves most: the head with the largest; top1: the heads' mean top-1 agreement. A shared "
-             "K/V head is the mean of its heads' keys, and each query reads every coordinate of it: heads that keep "
-             "their keys in different coordinates, or want similar keys in the same coordinates, can share; heads "
-             "that use the same coordinates for different keys read each other's key as their own. Ainslie et al. 2023 pool like this and then uptrain, so that the heads learn to share; here "
-             "nothing is retrained. --kv-groups chooses the groups.", ref_name);
+             "K/V head is the mean of its heads' keys and values, each head first turned toward the group's first: "
+             "heads whose keys one turn brings together (the same job, in their own coordinates) share with "
+             "little loss; heads that want different keys cannot. Ainslie et al. 2023 pool and then uptrain, so "
+             "that the heads learn to share; here nothing is retrained. --kv-groups chooses the groups.", ref_name);
     txt_wrapped(f, "", line);
 }
 
@@ -189,6 +190,92 @@ static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *
     txt_wrapped(f, "", line);
 }
 
+int64_t trained_kv_bytes(const MhaConfig *c, int kv)
+{
+    MhaConfig k = *c;
+    k.n_kv_heads = kv ? kv : c->n_heads;
+    CostTable t;
+    measures_cost(&k, 0, 0, &t);
+    return kv ? t.input.kv_cache_bytes : t.wide.kv_cache_bytes;
+}
+
+const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv,
+                          double *mean)
+{
+    const double *loss = r == t->n_kv_losses ? t->loss_single : t->loss_kv[r];
+    *kv = r == t->n_kv_losses ? 0 : t->kv_heads[r];
+    if (*kv)
+        variant_name(name, len, c->n_heads, *kv);
+    else
+        snprintf(name, len, "one head");
+    double sum = 0;
+    for (int k = 0; k < t->n_seeds; k++)
+        sum += loss[k];
+    *mean = sum / t->n_seeds;
+    return loss;
+}
+
+/* The input's "training" by K/V heads (docs/input.md): the held-out loss of
+ * the same model trained as MHA, GQA and MQA (and the one head), from the
+ * same start on the same data, side by side with the K/V cache each needs:
+ * what sharing keys and values costs when the model learns with it, before
+ * the pooled variants, which were not trained. */
+static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
+{
+    char line[1024], name[16], kvb[32];
+    fputs("\nTrained with shared keys and values (the input's \"training\")\n", f);
+    snprintf(line, sizeof line, "The same model trained with each number of K/V heads, from the same start, on the "
+             "same data, for the same %d steps, at %d seed%s: its held-out loss in nats (lower is better), beside "
+             "the K/V cache it needs.", t->steps, t->n_seeds, t->n_seeds == 1 ? "" : "s");
+    txt_wrapped(f, "", line);
+    const int shown = t->n_seeds < 6 ? t->n_seeds : 6; /* one column per seed while the line fits */
+    fprintf(f, "%-9s %9s %12s", "trained", "K/V heads", "K/V B/token");
+    for (int k = 0; k < shown; k++) {
+        char seed[24];
+        snprintf(seed, sizeof seed, "seed %d", t->seeds[k]);
+        fprintf(f, " %8s", seed);
+    }
+    fprintf(f, " %8s\n", "mean");
+    for (int r = 0; r <= t->n_kv_losses; r++) {
+        int kv;
+        double mean;
+        const double *loss = trained_row(t, c, r, name, sizeof name, &kv, &mean);
+        char heads[16];
+        snprintf(heads, sizeof heads, kv ? "%d" : "1 (wide)", kv);
+        fprintf(f, "%-9s %9s %12s", name, heads, format_grouped(kvb, trained_kv_bytes(c, kv)));
+        for (int k = 0; k < shown; k++)
+            fprintf(f, " %8.4f", loss[k]);
+        fprintf(f, " %8.4f\n", mean);
+    }
+    txt_wrapped(f, "", "Ainslie et al. 2023 train or uptrain GQA with its keys and values shared; Shazeer 2019 "
+                "trains MQA so. The variants below are not those: they are pooled from this MHA layer, before "
+                "uptraining.");
+}
+
+/* The same, as "trained" of report.json. */
+static void json_trained(FILE *f, const Training *t, const MhaConfig *c)
+{
+    char name[16];
+    fprintf(f, "  \"trained\": {\"steps\": %d, \"seeds\": [", t->steps);
+    for (int k = 0; k < t->n_seeds; k++)
+        fprintf(f, "%s%d", k ? ", " : "", t->seeds[k]);
+    fputs("], \"models\": [", f);
+    for (int r = 0; r <= t->n_kv_losses; r++) {
+        int kv;
+        double mean;
+        const double *loss = trained_row(t, c, r, name, sizeof name, &kv, &mean);
+        fprintf(f, "%s\n    {\"name\": \"%s\", \"n_kv_heads\": %d, \"one_head\": %s, \"kv_cache_bytes\": %" PRId64
+                ", \"held_out_loss\": [", r ? "," : "", name, kv ? kv : 1, kv ? "false" : "true",
+                trained_kv_bytes(c, kv));
+        for (int k = 0; k < t->n_seeds; k++) {
+            fputs(k ? ", " : "", f);
+            json_number(f, loss[k]);
+        }
+        fputs("]}", f);
+    }
+    fputs("\n  ]},\n", f);
+}
+
 static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick,
                                const GroupingRanking *ranks)
 {
@@ -209,10 +296,25 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
         fprintf(f, "%s%s (%d K/V head%s, kv%d/)", i ? ", " : "", s[i].name, s[i].cost.input.n_kv_heads,
                 s[i].cost.input.n_kv_heads == 1 ? "" : "s", s[i].cost.input.n_kv_heads);
     fputs("\n", f);
-    txt_wrapped(f, "",
-                "Each variant's K/V heads are means of the input's (Ainslie et al. 2023, without the "
-                "uptraining that follows), so its heads' maps show what sharing keys and values does to "
-                "this layer; each sub-folder holds that variant's pictures and report.");
+    snprintf(line, sizeof line, "Each variant after the first is pooled from %s, before uptraining (Ainslie et al. "
+             "2023 then uptrain): %s Each sub-folder holds that variant's pictures and report.", ref,
+             v[n - 1].pool == POOL_MEAN
+                 ? "plain means of its K/V heads (--pool mean), which depend on coordinates inside each head that "
+                   "mean nothing (turning a head's q and k together changes none of its own maps, but changes "
+                   "these means)."
+                 : "each head is first turned toward its group's first head (the orthogonal matrix that brings its "
+                   "keys closest, applied to its queries too, and another for its values and W_O's rows; Jin et al. "
+                   "2025), so that no head's arbitrary coordinates decide the mean.");
+    txt_wrapped(f, "", line);
+    for (int i = 1; i < n; i++)
+        if (v[i].layer.alignment.aligned && !v[i].layer.alignment.unique) {
+            const PoolAlignment *al = &v[i].layer.alignment;
+            snprintf(line, sizeof line, "%s: the alignment is not unique (K/V head %d's %s use fewer directions "
+                     "than head_dim): its pooled result is one of many, and turning a head inside its own "
+                     "coordinates can change it; what follows is one of them.", s[i].name, al->kv_head,
+                     al->values ? "values" : "keys");
+            txt_wrapped(f, "", line);
+        }
 
     fprintf(f, "\nCost at T = %d, per layer\n", c->T);
     fprintf(f, "%-8s %9s %12s %14s %12s %16s %6s\n", "variant", "K/V heads", "params", "MAC total",
@@ -232,6 +334,8 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
         fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
               "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
               f);
+    if (v[0].in.training.n_kv_losses)
+        txt_trained(f, &v[0].in.training, c);
 
     fprintf(f, "\nHow far each head moves from its %s self\n", ref);
     fprintf(f, "%5s", "head");
@@ -268,6 +372,41 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
     for (int i = 1; i < n; i++)
         if (ranks[i].n > 0)
             txt_groupings(f, &v[i], s[i].name, ref, &ranks[i]);
+        else if (ranks[i].withheld) {
+            snprintf(line, sizeof line, "Which heads share a K/V head (%s): not ranked here, because %s: a turn "
+                     "of a head's coordinates could reorder the ranking.", s[i].name,
+                     v[i].pool == POOL_MEAN ? "plain means depend on coordinates inside the heads"
+                                            : "under some grouping the alignment is not unique");
+            fputc('\n', f);
+            txt_wrapped(f, "", line);
+        }
+}
+
+/* How variant x was made: "pooled" (null for the input's own layout), its
+ * "alignment" (null unless heads were turned) and whether its ranking of
+ * groupings was withheld. */
+static void json_pooling(FILE *f, const Variant *x, int withheld)
+{
+    const PoolAlignment *a = &x->layer.alignment;
+    if (!x->pooled_from) {
+        fprintf(f, "    \"pooled\": null,\n    \"alignment\": null,\n    \"groupings_withheld\": %s,\n",
+                withheld ? "true" : "false");
+        return;
+    }
+    fprintf(f, "    \"pooled\": {\"from_kv_heads\": %d, \"method\": \"%s\", \"uptrained\": false, "
+               "\"coordinate_free\": %s},\n", x->pooled_from, x->pool == POOL_MEAN ? "mean" : "aligned",
+            x->pool == POOL_ALIGNED && a->unique ? "true" : "false");
+    if (!a->aligned)
+        fputs("    \"alignment\": null,\n", f);
+    else {
+        fprintf(f, "    \"alignment\": {\"unique\": %s, \"target\": \"the group's first head\", "
+                   "\"smallest_singular_ratio\": ", a->unique ? "true" : "false");
+        json_number(f, a->ratio);
+        fprintf(f, ", \"kv_head\": %d, \"of\": \"%s\", \"unique_from\": ", a->kv_head, a->values ? "values" : "keys");
+        json_number(f, ALIGN_UNIQUE_RATIO);
+        fputs("},\n", f);
+    }
+    fprintf(f, "    \"groupings_withheld\": %s,\n", withheld ? "true" : "false");
 }
 
 static void write_variants_json(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick,
@@ -285,6 +424,8 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
     fprintf(f, "],\n  \"T\": %d,\n  \"d_model\": %d,\n  \"n_heads\": %d,\n  \"head_dim\": %d,\n"
                "  \"causal\": %s,\n  \"reference\": \"%s\",\n",
             c->T, c->d_model, H, c->head_dim, c->causal ? "true" : "false", s[0].name);
+    if (v[0].in.training.n_kv_losses)
+        json_trained(f, &v[0].in.training, c);
     fputs("  \"barely_changes\": {\"js_below\": ", f);
     json_number(f, REPORT_BARELY_JS);
     fputs(", \"top1_at_least\": ", f);
@@ -296,6 +437,7 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
         fprintf(f, "    {\n    \"name\": \"%s\",\n    \"n_kv_heads\": %d,\n    \"folder\": \"%s\",\n", s[i].name,
                 s[i].cost.input.n_kv_heads, folder);
         json_cost_row(f, "cost", &s[i].cost.input, 1, 0);
+        json_pooling(f, &v[i], ranks[i].withheld);
         fprintf(f, "    \"kv_cache_bytes_at_T\": %" PRId64 ",\n    \"blur\": ", s[i].cost.input.kv_cache_bytes * c->T);
         json_number(f, s[i].blur);
         fputs(",\n    \"heads_mean_entropy_norm\": ", f);

@@ -44,7 +44,10 @@ static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir 
 }
 
 /* Each GQA variant's groupings ranked (grouping.h) into ranks (n), when the
- * reference v[0] is multi-head and the layer has at most GROUPING_MAX_HEADS heads. */
+ * reference v[0] is multi-head and the layer has at most GROUPING_MAX_HEADS
+ * heads, pooled as the variant was; withheld when the ranking would depend
+ * on coordinates inside the heads (--pool mean, or an alignment that is not
+ * unique under some grouping): a rotation could reorder it. */
 static int rank_groupings(const Variant *v, int n, GroupingRanking *ranks, char *err, size_t errlen)
 {
     const MhaConfig *c = &v[0].in.cfg;
@@ -54,9 +57,16 @@ static int rank_groupings(const Variant *v, int n, GroupingRanking *ranks, char 
         const int G = v[i].in.cfg.n_kv_heads;
         if (G == 1 || G == c->n_heads)
             continue;
-        if (grouping_rank(&v[0].in, v[0].multi.att, G, &ranks[i].scores, &ranks[i].n) != MHAVIZ_OK) {
+        if (grouping_rank(&v[0].in, v[0].multi.att, G, v[i].pool, &ranks[i].scores, &ranks[i].n) != MHAVIZ_OK) {
             snprintf(err, errlen, "out of memory");
             return MHAVIZ_ENOMEM;
+        }
+        int unique = v[i].pool == POOL_ALIGNED;
+        for (int k = 0; k < ranks[i].n; k++)
+            unique &= ranks[i].scores[k].unique;
+        if (!unique) {
+            free(ranks[i].scores);
+            ranks[i] = (GroupingRanking){NULL, 0, 1};
         }
     }
     return MHAVIZ_OK;

@@ -255,11 +255,102 @@ START_TEST(docs_quote_the_report)
 }
 END_TEST
 
+/* Lessons 2 and 3 by training: the same layer trained as GQA-2 and MQA
+ * (rival_gqa2.json, rival_mqa.json): their maps equal PyTorch's own (the
+ * script's SharedKV, need_weights) within 1e-5, as the 4 heads' do. */
+START_TEST(shared_kv_maps_equal_pytorch)
+{
+    const char *const files[2][2] = {{DIR "/rival_gqa2.json", "npy/rival_gqa2_att.npy"},
+                                     {DIR "/rival_mqa.json", "npy/rival_mqa_att.npy"}};
+    const int kv[2] = {2, 1};
+    for (int f = 0; f < 2; f++) {
+        MhaInput in;
+        char err[MHAVIZ_ERRLEN];
+        ck_assert_msg(input_load(files[f][0], &in, err, sizeof err) == MHAVIZ_OK, "%s", err);
+        ck_assert_ptr_null(in.warnings);
+        ck_assert_int_eq(in.cfg.n_kv_heads, kv[f]);
+        MhaState st;
+        ck_assert_int_eq(mha_state_build(&st, &in.cfg, 0), MHAVIZ_OK);
+        mha_forward(&in.cfg, &in.w, in.x, &st);
+        const double w = worst_difference(st.att, files[f][1], in.cfg.n_heads * in.cfg.T, in.cfg.T);
+        ck_assert_msg(w <= 1e-5, "%s: max |mhaviz - PyTorch| = %g", files[f][0], w);
+        mha_state_free(&st);
+        input_free(&in);
+    }
+}
+END_TEST
+
+/* The three trained layers carry one training record: by_kv_heads holds
+ * the losses of the model trained with 4, 2 and 1 K/V heads at every seed,
+ * each file's "heads" is its own count's (the loader checks it), and the
+ * one head's losses are the same. The variants report of --kv-heads all
+ * shows those losses, read back from report.json, as the record has them,
+ * beside each one's K/V cache (2 x K/V heads x head_dim 8 x 2 bytes; the one
+ * head: 2 x 32 x 2 = 128). */
+START_TEST(trained_losses_by_kv_heads)
+{
+    const char *const files[3] = {SAMPLE, DIR "/rival_gqa2.json", DIR "/rival_mqa.json"};
+    MhaInput in[3];
+    char err[MHAVIZ_ERRLEN];
+    for (int f = 0; f < 3; f++)
+        ck_assert_msg(input_load(files[f], &in[f], err, sizeof err) == MHAVIZ_OK, "%s", err);
+    const Training *t = &in[0].training;
+    ck_assert_int_eq(t->n_kv_losses, 3);
+    for (int f = 0; f < 3; f++) {
+        const Training *u = &in[f].training;
+        ck_assert_int_eq(u->n_kv_losses, 3);
+        ck_assert_int_eq(u->kv_heads[f], in[f].cfg.n_kv_heads);
+        for (int k = 0; k < t->n_seeds; k++) {
+            ck_assert_double_eq(u->loss_single[k], t->loss_single[k]);
+            ck_assert_double_eq(u->loss_heads[k], t->loss_kv[f][k]);
+            for (int r = 0; r < 3; r++)
+                ck_assert_double_eq(u->loss_kv[r][k], t->loss_kv[r][k]);
+        }
+    }
+    char *txt;
+    cJSON *json;
+    run_sample_with(&txt, &json, "--kv-heads all");
+    const cJSON *models = get(get(json, "trained"), "models");
+    const char *const names[4] = {"MHA", "GQA-2", "MQA", "one head"};
+    const int bytes[4] = {128, 64, 32, 128};
+    ck_assert_int_eq(cJSON_GetArraySize(models), 4);
+    for (int r = 0; r < 4; r++) {
+        const cJSON *m = cJSON_GetArrayItem(models, r), *loss = get(m, "held_out_loss");
+        ck_assert_str_eq(get(m, "name")->valuestring, names[r]);
+        ck_assert_int_eq((int)num(m, "kv_cache_bytes"), bytes[r]);
+        for (int k = 0; k < t->n_seeds; k++)
+            ck_assert_double_eq_tol(at(loss, k), r < 3 ? t->loss_kv[r][k] : t->loss_single[k], 1e-12);
+    }
+    check_says(txt, "report.txt", "Trained with shared keys and values");
+    check_says(txt, "report.txt", "pooled from MHA, before uptraining");
+    /* README's lesson 2 table: each row as report.json has it (losses to 4 decimals, their mean) */
+    char *readme = flat(slurp("README.md", NULL));
+    for (int r = 0; r < 4; r++) {
+        const cJSON *m = cJSON_GetArrayItem(models, r), *loss = get(m, "held_out_loss");
+        char want[256];
+        snprintf(want, sizeof want, "| %s | %s | %d | %.4f, %.4f, %.4f | %.4f |", names[r], r < 3 ? "" : "1 (width 32)",
+                 bytes[r], at(loss, 0), at(loss, 1), at(loss, 2), (at(loss, 0) + at(loss, 1) + at(loss, 2)) / 3);
+        if (r < 3) /* the K/V heads column: the count */
+            snprintf(want, sizeof want, "| %s | %d | %d | %.4f, %.4f, %.4f | %.4f |", names[r], (int)num(m, "n_kv_heads"),
+                     bytes[r], at(loss, 0), at(loss, 1), at(loss, 2), (at(loss, 0) + at(loss, 1) + at(loss, 2)) / 3);
+        check_says(readme, "README.md", want);
+    }
+    free(readme);
+    free(txt);
+    cJSON_Delete(json);
+    for (int f = 0; f < 3; f++)
+        input_free(&in[f]);
+}
+END_TEST
+
 Suite *rival_suite(void)
 {
     Suite *s = suite_create("rival");
     TCase *tc = tcase_create("rival");
+    tcase_set_timeout(tc, 120); /* runs of --kv-heads all on a loaded machine */
     tcase_add_test(tc, both_maps_equal_pytorch);
+    tcase_add_test(tc, shared_kv_maps_equal_pytorch);
+    tcase_add_test(tc, trained_losses_by_kv_heads);
     tcase_add_test(tc, one_head_lost_more_at_every_seed);
     tcase_add_test(tc, report_names_the_rival_and_states_the_losses);
     tcase_add_test(tc, pooled_heads_do_not_claim_the_trained_losses);

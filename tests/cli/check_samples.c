@@ -402,8 +402,9 @@ START_TEST(init_cli_errors)
 END_TEST
 
 /* --kv-heads: a count that does not divide the input's n_kv_heads is
- * a usage error (exit 2) and says so; --kv-heads 2 on lesson 1 is lesson 2:
- * the same maps and outputs in report.json, and the report says what was done. */
+ * a usage error (exit 2) and says so; --kv-heads 2 --pool mean on lesson 1
+ * is lesson2_gqa.json (lesson 1's K/V heads plainly averaged): the same maps
+ * and outputs in report.json, and the report says what was done. */
 START_TEST(kv_heads_option)
 {
     char *dir = scratch("samples"), err[4096], o1[512], o2[512], p1[600], p2[600];
@@ -415,14 +416,15 @@ START_TEST(kv_heads_option)
     ck_assert_msg(strstr(err, "--kv-heads 3") && strstr(err, "n_kv_heads = 4"), "stderr: %s", err);
     ck_assert(!exists(o1));
 
-    char *pooled[] = {bin, "-q", "-o", o1, "--kv-heads", "2", "samples/lesson1.json", NULL};
+    char *pooled[] = {bin, "-q", "-o", o1, "--kv-heads", "2", "--pool", "mean", "samples/lesson1.json", NULL};
     char *shipped[] = {bin, "-q", "-o", o2, "samples/lesson2_gqa.json", NULL};
     ck_assert_msg(run(pooled, NULL, err, sizeof err) == 0, "stderr: %s", err);
     ck_assert_msg(run(shipped, NULL, err, sizeof err) == 0, "stderr: %s", err);
     snprintf(p1, sizeof p1, "%s/report.txt", o1);
     size_t len;
     char *txt = slurp(p1, &len);
-    ck_assert_msg(strstr(txt, "--kv-heads 2") && strstr(txt, "mean-pooled"),
+    ck_assert_msg(strstr(txt, "pooled from MHA, before uptraining (--kv-heads 2 --pool mean)") &&
+                      strstr(txt, "mean nothing"),
                   "report.txt does not say the K/V heads were pooled:\n%s", txt);
     free(txt);
     /* the attention maps and outputs: same text in both report.json files */

@@ -190,7 +190,7 @@ START_TEST(one_token_draws_none)
         ck_assert_int_eq(ch.draws, 0);
         ck_assert_int_eq(ch.budget_draws, 0);
         ck_assert_int_eq(ch.r[CHANCE_KEPT].n, 0);
-        ck_assert_int_eq(chance_pooling(&ch, &one, tokens, 2, NULL, CHANCE_DRAWS), MHAVIZ_OK);
+        ck_assert_int_eq(chance_pooling(&ch, &one, tokens, 2, NULL, POOL_ALIGNED, CHANCE_DRAWS), MHAVIZ_OK);
         ck_assert_int_eq(ch.pool_draws, 0);
     }
 }
@@ -206,12 +206,12 @@ START_TEST(pooling_ranges)
     ck_assert_int_eq(init_tokens_split(SENTENCE, &tokens, &T, err, sizeof err), MHAVIZ_OK);
     const MhaConfig c = {T, 16, 4, 4, 4, 1, {0}};
     Chance ch = {0};
-    ck_assert_int_eq(chance_pooling(&ch, &c, tokens, 4, NULL, CHANCE_MIN_DRAWS), MHAVIZ_OK);
+    ck_assert_int_eq(chance_pooling(&ch, &c, tokens, 4, NULL, POOL_ALIGNED, CHANCE_MIN_DRAWS), MHAVIZ_OK);
     ck_assert_int_eq(ch.pool_draws, CHANCE_MIN_DRAWS);
     ck_assert_int_eq(ch.r[CHANCE_POOL_JS].n, 4 * CHANCE_MIN_DRAWS);
     ck_assert_double_eq_tol(ch.r[CHANCE_POOL_JS].hi, 0, 1e-12);
     ck_assert_double_eq(ch.r[CHANCE_POOL_TOP1].lo, 1);
-    ck_assert_int_eq(chance_pooling(&ch, &c, tokens, 2, NULL, CHANCE_MIN_DRAWS), MHAVIZ_OK);
+    ck_assert_int_eq(chance_pooling(&ch, &c, tokens, 2, NULL, POOL_ALIGNED, CHANCE_MIN_DRAWS), MHAVIZ_OK);
     ck_assert(ch.r[CHANCE_POOL_JS].hi > 0.01);
     init_tokens_free(tokens, T);
 }

@@ -510,6 +510,10 @@ static const BadCase BAD[] = {
     {"training_seed_twice.json", "training.seeds[1]: seed 1 is already seeds[0]"},
     {"training_steps_zero.json", "training.steps: expected a whole number >= 1 (training steps, the same for both models), got 0"},
     {"training_missing_losses.json", "training: missing \"held_out_loss\""},
+    {"training_kv_not_divisor.json", "training.held_out_loss.by_kv_heads.3: expected a count of K/V heads that divides n_heads = 2"},
+    {"training_kv_differs.json", "training.held_out_loss.by_kv_heads.2: differs from training.held_out_loss.heads, this layer's own losses"},
+    {"training_kv_order.json", "training.held_out_loss.by_kv_heads.2: K/V head counts are listed most first, without repeats"},
+    {"training_kv_short.json", "training.held_out_loss.by_kv_heads.1: 1 numbers for 2 seeds (one loss per seed)"},
 };
 #define N_BAD ((int)(sizeof BAD / sizeof BAD[0]))
 

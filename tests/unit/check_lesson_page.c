@@ -61,7 +61,7 @@ static void make_layer(MhaInput *in, Variant *v, int T, const char *const *token
     free(json);
     Timing tm;
     timing_begin(&tm, 0);
-    ck_assert_msg(variant_run(v, in, in->cfg.n_kv_heads, NULL, -1, "test", &tm, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert_msg(variant_run(v, in, in->cfg.n_kv_heads, NULL, POOL_ALIGNED, -1, "test", &tm, err, sizeof err) == MHAVIZ_OK, "%s", err);
 }
 
 /* The page of v, as text; *len its length. */
@@ -269,7 +269,7 @@ START_TEST(weights_keep_their_side_of_half)
     ck_assert_msg(input_load("samples/lesson1.json", &in, err, sizeof err) == MHAVIZ_OK, "%s", err);
     Timing tm;
     timing_begin(&tm, 0);
-    ck_assert_msg(variant_run(&v, &in, in.cfg.n_kv_heads, NULL, -1, "lesson1", &tm, err, sizeof err) == MHAVIZ_OK,
+    ck_assert_msg(variant_run(&v, &in, in.cfg.n_kv_heads, NULL, POOL_ALIGNED, -1, "lesson1", &tm, err, sizeof err) == MHAVIZ_OK,
                   "%s", err);
     const int T = in.cfg.T, H = in.cfg.n_heads, cells = T * (T + 1) / 2;
     ck_assert_float_lt(v.single.att[7 * T + 7], 0.5f);

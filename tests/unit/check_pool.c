@@ -181,7 +181,7 @@ START_TEST(pooled_layer_leaves_input)
     char err[MHAVIZ_ERRLEN];
     for (int kv = 8; kv >= 1; kv /= 2) {
         PooledLayer p;
-        ck_assert_int_eq(pool_layer(&p, &m.in.cfg, &m.in.w, kv, err, sizeof err), MHAVIZ_OK);
+        ck_assert_int_eq(pool_layer(&p, &m.in.cfg, &m.in.w, kv, POOL_MEAN, err, sizeof err), MHAVIZ_OK);
         ck_assert_int_eq(p.cfg.n_kv_heads, kv);
         ck_assert_int_eq(m.in.cfg.n_kv_heads, 8);
         ck_assert_mem_eq(m.in.w.W_k, W_k, n * sizeof(float));
@@ -201,10 +201,10 @@ START_TEST(pooled_layer_leaves_input)
         pool_layer_free(&p);
     }
     PooledLayer bad;
-    ck_assert_int_eq(pool_layer(&bad, &m.in.cfg, &m.in.w, 3, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_int_eq(pool_layer(&bad, &m.in.cfg, &m.in.w, 3, POOL_MEAN, err, sizeof err), MHAVIZ_EINPUT);
     ck_assert_msg(strstr(err, "n_kv_heads = 8") && strstr(err, "got 3"), "message: %s", err);
     ck_assert_ptr_null(bad.own[0]);
-    ck_assert_int_eq(pool_layer(&bad, &m.in.cfg, &m.in.w, 16, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_int_eq(pool_layer(&bad, &m.in.cfg, &m.in.w, 16, POOL_MEAN, err, sizeof err), MHAVIZ_EINPUT);
     ck_assert_msg(strstr(err, "16 is more K/V heads than the input has (n_kv_heads = 8; one of 1, 2, 4, 8)"),
                   "message: %s", err);
     pool_layer_free(&bad);
@@ -214,17 +214,22 @@ START_TEST(pooled_layer_leaves_input)
 }
 END_TEST
 
-/* The report's note says what was done and what the layer now is. */
+/* The report's note says what was done and what the layer now is: pooled,
+ * not trained; how; and, when the alignment is not unique, that the result
+ * is one of many. */
 START_TEST(note_names_the_conversion)
 {
-    char buf[512];
-    pool_note(buf, sizeof buf, 8, 8, 2, "");
-    ck_assert_msg(strstr(buf, "--kv-heads 2") && strstr(buf, "8 K/V heads") &&
-                  strstr(buf, "GQA"), "note: %s", buf);
-    pool_note(buf, sizeof buf, 8, 8, 1, NULL);
-    ck_assert_msg(strstr(buf, "MQA") != NULL, "note: %s", buf);
-    pool_note(buf, sizeof buf, 4, 4, 2, "0,2/1,3");
-    ck_assert_msg(strstr(buf, "--kv-groups 0,2/1,3") && strstr(buf, "GQA"), "note: %s", buf);
+    char buf[1024];
+    const PoolAlignment unique = {1, 1, 0.5, 1, 0}, loose = {1, 0, 0.0, 3, 1};
+    pool_note(buf, sizeof buf, 8, 8, 2, "", POOL_ALIGNED, &unique);
+    ck_assert_msg(strstr(buf, "pooled from MHA, before uptraining") && strstr(buf, "--kv-heads 2") &&
+                  strstr(buf, "8 K/V heads") && strstr(buf, "GQA") && strstr(buf, "Procrustes") &&
+                  !strstr(buf, "not unique"), "note: %s", buf);
+    pool_note(buf, sizeof buf, 8, 8, 1, NULL, POOL_MEAN, &unique);
+    ck_assert_msg(strstr(buf, "MQA") && strstr(buf, "--pool mean") && strstr(buf, "mean nothing"), "note: %s", buf);
+    pool_note(buf, sizeof buf, 4, 4, 2, "0,2/1,3", POOL_ALIGNED, &loose);
+    ck_assert_msg(strstr(buf, "--kv-groups 0,2/1,3") && strstr(buf, "GQA") &&
+                  strstr(buf, "not unique: K/V head 3's values") && strstr(buf, "one of many"), "note: %s", buf);
 }
 END_TEST
 

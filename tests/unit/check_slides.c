@@ -64,7 +64,7 @@ static void class_open(Class *k)
     timing_begin(&k->tm, 0);
     static const int kv[3] = {4, 2, 1};
     for (int i = 0; i < 3; i++)
-        ck_assert_msg(variant_run(&k->v[i], &k->m.in, kv[i], NULL, -1, "class45", &k->tm, err, sizeof err) == MHAVIZ_OK,
+        ck_assert_msg(variant_run(&k->v[i], &k->m.in, kv[i], NULL, POOL_ALIGNED, -1, "class45", &k->tm, err, sizeof err) == MHAVIZ_OK,
                       "%s", err);
     RenderOptions o;
     render_default_options(&o);

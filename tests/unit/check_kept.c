@@ -78,7 +78,7 @@ END_TEST
  * to it in float as in double). */
 START_TEST(kept_at_half_lost_below)
 {
-    const MhaConfig c = {4, 4, 1, 1, 4, 1};
+    const MhaConfig c = {4, 4, 1, 1, 4, 1, {0}};
     const float prev[4] = {0, 0.5f, 0.49f, 0.46f};
     float att[16] = {0}, wide[16] = {0};
     att[0] = wide[0] = 1;
@@ -109,7 +109,7 @@ END_TEST
  * unmasked map counts, among the lost). */
 START_TEST(each_row_counted_once)
 {
-    const MhaConfig c = {4, 4, 2, 2, 2, 0};
+    const MhaConfig c = {4, 4, 2, 2, 2, 0, {0}};
     float att[2 * 16] = {0}, wide[16] = {0};
     for (int i = 0; i < 4; i++) {
         att[i * 4 + i] = att[16 + i * 4 + i] = 1;

@@ -211,7 +211,7 @@ static void write_run(const char *sentence, const int *kv, int n, const char *at
     timing_begin(&tm, 0);
     Variant v[3];
     for (int i = 0; i < n; i++)
-        ck_assert_msg(variant_run(&v[i], &m.in, kv[i], NULL, -1, "svg", &tm, err, sizeof err) == MHAVIZ_OK, "%s",
+        ck_assert_msg(variant_run(&v[i], &m.in, kv[i], NULL, POOL_ALIGNED, -1, "svg", &tm, err, sizeof err) == MHAVIZ_OK, "%s",
                       err);
     RenderOptions o;
     render_default_options(&o);
@@ -219,7 +219,7 @@ static void write_run(const char *sentence, const int *kv, int n, const char *at
     ck_assert_msg(render_open(&r, &o, err, sizeof err) == MHAVIZ_OK, "%s", err);
     OutDir out;
     ck_assert_msg(outdir_begin(&out, at, err, sizeof err) == MHAVIZ_OK, "%s", err);
-    const VariantOptions vo = {1, 0, 1, 0}; /* --steps, no .npy, 1 layer, no lesson.html */
+    const VariantOptions vo = {1, 0, 1, 0, NULL}; /* --steps, no .npy, 1 layer, no lesson.html */
     draw_text_log(log);
     const int rc = variants_write(v, n, r, &out, &vo, &tm, err, sizeof err);
     draw_text_log(NULL);
@@ -340,7 +340,7 @@ START_TEST(maps_are_rects_or_one_image)
         Timing tm;
         timing_begin(&tm, 0);
         Variant v;
-        ck_assert_msg(variant_run(&v, &m.in, 2, NULL, -1, "svg", &tm, err, sizeof err) == MHAVIZ_OK, "%s", err);
+        ck_assert_msg(variant_run(&v, &m.in, 2, NULL, POOL_ALIGNED, -1, "svg", &tm, err, sizeof err) == MHAVIZ_OK, "%s", err);
         /* the run's memory estimate counts the documents: at least the map's
          * <rect>s (64 bytes a cell) or its <image> (4 bytes a pixel) more */
         size_t with, without;

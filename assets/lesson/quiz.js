@@ -27,6 +27,7 @@ const ROLE_WORDS = {
   'first-token': 'looks at the first token',
   'last-token': 'looks at the last token',
   'fixed-token': 'looks at one fixed token from most rows',
+  'split': 'splits its rows between two relations',
   'diffuse': 'spreads its attention almost evenly (no role)',
   'mixed': 'has no clear role (mixed)',
   'none': 'has nothing to choose (one token)',

@@ -39,7 +39,8 @@ static void init_usage(FILE *f)
         "  --seed N           random seed, 0 to 2^64-1 (default 1; not with --designed)\n"
         "  --embeddings       write an embedding table + sinusoidal positions instead of x\n"
         "                     (not with --designed, whose x carries the positions it needs)\n"
-        "  --digits N         significant digits per number, 1 to 9 (default 4)\n"
+        "  --digits N         significant digits per number, 1 to 9 (default 4; with --designed 9,\n"
+        "                     every weight exact: fewer can turn an exact tie into a choice)\n"
         "  -h, --help         this help\n");
 }
 
@@ -83,7 +84,7 @@ int init_command(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     InitOptions o = {NULL, 16, 4, 0, 1, 0};
-    int digits = 4, designed = 0;
+    int digits = 0, designed = 0; /* 0: the default, below */
     const char *subject = NULL, *random_only = NULL; /* an option --designed does not take */
     opterr = 0;
     optind = 1;
@@ -117,6 +118,12 @@ int init_command(int argc, char **argv)
         init_usage_error("--subject '%s' needs --designed", subject);
     if (designed)
         o.d_model = init_designed_d_model(o.tokens, o.n_heads); /* 0: no token, said below */
+    /* Random weights: 4 digits say enough. Designed weights: 9, as many as
+     * a float needs to read back to its own bits, so the file holds the
+     * design exactly; rounded, a tie the design makes (two keys' scores
+     * equal) can come out as a choice of 0.501 against 0.499. */
+    if (digits == 0)
+        digits = designed ? 9 : 4;
 
     /* Shapes the loader would refuse are usage errors here: they come from argv.
      * Everything is checked before the model is allocated. */

@@ -534,6 +534,13 @@ int main(int argc, char **argv)
         timing_phase(&tm, TIMING_CHANCE);
         if (chance_draw(&vars[i].chance, &vars[i].in.cfg, in.tokens, in.has_single, CHANCE_DRAWS) != MHAVIZ_OK)
             goto oom;
+        /* and, for what one softmax keeps, random layers as sharp as these heads */
+        const int H = vars[i].in.cfg.n_heads;
+        double heads_norm;
+        measures_blur(vars[i].measures, H, &heads_norm);
+        if (chance_sharp(&vars[i].chance, &vars[i].in.cfg, in.tokens, in.has_single, heads_norm,
+                         vars[i].measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK)
+            goto oom;
         const int *group_of = grouped && kv[i] == groups.n_groups && !grouping_is_contiguous(&groups) ? groups.of : NULL;
         if (kv[i] < in.cfg.n_kv_heads && in.cfg.n_kv_heads == in.cfg.n_heads &&
             chance_pooling(&vars[i].chance, &in.cfg, in.tokens, kv[i], group_of, o.pool, CHANCE_DRAWS) != MHAVIZ_OK)

@@ -7,7 +7,7 @@
 const char *chance_stat_name(ChanceStat s)
 {
     static const char *const names[CHANCE_N] = {"blur", "kept", "lost", "agreed", "split", "followed",
-                                                "own_choice", "no_pull", "head_js", "head_top1", "pool_js",
+                                                "own_choice", "no_pull", "kept_share", "lost_share", "head_js", "head_top1", "pool_js",
                                                 "pool_top1"};
     return names[s];
 }

@@ -60,6 +60,9 @@ typedef enum {
     CHANCE_FOLLOWED,
     CHANCE_OWN,
     CHANCE_NO_PULL,
+    CHANCE_KEPT_SHARE, /* kept.h, of layers drawn as sharp as the input's heads (chance_sharp):
+                        * the share of their relation-rows the wide head kept */
+    CHANCE_LOST_SHARE, /* and the share it lost */
     CHANCE_HEAD_JS,    /* one head's JS divergence from the wide head (every head of every draw) */
     CHANCE_HEAD_TOP1,  /* one head's top-1 agreement with the wide head (likewise) */
     CHANCE_POOL_JS,    /* one head's JS from its multi-head self once its K/V heads are pooled
@@ -74,8 +77,26 @@ typedef struct {
     double lo, hi;
 } ChanceRange;
 
+/* Random layers barely pull, so they have little to keep or lose, and
+ * their counts say nothing about what one softmax does to sharp heads.
+ * chance_sharp draws the layers again, each scaled to the input's
+ * sharpness: its W_q times the one factor that makes its heads' mean
+ * normalised entropy (measures_blur's heads_norm_mean) the input's heads',
+ * to within CHANCE_SHARP_TOL (the factor found by halving an interval of
+ * powers of two, CHANCE_SHARP_STEPS times); with a head trained on its own,
+ * the random one head is scaled to that head's entropy the same way. A
+ * draw that cannot be scaled so, or whose heads then hold no relation,
+ * gives no share; fewer than CHANCE_MIN_DRAWS shares: no fair baseline,
+ * and the report gives no verdict. */
+#define CHANCE_SHARP_TOL 0.01
+#define CHANCE_SHARP_STEPS 24
+#define CHANCE_SHARP_LOG2_LO (-10.0) /* the factor's interval: 2^-10 to 2^20 */
+#define CHANCE_SHARP_LOG2_HI 20.0
+
 typedef struct {
     int draws;                /* random layers drawn: 0 when the budget allows fewer than CHANCE_MIN_DRAWS */
+    int sharp_draws;          /* layers chance_sharp drew (0: none, or too few allowed) */
+    double sharp_target;      /* the heads' mean normalised entropy they were scaled to (NAN: none) */
     int budget_draws;         /* what the budget allowed (may be below CHANCE_MIN_DRAWS) */
     int pool_draws;           /* the layers of CHANCE_POOL_JS and _TOP1 (0: none, or not a pooled variant) */
     ChanceRange r[CHANCE_N];  /* indexed by ChanceStat */

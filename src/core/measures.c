@@ -37,7 +37,7 @@ const char *measures_role_name(MeasuresRole r)
 {
     static const char *const names[] = {
         "previous-token", "self", "next-token", "duplicate-token", "induction", "first-token",
-        "last-token", "fixed-token", "diffuse", "mixed", "none",
+        "last-token", "fixed-token", "split", "diffuse", "mixed", "none",
     };
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
@@ -231,14 +231,33 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
             (best < 0 || m->pattern[p] > m->pattern[best]))
             best = p;
     }
+    /* the second largest share beside the strongest, for split */
+    int second = -1;
+    for (int p = 0; p < MEASURES_N_PATTERNS; p++)
+        if (p != m->strongest && m->rows[p] >= MEASURES_MIN_ROLE_ROWS &&
+            (second < 0 || m->pattern[p] > m->pattern[second]))
+            second = p;
+    m->split[0] = m->split[1] = -1;
     if (best >= 0)
         m->role = (MeasuresRole)best;
     else if (norm_rows == 0)
         m->role = MEASURES_NONE;
-    else if (m->entropy_norm >= MEASURES_DIFFUSE_NORM)
+    else if (second >= 0 && measures_is_split(m->pattern[m->strongest], m->even[m->strongest], m->pattern[second],
+                                              m->even[second])) {
+        m->role = MEASURES_SPLIT;
+        m->split[0] = m->strongest;
+        m->split[1] = second;
+    } else if (m->entropy_norm >= MEASURES_DIFFUSE_NORM)
         m->role = MEASURES_DIFFUSE;
     else
         m->role = MEASURES_MIXED;
+}
+
+int measures_is_split(double a, double even_a, double b, double even_b)
+{
+    return a >= MEASURES_SPLIT_EACH && b >= MEASURES_SPLIT_EACH && a < MEASURES_ROLE_SHARE && b < MEASURES_ROLE_SHARE &&
+           a > even_a && b > even_b &&
+           a + b >= MEASURES_ROLE_SHARE && a + b >= MEASURES_SPLIT_EVEN_TIMES * (even_a + even_b);
 }
 
 int measures_layer(const float *att, int n_heads, const float *wide, int T, int causal,

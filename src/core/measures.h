@@ -30,6 +30,7 @@ typedef enum {
     MEASURES_FIRST_TOKEN,    /* j = 0 */
     MEASURES_LAST_TOKEN,     /* j = T - 1, without the causal mask */
     MEASURES_FIXED_TOKEN,    /* j = the map's fixed key (fixed_key below) */
+    MEASURES_SPLIT,          /* no role, its rows split between two patterns (split[] below) */
     MEASURES_DIFFUSE,        /* no role, spread almost evenly (entropy_norm >= MEASURES_DIFFUSE_NORM) */
     MEASURES_MIXED,          /* no role, not even either */
     MEASURES_NONE            /* no row sees two keys (T = 1): nothing to choose */
@@ -45,6 +46,8 @@ typedef enum {
 #define MEASURES_MIN_ROLE_ROWS 2   /* rows that must show a pattern before it names the role */
 #define MEASURES_ROLE_ROWS_PART 4  /* and at least 1/this of the rows that could show it */
 #define MEASURES_DIFFUSE_NORM 0.8  /* no role, and a mean entropy_norm this high or more: diffuse */
+#define MEASURES_SPLIT_EACH 0.2    /* split: each of its two patterns this share at least, */
+#define MEASURES_SPLIT_EVEN_TIMES 1.5 /* the two together this many times their even shares */
 
 /* The per-map measures. NAN = null (not defined for this map).
  *
@@ -59,9 +62,17 @@ typedef enum {
  * those with support: a share of at least MEASURES_ROLE_SHARE (0.5) and at
  * least MEASURES_ROLE_EVEN_TIMES (twice) its even share, shown in at least
  * MEASURES_MIN_ROLE_ROWS (2) rows and in at least 1/MEASURES_ROLE_ROWS_PART
- * (a quarter) of the rows that could show it; otherwise diffuse (mean
- * entropy_norm at least MEASURES_DIFFUSE_NORM, 0.8) or mixed, or none when
- * no row sees two keys. */
+ * (a quarter) of the rows that could show it; otherwise split, when its
+ * two largest pattern shares (of patterns that could show in at least
+ * MEASURES_MIN_ROLE_ROWS rows) each hold at least MEASURES_SPLIT_EACH (0.2),
+ * less than a role's share (a pattern with half of the attention and no
+ * role lacks support: mixed) and more than their even share, and together at least
+ * MEASURES_ROLE_SHARE (0.5) and MEASURES_SPLIT_EVEN_TIMES (1.5) times what
+ * spreading evenly gives them: a head that serves two relations at once,
+ * the compromise one softmax makes ("split: 39% previous token + 26% first
+ * token"), whatever its entropy; otherwise diffuse (mean entropy_norm at
+ * least MEASURES_DIFFUSE_NORM, 0.8) or mixed, or none when no row sees two
+ * keys. */
 typedef struct {
     double entropy_bits;    /* mean over all rows of H_i = -sum_j A_ij log2 A_ij */
     double entropy_norm;    /* mean over rows with n_i >= 2 of H_i / log2(n_i); 1 = uniform */
@@ -79,6 +90,7 @@ typedef struct {
                              * first-token and last-token patterns */
     int strongest;          /* the largest pattern share among patterns that could show in at
                              * least MEASURES_MIN_ROLE_ROWS rows (list order on ties); -1: none */
+    int split[2];           /* role MEASURES_SPLIT: its two patterns, the larger share first; else -1 */
     MeasuresRole role;
 } MapMeasures;
 
@@ -134,6 +146,10 @@ void measures_token_ids(char *const *tokens, int T, int *ids);
  * fixed_key the fixed-token pattern's key (-1: none). ids: measures_token_ids. */
 double measures_row_share(const float *row, int i, int T, int causal, const int *ids, int fixed_key,
                           MeasuresRole p);
+
+/* 1 when two patterns' mean shares a and b (their even shares even_a,
+ * even_b) make a split role (the rule above, MEASURES_SPLIT_*). */
+int measures_is_split(double a, double even_a, double b, double even_b);
 
 /* Measures of map att (T, T) whose tokens have ids (from measures_token_ids). */
 void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m);

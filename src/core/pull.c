@@ -84,11 +84,31 @@ int pull_layer_build(PullLayer *p, const MhaConfig *c, const float *scores, cons
         r->wide_top = measures_argmax(wide_i, n);
         r->wide_top_att = wide_att[(size_t)i * T + r->wide_top];
         r->blurs = n > 1 && r->wide_top_att <= PULL_BLUR_AT_MOST;
+        r->runner_up = -1;
+        r->runner_up_att = 0;
+        for (int j = 0; j < n; j++)
+            if (j != r->wide_top && (r->runner_up < 0 || wide_att[(size_t)i * T + j] > r->runner_up_att)) {
+                r->runner_up = j;
+                r->runner_up_att = wide_att[(size_t)i * T + j];
+            }
+        int tie = 0; /* the top key and the runner-up tie: no choice was made between them */
+        if (r->runner_up >= 0) {
+            double scale = 0;
+            for (int h = 0; h < H; h++) {
+                const float *s_hi = scores + ((size_t)h * T + i) * T;
+                scale += (fabs(s_hi[r->wide_top]) + fabs(s_hi[r->runner_up])) * per_head;
+            }
+            if (!identity)
+                scale = fabs(wide_i[r->wide_top]) + fabs(wide_i[r->runner_up]);
+            tie = pull_ties(r->wide_top_att, r->runner_up_att, (double)wide_i[r->wide_top] - wide_i[r->runner_up],
+                            scale);
+        }
         int followed = 0; /* pulling heads whose top key is the wide head's */
         for (int h = 0; h < H; h++)
             followed += pulls_i[h] && top_i[h] == r->wide_top;
         r->outcome = n == 1 ? PULL_NO_CHOICE
                    : r->n_pulling == 0 ? PULL_NO_PULL
+                   : tie ? PULL_TIE
                    : followed == r->n_pulling ? PULL_AGREED
                    : r->blurs ? PULL_SPLIT
                    : followed > 0 ? PULL_FOLLOWED
@@ -129,10 +149,47 @@ void pull_contributions(const MhaConfig *c, const float *scores, int i, float *c
     }
 }
 
+int pull_ties(double wa, double wb, double margin, double scale)
+{
+    return fabs(wa - wb) < PULL_TIE_WEIGHT || fabs(margin) <= PULL_TIE_REL * scale;
+}
+
+void pull_contest(const MhaConfig *c, const float *scores, const float *wide_scores, const float *wide_att, int i,
+                  int a, int b, double *contrib, PullContest *out)
+{
+    const int T = c->T, H = c->n_heads;
+    const double per_head = 1.0 / sqrt((double)H);
+    out->key = a, out->other = b, out->contrib = contrib, out->scale = 0;
+    out->margin = (double)wide_scores[(size_t)i * T + a] - wide_scores[(size_t)i * T + b];
+    for (int h = 0; h < H; h++) { /* head h's margin between a and b, over sqrt(n_heads) */
+        const float *s_hi = scores + ((size_t)h * T + i) * T; /* (T) head h's row i */
+        contrib[h] = ((double)s_hi[a] - s_hi[b]) * per_head;
+        out->scale += (fabs(s_hi[a]) + fabs(s_hi[b])) * per_head;
+    }
+    out->tie = pull_ties(wide_att[(size_t)i * T + a], wide_att[(size_t)i * T + b], out->margin, out->scale);
+}
+
+int pull_contested(const PullLayer *p, int i, int *keys)
+{
+    const int H = p->n_heads;
+    const int *top = p->top + (size_t)i * H;
+    int m = 0;
+    for (int h = 0; h < H; h++) {
+        if (!p->pulls[(size_t)i * H + h] || top[h] == p->rows[i].wide_top)
+            continue;
+        int seen = 0;
+        for (int k = 0; k < m; k++)
+            seen |= keys[k] == top[h];
+        if (!seen)
+            keys[m++] = top[h];
+    }
+    return m;
+}
+
 const char *pull_outcome_name(PullOutcome o)
 {
     static const char *const names[PULL_N_OUTCOMES] = {"no_choice", "agreed", "split", "followed",
-                                                             "own_choice", "no_pull"};
+                                                             "own_choice", "no_pull", "tie"};
     return names[o];
 }
 
@@ -153,19 +210,20 @@ static void add(char *buf, size_t n, const char *fmt, ...)
 /* Keys a caption lists at most (then "…"): a caption of two lines holds no more. */
 #define PULL_CAPTION_KEYS 64
 
-/* "head 2", "heads 0, 3", "heads 1-3": the heads h < H with top[h] == key. */
-static void add_heads(char *buf, size_t n, const int *top, int H, int key)
+/* "head 2", "heads 0, 3", "heads 1-3": the heads h < H that pull (pulls[h])
+ * with top[h] == key; a caption names no head that does not pull. */
+static void add_heads(char *buf, size_t n, const int *top, const unsigned char *pulls, int H, int key)
 {
     int members = 0;
     for (int h = 0; h < H; h++)
-        members += top[h] == key;
+        members += pulls[h] && top[h] == key;
     add(buf, n, members == 1 ? "head " : "heads ");
     int first = 1;
     for (int h = 0; h < H; h++) {
-        if (top[h] != key)
+        if (!pulls[h] || top[h] != key)
             continue;
         int last = h;
-        while (last + 1 < H && top[last + 1] == key)
+        while (last + 1 < H && pulls[last + 1] && top[last + 1] == key)
             last++;
         add(buf, n, "%s%d", first ? "" : ", ", h);
         if (last >= h + 2) { /* a run of three or more: "1-3" */
@@ -194,6 +252,7 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
     const int T = p->T, H = p->n_heads;
     const PullRow *r = &p->rows[i];
     const int *top = p->top + (size_t)i * H;
+    const unsigned char *pulls = p->pulls + (size_t)i * H; /* (n_heads) */
     const float *att_i = wide_att + (size_t)i * T;
     const RivalName *wide = rival_name(!p->identity); /* weights of its own: trained on its own */
     char w[16]; /* a weight as the pictures print it */
@@ -216,21 +275,12 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         if (r->blurs) /* agreed, and still no key gets more than half */
             add(buf, n, "; no key gets more than half its attention: the row blurs");
         return;
-    case PULL_FOLLOWED:
-        if (p->identity) {
-            add(buf, n, "%s followed ", wide->the);
-            add_heads(buf, n, top, H, r->wide_top);
-            add(buf, n, " to ");
-            add_key(buf, n, tokens, r->n_keys, r->wide_top);
-            add(buf, n, " (%s); it gives ", measures_weight_text(w, sizeof w, r->wide_top_att));
-        } else { /* its own weights: the same key, not a pull it followed */
-            add(buf, n, "%s ", wide->top);
-            add_key(buf, n, tokens, r->n_keys, r->wide_top);
-            add(buf, n, " (%s) is the top key of ",
-                measures_weight_text(w, sizeof w, r->wide_top_att));
-            add_heads(buf, n, top, H, r->wide_top);
-            add(buf, n, " too; it gives ");
-        }
+    case PULL_FOLLOWED: /* an outcome, not a cause: which heads decided it is pull_contest's */
+        add(buf, n, "%s ", wide->top);
+        add_key(buf, n, tokens, r->n_keys, r->wide_top);
+        add(buf, n, " (%s) is the top key of ", measures_weight_text(w, sizeof w, r->wide_top_att));
+        add_heads(buf, n, top, pulls, H, r->wide_top);
+        add(buf, n, " too; it gives ");
         break;
     case PULL_OWN:
         add(buf, n, "%s ", wide->top);
@@ -241,13 +291,24 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
     case PULL_SPLIT:
         add(buf, n, "%s: %s gives ", p->identity ? "the pulls split and the row blurs" : "the row blurs", wide->the);
         break;
+    case PULL_TIE: /* four decimals: two-decimal weights rounded away from a half would look 0.006 apart */
+        add(buf, n, "a tie: %s gives ", wide->the);
+        add_key(buf, n, tokens, r->n_keys, r->wide_top);
+        add(buf, n, " %.4f and ", r->wide_top_att);
+        add_key(buf, n, tokens, r->n_keys, r->runner_up);
+        add(buf, n, " %.4f", r->runner_up_att);
+        if (fabsf(r->wide_top_att - r->runner_up_att) < PULL_TIE_WEIGHT)
+            add(buf, n, ", less than %.3f apart: it chose neither", PULL_TIE_WEIGHT);
+        else
+            add(buf, n, ", their scores equal within float error: it chose neither");
+        return;
     }
     /* The heads' top keys it did not follow (all of them when it split),
      * the most weighted first (on ties, in the order of the heads), each
      * with the heads that chose it. keys is at most (H) long. */
     int keys[PULL_CAPTION_KEYS], m = 0, more = 0;
     for (int h = 0; h < H; h++) {
-        int skip = top[h] == r->wide_top && r->outcome != PULL_SPLIT;
+        int skip = !pulls[h] || (top[h] == r->wide_top && r->outcome != PULL_SPLIT);
         for (int k = 0; k < m && !skip; k++)
             skip = keys[k] == top[h];
         if (!skip && m == PULL_CAPTION_KEYS)
@@ -263,7 +324,7 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         add(buf, n, "%s%s to ", k ? ", " : "", measures_weight_text(w, sizeof w, att_i[keys[k]]));
         add_key(buf, n, tokens, r->n_keys, keys[k]);
         add(buf, n, " (");
-        add_heads(buf, n, top, H, keys[k]);
+        add_heads(buf, n, top, pulls, H, keys[k]);
         add(buf, n, ")");
     }
     if (more)

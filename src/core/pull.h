@@ -29,8 +29,21 @@
  * spreads its row has no pull for the wide head to keep, follow or split. */
 #define PULL_BLUR_AT_MOST 0.5
 
+/* Two keys tie for the wide head when a verdict between them would rest on
+ * a difference too small to mean anything: its weights on them differ by
+ * less than PULL_TIE_WEIGHT (0.499 against 0.501 is no choice), or the
+ * margin between their scores is within float error, at most PULL_TIE_REL
+ * times the scale of the numbers added up (pull_contest). A row whose
+ * wide head ties its top key with another is a tie, never "followed" or "a
+ * choice no head made". */
+#define PULL_TIE_WEIGHT 0.005
+#define PULL_TIE_REL 1e-5
+
 /* What the wide head did with one query row. A top key is the key with the
- * highest score (the lowest index on ties). Exactly one holds, in order:
+ * highest score (the lowest index on ties). Exactly one holds, in order
+ * (no_choice, no_pull, tie, agreed, split, followed, own_choice; the enum's
+ * order is only the JSON's and the counts'). "followed" and "split" name
+ * what came out, not why: pull_contest says which heads decided it.
  * (With the identity, a key that is every head's top key, pulling or
  * not, is the wide head's top key too: each term of the sum is largest
  * there. When only the pulling heads agree, the others' scores can still
@@ -44,9 +57,11 @@ typedef enum {
     PULL_OWN,       /* not so, the row does not blur, and its top key is no pulling head's
                      * top key: a choice no head made */
     PULL_NO_PULL,   /* no head is sharp enough to pull: no pull to keep or lose */
+    PULL_TIE,       /* some head pulls, and the wide head ties its top key with its runner-up
+                     * (PULL_TIE_WEIGHT above): it chose neither */
 } PullOutcome;
 
-#define PULL_N_OUTCOMES 6
+#define PULL_N_OUTCOMES 7
 
 /* One query row. */
 typedef struct {
@@ -54,6 +69,8 @@ typedef struct {
     int wide_top;        /* the wide head's top key */
     float wide_top_att;  /* the wide head's weight on it */
     int blurs;           /* 1: wide_top_att <= PULL_BLUR_AT_MOST */
+    int runner_up;       /* the key of the wide head's next largest weight (-1: one key) */
+    float runner_up_att; /* the wide head's weight on it */
     int n_top_keys;      /* distinct top keys among the heads */
     int n_pulling;       /* heads sharp enough to pull in this row */
     PullOutcome outcome;
@@ -95,11 +112,40 @@ void pull_layer_free(PullLayer *p);
  * the wide head's top key is the key that loses the least in total. */
 void pull_contributions(const MhaConfig *c, const float *scores, int i, float *contrib);
 
-/* "no_choice", "agreed", "split", "followed", "own_choice", "no_pull": the names report.json uses. */
+/* The wide head's margin between keys a and b of query i, split exactly
+ * into the heads' parts: with the identity above,
+ *   wide(i, a) - wide(i, b) = sum_h (score_h(i, a) - score_h(i, b)) / sqrt(n_heads),
+ * so head h's contribution is its own margin over sqrt(n_heads): positive,
+ * it pulls towards a; negative, towards b. Only for a wide head built from
+ * the heads (p->identity); a head trained on its own has no such split. */
+typedef struct {
+    int key, other;      /* a (the wide head's top key) and b (a pulling head's favourite) */
+    double margin;       /* wide(i, a) - wide(i, b), from the wide head's own scores */
+    double *contrib;     /* (n_heads) each head's part; they add up to margin within float error */
+    double scale;        /* sum_h (|score_h(i, a)| + |score_h(i, b)|) / sqrt(n_heads): what float error is relative to */
+    int tie;             /* 1: a and b tie (PULL_TIE_WEIGHT or PULL_TIE_REL above) */
+} PullContest;
+
+/* The contest of keys a and b on query i from the heads' scores (n_heads,
+ * T, T), the wide head's scores wide_scores (T, T) and its softmax wide_att
+ * (T, T); contrib (n_heads) is the caller's and becomes out->contrib. */
+void pull_contest(const MhaConfig *c, const float *scores, const float *wide_scores, const float *wide_att, int i,
+                  int a, int b, double *contrib, PullContest *out);
+
+/* 1 when weights wa, wb and margin (at scale, as PullContest) tie. */
+int pull_ties(double wa, double wb, double margin, double scale);
+
+/* The keys the wide head's top key contests on query i: each pulling
+ * head's favourite other than the wide head's top key, once each, in the
+ * order of the heads, into keys (at most n_heads, the caller's). Returns
+ * how many. */
+int pull_contested(const PullLayer *p, int i, int *keys);
+
+/* "no_choice", "agreed", "split", "followed", "own_choice", "no_pull", "tie": the names report.json uses. */
 const char *pull_outcome_name(PullOutcome o);
 
 /* A one-line caption for query i: what the wide head did, holding for the
- * numbers, e.g. "the wide head followed head 0 to 'John' (0.99); it gives
+ * numbers, e.g. "the wide head's top key 'John' (0.99) is the top key of head 0 too; it gives
  * 0.01 to 'Mary' (head 1), 0.00 to 'because' (heads 2, 3)" or "the pulls
  * split and the row blurs: the wide head gives 0.50 to 'the' (head 0),
  * 0.50 to 'book' (heads 2, 3), ...". Weights are the wide head's, from

@@ -40,13 +40,43 @@ static void layer_free(MhaWeights *w, float *x)
     free(x);
 }
 
+/* The forward passes' states of a draw of shape c, both keeping their
+ * scores: the heads', and the one head's (wide: its shape), a head of its
+ * own with rival, else the wide head built from the heads. Returns 0 when
+ * out of memory (free both with mha_state_free either way). */
+static int states_build(const MhaConfig *c, const MhaConfig *wide, int rival, MhaState *multi, MhaState *single)
+{
+    return mha_state_build(multi, c, 1) == MHAVIZ_OK &&
+           (rival ? mha_state_build(single, wide, 1) : mha_state_build_wide(single, wide, 1)) == MHAVIZ_OK;
+}
+
+/* The random one-head layer of draw s, shape c, into *one: its W_q and W_k
+ * of seed CHANCE_RIVAL_SEED + s (d_model x d_model), W_v and b_k, b_v
+ * zeros of its width; W_o, b_q and b_o borrowed from the heads' w (zeros).
+ * Returns 0 when out of memory (free it with rival_free either way). */
+static int rival_draw(const MhaConfig *c, const MhaWeights *w, uint64_t s, MhaWeights *one)
+{
+    const size_t d = (size_t)c->d_model;
+    const double std = 1.0 / sqrt((double)d);
+    *one = *w;
+    one->W_q = init_random_normal(CHANCE_RIVAL_SEED + s, INIT_STREAM_W_Q, d * d, std);
+    one->W_k = init_random_normal(CHANCE_RIVAL_SEED + s, INIT_STREAM_W_K, d * d, std);
+    one->W_v = calloc(d * d, sizeof(float)), one->b_k = calloc(d, sizeof(float)), one->b_v = calloc(d, sizeof(float));
+    return one->W_q && one->W_k && one->W_v && one->b_k && one->b_v;
+}
+
+/* Free what rival_draw allocated (not what it borrowed). Safe on a zeroed layer. */
+static void rival_free(MhaWeights *one)
+{
+    free(one->W_q), free(one->W_k), free(one->W_v), free(one->b_k), free(one->b_v);
+}
+
 /* Draw s (seed s) of shape c on tokens: its numbers into val (slots(n_heads)),
  * NAN where one is not defined. Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 static int one_draw(const MhaConfig *c, char *const *tokens, int rival, uint64_t s, double *val)
 {
     const int T = c->T, H = c->n_heads;
-    const size_t d = (size_t)c->d_model, map = (size_t)T * T;
-    const double std = 1.0 / sqrt((double)d);
+    const size_t map = (size_t)T * T;
     int rc = MHAVIZ_ENOMEM;
     MhaState multi = {0}, single = {0};
     PullLayer pulls = {0};
@@ -57,16 +87,11 @@ static int one_draw(const MhaConfig *c, char *const *tokens, int rival, uint64_t
     if (!layer_draw(c, tokens, s, &w, &x) || !m)
         goto cleanup;
     const MhaConfig wide = mha_single_head_config(c);
-    if (mha_state_build(&multi, c, 1) != MHAVIZ_OK ||
-        (rival ? mha_state_build(&single, &wide, 1) : mha_state_build_wide(&single, &wide, 1)) != MHAVIZ_OK)
+    if (!states_build(c, &wide, rival, &multi, &single))
         goto cleanup;
     mha_forward(c, &w, x, &multi);
     if (rival) { /* a random one-head layer of its own seed; its W_v, W_o and biases: the heads' zeros */
-        one = w;
-        one.W_q = init_random_normal(CHANCE_RIVAL_SEED + s, INIT_STREAM_W_Q, d * d, std);
-        one.W_k = init_random_normal(CHANCE_RIVAL_SEED + s, INIT_STREAM_W_K, d * d, std);
-        one.W_v = calloc(d * d, sizeof(float)), one.b_k = calloc(d, sizeof(float)), one.b_v = calloc(d, sizeof(float));
-        if (!one.W_q || !one.W_k || !one.W_v || !one.b_k || !one.b_v)
+        if (!rival_draw(c, &w, s, &one))
             goto cleanup;
         mha_forward(&wide, &one, x, &single);
     } else {
@@ -78,8 +103,9 @@ static int one_draw(const MhaConfig *c, char *const *tokens, int rival, uint64_t
         goto cleanup;
     double heads_norm_mean;
     val[CHANCE_BLUR] = measures_blur(m, H, &heads_norm_mean);
-    val[CHANCE_KEPT] = kept.kept;
-    val[CHANCE_LOST] = kept.rows - kept.kept;
+    val[CHANCE_KEPT] = kept.verdict[KEPT_KEPT];
+    val[CHANCE_LOST] = kept.verdict[KEPT_LOST];
+    val[CHANCE_KEPT_SHARE] = val[CHANCE_LOST_SHARE] = NAN; /* chance_sharp's */
     val[CHANCE_AGREED] = pulls.count[PULL_AGREED];
     val[CHANCE_SPLIT] = pulls.count[PULL_SPLIT];
     val[CHANCE_FOLLOWED] = pulls.count[PULL_FOLLOWED];
@@ -93,9 +119,7 @@ static int one_draw(const MhaConfig *c, char *const *tokens, int rival, uint64_t
     }
     rc = MHAVIZ_OK;
 cleanup:
-    if (rival) {
-        free(one.W_q), free(one.W_k), free(one.W_v), free(one.b_k), free(one.b_v);
-    }
+    rival_free(&one);
     layer_free(&w, x);
     free(m);
     kept_layer_free(&kept);
@@ -148,7 +172,8 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
     if (!failed) {
         ch->draws = n;
         for (int k = 0; k < CHANCE_HEAD_JS; k++)
-            ch->r[k] = chance_range(val + k, (size_t)n, per, buf);
+            if (k != CHANCE_KEPT_SHARE && k != CHANCE_LOST_SHARE) /* chance_sharp's */
+                ch->r[k] = chance_range(val + k, (size_t)n, per, buf);
         /* the heads' numbers: JS then top-1, H of each in every draw's slots */
         failed = head_ranges(val + CHANCE_HEAD_JS, n, per, H, buf, &ch->r[CHANCE_HEAD_JS]) != MHAVIZ_OK;
     }
@@ -223,6 +248,154 @@ int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv
         failed = head_ranges(val, n, 2 * (size_t)H, H, buf, &ch->r[CHANCE_POOL_JS]) != MHAVIZ_OK;
         if (!failed)
             ch->pool_draws = n;
+    }
+    free(val), free(buf);
+    return failed ? MHAVIZ_ENOMEM : MHAVIZ_OK;
+}
+
+/* The mean over the n_maps maps of scores (n_maps, T, T) of each map's
+ * mean normalised entropy over its rows with a choice, once each score is
+ * multiplied by a: as measures_blur's heads_norm_mean of the softmax
+ * maps. row: (T) scratch. */
+static double scaled_norm_entropy(const MhaConfig *c, const float *scores, int n_maps, double a, float *row)
+{
+    const int T = c->T;
+    double sum = 0;
+    for (int h = 0; h < n_maps; h++) {
+        double map_sum = 0;
+        int rows = 0;
+        for (int i = 0; i < T; i++) {
+            const int n = mha_visible_keys(c->causal, i, T);
+            if (n < 2)
+                continue;
+            const float *s_hi = scores + ((size_t)h * T + i) * T; /* (n) visible scores */
+            float top = s_hi[0];
+            for (int j = 1; j < n; j++)
+                top = s_hi[j] > top ? s_hi[j] : top;
+            double z = 0;
+            for (int j = 0; j < n; j++)
+                z += row[j] = (float)exp(a * ((double)s_hi[j] - top));
+            for (int j = 0; j < n; j++)
+                row[j] = (float)(row[j] / z);
+            map_sum += measures_row_norm_entropy(row, n);
+            rows++;
+        }
+        sum += rows ? map_sum / rows : 0;
+    }
+    return sum / n_maps;
+}
+
+/* The factor that brings the maps of scores (n_maps, T, T) to normalised
+ * entropy target (CHANCE_SHARP_TOL), by halving the interval of its
+ * log2 (chance.h): larger factors, sharper rows. NAN when none does. */
+static double sharp_factor(const MhaConfig *c, const float *scores, int n_maps, double target, float *row)
+{
+    double lo = CHANCE_SHARP_LOG2_LO, hi = CHANCE_SHARP_LOG2_HI;
+    for (int step = 0; step < CHANCE_SHARP_STEPS; step++) {
+        const double mid = 0.5 * (lo + hi);
+        if (scaled_norm_entropy(c, scores, n_maps, exp2(mid), row) > target)
+            lo = mid; /* still too even: sharpen */
+        else
+            hi = mid;
+    }
+    const double a = exp2(0.5 * (lo + hi));
+    return fabs(scaled_norm_entropy(c, scores, n_maps, a, row) - target) <= CHANCE_SHARP_TOL ? a : NAN;
+}
+
+/* W (len) times a. */
+static void scale(float *W, size_t len, double a)
+{
+    for (size_t k = 0; k < len; k++)
+        W[k] = (float)(W[k] * a);
+}
+
+/* Draw s of shape c scaled to the sharpness targets (chance.h): the shares
+ * of its relation-rows the wide head kept and lost into val[0] and val[1],
+ * NAN when it cannot be scaled so or its heads hold no relation. */
+static int sharp_draw(const MhaConfig *c, char *const *tokens, int rival, double heads_norm, double rival_norm,
+                      uint64_t s, double *val)
+{
+    const int T = c->T, H = c->n_heads;
+    const size_t d = (size_t)c->d_model;
+    int rc = MHAVIZ_ENOMEM;
+    MhaState multi = {0}, single = {0};
+    KeptLayer kept = {0};
+    MapMeasures *m = malloc(((size_t)H + 1) * sizeof *m); /* (n_heads + 1) the wide head last */
+    float *row = malloc((size_t)T * sizeof *row);         /* (T) scratch of the entropies */
+    MhaWeights w, one = {0};
+    float *x;
+    val[0] = val[1] = NAN;
+    if (!layer_draw(c, tokens, s, &w, &x) || !m || !row)
+        goto cleanup;
+    const MhaConfig wide = mha_single_head_config(c);
+    if (!states_build(c, &wide, rival, &multi, &single))
+        goto cleanup;
+    mha_forward(c, &w, x, &multi);
+    const double a = sharp_factor(c, multi.scores, H, heads_norm, row);
+    rc = MHAVIZ_OK;
+    if (isnan(a))
+        goto cleanup; /* no fair layer of this draw */
+    scale(w.W_q, d * d, a); /* the scores scale with W_q: b_q is 0 */
+    mha_forward(c, &w, x, &multi);
+    if (rival) { /* chance_draw's random one head of its own seed, scaled to the trained one's sharpness */
+        rc = MHAVIZ_ENOMEM;
+        if (!rival_draw(c, &w, s, &one))
+            goto cleanup;
+        rc = MHAVIZ_OK;
+        mha_forward(&wide, &one, x, &single);
+        const double b = sharp_factor(&wide, single.scores, 1, rival_norm, row);
+        if (isnan(b))
+            goto cleanup;
+        scale(one.W_q, d * d, b);
+        mha_forward(&wide, &one, x, &single);
+    } else {
+        mha_forward_wide(c, &w, &multi, &single);
+    }
+    rc = MHAVIZ_ENOMEM;
+    if (measures_layer(multi.att, H, single.att, T, c->causal, tokens, m) != MHAVIZ_OK ||
+        kept_layer_build(&kept, c, multi.att, single.att, tokens, m) != MHAVIZ_OK)
+        goto cleanup;
+    if (kept.rows > 0) {
+        val[0] = (double)kept.verdict[KEPT_KEPT] / kept.rows;
+        val[1] = (double)kept.verdict[KEPT_LOST] / kept.rows;
+    }
+    rc = MHAVIZ_OK;
+cleanup:
+    rival_free(&one);
+    layer_free(&w, x);
+    free(m);
+    free(row);
+    kept_layer_free(&kept);
+    mha_state_free(&single);
+    mha_state_free(&multi);
+    return rc;
+}
+
+int chance_sharp(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, double heads_norm, double rival_norm,
+                 int max_draws)
+{
+    ch->sharp_draws = 0;
+    ch->sharp_target = heads_norm;
+    ch->r[CHANCE_KEPT_SHARE] = ch->r[CHANCE_LOST_SHARE] = (ChanceRange){0, NAN, NAN};
+    const int budget = chance_budget(c, rival), n = budget < max_draws ? budget : max_draws;
+    if (n < CHANCE_MIN_DRAWS || isnan(heads_norm) || (rival && isnan(rival_norm)))
+        return MHAVIZ_OK; /* no range: the report says there is no fair baseline */
+    double *val = malloc((size_t)n * 2 * sizeof *val); /* (draws, 2) kept share, lost share */
+    double *buf = malloc((size_t)n * sizeof *buf);     /* (draws) scratch */
+    int failed = !val || !buf;
+    const int threaded = (size_t)n * chance_draw_cost(c, rival) >= CHANCE_PARALLEL_MIN;
+    (void)threaded; /* read only by the OpenMP pragma */
+    const int draws = failed ? 0 : n; /* none when out of memory */
+#pragma omp parallel for schedule(dynamic) if (threaded)
+    for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
+        if (sharp_draw(c, tokens, rival, heads_norm, rival_norm, (uint64_t)s + 1, val + (size_t)s * 2) != MHAVIZ_OK) {
+#pragma omp atomic write
+            failed = 1;
+        }
+    if (!failed) {
+        ch->sharp_draws = n;
+        ch->r[CHANCE_KEPT_SHARE] = chance_range(val, (size_t)n, 2, buf);
+        ch->r[CHANCE_LOST_SHARE] = chance_range(val + 1, (size_t)n, 2, buf);
     }
     free(val), free(buf);
     return failed ? MHAVIZ_ENOMEM : MHAVIZ_OK;

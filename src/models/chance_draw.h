@@ -24,4 +24,14 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
 int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv, const int *group_of,
                    PoolMethod method, int max_draws);
 
+/* The shares of kept.h's relation-rows that random layers of shape c on
+ * tokens, each scaled to the input's sharpness (chance.h: heads_norm the
+ * heads' mean normalised entropy; rival_norm, with rival, that of the head
+ * trained on its own), keep and lose: into ch->r[CHANCE_KEPT_SHARE] and
+ * [CHANCE_LOST_SHARE], the draws into ch->sharp_draws (0: the budget allows
+ * too few, or a target is null). The layers are chance_draw's (the same
+ * seeds and budget). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int chance_sharp(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, double heads_norm, double rival_norm,
+                 int max_draws);
+
 #endif

@@ -10,6 +10,7 @@
 #include "pictures/labels.h"
 #include "pictures/render.h"
 #include "pictures/render_parts.h"
+#include "text/contest.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,10 +33,10 @@
 #define BODY_Y 200     /* the first row's top */
 #define WIDE_ROWS 3    /* the wide head's row is this many head rows tall */
 #define WIDE_GAP 44    /* between the heads' rows and the wide head's: a rule and the legend */
+#define CONTEST_SLIDE_HEADS 64 /* heads a contest's bar stacks at most (the sentence names the largest) */
 
 static const DrawRgb WIDE_COLOUR = {40, 40, 40};
 static const DrawRgb RULE = {200, 200, 200}; /* zero lines, baselines */
-static const DrawRgb MUTED = {90, 90, 90};   /* axis numbers */
 
 /* Where the key labels go, shared by both charts. */
 typedef struct {
@@ -121,7 +122,7 @@ static int draw_labels(DrawCanvas *cv, const DrawFont *f, char *const *shown, co
         } else {
             snprintf(text, sizeof text, "%d", j);
             if (labels_draw(cv, f, shown[j], px, cx, y + 4 + (int)(0.6f * px), DRAW_MID, 0) != MHAVIZ_OK ||
-                draw_text(cv, f, text, px, cx, y + 4 + (int)draw_line_height(px), DRAW_MID, DRAW_TOP, MUTED, 0) !=
+                draw_text(cv, f, text, px, cx, y + 4 + (int)draw_line_height(px), DRAW_MID, DRAW_TOP, DRAW_INK, 0) !=
                     MHAVIZ_OK)
                 return MHAVIZ_ENOMEM;
         }
@@ -175,8 +176,8 @@ static int draw_score_axis(DrawCanvas *cv, const DrawFont *f, int y0, int y1, do
 {
     char num[64];
     axis_number(num, sizeof num, depth);
-    if (draw_text(cv, f, "0", SMALL_PX, SCORES_X - 10, y0, DRAW_END, DRAW_TOP, MUTED, 0) != MHAVIZ_OK ||
-        draw_text(cv, f, num, SMALL_PX, SCORES_X - 10, y1, DRAW_END, DRAW_BOTTOM, MUTED, 0) != MHAVIZ_OK)
+    if (draw_text(cv, f, "0", SMALL_PX, SCORES_X - 10, y0, DRAW_END, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
+        draw_text(cv, f, num, SMALL_PX, SCORES_X - 10, y1, DRAW_END, DRAW_BOTTOM, DRAW_INK, 0) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
     draw_fill_rect(cv, SCORES_X - 4, y0, 1, y1 - y0 + 1, RULE);
     return MHAVIZ_OK;
@@ -242,7 +243,7 @@ static int draw_row_label(DrawCanvas *cv, const DrawFont *f, int y, int h, const
         const size_t n = strcspn(p, "\n");
         snprintf(line, sizeof line, "%.*s", (int)n, p);
         draw_ellipsize(f, line, sizeof line, SMALL_PX, (float)(SCORES_X - 70 - x));
-        if (draw_text(cv, f, line, SMALL_PX, x, line_y, DRAW_START, DRAW_TOP, MUTED, 0) != MHAVIZ_OK)
+        if (draw_text(cv, f, line, SMALL_PX, x, line_y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
             return MHAVIZ_ENOMEM;
         line_y += step;
         p += n + (p[n] == '\n');
@@ -303,6 +304,78 @@ static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, 
     return MHAVIZ_OK;
 }
 
+/* The contests of one row (pull.h) in the box SCORES_X .. + SCORES_W, y0
+ * .. y1, on one common axis: for each, its sentence (contest_text) and a
+ * bar of the heads' parts, those for the wide head's top key stacked to
+ * the right of 0, those against it to the left, largest first, each in
+ * its head's colour; a black mark at the margin, where they add up to.
+ * shown (n): the keys as the slide labels them; tokens name twins. */
+static int draw_contests(DrawCanvas *cv, const DrawFont *f, const PullContest *ct, int n_c, int H, char *const *shown,
+                         char *const *tokens, int n, double scale, int y0, int y1)
+{
+    char text[640], a[160], b[160], qa[160], qb[160];
+    if (n_c == 0)
+        return draw_text(cv, f, "nothing contested: no pulling head's favourite differs from its top key", SMALL_PX,
+                         SCORES_X, y0, DRAW_START, DRAW_TOP, DRAW_INK, 0);
+    const int line_h = (int)draw_line_height(SMALL_PX), axis_h = line_h + 6;
+    const int band = (y1 - y0 - axis_h) / n_c;
+    const int x0 = SCORES_X + SCORES_W / 2, half = SCORES_W / 2 - 4;
+    draw_fill_rect(cv, x0, y0 + line_h, 1, y1 - axis_h - y0 - line_h, RULE); /* 0 */
+    for (int k = 0; k < n_c; k++) {
+        const int top = y0 + k * band;
+        snprintf(qa, sizeof qa, "'%s'", shown[ct[k].key]);
+        snprintf(qb, sizeof qb, "'%s'", shown[ct[k].other]);
+        contest_text(text, sizeof text, &ct[k], H, contest_key(a, sizeof a, qa, tokens, n, ct[k].key),
+                     contest_key(b, sizeof b, qb, tokens, n, ct[k].other));
+        draw_ellipsize(f, text, sizeof text, SMALL_PX, (float)(WEIGHTS_X - SCORES_X - 24));
+        if (draw_text(cv, f, text, SMALL_PX, SCORES_X, top, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+        const int bar_top = top + line_h + 2;
+        const int bar_h = (int)fmax(2, fmin(30, band - line_h - 8));
+        for (int side = 1; side >= -1; side -= 2) { /* for, then against: each largest first */
+            double at = 0;
+            unsigned char done[CONTEST_SLIDE_HEADS] = {0};
+            for (int m = 0; m < H && m < CONTEST_SLIDE_HEADS; m++) {
+                int best = -1;
+                for (int h = 0; h < H && h < CONTEST_SLIDE_HEADS; h++)
+                    if (!done[h] && side * ct[k].contrib[h] > 0 &&
+                        (best < 0 || side * ct[k].contrib[h] > side * ct[k].contrib[best]))
+                        best = h;
+                if (best < 0)
+                    break;
+                done[best] = 1;
+                const int from = (int)lround(fmin(at, scale) / scale * half);
+                at += side * ct[k].contrib[best];
+                const int to = (int)lround(fmin(at, scale) / scale * half);
+                if (side > 0)
+                    draw_fill_rect(cv, x0 + from, bar_top, to - from, bar_h, draw_colour(best));
+                else
+                    draw_fill_rect(cv, x0 - to, bar_top, to - from, bar_h, draw_colour(best));
+            }
+            if (at > scale) /* cut at the axis's end: a white line across it */
+                draw_fill_rect(cv, side > 0 ? x0 + half - 8 : x0 - half + 5, bar_top, 3, bar_h, (DrawRgb){255, 255, 255});
+        }
+        const double m = fmax(-scale, fmin(scale, ct[k].margin));
+        const int mx = x0 + (int)lround(m / scale * half);
+        draw_fill_rect(cv, mx - 1, bar_top - 4, 3, bar_h + 8, DRAW_INK);
+    }
+    /* The axis: one scale for every contest. */
+    char num[64], plus[64];
+    const int ay = y1 - axis_h + 6;
+    axis_number(num, sizeof num, scale);
+    snprintf(plus, sizeof plus, "+%s", num + 3); /* past U+2212 */
+    snprintf(text, sizeof text, "\xe2\x86\x90 for the favourite");
+    snprintf(a, sizeof a, "for its top key \xe2\x86\x92");
+    if (draw_text(cv, f, num, SMALL_PX, SCORES_X, ay, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
+        draw_text(cv, f, "0", SMALL_PX, x0, ay, DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
+        draw_text(cv, f, plus, SMALL_PX, SCORES_X + SCORES_W, ay, DRAW_END, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
+        draw_text(cv, f, text, SMALL_PX, x0 - 16, ay, DRAW_END, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
+        draw_text(cv, f, a, SMALL_PX, x0 + 16, ay, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    draw_fill_rect(cv, SCORES_X, ay - 3, SCORES_W, 1, RULE);
+    return MHAVIZ_OK;
+}
+
 /* Long on purpose: the slide drawn in one pass, top to bottom: title, one
  * row of charts per head, the wide head, caption. */
 int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, const MhaConfig *c, char *const *tokens,
@@ -313,13 +386,16 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     const PullRow *row = &p->rows[i];
     const int n = row->n_keys;
     const int *top = p->top + (size_t)i * H;
-    float *contrib = malloc((size_t)(H + 1) * n * sizeof *contrib); /* (H + 1, n): the heads', then the wide head's own */
+    int *contested = malloc((size_t)H * sizeof *contested);           /* (n_heads) the contested keys */
+    double *parts = malloc((size_t)H * H * sizeof *parts);            /* (n_heads, n_heads) each contest's parts */
+    PullContest *contests = malloc((size_t)H * sizeof *contests);     /* (n_heads) */
     char *caption = malloc(2048);
     char *labels = malloc((size_t)n * RENDER_LABEL_BYTES); /* (n, RENDER_LABEL_BYTES) the keys as shown */
     char **shown = malloc((size_t)n * sizeof *shown);       /* (n) key j's label, as every picture shows it */
     Labels L = {0};
     int rc = MHAVIZ_ENOMEM;
-    if (!contrib || !caption || !labels || !shown || draw_canvas_reset(cv, SLIDE_W, SLIDE_H) != MHAVIZ_OK)
+    if (!contested || !parts || !contests || !caption || !labels || !shown ||
+        draw_canvas_reset(cv, SLIDE_W, SLIDE_H) != MHAVIZ_OK)
         goto cleanup;
     for (int j = 0; j < n; j++) { /* whitespace made visible, "" for the empty token (render.h) */
         shown[j] = labels + (size_t)j * RENDER_LABEL_BYTES;
@@ -337,11 +413,56 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     if (draw_caption(cv, font, caption, 86) != MHAVIZ_OK)
         goto cleanup;
 
+    /* The contests (pull.h): the wide head's margin between its top key and
+     * each pulling head's favourite, split into the heads' parts. None for a
+     * head trained on its own. */
+    int n_contests = p->identity ? pull_contested(p, i, contested) : 0;
+    for (int k = 0; k < n_contests; k++) { /* the closest first: the one that decided (insertion, stable) */
+        PullContest ct;
+        pull_contest(c, multi->scores, single->scores, single->att, i, row->wide_top, contested[k],
+                     parts + (size_t)k * H, &ct);
+        int at = k;
+        for (; at > 0 && fabs(contests[at - 1].margin) > fabs(ct.margin); at--)
+            contests[at] = contests[at - 1];
+        contests[at] = ct;
+    }
+
+    /* One scale for every bar on the left: each head's score less its top
+     * score, divided by sqrt(n_heads) when the wide head adds them up (its
+     * part of the wide head's score), and the contests' parts below, as
+     * deep as the closest choice needs (the heads' falls at the wide head's
+     * top key and at the closest contested key, or its runner-up when none
+     * is; the closest contest's parts): there the eye compares the heads on
+     * one axis. A bar deeper than that is cut (a white line across its
+     * end): a head that falls by thousands far from its favourite shows it
+     * without hiding the others' and the last keys' few points. */
+    const double per_head = p->identity ? 1.0 / sqrt((double)H) : 1.0;
+    const int near = n_contests ? contests[0].other : row->runner_up;
+    double depth = 0;
+    for (int h = 0; h < H; h++) {
+        const float *s_hi = multi->scores + ((size_t)h * T + i) * T;
+        const double top_h = s_hi[top[h]];
+        depth = fmax(depth, (top_h - s_hi[row->wide_top]) * per_head);
+        if (near >= 0)
+            depth = fmax(depth, (top_h - s_hi[near]) * per_head);
+        if (n_contests) {
+            double pro = 0, con = 0;
+            for (int g = 0; g < H; g++)
+                pro += fmax(contests[0].contrib[g], 0), con += fmax(-contests[0].contrib[g], 0);
+            depth = fmax(depth, fmax(pro, con));
+        }
+    }
+    depth = depth > 0 ? round_depth(depth) : 1;
+
     /* Column headers. */
     const int header_y = BODY_Y - (int)draw_line_height(HEADER_PX) - 8;
-    if (draw_text(cv, font, "score \xe2\x88\x92 the head's top score (0: its favourite key), each row on its own scale",
-                  HEADER_PX, SCORES_X,
-                  header_y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
+    if (p->identity)
+        snprintf(text, sizeof text, "score \xe2\x88\x92 top score, \xc3\xb7 \xe2\x88\x9a%d: each head's part of "
+                 "the wide head's", H);
+    else
+        snprintf(text, sizeof text, "score \xe2\x88\x92 the head's top score (0: its favourite), one scale");
+    draw_ellipsize(font, text, sizeof text, HEADER_PX, (float)(WEIGHTS_X - SCORES_X - 20));
+    if (draw_text(cv, font, text, HEADER_PX, SCORES_X, header_y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
         draw_text(cv, font, "softmax: its share of attention", HEADER_PX, WEIGHTS_X, header_y, DRAW_START,
                   DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
         goto cleanup;
@@ -357,20 +478,11 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     const int body_end = SLIDE_H - 12 - L.height;
     const int unit = (body_end - BODY_Y - WIDE_GAP) / (H + WIDE_ROWS);
     const int pad = unit >= 40 ? 8 : 2;
+    const int bar_w = (int)fmaxf(1.0f, L.slot_s * 0.7f);
 
-    /* Each head's scores less its top score, on a scale of its own (0 to
-     * its deepest key, rounded up): one head's pull may be a hundred times
-     * another's (a designed previous-token head falls by 10 000 over 45
-     * tokens, a subject head by 20), and on one scale the weaker would
-     * vanish. The number at the bottom of each row's axis says how deep it
-     * goes; the wide head's row below adds them up on one scale. */
     for (int h = 0; h < H; h++) {
         const int y = BODY_Y + h * unit, y0 = y + pad, y1 = y + unit - pad;
         const float *s_hi = multi->scores + ((size_t)h * T + i) * T;
-        double depth = 0;
-        for (int j = 0; j < n; j++)
-            depth = fmax(depth, s_hi[top[h]] - s_hi[j]);
-        depth = depth > 0 ? round_depth(depth) : 1;
         const DrawRgb col = draw_colour(h);
         char name[32], second[200];
         snprintf(name, sizeof name, "head %d", h);
@@ -378,11 +490,13 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
         if (draw_row_label(cv, font, y + pad, unit - pad, &col, name, second) != MHAVIZ_OK ||
             draw_score_axis(cv, font, y0, y1, depth) != MHAVIZ_OK)
             goto cleanup;
-        const int bar_w = (int)fmaxf(1.0f, L.slot_s * 0.7f);
         for (int j = 0; j < n; j++) {
             const int x = SCORES_X + (int)(j * L.slot_s + (L.slot_s - bar_w) / 2);
-            const int len = (int)lround((s_hi[top[h]] - s_hi[j]) / depth * (y1 - y0));
+            const double fall = (s_hi[top[h]] - s_hi[j]) * per_head;
+            const int len = (int)lround(fmin(fall, depth) / depth * (y1 - y0));
             draw_fill_rect(cv, x, y0, bar_w, len, col);
+            if (fall > depth && y1 - y0 > 12) /* cut: deeper than the scale */
+                draw_fill_rect(cv, x, y1 - 7, bar_w, 3, (DrawRgb){255, 255, 255});
         }
         draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
         dot(cv, SCORES_X + (int)((top[h] + 0.5f) * L.slot_s), y0, col);
@@ -393,52 +507,39 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
             draw_fill_rect(cv, LABEL_X, y + unit - 1, SLIDE_W - 2 * MARGIN, 1, (DrawRgb){235, 235, 235});
     }
 
-    /* The wide head: the heads' contributions stacked downwards (one colour
-     * per head), or its own scores when it has weights of its own. */
+    /* The wide head: who decided its choice, each contest on one common
+     * axis; or, when it has weights of its own, its own scores. */
     const int y = BODY_Y + H * unit + WIDE_GAP, y0 = y + pad, y1 = y + WIDE_ROWS * unit - pad;
     draw_fill_rect(cv, LABEL_X, y - WIDE_GAP + 4, SLIDE_W - 2 * MARGIN, 2, DRAW_FRAME);
     const float *w_i = single->scores + (size_t)i * T;
-    float *own = contrib + (size_t)H * n; /* (n) the wide head's scores less its top score */
-    for (int j = 0; j < n; j++)
-        own[j] = w_i[j] - w_i[row->wide_top];
-    if (p->identity)
-        pull_contributions(c, multi->scores, i, contrib);
-    double wide_depth = 0;
-    for (int j = 0; j < n; j++) {
-        double total = 0;
-        for (int h = 0; p->identity && h < H; h++)
-            total -= contrib[(size_t)h * n + j];
-        wide_depth = fmax(wide_depth, p->identity ? total : -own[j]);
-    }
-    wide_depth = wide_depth > 0 ? round_depth(wide_depth) : 1;
     char more[256];
     if (p->identity)
-        snprintf(more, sizeof more, "the heads' bars \xc3\xb7 \xe2\x88\x9a%d,\nstacked: its own score\n"
-                 "(less a constant);\ndot: its top key, the\nshortest stack", H);
+        snprintf(more, sizeof more, "who chose its top\nkey: its margin over\neach pulling head's\nfavourite, split "
+                 "into\nthe heads' parts;\n| : the margin");
     else
-        snprintf(more, sizeof more, "trained separately:\nits own scores, not\nthe heads' sum;\ndot: its top key");
+        snprintf(more, sizeof more, "trained separately:\nits own scores, not\nthe heads' sum, so no\nsplit into "
+                 "parts;\ndot: its top key");
     if (draw_row_label(cv, font, y0, y1 - y0, NULL, p->identity ? "wide head" : "one head", more) != MHAVIZ_OK ||
-        draw_score_axis(cv, font, y0, y1, wide_depth) != MHAVIZ_OK ||
         (p->identity && draw_legend(cv, font, H, y - WIDE_GAP + 14) != MHAVIZ_OK))
         goto cleanup;
-    const int bar_w = (int)fmaxf(1.0f, L.slot_s * 0.7f);
-    for (int j = 0; j < n; j++) {
-        const int x = SCORES_X + (int)(j * L.slot_s + (L.slot_s - bar_w) / 2);
-        if (!p->identity) {
-            draw_fill_rect(cv, x, y0, bar_w, (int)lround(-own[j] / wide_depth * (y1 - y0)), WIDE_COLOUR);
-            continue;
+    if (p->identity) {
+        if (draw_contests(cv, font, contests, n_contests, H, shown, tokens, n, depth, y0, y1) != MHAVIZ_OK)
+            goto cleanup;
+    } else {
+        double own_depth = 0;
+        for (int j = 0; j < n; j++)
+            own_depth = fmax(own_depth, (double)w_i[row->wide_top] - w_i[j]);
+        own_depth = own_depth > 0 ? round_depth(own_depth) : 1;
+        if (draw_score_axis(cv, font, y0, y1, own_depth) != MHAVIZ_OK)
+            goto cleanup;
+        for (int j = 0; j < n; j++) {
+            const int x = SCORES_X + (int)(j * L.slot_s + (L.slot_s - bar_w) / 2);
+            draw_fill_rect(cv, x, y0, bar_w, (int)lround((w_i[row->wide_top] - w_i[j]) / own_depth * (y1 - y0)),
+                           WIDE_COLOUR);
         }
-        double below = 0; /* how far the stack reaches so far */
-        for (int h = 0; h < H; h++) {
-            const int from = (int)lround(below / wide_depth * (y1 - y0));
-            below -= contrib[(size_t)h * n + j];
-            const int to = (int)lround(below / wide_depth * (y1 - y0));
-            draw_fill_rect(cv, x, y0 + from, bar_w, to - from, draw_colour(h));
-        }
+        draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
+        dot(cv, SCORES_X + (int)((row->wide_top + 0.5f) * L.slot_s), y0, WIDE_COLOUR);
     }
-    draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
-    /* The key with the shortest stack is the wide head's top key. */
-    dot(cv, SCORES_X + (int)((row->wide_top + 0.5f) * L.slot_s), y0, WIDE_COLOUR);
     if (draw_weights(cv, font, single->att + (size_t)i * T, n, L.slot_w, num_w, y0, y1, WIDE_COLOUR) != MHAVIZ_OK)
         goto cleanup;
 
@@ -451,7 +552,9 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "%s: out of memory", png_path);
-    free(contrib);
+    free(contested);
+    free(parts);
+    free(contests);
     free(caption);
     free(labels);
     free(shown);

@@ -5,6 +5,7 @@
  *   (float16, or thumbnails and top keys past the cap, in base64) -> the
  *   page template, with its stylesheet and scripts put in place. */
 #include "report/lesson_page.h"
+#include "core/kept.h"
 #include "core/measures.h"
 #include "core/pull.h"
 #include "core/rival.h"
@@ -12,6 +13,7 @@
 #include "pictures/labels.h"
 #include "report/report.h"
 #include "report/report_parts.h"
+#include "text/contest.h"
 #include "text/token_text.h"
 
 #include "lesson_assets.h" /* made at build time by xxd -i from assets/lesson/ (the Makefile) */
@@ -320,7 +322,107 @@ static cJSON *map_facts(const MapMeasures *m, const char *who, char *const *toke
     int clipped;
     cJSON_AddNumberToObject(o, "scores_end", render_scores_end(scores, T, causal, &clipped));
     cJSON_AddBoolToObject(o, "scores_clipped", clipped);
-    return whole(o, holds(pats, MEASURES_N_PATTERNS) ? 7 : -1);
+    cJSON_AddItemToObject(o, "split", cJSON_CreateIntArray(m->split, 2)); /* split's two patterns, else -1 */
+    return whole(o, holds(pats, MEASURES_N_PATTERNS) ? 8 : -1);
+}
+
+/* Bytes of a token as the sentences show it (token_text). */
+#define PAGE_TOKEN_BYTES 256
+
+/* The page holds every row's contests while they are at most this many
+ * numbers (T x n_heads x n_heads at most): a class's sentences hold a few
+ * thousand; a layer of 2 048 tokens and 32 heads would add 2 M numbers,
+ * over the page's cap. */
+#define PAGE_CONTEST_NUMBERS 65536
+
+static int contests_shown(const MhaConfig *c)
+{
+    return (size_t)c->T * c->n_heads * c->n_heads <= PAGE_CONTEST_NUMBERS;
+}
+
+/* Row i's contests (pull.h) as [key, over, margin, tie, [each head's part]]
+ * and their sentences (contest_text): which heads carried the wide head's
+ * choice and which lost it. Empty for a head trained on its own. */
+static int contest_facts(const Variant *v, int i, cJSON *row, int *keys, double *contrib)
+{
+    const PullLayer *p = &v->pulls;
+    const MhaConfig *c = &v->in.cfg;
+    cJSON *list = cJSON_AddArrayToObject(row, "contests");
+    cJSON *texts = cJSON_AddArrayToObject(row, "contest_sentences");
+    /* a layer too large for them (report.json has them all): none, said by "contests_shown" */
+    const int m = p->identity && contests_shown(c) ? pull_contested(p, i, keys) : 0;
+    char sentence[1536], shown[2][PAGE_TOKEN_BYTES + 2], named[2][PAGE_TOKEN_BYTES + 16], tok[PAGE_TOKEN_BYTES];
+    for (int k = 0; k < m; k++) {
+        PullContest ct;
+        pull_contest(c, v->multi.scores, v->single.scores, v->single.att, i, p->rows[i].wide_top, keys[k], contrib,
+                     &ct);
+        const int pair[2] = {ct.key, ct.other};
+        for (int e = 0; e < 2; e++) {
+            snprintf(shown[e], sizeof shown[e], "'%s'", token_text(tok, sizeof tok, v->in.tokens[pair[e]]));
+            contest_key(named[e], sizeof named[e], shown[e], v->in.tokens, p->rows[i].n_keys, pair[e]);
+        }
+        cJSON *one = cJSON_CreateObject();
+        cJSON_AddNumberToObject(one, "key", ct.key);
+        cJSON_AddNumberToObject(one, "over", ct.other);
+        cJSON_AddNumberToObject(one, "margin", ct.margin);
+        cJSON_AddBoolToObject(one, "tie", ct.tie);
+        cJSON_AddItemToObject(one, "contributions", cJSON_CreateDoubleArray(contrib, c->n_heads));
+        cJSON_AddItemToArray(list, whole(one, 5));
+        cJSON_AddItemToArray(texts, cJSON_CreateString(contest_text(sentence, sizeof sentence, &ct, c->n_heads,
+                                                                    named[0], named[1])));
+    }
+    return holds(list, m) && holds(texts, m);
+}
+
+/* The heads' relations the wide head kept, halved and lost (kept.h), with
+ * the thresholds, and the share lost against random layers as sharp as
+ * the heads (chance.h): [lo, hi] and the side (-1, 0, 1), or null when
+ * there is no fair baseline. */
+static cJSON *kept_facts(const Variant *v)
+{
+    const MhaConfig *c = &v->in.cfg;
+    KeptLayer k;
+    if (kept_layer_build(&k, c, v->multi.att, v->single.att, v->in.tokens, v->measures) != MHAVIZ_OK)
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "kept_at_least", MEASURES_SHOWN_SHARE);
+    cJSON_AddNumberToObject(o, "halved_at_least", KEPT_HALVED_AT_LEAST);
+    cJSON_AddNumberToObject(o, "rows", k.rows);
+    for (int e = 0; e < 3; e++)
+        cJSON_AddNumberToObject(o, kept_verdict_name((KeptVerdict)e), k.verdict[e]);
+    cJSON *rels = cJSON_AddArrayToObject(o, "relations");
+    for (int r = 0; r < k.n_relations; r++) {
+        const KeptRelation *kr = &k.relations[r];
+        cJSON *one = cJSON_CreateObject();
+        cJSON_AddStringToObject(one, "relation", measures_role_name((MeasuresRole)kr->relation));
+        cJSON_AddNumberToObject(one, "fixed_key", kr->fixed_key);
+        cJSON_AddBoolToObject(one, "is_role", kr->is_role);
+        cJSON *heads = cJSON_AddArrayToObject(one, "heads");
+        for (int h = 0; h < k.n_heads; h++)
+            if (k.heads[h].of == r)
+                cJSON_AddItemToArray(heads, cJSON_CreateNumber(h));
+        cJSON_AddNumberToObject(one, "rows", kr->rows);
+        for (int e = 0; e < 3; e++)
+            cJSON_AddNumberToObject(one, kept_verdict_name((KeptVerdict)e), kr->verdict[e]);
+        cJSON_AddNumberToObject(one, "mean_share", kr->rows ? kr->share_sum / kr->rows : -1.0);
+        cJSON_AddItemToArray(rels, whole(one, 9));
+    }
+    const ChanceRange *rl = &v->chance.r[CHANCE_LOST_SHARE];
+    if (v->chance.sharp_draws > 0 && rl->n >= CHANCE_MIN_DRAWS && k.rows > 0) {
+        cJSON *ch = cJSON_AddObjectToObject(o, "lost_share_chance");
+        const double here = (double)k.verdict[KEPT_LOST] / k.rows;
+        cJSON_AddNumberToObject(ch, "draws", v->chance.sharp_draws);
+        cJSON_AddNumberToObject(ch, "sharp_target_entropy_norm", v->chance.sharp_target);
+        cJSON_AddNumberToObject(ch, "lo", rl->lo);
+        cJSON_AddNumberToObject(ch, "hi", rl->hi);
+        cJSON_AddNumberToObject(ch, "here", here);
+        cJSON_AddNumberToObject(ch, "side", chance_side(rl, here));
+    } else {
+        cJSON_AddNullToObject(o, "lost_share_chance"); /* no fair baseline: no verdict */
+    }
+    const int n_rel = k.n_relations;
+    kept_layer_free(&k);
+    return whole(o, holds(rels, n_rel) ? 8 : -1);
 }
 
 /* shown (T): the tokens as the captions show them (token_text). */
@@ -332,20 +434,34 @@ static cJSON *pull_facts(const Variant *v, char *const *shown)
     cJSON_AddBoolToObject(o, "identity", p->identity);
     cJSON_AddNumberToObject(o, "default_query", p->default_query);
     cJSON_AddNumberToObject(o, "query", v->query);
+    cJSON_AddNumberToObject(o, "tie_weight_below", PULL_TIE_WEIGHT);
+    cJSON_AddNumberToObject(o, "tie_margin_relative", PULL_TIE_REL);
+    cJSON_AddBoolToObject(o, "contests_shown", p->identity && contests_shown(c));
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     char caption[2048];
-    for (int i = 0; i < c->T; i++) {
+    int *keys = malloc((size_t)c->n_heads * sizeof *keys);         /* (n_heads) a row's contested keys */
+    double *contrib = malloc((size_t)c->n_heads * sizeof *contrib); /* (n_heads) one contest's parts */
+    int all = keys && contrib;
+    for (int i = 0; i < c->T && all; i++) {
         const PullRow *r = &p->rows[i];
         cJSON *row = cJSON_CreateObject();
         cJSON_AddStringToObject(row, "outcome", pull_outcome_name(r->outcome));
         cJSON_AddItemToObject(row, "head_top_keys", cJSON_CreateIntArray(p->top + (size_t)i * c->n_heads, c->n_heads));
+        cJSON *pulls = cJSON_AddArrayToObject(row, "head_pulls"); /* a caption names only these heads */
+        for (int h = 0; h < c->n_heads; h++)
+            cJSON_AddItemToArray(pulls, cJSON_CreateBool(p->pulls[(size_t)i * c->n_heads + h]));
+        all &= holds(pulls, c->n_heads);
         cJSON_AddNumberToObject(row, "wide_top_key", r->wide_top);
         cJSON_AddNumberToObject(row, "wide_top_weight", r->wide_top_att);
+        cJSON_AddNumberToObject(row, "runner_up_key", r->runner_up);
+        cJSON_AddNumberToObject(row, "runner_up_weight", r->runner_up_att);
         pull_caption(caption, sizeof caption, p, i, shown, v->single.att);
         cJSON_AddStringToObject(row, "caption", caption);
-        cJSON_AddItemToArray(rows, whole(row, 5));
+        all &= contest_facts(v, i, row, keys, contrib);
+        cJSON_AddItemToArray(rows, whole(row, 10));
     }
-    return whole(o, holds(rows, c->T) ? 4 : -1);
+    free(keys), free(contrib);
+    return whole(o, all && holds(rows, c->T) ? 7 : -1);
 }
 
 static cJSON *variant_facts(const Variant *v, char *const *shown)
@@ -364,13 +480,14 @@ static cJSON *variant_facts(const Variant *v, char *const *shown)
         snprintf(who, sizeof who, "head %d", h);
         cJSON *head = map_facts(&v->measures[h], who, v->in.tokens, c->T, map_scores(v, h), c->causal);
         cJSON_AddNumberToObject(head, "kv_head", v->kv_of[h]);
-        cJSON_AddItemToArray(heads, whole(head, 8));
+        cJSON_AddItemToArray(heads, whole(head, 9));
     }
     cJSON *wide = map_facts(&v->measures[c->n_heads], rival_name(v->in.has_single)->the, v->in.tokens, c->T,
                             map_scores(v, c->n_heads), c->causal);
     cJSON_AddStringToObject(wide, "source", v->in.has_single ? "input" : "same projections");
-    cJSON_AddItemToObject(o, "wide", whole(wide, 8));
+    cJSON_AddItemToObject(o, "wide", whole(wide, 9));
     cJSON_AddItemToObject(o, "pulls", pull_facts(v, shown));
+    cJSON_AddItemToObject(o, "kept", kept_facts(v));
 
     CostTable t;
     const int wide_bias = v->in.has_single ? v->in.single.has_bias : v->in.w.has_bias;
@@ -383,7 +500,7 @@ static cJSON *variant_facts(const Variant *v, char *const *shown)
     cJSON_AddItemToObject(cost, "gqa", t.n_gqa ? cost_row(&t.gqa[0]) : cJSON_CreateNull()); /* the largest GQA */
     cJSON_AddItemToObject(cost, "mqa", cost_row(&t.mqa));
     cJSON_AddItemToObject(cost, "single_head", cost_row(&t.wide));
-    return whole(o, holds(heads, c->n_heads) && holds(cost, 7) ? 7 + (v->pooled_from != 0) : -1);
+    return whole(o, holds(heads, c->n_heads) && holds(cost, 7) ? 8 + (v->pooled_from != 0) : -1);
 }
 
 /* The input's models trained by K/V heads (report_parts.h, trained_row):

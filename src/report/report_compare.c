@@ -10,6 +10,7 @@
 #include "core/pull.h"
 #include "core/rival.h"
 #include "text/format.h"
+#include "text/contest.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -125,9 +126,73 @@ static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
     txt_wrapped(f, "  ", line);
 }
 
-/* How the wide head combines the heads' scores, in sentences (pull.h). */
-void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *ch)
+/* Contest lines report.txt writes at most (a 45-token class sentence
+ * writes about a hundred); the rest are in report.json. */
+#define REPORT_CONTEST_LINES 256
+
+/* Which heads decided each choice of the wide head: for every row with a
+ * pulling head whose favourite it did not choose, its margin between its
+ * top key and that favourite, split into the heads' parts (pull_contest);
+ * or, for a head trained on its own, why there is no such split. */
+static void txt_contests(FILE *f, const ReportData *d, const PullLayer *p)
 {
+    char *const *tokens = d->in->tokens;
+    const int H = p->n_heads;
+    char line[2048], sentence[1536], qa[REPORT_TOKEN_BYTES + 2], qb[REPORT_TOKEN_BYTES + 2];
+    char qi[REPORT_TOKEN_BYTES + 2], ka[REPORT_TOKEN_BYTES + 16], kb[REPORT_TOKEN_BYTES + 16];
+    if (!p->identity) {
+        txt_wrapped(f, "  ", "Who decided each choice: a head trained on its own is not built from the heads, so "
+                             "its margin between two keys does not split into the heads' parts; only its top keys "
+                             "are compared with theirs.");
+        return;
+    }
+    int *keys = malloc((size_t)H * sizeof *keys);         /* (n_heads) the contested keys */
+    double *contrib = malloc((size_t)H * sizeof *contrib); /* (n_heads) one contest's parts */
+    if (!keys || !contrib) {
+        free(keys), free(contrib);
+        return;
+    }
+    int any = 0, said = 0, more = 0;
+    for (int i = 0; i < p->T; i++) {
+        const int m = pull_contested(p, i, keys);
+        if (said + m > REPORT_CONTEST_LINES) {
+            more += m;
+            continue;
+        }
+        said += m;
+        for (int k = 0; k < m; k++) {
+            if (!any)
+                txt_wrapped(f, "  ", "Who decided each choice: the wide head's margin between its top key and each "
+                                     "pulling head's favourite, split into the heads' parts (each head's own margin "
+                                     "between the two keys / sqrt(n_heads)); the parts add up to the margin. A "
+                                     "positive part carried the choice, a negative one lost it. A tie: the two keys' "
+                                     "weights less than 0.005 apart, or the margin within float error.");
+            any = 1;
+            PullContest ct;
+            pull_contest(&d->in->cfg, d->multi->scores, d->single->scores, d->single->att, i, p->rows[i].wide_top,
+                         keys[k], contrib, &ct);
+            const int n = p->rows[i].n_keys;
+            contest_key(ka, sizeof ka, txt_quoted_token(qa, sizeof qa, tokens[ct.key]), tokens, n, ct.key);
+            contest_key(kb, sizeof kb, txt_quoted_token(qb, sizeof qb, tokens[ct.other]), tokens, n, ct.other);
+            contest_text(sentence, sizeof sentence, &ct, H, ka, kb);
+            snprintf(line, sizeof line, "%s (%d): %s", txt_quoted_token(qi, sizeof qi, tokens[i]), i, sentence);
+            txt_wrapped(f, "  ", line);
+        }
+    }
+    if (more > 0) {
+        snprintf(line, sizeof line, "%d more contests, in the later rows, are in report.json (pulls.rows[].contests).",
+                 more);
+        txt_wrapped(f, "  ", line);
+    }
+    free(keys), free(contrib);
+}
+
+/* How the wide head combines the heads' scores, in sentences (pull.h). */
+void txt_pulls(FILE *f, const ReportData *d)
+{
+    const PullLayer *p = d->pulls;
+    char *const *tokens = d->in->tokens;
+    const Chance *ch = d->chance;
     char line[1024];
     const int H = p->n_heads;
     const char *who = rival_name(!p->identity)->the; /* a wide head of its own weights is trained on its own */
@@ -162,11 +227,17 @@ void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *c
     int agreed_blur = 0; /* rows that blur though every pulling head agrees */
     for (int i = 0; i < p->T; i++)
         agreed_blur += p->rows[i].outcome == PULL_AGREED && p->rows[i].blurs;
-    char also[96] = "", none[192] = "";
+    char also[96] = "", none[384] = "";
     if (agreed_blur > 0)
         snprintf(also, sizeof also, ", though %d of them blur", agreed_blur);
     if (p->count[PULL_NO_PULL] > 0)
         snprintf(none, sizeof none, "in %d no head is sharp enough to pull; ", p->count[PULL_NO_PULL]);
+    if (p->count[PULL_TIE] > 0) {
+        const size_t used = strlen(none);
+        snprintf(none + used, sizeof none - used, "in %d %s ties its top key with another (weights less than "
+                 "%.3f apart, or scores equal within float error): a tie, no choice; ", p->count[PULL_TIE],
+                 rival_name(!p->identity)->the, PULL_TIE_WEIGHT);
+    }
     snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: %sin %d every pulling "
              "head's top key is %s too (nothing lost%s); in %d %s (no key gets more than %.0f%% of %s "
              "attention); in %d %s; in %d it chose a key that is no pulling head's top key. A head "
@@ -175,8 +246,8 @@ void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *c
              choosing, none, p->count[PULL_AGREED], rival_name(!p->identity)->too, also, p->count[PULL_SPLIT],
              p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
              p->identity ? "the wide head's" : "its", p->count[PULL_FOLLOWED],
-             p->identity ? "the wide head followed the top key of some heads over the others"
-                         : "its top key is the top key of some heads, not of the others",
+             "its top key is the top key of some pulling heads, not of the others (followed: an outcome; "
+             "who decided it is below)",
              p->count[PULL_OWN], 100 * PULL_BLUR_AT_MOST, MEASURES_SHARP_BELOW);
     txt_wrapped(f, "  ", line);
     if (ch)
@@ -186,6 +257,8 @@ void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *c
     txt_pull_rows(f, p, tokens, PULL_FOLLOWED, p->identity ? "followed:" : "a head's top key:");
     txt_pull_rows(f, p, tokens, PULL_OWN, "a choice no head made:");
     txt_pull_rows(f, p, tokens, PULL_NO_PULL, "no pull:");
+    txt_pull_rows(f, p, tokens, PULL_TIE, "a tie:");
+    txt_contests(f, d, p);
     const int q = p->default_query;
     char quoted[REPORT_TOKEN_BYTES + 2];
     snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default %s (%d), where the "
@@ -305,76 +378,98 @@ void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
     txt_wrapped(f, "", line);
 }
 
-/* The headline: which of the heads' relations the wide head kept, row by
- * row, and which it lost (kept.h), against chance. */
+/* "head 0", "heads 0 and 2": the heads whose relation is relation r. */
+static int relation_heads(char *buf, size_t len, const KeptLayer *k, int r)
+{
+    int pick[REPORT_CHANCE_HEADS] = {0}, m = 0;
+    const int H = k->n_heads < REPORT_CHANCE_HEADS ? k->n_heads : REPORT_CHANCE_HEADS;
+    for (int h = 0; h < H; h++)
+        m += pick[h] = k->heads[h].of == r && k->heads[h].rows > 0;
+    return txt_head_list(buf, len, pick, H, m);
+}
+
+/* The relations' rows against random layers as sharp as these heads (chance_sharp). */
+static void txt_kept_chance(char *line, size_t len, const KeptLayer *k, const Chance *ch, const MhaConfig *c)
+{
+    if (!chance_has_choice(c)) {
+        snprintf(line, len, "These counts are %s.", NO_CHOICE);
+        return;
+    }
+    const ChanceRange *rl = &ch->r[CHANCE_LOST_SHARE];
+    if (k->rows == 0) {
+        snprintf(line, len, "With no relation held, there is nothing to compare with random layers.");
+        return;
+    }
+    const double lost = (double)k->verdict[KEPT_LOST] / k->rows;
+    if (ch->sharp_draws == 0 || rl->n < CHANCE_MIN_DRAWS) {
+        snprintf(line, len, "No fair baseline: random layers of this shape %s, so no verdict against chance "
+                 "is given here (random layers that barely pull have little to keep or lose, and their counts "
+                 "would say nothing).",
+                 ch->sharp_draws == 0 ? "were not drawn as sharp as these heads (too few allowed at this size, or "
+                                        "no sharpness to match)"
+                                      : "scaled to these heads' sharpness hold too few relations to give a range");
+        return;
+    }
+    const int side = chance_side(rl, lost);
+    snprintf(line, len, "%d random layers of this shape and sentence, each scaled to these heads' sharpness (a mean "
+             "normalised entropy of %.2f), lose %.0f%% to %.0f%% of the relation-rows their heads hold (%s, the %d "
+             "layers that hold some): the %.0f%% lost here (%d of %d) %s %s.", ch->sharp_draws, ch->sharp_target,
+             100 * rl->lo, 100 * rl->hi, chance_span(rl), rl->n, 100 * lost, k->verdict[KEPT_LOST], k->rows,
+             side == 0 ? "is" : "are", chance_words(side));
+}
+
+/* The headline: which of the heads' relations the wide head kept, halved
+ * and lost, row by row (kept.h), against chance. */
 void txt_kept(FILE *f, const ReportData *d, const Summary *s)
 {
     const KeptLayer *k = &s->kept;
-    const int H = k->n_heads;
-    char line[4096], clause[256];
-    int n = snprintf(line, sizeof line, "What one softmax keeps and loses: %s", rival_name(d->single_given)->the);
-    int kept_any = 0, lost_any = 0;
-    for (int pass = 0; pass < 2; pass++) /* those it kept in some rows, then those it lost in all */
-        for (int h = 0; h < H && n < (int)sizeof line; h++) {
-            const KeptHead *kh = &k->heads[h];
-            if (kh->rows == 0 || (pass == 0) != (kh->kept > 0))
-                continue;
-            int *any = pass == 0 ? &kept_any : &lost_any;
-            const char *lead = *any ? ", " : pass == 0 ? " kept " : kept_any ? "; it lost " : " lost ";
-            n += snprintf(line + n, sizeof line - (size_t)n, "%shead %d's %s pull%s in %d of %d row%s", lead, h,
-                          measures_role_name((MeasuresRole)kh->relation),
-                          kh->is_role ? "" : " (its strongest pattern, not a role)",
-                          pass == 0 ? kh->kept : kh->rows, kh->rows, kh->rows == 1 ? "" : "s");
-            *any = 1;
-        }
-    char half[16];
+    const RivalName *who = rival_name(d->single_given);
+    char line[4096], heads[256], share[16];
+    int n = snprintf(line, sizeof line, "What one softmax keeps and loses: of each relation the heads hold, %s", who->the);
+    int any = 0;
+    for (int r = 0; r < k->n_relations && n < (int)sizeof line; r++) {
+        const KeptRelation *kr = &k->relations[r];
+        if (kr->rows == 0)
+            continue;
+        relation_heads(heads, sizeof heads, k, r);
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s kept the %s relation%s (%s) in %d of %d row%s, halved it "
+                      "in %d, lost it in %d (its mean share %s)", any ? ";" : "",
+                      measures_role_name((MeasuresRole)kr->relation), kr->is_role ? "" : " (a strongest pattern, not a role)",
+                      heads, kr->verdict[KEPT_KEPT], kr->rows, kr->rows == 1 ? "" : "s", kr->verdict[KEPT_HALVED],
+                      kr->verdict[KEPT_LOST], measures_weight_text(share, sizeof share, kr->share_sum / kr->rows));
+        any = 1;
+    }
+    char half[16], quarter[16];
     txt_fraction_word(half, sizeof half, MEASURES_SHOWN_SHARE);
-    if (!kept_any && !lost_any)
+    txt_fraction_word(quarter, sizeof quarter, KEPT_HALVED_AT_LEAST);
+    if (!any)
         n += snprintf(line + n, sizeof line - (size_t)n, " has nothing to keep or lose: in no row does a head's "
                       "role (or strongest pattern) hold at least %s of the row while the row is sharp "
                       "(normalised entropy below %.1f).", half, MEASURES_SHARP_BELOW);
     else if (n < (int)sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its pull in a row when its role's "
+        n += snprintf(line + n, sizeof line - (size_t)n, ". A head holds its relation in a row when its role's "
                       "cells (or its strongest pattern's) hold at least %s of the row and the row is sharp "
                       "(normalised entropy below %.1f); %s kept it when its own cells of that pattern hold at "
-                      "least %s of its row too.", half, MEASURES_SHARP_BELOW, rival_name(d->single_given)->the,
-                      half);
+                      "least %s of its row too, halved it when they hold at least %s and less than %s, lost it "
+                      "below %s; its mean share is what those cells hold on average over the rows. A row where "
+                      "two heads hold the same relation counts once.", half, MEASURES_SHARP_BELOW, who->the, half,
+                      quarter, half, quarter);
     int quiet = 0; /* heads that hold their pattern in no row */
-    for (int h = 0; h < H; h++)
+    for (int h = 0; h < k->n_heads; h++)
         quiet += k->heads[h].rows == 0;
-    if (quiet > 0 && (kept_any || lost_any) && n < (int)sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no pull: in none of %s rows does %s "
+    if (quiet > 0 && any && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no relation: in none of %s rows does %s "
                       "pattern hold at least %s of the row while the row is sharp; nothing to keep or lose.", quiet,
                       quiet == 1 ? "" : "s", quiet == 1 ? "s" : "", quiet == 1 ? "its" : "their",
                       quiet == 1 ? "its" : "their", half);
     if (k->rows > 0 && n < (int)sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, " In all it kept %d of the heads' %d rows and lost %d.",
-                      k->kept, k->rows, k->rows - k->kept);
+        n += snprintf(line + n, sizeof line - (size_t)n, " In all, of the %d relation-rows the heads hold, it kept "
+                      "%d, halved %d and lost %d.", k->rows, k->verdict[KEPT_KEPT], k->verdict[KEPT_HALVED],
+                      k->verdict[KEPT_LOST]);
     txt_wrapped(f, "", line);
     if (!d->chance)
         return;
-    const Chance *ch = d->chance;
-    if (!chance_has_choice(s->c))
-        snprintf(line, sizeof line, "These counts are %s.", NO_CHOICE);
-    else if (ch->draws == 0) {
-        chance_clause(clause, sizeof clause, ch, CHANCE_KEPT, k->kept, "%.0f", 1.0);
-        snprintf(line, sizeof line, "These counts are %s.", clause);
-    } else {
-        const ChanceRange *rk = &ch->r[CHANCE_KEPT], *rl = &ch->r[CHANCE_LOST];
-        const int kept_side = chance_side(rk, k->kept), lost_side = chance_side(rl, k->rows - k->kept);
-        const int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence keep %.0f to %.0f "
-                 "rows and lose %.0f to %.0f (%s): the %d kept here are %s, the %d lost %s%s", ch->draws, rk->lo,
-                 rk->hi, rl->lo, rl->hi, chance_span(rk), k->kept,
-                 chance_words(kept_side), k->rows - k->kept, chance_words(lost_side),
-                 kept_side == 0 && lost_side == 0 ? ": these counts say nothing about many heads against one."
-                                                  : ".");
-        /* Both above chance says first that these heads are sharp: random
-         * heads seldom hold a pull at all. The lesson is in the share lost. */
-        if (kept_side > 0 && lost_side > 0 && n > 0 && n < (int)sizeof line)
-            snprintf(line + n, sizeof line - (size_t)n, " Both are more because random heads are rarely sharp "
-                     "enough to hold a pull, so they have little to keep or lose; what one softmax does is in the "
-                     "share: it lost %d of the %d rows the heads hold.", k->rows - k->kept, k->rows);
-    }
+    txt_kept_chance(line, sizeof line, k, d->chance, s->c);
     txt_wrapped(f, "", line);
 }
 

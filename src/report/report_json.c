@@ -88,6 +88,12 @@ static void json_measures(FILE *f, const MapMeasures *m, const char *indent)
         fprintf(f, "\"%s\"", measures_pattern_field((MeasuresRole)m->strongest));
     else
         fputs("null", f);
+    fprintf(f, ",\n%s\"split_patterns\": ", indent); /* role "split": its two patterns, the larger first */
+    if (m->role == MEASURES_SPLIT)
+        fprintf(f, "[\"%s\", \"%s\"]", measures_pattern_field((MeasuresRole)m->split[0]),
+                measures_pattern_field((MeasuresRole)m->split[1]));
+    else
+        fputs("null", f);
     fputs(",\n", f);
 }
 
@@ -123,15 +129,49 @@ void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int la
     fputs(last ? "\n" : ",\n", f);
 }
 
+/* Row i's contests (pull.h): the wide head's margin between its top key
+ * and each pulling head's favourite, split into the heads' parts; null
+ * for a head trained on its own, which has no such split. */
+static void json_contests(FILE *f, const ReportData *d, const PullLayer *p, int i)
+{
+    const MhaConfig *c = &d->in->cfg;
+    const int H = p->n_heads;
+    int *keys = malloc((size_t)H * sizeof *keys);         /* (n_heads) the contested keys */
+    double *contrib = malloc((size_t)H * sizeof *contrib); /* (n_heads) one contest's parts */
+    if (!p->identity || !keys || !contrib) { /* out of memory: no contests written, as for no split */
+        fputs("null", f);
+        free(keys), free(contrib);
+        return;
+    }
+    const int m = pull_contested(p, i, keys);
+    fputc('[', f);
+    for (int k = 0; k < m; k++) {
+        PullContest ct;
+        pull_contest(c, d->multi->scores, d->single->scores, d->single->att, i, p->rows[i].wide_top, keys[k], contrib,
+                     &ct);
+        fprintf(f, "%s{\"key\": %d, \"over\": %d, \"margin\": ", k ? ", " : "", ct.key, ct.other);
+        json_number(f, ct.margin);
+        fprintf(f, ", \"tie\": %s, \"contributions\": [", ct.tie ? "true" : "false");
+        for (int h = 0; h < H; h++) {
+            fputs(h ? ", " : "", f);
+            json_number(f, contrib[h]);
+        }
+        fputs("]}", f);
+    }
+    fputc(']', f);
+    free(keys), free(contrib);
+}
+
 /* "pulls": how the wide head combines the heads' scores, row by row (pull.h). */
-static void json_pulls(FILE *f, const PullLayer *p)
+static void json_pulls(FILE *f, const ReportData *d, const PullLayer *p)
 {
     fprintf(f, "  \"pulls\": {\n    \"identity\": %s,\n    \"identity_max_deviation\": ",
             p->identity ? "true" : "false");
     json_number(f, p->identity_max_dev);
     fputs(",\n    \"max_abs_wide_score\": ", f);
     json_number(f, p->max_abs_score);
-    fprintf(f, ",\n    \"blur_at_most\": %g,\n    \"default_query\": %d,\n    \"counts\": {", PULL_BLUR_AT_MOST,
+    fprintf(f, ",\n    \"blur_at_most\": %g,\n    \"tie_weight_below\": %g,\n    \"tie_margin_relative\": %g,\n"
+               "    \"default_query\": %d,\n    \"counts\": {", PULL_BLUR_AT_MOST, PULL_TIE_WEIGHT, PULL_TIE_REL,
             p->default_query);
     for (int o = 0; o < PULL_N_OUTCOMES; o++)
         fprintf(f, "\"%s\": %d, ", pull_outcome_name((PullOutcome)o), p->count[o]);
@@ -147,7 +187,11 @@ static void json_pulls(FILE *f, const PullLayer *p)
             fprintf(f, "%s%s", h ? ", " : "", p->pulls[(size_t)i * p->n_heads + h] ? "true" : "false");
         fprintf(f, "], \"wide_top_key\": %d, \"wide_top_weight\": ", r->wide_top);
         json_number(f, r->wide_top_att);
-        fprintf(f, ", \"blurs\": %s}%s\n", r->blurs ? "true" : "false", i + 1 < p->T ? "," : "");
+        fprintf(f, ", \"runner_up_key\": %d, \"runner_up_weight\": ", r->runner_up);
+        json_number(f, r->runner_up_att);
+        fprintf(f, ", \"blurs\": %s, \"contests\": ", r->blurs ? "true" : "false");
+        json_contests(f, d, p, i);
+        fprintf(f, "}%s\n", i + 1 < p->T ? "," : "");
     }
     fputs("    ]\n  },\n", f);
 }
@@ -179,11 +223,32 @@ static void json_training(FILE *f, const Training *t, int pooled_from)
             worse, pooled_from ? "true" : "false");
 }
 
-/* "kept": the heads' relations the wide head kept and lost, row by row (kept.h). */
+/* "kept": the heads' relations the wide head kept, halved and lost, row by row (kept.h). */
 static void json_kept(FILE *f, const KeptLayer *k)
 {
-    fprintf(f, "  \"kept\": {\n    \"rows\": %d,\n    \"kept\": %d,\n    \"lost\": %d,\n    \"heads\": [", k->rows,
-            k->kept, k->rows - k->kept);
+    fprintf(f, "  \"kept\": {\n    \"kept_at_least\": %g,\n    \"halved_at_least\": %g,\n    \"rows\": %d,\n",
+            MEASURES_SHOWN_SHARE, KEPT_HALVED_AT_LEAST, k->rows);
+    for (int v = 0; v < 3; v++)
+        fprintf(f, "    \"%s\": %d,\n", kept_verdict_name((KeptVerdict)v), k->verdict[v]);
+    fputs("    \"relations\": [", f);
+    for (int r = 0; r < k->n_relations; r++) {
+        const KeptRelation *kr = &k->relations[r];
+        fprintf(f, "%s\n      {\"relation\": \"%s\", \"fixed_key\": %d, \"is_role\": %s, \"heads\": [", r ? "," : "",
+                measures_pattern_field((MeasuresRole)kr->relation), kr->fixed_key, kr->is_role ? "true" : "false");
+        int first = 1;
+        for (int h = 0; h < k->n_heads; h++)
+            if (k->heads[h].of == r) {
+                fprintf(f, first ? "%d" : ", %d", h);
+                first = 0;
+            }
+        fprintf(f, "], \"rows\": %d", kr->rows);
+        for (int v = 0; v < 3; v++)
+            fprintf(f, ", \"%s\": %d", kept_verdict_name((KeptVerdict)v), kr->verdict[v]);
+        fputs(", \"mean_share\": ", f);
+        json_number(f, kr->rows ? kr->share_sum / kr->rows : NAN);
+        fputc('}', f);
+    }
+    fputs("\n    ],\n    \"heads\": [", f);
     for (int h = 0; h < k->n_heads; h++) {
         const KeptHead *kh = &k->heads[h];
         fprintf(f, "%s\n      {\"index\": %d, \"relation\": ", h ? "," : "", h);
@@ -191,8 +256,8 @@ static void json_kept(FILE *f, const KeptLayer *k)
             fprintf(f, "\"%s\"", measures_pattern_field((MeasuresRole)kh->relation));
         else
             fputs("null", f);
-        fprintf(f, ", \"is_role\": %s, \"rows\": %d, \"kept\": %d, \"lost\": %d}", kh->is_role ? "true" : "false",
-                kh->rows, kh->kept, kh->rows - kh->kept);
+        fprintf(f, ", \"is_role\": %s, \"rows\": %d, \"kept\": %d}", kh->is_role ? "true" : "false", kh->rows,
+                kh->kept);
     }
     fputs("\n    ]\n  },\n", f);
 }
@@ -204,15 +269,21 @@ static void json_chance(FILE *f, const ReportData *d, const Summary *s)
     const Chance *ch = d->chance;
     const PullLayer *p = d->pulls;
     fprintf(f, "  \"chance\": {\n    \"draws\": %d,\n    \"budget_draws\": %d,\n    \"min_draws\": %d,\n"
-               "    \"seeds\": [1, %d],\n    \"rival_seed_offset\": %s,\n    \"ranges\": {",
+               "    \"seeds\": [1, %d],\n    \"rival_seed_offset\": %s,\n    \"sharp_draws\": %d,\n"
+               "    \"sharp_target_entropy_norm\": ",
             ch->draws, ch->budget_draws, CHANCE_MIN_DRAWS, ch->draws,
-            d->single_given ? "1000000" : "null");
+            d->single_given ? "1000000" : "null", ch->sharp_draws);
+    json_number(f, ch->sharp_draws ? ch->sharp_target : NAN);
+    fprintf(f, ",\n    \"sharp_tolerance\": %g,\n    \"ranges\": {", CHANCE_SHARP_TOL);
     for (int k = 0; k < CHANCE_N; k++) {
         fprintf(f, "%s\n      \"%s\": ", k ? "," : "", chance_stat_name((ChanceStat)k));
         json_range(f, &ch->r[k]);
     }
     /* this layer's numbers against the ranges: -1 below, 0 within, 1 above */
-    double here[CHANCE_HEAD_JS] = {s->blur, s->kept.kept, s->kept.rows - s->kept.kept, NAN, NAN, NAN, NAN, NAN};
+    const KeptLayer *k = &s->kept;
+    double here[CHANCE_HEAD_JS] = {s->blur, k->verdict[KEPT_KEPT], k->verdict[KEPT_LOST], NAN, NAN, NAN, NAN, NAN,
+                                   k->rows ? (double)k->verdict[KEPT_KEPT] / k->rows : NAN,
+                                   k->rows ? (double)k->verdict[KEPT_LOST] / k->rows : NAN};
     if (p) {
         here[CHANCE_AGREED] = p->count[PULL_AGREED];
         here[CHANCE_SPLIT] = p->count[PULL_SPLIT];
@@ -319,7 +390,7 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
 
     json_kept(f, &s->kept);
     if (d->pulls)
-        json_pulls(f, d->pulls);
+        json_pulls(f, d, d->pulls);
     if (d->chance)
         json_chance(f, d, s);
 

@@ -111,7 +111,7 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s);
 
 /* How the wide head combines the heads' pulls, row by row (pull.h), with
  * what random layers give beside the counts when ch is not NULL. */
-void txt_pulls(FILE *f, const PullLayer *p, char *const *tokens, const Chance *ch);
+void txt_pulls(FILE *f, const ReportData *d);
 
 /* The held-out losses of the input's "training": the n_heads heads' and the
  * one head trained on its own, per seed; pooled_from > 0 says they are the

@@ -169,6 +169,8 @@ const char *report_role_words(char *buf, size_t n, MeasuresRole r)
     char place[96];
     if (r < MEASURES_N_PATTERNS)
         snprintf(buf, n, "looks at %s", pattern_place(place, sizeof place, NULL, r, NULL, 0));
+    else if (r == MEASURES_SPLIT)
+        snprintf(buf, n, "splits its rows between two relations (no one role)");
     else if (r == MEASURES_DIFFUSE)
         snprintf(buf, n, "spreads its attention almost evenly (no role)");
     else if (r == MEASURES_MIXED)
@@ -195,6 +197,14 @@ void report_sentence(char *line, size_t len, const char *who, const MapMeasures 
                  "would give %.0f%%), %s.", who, pattern_place(place, sizeof place, m, m->role, tokens, T),
                  share_percent(percent, sizeof percent, m->pattern[m->role]), 100.0 * m->even[m->role],
                  pattern_support(support, sizeof support, m, m->role));
+    } else if (m->role == MEASURES_SPLIT) {
+        char place2[REPORT_TOKEN_BYTES + 64], percent2[16];
+        const MeasuresRole a = (MeasuresRole)m->split[0], b = (MeasuresRole)m->split[1];
+        snprintf(line, len, "%s splits its rows between two relations: %s on %s + %s on %s on average (even "
+                 "spreading would give %.0f%% and %.0f%%).", who, share_percent(percent, sizeof percent, m->pattern[a]),
+                 pattern_place(place, sizeof place, m, a, tokens, T),
+                 share_percent(percent2, sizeof percent2, m->pattern[b]),
+                 pattern_place(place2, sizeof place2, m, b, tokens, T), 100.0 * m->even[a], 100.0 * m->even[b]);
     } else if (m->role == MEASURES_NONE) {
         snprintf(line, len, "with one token (T = 1), %s can only look at it: no pattern.", who);
     } else {
@@ -487,10 +497,14 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
     fprintf(f,
             "A role needs a share of at least %.2f and %s what spreading evenly would give, and at\n"
             "least %s of the row in %d rows or more and in %s of the rows where it could.\n"
+            "Without one, a map splits its rows between its two largest patterns when each has %.2f or\n"
+            "more, less than %.2f and more than spreading evenly gives, and together %.2f or more and\n"
+            "%.1f times what spreading evenly gives them.\n"
             "- : no row where it could.\n",
             MEASURES_ROLE_SHARE, times_word(times, sizeof times, MEASURES_ROLE_EVEN_TIMES),
             txt_fraction_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
-            txt_fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART));
+            txt_fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART), MEASURES_SPLIT_EACH,
+            MEASURES_ROLE_SHARE, MEASURES_ROLE_SHARE, MEASURES_SPLIT_EVEN_TIMES);
 
     fputs("\nIn words\n", f);
     for (int h = 0; h < c->n_heads; h++) {
@@ -512,7 +526,7 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
             txt_cell(b1, sizeof b1, "%.4f", s->rel_diff), txt_cell(b2, sizeof b2, "%.4f", s->cosine));
 
     if (d->pulls)
-        txt_pulls(f, d->pulls, d->in->tokens, d->chance);
+        txt_pulls(f, d);
 
     fprintf(f, "\nCost at T = %d, d = d_model = %d\n", c->T, c->d_model);
     txt_cost(f, d, s);

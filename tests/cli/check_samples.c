@@ -119,7 +119,8 @@ END_TEST
 /* The single wide head made of the same weights: one distribution per token
  * has to average the four pulls, so it is blurrier than the heads (its
  * entropy_norm above their mean: the report's blur > 0; designed 0.27
- * against 0.04) and holds no role of its own ("mixed": no pattern >= 0.5). */
+ * against 0.04) and holds no role of its own: it splits its rows between
+ * the previous token (0.48) and itself (0.44), no pattern >= 0.5 (split). */
 START_TEST(lesson1_wide_head_is_blurrier)
 {
     Run r;
@@ -130,7 +131,9 @@ START_TEST(lesson1_wide_head_is_blurrier)
     MapMeasures wide = measure(&r, -1);
     ck_assert_msg(wide.entropy_norm > mean + 0.2, "wide %.3f vs heads' mean %.3f",
                   wide.entropy_norm, mean);
-    ck_assert_int_eq(wide.role, MEASURES_MIXED);
+    ck_assert_int_eq(wide.role, MEASURES_SPLIT);
+    ck_assert_int_eq(wide.split[0], MEASURES_PREVIOUS_TOKEN);
+    ck_assert_int_eq(wide.split[1], MEASURES_SELF);
     run_free(&r);
 }
 END_TEST
@@ -157,14 +160,17 @@ END_TEST
 
 /* Lesson 3 (one K/V head): heads 0 and 2, and heads 1 and 3, used the same
  * key coordinates for different things; averaged, they collide: the
- * previous-token head falls below half (mixed), the duplicate-token head
+ * previous-token head falls below half and splits its rows between the
+ * previous token (0.37) and head 1's first token (0.27), the duplicate-token head
  * turns into a self head, the self head into a first-token head. */
 START_TEST(lesson3_heads_collide)
 {
     Run r;
     run_sample("lesson3_mqa.json", &r);
     ck_assert_int_eq(r.in.cfg.n_kv_heads, 1);
-    ck_assert_int_eq(measure(&r, 0).role, MEASURES_MIXED);
+    ck_assert_int_eq(measure(&r, 0).role, MEASURES_SPLIT);
+    ck_assert_int_eq(measure(&r, 0).split[0], MEASURES_PREVIOUS_TOKEN);
+    ck_assert_int_eq(measure(&r, 0).split[1], MEASURES_FIRST_TOKEN);
     ck_assert_double_lt(measure(&r, 2).pattern[MEASURES_DUPLICATE_TOKEN], 0.5);
     assert_role(&r, 1, MEASURES_FIRST_TOKEN, 0.6);
     assert_role(&r, 2, MEASURES_SELF, 0.6);
@@ -184,7 +190,7 @@ START_TEST(lesson3_previous_token_is_not_induction)
     ck_assert_int_eq(m.rows[MEASURES_INDUCTION], 1);
     ck_assert_double_lt(m.pattern[MEASURES_INDUCTION], 0.1);
     ck_assert_int_eq(m.strongest, MEASURES_PREVIOUS_TOKEN);
-    ck_assert_int_eq(m.role, MEASURES_MIXED);
+    ck_assert_int_eq(m.role, MEASURES_SPLIT);
     run_free(&r);
 }
 END_TEST

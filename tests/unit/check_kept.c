@@ -16,7 +16,8 @@ static char *const TOKENS[] = {"a", "b", "c", "d"};
 /* Two heads over 4 tokens, causal: head 0 all on the previous token, head
  * 1 all on itself (rows 1 to 3; row 0 sees one key). The wide head puts
  * 0.6 on the previous token and 0.4 on itself: it keeps head 0's
- * previous-token pull in rows 1, 2, 3 and loses head 1's self pull there. */
+ * previous-token pull in rows 1, 2, 3 and halves head 1's self pull there
+ * (0.4: at least KEPT_HALVED_AT_LEAST, under a half). */
 START_TEST(kept_previous_lost_self)
 {
     const MhaConfig c = {4, 4, 2, 2, 2, 1, {0}};
@@ -40,7 +41,9 @@ START_TEST(kept_previous_lost_self)
     ck_assert_int_eq(k.heads[1].rows, 3);
     ck_assert_int_eq(k.heads[1].kept, 0);
     ck_assert_int_eq(k.rows, 6);
-    ck_assert_int_eq(k.kept, 3);
+    ck_assert_int_eq(k.verdict[KEPT_KEPT], 3);
+    ck_assert_int_eq(k.verdict[KEPT_HALVED], 3); /* 0.4 on itself: between a quarter and a half */
+    ck_assert_int_eq(k.verdict[KEPT_LOST], 0);
     kept_layer_free(&k);
 }
 END_TEST

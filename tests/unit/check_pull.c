@@ -175,19 +175,20 @@ START_TEST(lesson1_rows)
     ck_assert_int_eq(p->rows[10].wide_top, 10);
     char caption[512];
     pull_caption(caption, sizeof caption, p, 6, r.in.tokens, r.single.att);
-    ck_assert_msg(strncmp(caption, "the wide head followed head 0 to 'John' (0.99); it gives ", 57) == 0,
-                  "%s", caption);
+    ck_assert_msg(strstr(caption, "the wide head's top key 'John' (0.99) is the top key of head 0 too; it gives ") ==
+                  caption, "%s", caption);
     /* Two Marys in sight: the caption names which by their index. */
     pull_caption(caption, sizeof caption, p, 10, r.in.tokens, r.single.att);
-    ck_assert_msg(strstr(caption, "the wide head followed head 3 to 'Mary' 10 (1.00); it gives ") == caption &&
+    ck_assert_msg(strstr(caption, "the wide head's top key 'Mary' 10 (1.00) is the top key of head 3 too; it gives ") ==
+                  caption &&
                   strstr(caption, " to 'Mary' 0 (heads 1, 2)"), "%s", caption);
-    /* The second John (7): 0.49992 on each John, just under half, so the
-     * row blurs (no key more than half); the caption says so, not "0.50". */
-    ck_assert_int_eq(p->rows[7].outcome, PULL_SPLIT);
+    /* The second John (7): 0.49992 on each John (the heads' margins between
+     * them add up to exactly 0): a tie, said as one, and not "0.50". */
+    ck_assert_int_eq(p->rows[7].outcome, PULL_TIE);
     ck_assert_float_lt(p->rows[7].wide_top_att, 0.5f);
     pull_caption(caption, sizeof caption, p, 7, r.in.tokens, r.single.att);
-    ck_assert_msg(strstr(caption, "the pulls split and the row blurs: the wide head gives 0.499 to 'John' 5 (head 2), "
-                                  "0.499 to 'John' 7 (head 3)") == caption, "%s", caption);
+    ck_assert_msg(strstr(caption, "a tie: the wide head gives 'John' 5 0.4999 and 'John' 7 0.4999, less than "
+                                  "0.005 apart: it chose neither") == caption, "%s", caption);
     run_free(&r);
 }
 END_TEST
@@ -251,7 +252,7 @@ static void pull_of_two(const MhaConfig *c, const float *scores, float *wide_att
  *   row 0: one key                                     -> no choice
  *   row 1: head 0 (0, 4), head 1 (4, 0): each pulls (0.98 on its top key,
  *          normalised entropy 0.13); wide (4, 4)/sqrt 2, weights 0.5
- *          and 0.5: no key gets more than half          -> split
+ *          and 0.5: no key gets more than half          -> a tie (pull.h)
  *   row 2: head 0 (0, 8, 6.5), head 1 (8, 0, 6.5): each pulls (0.82,
  *          normalised entropy 0.43); wide (8, 8, 13)/sqrt 2: key 2 gets
  *          1/(1 + 2 e^-3.536) = 0.945 and is neither head's top key -> own choice
@@ -268,12 +269,12 @@ START_TEST(outcomes_split_and_own_choice)
     PullLayer p;
     pull_of_two(&c, TABLE_A, wide_att, &p);
     ck_assert_int_eq(p.rows[0].outcome, PULL_NO_CHOICE);
-    ck_assert_int_eq(p.rows[1].outcome, PULL_SPLIT);
+    ck_assert_int_eq(p.rows[1].outcome, PULL_TIE); /* 0.5 and 0.5 */
     ck_assert_int_eq(p.rows[2].outcome, PULL_OWN);
     ck_assert_int_eq(p.rows[2].wide_top, 2);
     ck_assert_double_eq_tol(p.rows[2].wide_top_att, 1 / (1 + 2 * exp(-5 / sqrt(2.0))), 1e-6);
     ck_assert_int_eq(p.count[PULL_NO_CHOICE], 1);
-    ck_assert_int_eq(p.count[PULL_SPLIT], 1);
+    ck_assert_int_eq(p.count[PULL_TIE], 1);
     ck_assert_int_eq(p.count[PULL_OWN], 1);
     ck_assert_int_eq(p.n_blur, 1);
     ck_assert_int_eq(p.default_query, 2);
@@ -283,8 +284,8 @@ START_TEST(outcomes_split_and_own_choice)
     pull_caption(caption, sizeof caption, &p, 0, ABC, wide_att);
     ck_assert_str_eq(caption, "'a' sees only itself: no choice to make");
     pull_caption(caption, sizeof caption, &p, 1, ABC, wide_att);
-    ck_assert_str_eq(caption, "the pulls split and the row blurs: the wide head gives 0.50 to 'b' (head 0), "
-                              "0.50 to 'a' (head 1)");
+    ck_assert_str_eq(caption, "a tie: the wide head gives 'a' 0.5000 and 'b' 0.5000, less than 0.005 apart: it "
+                              "chose neither");
     /* e^-3.536 / (1 + 2 e^-3.536) = 0.028 */
     pull_caption(caption, sizeof caption, &p, 2, ABC, wide_att);
     ck_assert_str_eq(caption, "the wide head's top key 'c' (0.94) is no head's top key; it gives 0.03 to "
@@ -313,7 +314,8 @@ START_TEST(outcomes_followed_and_agreed)
     ck_assert_int_eq(p.default_query, 0);
     char caption[512];
     pull_caption(caption, sizeof caption, &p, 0, ABC, wide_att);
-    ck_assert_str_eq(caption, "the wide head followed head 0 to 'b' (0.80); it gives 0.20 to 'a' (head 1)");
+    ck_assert_str_eq(caption, "the wide head's top key 'b' (0.80) is the top key of head 0 too; it gives 0.20 to 'a' "
+                              "(head 1)");
     pull_caption(caption, sizeof caption, &p, 1, ABC, wide_att);
     ck_assert_str_eq(caption, "every head's top key is 'b', and the wide head's too (0.99): nothing lost");
     pull_layer_free(&p);
@@ -353,7 +355,7 @@ END_TEST
  * gives its top key at most PULL_BLUR_AT_MOST = 1/2. Non-causal T = 2, two
  * heads that disagree in both rows and each pull (head 0 puts 0.998 on key
  * 0, head 1 on key 1); the wide head's weights, given as they are: row 0 (0.5, 0.5), the tie, top
- * key 0 (the lower index), at most 1/2 -> split; row 1 (0.51, 0.49), over
+ * key 0 (the lower index), at most 1/2, and a tie (weights less than 0.005 apart); row 1 (0.51, 0.49), over
  * 1/2 on head 0's key -> followed. */
 START_TEST(split_or_followed_at_one_half)
 {
@@ -367,7 +369,7 @@ START_TEST(split_or_followed_at_one_half)
     ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 0), MHAVIZ_OK);
     ck_assert_int_eq(p.rows[0].wide_top, 0);
     ck_assert(p.rows[0].blurs);
-    ck_assert_int_eq(p.rows[0].outcome, PULL_SPLIT);
+    ck_assert_int_eq(p.rows[0].outcome, PULL_TIE); /* 0.5 and 0.5: a tie before a split (check_ties.c) */
     ck_assert_int_eq(p.rows[1].wide_top, 0);
     ck_assert(!p.rows[1].blurs);
     ck_assert_int_eq(p.rows[1].outcome, PULL_FOLLOWED);

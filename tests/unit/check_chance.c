@@ -48,8 +48,8 @@ static void init_numbers(uint64_t seed, double v[3], MhaConfig *shape, char ***t
     v[0] = mm[4].entropy_norm - norm / 4;
     KeptLayer k;
     ck_assert_int_eq(kept_layer_build(&k, c, heads.att, one.att, m.in.tokens, mm), MHAVIZ_OK);
-    v[1] = k.kept;
-    v[2] = k.rows - k.kept;
+    v[1] = k.verdict[KEPT_KEPT];
+    v[2] = k.verdict[KEPT_LOST];
     kept_layer_free(&k);
     if (!*tokens) {
         *shape = *c;

@@ -152,7 +152,7 @@ END_TEST
  * float error at scale 6. */
 START_TEST(tie_row_or_followed)
 {
-    const MhaConfig c = {2, 2, 2, 2, 1, 0};
+    const MhaConfig c = {2, 2, 2, 2, 1, 0, {0}};
     const float scores[2 * 4] = {6, 0, 6, 0, /* head 0 */ 0, 6, 0, 6 /* head 1 */};
     float att[2 * 4];
     for (int k = 0; k < 8; k += 2) { /* each row's softmax: e^6 / (e^6 + 1) on its top key */
@@ -229,7 +229,7 @@ END_TEST
 START_TEST(relation_rows_counted_once)
 {
     static char *const TOKENS[] = {"a", "b", "c", "d"};
-    const MhaConfig c = {4, 4, 2, 2, 2, 1};
+    const MhaConfig c = {4, 4, 2, 2, 2, 1, {0}};
     const float prev[4] = {0, 0.5f, 0.25f, 0.2f};
     float att[2 * 16] = {0}, wide[16] = {0};
     att[0] = att[16] = wide[0] = 1;
@@ -310,7 +310,7 @@ START_TEST(sharp_draws_any_thread_count)
     int T;
     char err[256];
     ck_assert_int_eq(init_tokens_split(SENTENCE, &tokens, &T, err, sizeof err), MHAVIZ_OK);
-    const MhaConfig c = {T, 64, 4, 4, 16, 1};
+    const MhaConfig c = {T, 64, 4, 4, 16, 1, {0}};
     Chance a = {0}, b = {0}, none = {0};
 #ifdef _OPENMP
     omp_set_num_threads(1);

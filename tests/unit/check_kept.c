@@ -73,8 +73,9 @@ END_TEST
 
 /* The wide head's threshold, held from both sides: it keeps a relation
  * in a row where the pattern's cells hold MEASURES_SHOWN_SHARE (0.5) of
- * its row, exactly, and loses it at 0.49 and at 0.46 (a threshold moved
- * to 0.45 keeps those; one made strict, > 0.5, loses the first). Head 0:
+ * its row, exactly, and does not keep it at 0.49 and at 0.46 (there it
+ * halves it: both are at least KEPT_HALVED_AT_LEAST; a threshold moved to
+ * 0.45 keeps those; one made strict, > 0.5, loses the first). Head 0:
  * all on the previous token in rows 1 to 3 (causal; row 0 sees one key).
  * The wide head's rows 1, 2, 3 put 0.5, 0.49, 0.46 on the previous token
  * and the rest on the token itself (0.5f and 0.49f are below 0.5 or equal
@@ -98,18 +99,20 @@ START_TEST(kept_at_half_lost_below)
     ck_assert_int_eq(k.heads[0].rows, 3);
     ck_assert_int_eq(k.heads[0].kept, 1); /* row 1 only */
     ck_assert_int_eq(k.rows, 3);
-    ck_assert_int_eq(k.kept, 1);
+    ck_assert_int_eq(k.verdict[KEPT_KEPT], 1);
+    ck_assert_int_eq(k.verdict[KEPT_HALVED], 2); /* rows 2 and 3 */
+    ck_assert_int_eq(k.verdict[KEPT_LOST], 0);
     kept_layer_free(&k);
 }
 END_TEST
 
-/* Each row a head holds counts once, for that head: without the mask
- * (every row sees 4 keys, row 0 too), heads 0 and 1 both put all of every
- * row on the token itself, so each holds 4 rows, and the layer 8 (a row
- * held by two heads counts once for each). The wide head is on itself in
- * rows 1 and 2, on the next token in row 0 and on the previous one in row
- * 3: each head's relation kept in 2 rows, lost in 2 (row 0, which only an
- * unmasked map counts, among the lost). */
+/* Each row counts once: without the mask (every row sees 4 keys, row 0
+ * too), heads 0 and 1 both put all of every row on the token itself, so
+ * each holds 4 rows, and the layer's one relation (self) 4 relation-rows
+ * (a row held by two heads counts once: relations are counted, not heads).
+ * The wide head is on itself in rows 1 and 2, on the next token in row 0
+ * and on the previous one in row 3: the relation kept in 2 rows, lost in 2
+ * (row 0, which only an unmasked map counts, among the lost). */
 START_TEST(each_row_counted_once)
 {
     const MhaConfig c = {4, 4, 2, 2, 2, 0, {0}};
@@ -127,8 +130,11 @@ START_TEST(each_row_counted_once)
         ck_assert_int_eq(k.heads[h].rows, 4);
         ck_assert_int_eq(k.heads[h].kept, 2);
     }
-    ck_assert_int_eq(k.rows, 8);
-    ck_assert_int_eq(k.kept, 4);
+    ck_assert_int_eq(k.n_relations, 1);
+    ck_assert_int_eq(k.relations[0].rows, 4);
+    ck_assert_int_eq(k.rows, 4);
+    ck_assert_int_eq(k.verdict[KEPT_KEPT], 2);
+    ck_assert_int_eq(k.verdict[KEPT_LOST], 2);
     kept_layer_free(&k);
 }
 END_TEST

@@ -445,23 +445,60 @@ static int find_prefix(Model *m)
     return MHAVIZ_EINPUT;
 }
 
-int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen)
+/* in[0..n) zeroed, after freeing what each holds. */
+static void inputs_clear(MhaInput *in, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(in[i].x);
+        mha_weights_free(&in[i].w);
+        mha_model_source_free(in[i].model);
+        memset(&in[i], 0, sizeof in[i]);
+    }
+}
+
+/* The layer shown at l: its weights (lw, taken), and its first norm of h (s), the x its attention reads. */
+static int keep_layer(Model *m, LayerWeights *lw, RunState *s, const int *ids, int T, int l, MhaInput *in)
+{
+    const ModelConfig *c = &m->c;
+    const size_t n_h = (size_t)T * c->d_model;
+    if (!(in->x = malloc(n_h * sizeof *in->x)) || attention_alloc(&in->w, c) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    norm(in->x, s->h, lw->norm1, lw->norm1_b, T, c->d_model, c->norm_eps, c->family);
+    in->cfg = attention_config(c, T);
+    /* a copy of the attention's weights: lw's are overwritten by the next layer */
+    const size_t d = (size_t)c->d_model, kv = (size_t)c->n_kv_heads * c->head_dim;
+    const MhaWeights *a = &lw->attn;
+    memcpy(in->w.W_q, a->W_q, d * d * sizeof(float)), memcpy(in->w.W_k, a->W_k, d * kv * sizeof(float));
+    memcpy(in->w.W_v, a->W_v, d * kv * sizeof(float)), memcpy(in->w.W_o, a->W_o, d * d * sizeof(float));
+    memcpy(in->w.b_q, a->b_q, d * sizeof(float)), memcpy(in->w.b_k, a->b_k, kv * sizeof(float));
+    memcpy(in->w.b_v, a->b_v, kv * sizeof(float)), memcpy(in->w.b_o, a->b_o, d * sizeof(float));
+    in->w.has_bias = a->has_bias;
+    char q_name[128]; /* the layer's query weight, whose dtype the report names */
+    snprintf(q_name, sizeof q_name, c->family == MODEL_GPT2 ? "%sh.%d.attn.c_attn.weight"
+                                                            : "%slayers.%d.self_attn.q_proj.weight", m->prefix, l);
+    return describe(m, ids, T, l, safetensors_find(&m->st, q_name)->dtype, in);
+}
+
+int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, char *err,
+                 size_t errlen)
 {
     Model m = {.dir = dir, .err = err, .errlen = errlen};
     LayerWeights lw = {0};
     RunState s = {0};
-    memset(in, 0, sizeof *in);
+    memset(in, 0, (size_t)n * sizeof *in);
     int rc = model_config_load(dir, &m.c, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     const ModelConfig *c = &m.c;
     const char *pos_field = c->family == MODEL_GPT2 ? "n_positions" : "max_position_embeddings";
     rc = MHAVIZ_EINPUT;
-    if (layer < 0 || layer >= c->n_layers) {
-        snprintf(err, errlen, "%s/config.json: layer %d does not exist: the model has %d layers, 0 to %d (\"%s\")", dir,
-                 layer, c->n_layers, c->n_layers - 1, c->family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers");
-        return rc;
-    }
+    for (int i = 0; i < n; i++)
+        if (layers[i] < 0 || layers[i] >= c->n_layers || (i > 0 && layers[i] <= layers[i - 1])) {
+            snprintf(err, errlen, "%s/config.json: layer %d does not exist%s: the model has %d layers, 0 to %d (\"%s\")",
+                     dir, layers[i], i > 0 && layers[i] <= layers[i - 1] ? " after the layers before it" : "",
+                     c->n_layers, c->n_layers - 1, c->family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers");
+            return rc;
+        }
     if (T < 1 || T > c->max_positions || T > INPUT_MAX_T ||
         (c->sliding_window > 0 && T > c->sliding_window)) {
         const int max = c->sliding_window > 0 && c->sliding_window < c->max_positions ? c->sliding_window
@@ -477,31 +514,20 @@ int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in,
     if ((rc = layer_weights_alloc(&lw, c)) != MHAVIZ_OK || (rc = run_state_alloc(&s, c, T)) != MHAVIZ_OK ||
         (rc = embed(&m, ids, T, s.h)) != MHAVIZ_OK)
         goto cleanup;
-    /* The blocks before the layer shown, each converted in turn into the same buffers. */
-    for (int l = 0; l < layer; l++) {
+    /* One forward up to the last layer shown, each block converted in turn
+     * into the same buffers; a layer shown is kept before its block runs. */
+    for (int l = 0, next = 0; next < n; l++) {
         if ((rc = c->family == MODEL_GPT2 ? load_gpt2_layer(&m, l, &lw) : load_llama_layer(&m, l, &lw)) != MHAVIZ_OK)
             goto cleanup;
-        block(&m, &lw, &s, T);
+        if (l == layers[next] && (rc = keep_layer(&m, &lw, &s, ids, T, l, &in[next++])) != MHAVIZ_OK)
+            goto cleanup;
+        if (next < n)
+            block(&m, &lw, &s, T);
     }
-    /* The layer shown: its weights, and its first norm of h, the x its attention reads. */
-    if ((rc = c->family == MODEL_GPT2 ? load_gpt2_layer(&m, layer, &lw) : load_llama_layer(&m, layer, &lw)) !=
-        MHAVIZ_OK)
-        goto cleanup;
-    norm(s.x, s.h, lw.norm1, lw.norm1_b, T, c->d_model, c->norm_eps, c->family);
-    in->cfg = attention_config(c, T);
-    in->x = s.x, s.x = NULL;
-    in->w = lw.attn, memset(&lw.attn, 0, sizeof lw.attn);
-    char q_name[128]; /* the layer's query weight, whose dtype the report names */
-    snprintf(q_name, sizeof q_name, c->family == MODEL_GPT2 ? "%sh.%d.attn.c_attn.weight"
-                                                            : "%slayers.%d.self_attn.q_proj.weight", m.prefix, layer);
-    rc = describe(&m, ids, T, layer, safetensors_find(&m.st, q_name)->dtype, in);
 
 cleanup:
     if (rc != MHAVIZ_OK) {
-        free(in->x);
-        mha_weights_free(&in->w);
-        mha_model_source_free(in->model);
-        memset(in, 0, sizeof *in);
+        inputs_clear(in, n);
         if (rc == MHAVIZ_ENOMEM)
             snprintf(err, errlen, "out of memory");
     }
@@ -511,35 +537,41 @@ cleanup:
     return rc;
 }
 
-int model_load(const char *dir, const char *text, int layer, MhaInput *in, char *err, size_t errlen)
+int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen)
+{
+    return model_layers(dir, ids, T, &layer, 1, in, err, errlen);
+}
+
+int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, char *err, size_t errlen)
 {
     int *ids = NULL, T = 0;
-    memset(in, 0, sizeof *in);
+    memset(in, 0, (size_t)n * sizeof *in);
     Tokenizer *tok = tokenizer_load(dir, err, errlen);
     if (!tok)
         return MHAVIZ_EINPUT;
     int rc = tokenizer_encode(tok, text, &ids, &T, err, errlen);
     if (rc == MHAVIZ_OK)
-        rc = model_layer(dir, ids, T, layer, in, err, errlen);
-    if (rc == MHAVIZ_OK) {
+        rc = model_layers(dir, ids, T, layers, n, in, err, errlen);
+    for (int i = 0; rc == MHAVIZ_OK && i < n; i++) {
         /* The tokens as the pictures and the report show them, and a title naming the layer. */
-        const size_t n = strlen(in->model->name) + 64;
-        in->tokens = calloc((size_t)T, sizeof *in->tokens);
-        in->title = malloc(n);
-        for (int t = 0; in->tokens && t < T; t++) {
+        const size_t len = strlen(in[i].model->name) + 64;
+        in[i].tokens = calloc((size_t)T, sizeof *in[i].tokens);
+        in[i].title = malloc(len);
+        for (int t = 0; in[i].tokens && t < T; t++) {
             char *piece = tokenizer_piece_text(tok, ids[t]); /* NULL: an id past the tokenizer's pieces */
-            if (!(in->tokens[t] = piece ? piece : strdup("")))
+            if (!(in[i].tokens[t] = piece ? piece : strdup("")))
                 rc = MHAVIZ_ENOMEM;
         }
-        if (!in->tokens || !in->title)
+        if (!in[i].tokens || !in[i].title)
             rc = MHAVIZ_ENOMEM;
         else
-            snprintf(in->title, n, "%.*s, layer %d (of layers 0 to %d)", INPUT_MAX_TITLE_BYTES - 40, in->model->name,
-                     layer, in->model->n_layers - 1);
-        if (rc != MHAVIZ_OK) {
-            input_free(in);
-            snprintf(err, errlen, "out of memory");
-        }
+            snprintf(in[i].title, len, "%.*s, layer %d (of layers 0 to %d)", INPUT_MAX_TITLE_BYTES - 40,
+                     in[i].model->name, layers[i], in[i].model->n_layers - 1);
+    }
+    if (rc == MHAVIZ_ENOMEM) {
+        for (int i = 0; i < n; i++)
+            input_free(&in[i]);
+        snprintf(err, errlen, "out of memory");
     }
     free(ids);
     tokenizer_free(tok);

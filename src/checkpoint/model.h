@@ -13,24 +13,30 @@
 #include <stddef.h>
 
 /* Run the checkpoint in folder dir (config.json, model.safetensors or its
- * shards) on the token ids (T of them) up to layer `layer` (from 0), and
- * fill *in with that layer: cfg (with the rope settings), x (T, d_model)
- * the attention's input after the layer's first norm, w its projections in
- * the "x@W" layout, and in->model (its ids copied). in->tokens is left NULL
- * for the caller to fill (T display strings). The checkpoint's weights are
- * converted one layer at a time, never whole. Returns MHAVIZ_OK, or
- * MHAVIZ_EINPUT (err names the file and the field or tensor: a missing
- * tensor, a shape config.json contradicts, an id past the vocabulary, more
- * tokens than the model's positions, a layer out of range), MHAVIZ_EIO or
- * MHAVIZ_ENOMEM; *in is then zeroed. Free *in with io/input.h's input_free. */
+ * shards) on the token ids (T of them) once, up to the last of the n layers
+ * listed (from 0, ascending, none twice), and fill in[i] with layers[i]:
+ * cfg (with the rope settings), x (T, d_model) the attention's input after
+ * the layer's first norm, w its projections in the "x@W" layout, and
+ * in[i].model (its ids copied). in[i].tokens is left NULL for the caller
+ * to fill (T display strings). The checkpoint's weights are converted one
+ * layer at a time, never whole. Returns MHAVIZ_OK, or MHAVIZ_EINPUT (err
+ * names the file and the field or tensor: a missing tensor, a shape
+ * config.json contradicts, an id past the vocabulary, more tokens than the
+ * model's positions, a layer out of range), MHAVIZ_EIO or MHAVIZ_ENOMEM;
+ * in[0..n) are then zeroed. Free each with io/input.h's input_free. */
+int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, char *err,
+                 size_t errlen);
+
+/* model_layers for the one layer `layer`. */
 int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen);
 
 /* The same on text, tokenized by dir's tokenizer.json as Hugging Face's
- * tokenizers does (checkpoint/tokenizer.h, BOS included): in->tokens are
- * its pieces as shown ("ĠMary" -> " Mary"), in->title names the folder and
- * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layer does (a
+ * tokenizers does (checkpoint/tokenizer.h, BOS included): in[i].tokens are
+ * its pieces as shown ("ĠMary" -> " Mary"), in[i].title names the folder and
+ * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layers does (a
  * tokenizer.json it cannot read, or an empty text: MHAVIZ_EINPUT with err
  * naming the file and the field). */
-int model_load(const char *dir, const char *text, int layer, MhaInput *in, char *err, size_t errlen);
+int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, char *err,
+               size_t errlen);
 
 #endif

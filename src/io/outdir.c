@@ -540,3 +540,8 @@ void outdir_variant_folder(char *buf, size_t len, int n_kv)
 {
     snprintf(buf, len, "kv%d", n_kv);
 }
+
+void outdir_layer_folder(char *buf, size_t len, int layer)
+{
+    snprintf(buf, len, "layer_%02d", layer);
+}

@@ -63,22 +63,33 @@ static double max_diff(const float *got, const double *want, size_t n)
     return worst;
 }
 
+/* The case's token ids (malloc'd), their count *T and its layers, from
+ * dir/case.json (*root: the parsed file, for the caller to delete). */
+static int *case_ids(const char *dir, int *T, int *n_layers, cJSON **root)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/case.json", dir);
+    char *text = slurp(path, NULL);
+    *root = cJSON_Parse(text);
+    free(text);
+    ck_assert_msg(*root != NULL, "%s: not JSON", path);
+    const cJSON *ids_json = cJSON_GetObjectItemCaseSensitive(*root, "ids");
+    *T = cJSON_GetArraySize(ids_json);
+    *n_layers = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(*root, "n_layers"));
+    int *ids = malloc((size_t)*T * sizeof *ids), t = 0;
+    const cJSON *id;
+    cJSON_ArrayForEach(id, ids_json) ids[t++] = (int)id->valuedouble;
+    return ids;
+}
+
 START_TEST(every_layer_matches_the_reference)
 {
     char dir[1024], path[1200];
     snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
-    snprintf(path, sizeof path, "%s/case.json", dir);
-    char *text = slurp(path, NULL);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    ck_assert_msg(root != NULL, "%s: not JSON", path);
-    const cJSON *ids_json = cJSON_GetObjectItemCaseSensitive(root, "ids");
-    const int T = cJSON_GetArraySize(ids_json);
-    const int n_layers = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "n_layers"));
+    int T, n_layers;
+    cJSON *root;
+    int *ids = case_ids(dir, &T, &n_layers, &root);
     const char *dtype = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "dtype"));
-    int *ids = malloc((size_t)T * sizeof *ids), t = 0;
-    const cJSON *id;
-    cJSON_ArrayForEach(id, ids_json) ids[t++] = (int)id->valuedouble;
 
     double worst_x = 0.0, worst_att = 0.0;
     for (int layer = 0; layer < n_layers; layer++) {
@@ -114,11 +125,58 @@ START_TEST(every_layer_matches_the_reference)
 }
 END_TEST
 
+/* One forward keeping every layer (model_layers) gives each layer the same
+ * bits as a run up to that layer alone (model_layer): the same blocks in the
+ * same order, the layers shown only copied out before their block runs. */
+START_TEST(all_layers_at_once_match_one_at_a_time)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
+    int T, n_layers, layers[8];
+    cJSON *root;
+    int *ids = case_ids(dir, &T, &n_layers, &root);
+    ck_assert_int_le(n_layers, 8);
+    for (int l = 0; l < n_layers; l++)
+        layers[l] = l;
+    MhaInput all[8];
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_msg(model_layers(dir, ids, T, layers, n_layers, all, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    for (int l = 0; l < n_layers; l++) {
+        MhaInput one;
+        ck_assert_msg(model_layer(dir, ids, T, l, &one, err, sizeof err) == MHAVIZ_OK, "%s", err);
+        const MhaConfig *c = &one.cfg;
+        const size_t d = (size_t)c->d_model, kv = (size_t)c->n_kv_heads * c->head_dim;
+        ck_assert_int_eq(all[l].model->layer, l);
+        ck_assert(memcmp(all[l].x, one.x, (size_t)T * d * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].w.W_q, one.w.W_q, d * d * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].w.W_k, one.w.W_k, d * kv * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].w.W_v, one.w.W_v, d * kv * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].w.W_o, one.w.W_o, d * d * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].w.b_q, one.w.b_q, d * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].w.b_k, one.w.b_k, kv * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].w.b_v, one.w.b_v, kv * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].w.b_o, one.w.b_o, d * sizeof(float)) == 0);
+        ck_assert_int_eq(all[l].w.has_bias, one.w.has_bias);
+        input_free(&one);
+        input_free(&all[l]);
+    }
+    /* Layers out of order, or past the model: refused, naming config.json. */
+    const int reversed[2] = {1, 0}, past[1] = {n_layers};
+    ck_assert_int_eq(model_layers(dir, ids, T, reversed, 2, all, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "config.json: layer 0 does not exist after"), "%s", err);
+    ck_assert_int_eq(model_layers(dir, ids, T, past, 1, all, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "config.json: layer"), "%s", err);
+    free(ids);
+    cJSON_Delete(root);
+}
+END_TEST
+
 Suite *model_ref_suite(void)
 {
     Suite *s = suite_create("model_ref");
     TCase *tc = tcase_create("reference");
     tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, all_layers_at_once_match_one_at_a_time, 0, N_CASES);
     tcase_add_loop_test(tc, every_layer_matches_the_reference, 0, N_CASES);
     suite_add_tcase(s, tc);
     return s;

@@ -24,6 +24,7 @@ typedef struct {
     int layer;                   /* the model's layer, from 0 */
     int n_heads;
     int roles[MEASURES_NONE + 1]; /* heads per role (MeasuresRole) */
+    MeasuresRole *head_role;     /* (n_heads) each head's role */
     int rows, kept;              /* kept.h: the heads' relation rows, and those the wide head kept */
     double blur;                 /* measures_blur: NAN when undefined */
     int draws;                   /* chance's random layers (0: no ranges) */
@@ -44,14 +45,24 @@ typedef struct {
     int is_role;     /* 1: the pattern is the head's role */
 } SlideHead;
 
+/* The maps kept for model_overview.png: at most this many tokens a side. */
+#define MODEL_SUMMARY_THUMB 48
+
 typedef struct {
     int n;           /* layers summed */
+    int n_heads;     /* every layer's */
+    int thumb_T;     /* the side of each kept map: T, or ceil(T / k) for blocks of k x k tokens,
+                      * k = ceil(T / MODEL_SUMMARY_THUMB) */
+    int block;       /* k: tokens per side of a block */
+    float *thumbs;   /* (n, n_heads, thumb_T, thumb_T) each head's map, each cell the mean of its
+                      * block's visible cells (0 when it has none: masked) */
     LayerRow *layers; /* (n) */
     SlideHead best[MODEL_SUMMARY_N_SLIDES]; /* indexed as model_summary_slides */
 } ModelSummary;
 
-/* Start an empty summary for up to n layers. MHAVIZ_OK or MHAVIZ_ENOMEM. */
-int model_summary_init(ModelSummary *s, int n);
+/* Start an empty summary for up to n layers of n_heads heads over T
+ * tokens. MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int model_summary_init(ModelSummary *s, int n, int n_heads, int T);
 
 /* Add the measured variant v (its chance drawn) as the model's layer
  * `layer`. MHAVIZ_OK or MHAVIZ_ENOMEM. */

@@ -4,17 +4,20 @@
 #include "core/model_summary.h"
 #include "core/status.h"
 #include "core/variant.h"
+#include "draw/draw.h"
 #include "models/chance_draw.h"
+#include "pictures/model_overview.h"
 #include "report/report.h"
 #include "run/variants.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int model_run_write(MhaInput *in, int n, int query, Renderer *r, const OutDir *out, const VariantOptions *o,
                     Timing *tm, char *err, size_t errlen)
 {
     ModelSummary s;
-    int rc = model_summary_init(&s, n);
+    int rc = model_summary_init(&s, n, in[0].cfg.n_heads, in[0].cfg.T);
     /* chance's random layers: drawn once, timed apart as a run of one layer
      * times them. They depend on the shape and the tokens only, the same
      * for every layer of the model, so every layer gets the same numbers
@@ -43,6 +46,13 @@ int model_run_write(MhaInput *in, int n, int query, Renderer *r, const OutDir *o
     }
     if (rc == MHAVIZ_ENOMEM)
         snprintf(err, errlen, "out of memory");
+    if (rc == MHAVIZ_OK) {
+        timing_phase(tm, TIMING_RENDER);
+        char *path = outdir_path(out, "model_overview.png");
+        rc = path ? model_overview_draw(r, path, &s, in[0].model->name, in[0].cfg.T, in[0].cfg.causal, err, errlen)
+                  : draw_nomem(err, errlen, "model_overview.png");
+        free(path);
+    }
     if (rc == MHAVIZ_OK) {
         timing_phase(tm, TIMING_WRITE);
         rc = report_write_model(out->tmp, &s, &in[0], err, errlen);

@@ -6,6 +6,7 @@
 #include "core/variant.h"
 #include "draw/draw.h"
 #include "models/chance_draw.h"
+#include "pictures/layers_chart.h"
 #include "pictures/model_overview.h"
 #include "report/report.h"
 #include "run/variants.h"
@@ -51,6 +52,12 @@ int model_run_write(MhaInput *in, int n, int query, Renderer *r, const OutDir *o
         char *path = outdir_path(out, "model_overview.png");
         rc = path ? model_overview_draw(r, path, &s, in[0].model->name, in[0].cfg.T, in[0].cfg.causal, err, errlen)
                   : draw_nomem(err, errlen, "model_overview.png");
+        free(path);
+    }
+    if (rc == MHAVIZ_OK) {
+        char *path = outdir_path(out, "layers.png");
+        rc = path ? layers_chart_draw(r, path, &s, in[0].model->name, err, errlen)
+                  : draw_nomem(err, errlen, "layers.png");
         free(path);
     }
     if (rc == MHAVIZ_OK) {

@@ -246,6 +246,19 @@ static int same_file(const Run *r, const char *a, const char *b)
     return same;
 }
 
+/* r->dir/path is a 1920 x 1080 PNG (its IHDR's width and height, big-endian). */
+static void assert_slide(const Run *r, const char *path)
+{
+    char png[PATH_MAX];
+    size_t n;
+    snprintf(png, sizeof png, "%s/%s", r->dir, path);
+    unsigned char *b = (unsigned char *)slurp(png, &n);
+    ck_assert_msg(n > 24 && memcmp(b + 1, "PNG", 3) == 0, "%s: not a PNG", path);
+    ck_assert_int_eq((b[16] << 24) | (b[17] << 16) | (b[18] << 8) | b[19], 1920);
+    ck_assert_int_eq((b[20] << 24) | (b[21] << 16) | (b[22] << 8) | b[23], 1080);
+    free(b);
+}
+
 static const cJSON *item(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -277,15 +290,8 @@ START_TEST(every_layer_by_default)
     ck_assert_msg(r->status == MHAVIZ_OK && strstr(r->err, "wrote model_layers0,1_mhaviz/"), "%s", r->err);
     ck_assert(same_file(r, "model_layers0,1_mhaviz/report.json", "model_mhaviz/report.json"));
 
-    /* model_overview.png: a 1920 x 1080 PNG (its IHDR's width and height, big-endian) */
-    char png[PATH_MAX];
-    size_t n_png;
-    snprintf(png, sizeof png, "%s/model_mhaviz/model_overview.png", r->dir);
-    unsigned char *b = (unsigned char *)slurp(png, &n_png);
-    ck_assert(n_png > 24 && memcmp(b + 1, "PNG", 3) == 0);
-    ck_assert_int_eq((b[16] << 24) | (b[17] << 16) | (b[18] << 8) | b[19], 1920);
-    ck_assert_int_eq((b[20] << 24) | (b[21] << 16) | (b[22] << 8) | b[23], 1080);
-    free(b);
+    assert_slide(r, "model_mhaviz/model_overview.png");
+    assert_slide(r, "model_mhaviz/layers.png");
     cJSON *top = read_json(r, "model_mhaviz/report.json");
     const cJSON *layers = item(top, "layers");
     ck_assert_int_eq(cJSON_GetArraySize(layers), 2);

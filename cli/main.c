@@ -319,9 +319,10 @@ static void parse_args(int argc, char **argv, Options *o)
 /* A model run: the layers --layer lists of the checkpoint in folder
  * o->input, on o->text, in one forward: *in (n of them, malloc'd) and
  * *many = 1 when the run shows several (every layer, or a list of more than
- * one). A --layer the model does not have: a usage error naming its layers.
+ * one; then also the model's prediction, *pred). A --layer the model does not have: a usage error naming its layers.
  * Returns as model_load does, or MHAVIZ_EUSAGE. */
-static int load_model(const Options *o, MhaInput **in, int *n, int *many, char *err, size_t errlen)
+static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelPrediction *pred, char *err,
+                      size_t errlen)
 {
     ModelConfig c;
     int rc = model_config_load(o->input, &c, err, errlen);
@@ -347,7 +348,7 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, char *
         free(layers);
         return MHAVIZ_ENOMEM;
     }
-    rc = model_load(o->input, o->text, layers, *n, *in, err, errlen);
+    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, err, errlen);
     free(layers);
     return rc;
 }
@@ -452,6 +453,7 @@ int main(int argc, char **argv)
     char err[MHAVIZ_ERRLEN] = "";
     MhaInput *ins = NULL; /* (n_in) the input, or the model's layers shown */
     int n_in = 1, many = 0; /* many: a model run over several layers (run/model_run.h) */
+    ModelPrediction pred = {0}; /* with many: the model's next tokens */
     Variant *vars = NULL; /* (n_vars) the K/V layouts, most K/V heads first */
     int kv[VARIANTS_MAX], n_vars = 0;
     OutDir out = {0};
@@ -472,7 +474,7 @@ int main(int argc, char **argv)
     if (o.max_memory_mb > 0)
         lim.max_memory_bytes = (size_t)o.max_memory_mb << 20;
     if (o.model)
-        rc = load_model(&o, &ins, &n_in, &many, err, sizeof err);
+        rc = load_model(&o, &ins, &n_in, &many, &pred, err, sizeof err);
     else if (!(ins = calloc(1, sizeof *ins)))
         goto oom;
     else
@@ -558,7 +560,7 @@ int main(int argc, char **argv)
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
     const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html};
-    rc = many ? model_run_write(ins, n_in, query, renderer, &out, &run_opt, &tm, err, sizeof err)
+    rc = many ? model_run_write(ins, n_in, &pred, query, renderer, &out, &run_opt, &tm, err, sizeof err)
               : variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);
@@ -605,5 +607,6 @@ cleanup:
     for (int i = 0; ins && i < n_in; i++)
         input_free(&ins[i]);
     free(ins);
+    model_prediction_free(&pred);
     return rc;
 }

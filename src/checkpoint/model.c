@@ -445,6 +445,57 @@ static int find_prefix(Model *m)
     return MHAVIZ_EINPUT;
 }
 
+/* logprobs (vocab) = the log-softmax of the last position's logits: h's
+ * last row through the final norm (GPT-2's ln_f, Llama's norm), then the
+ * unembedding (the embedding when tied, else lm_head, named without the
+ * prefix as transformers saves it); sums in double. */
+static int unembed(Model *m, RunState *s, int T, double *logprobs)
+{
+    const ModelConfig *c = &m->c;
+    const int d = c->d_model, gpt2 = c->family == MODEL_GPT2;
+    const char *dfield = gpt2 ? "n_embd" : "hidden_size";
+    float *scale = malloc((size_t)d * sizeof *scale), *shift = calloc((size_t)d, sizeof *shift);
+    float *row = malloc((size_t)d * sizeof *row); /* (d) one token's unembedding */
+    int rc = scale && shift && row ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+    if (rc == MHAVIZ_OK)
+        rc = load_vector(m, scale, d, dfield, gpt2 ? "ln_f.weight" : "norm.weight", 0);
+    if (rc == MHAVIZ_OK && gpt2)
+        rc = load_vector(m, shift, d, dfield, "ln_f.bias", 0);
+    const StTensor *W = NULL;
+    if (rc == MHAVIZ_OK) {
+        const char *fields = gpt2 ? "vocab_size and n_embd" : "vocab_size and hidden_size";
+        if (gpt2 || c->tied)
+            W = tensor(m, c->vocab_size, d, fields, gpt2 ? "wte.weight" : "embed_tokens.weight");
+        else if (!(W = safetensors_find(&m->st, "lm_head.weight")) || W->n_dims != 2 ||
+                 W->shape[0] != c->vocab_size || W->shape[1] != d) {
+            snprintf(m->err, m->errlen, "%s: the checkpoint has no tensor 'lm_head.weight' of shape (%d, %d), and "
+                     "config.json's \"tie_word_embeddings\" is false", m->dir, c->vocab_size, d);
+            W = NULL;
+        }
+        if (!W)
+            rc = MHAVIZ_EINPUT;
+    }
+    if (rc == MHAVIZ_OK) {
+        const float *last = s->h + (size_t)(T - 1) * d; /* (d) */
+        norm(s->x, last, scale, shift, 1, d, c->norm_eps, c->family);
+        double top = -INFINITY, sum = 0.0;
+        for (int v = 0; v < c->vocab_size && rc == MHAVIZ_OK; v++) {
+            rc = safetensors_floats(W, (size_t)v * d, (size_t)d, row, m->err, m->errlen);
+            double logit = 0.0;
+            for (int i = 0; i < d; i++)
+                logit += (double)s->x[i] * row[i];
+            logprobs[v] = logit;
+            top = fmax(top, logit);
+        }
+        for (int v = 0; v < c->vocab_size; v++)
+            sum += exp(logprobs[v] - top);
+        for (int v = 0; v < c->vocab_size; v++)
+            logprobs[v] -= top + log(sum);
+    }
+    free(scale), free(shift), free(row);
+    return rc;
+}
+
 /* in[0..n) zeroed, after freeing what each holds. */
 static void inputs_clear(MhaInput *in, int n)
 {
@@ -479,8 +530,8 @@ static int keep_layer(Model *m, LayerWeights *lw, RunState *s, const int *ids, i
     return describe(m, ids, T, l, safetensors_find(&m->st, q_name)->dtype, in);
 }
 
-int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, char *err,
-                 size_t errlen)
+int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, double *logprobs,
+                 char *err, size_t errlen)
 {
     Model m = {.dir = dir, .err = err, .errlen = errlen};
     LayerWeights lw = {0};
@@ -514,16 +565,19 @@ int model_layers(const char *dir, const int *ids, int T, const int *layers, int 
     if ((rc = layer_weights_alloc(&lw, c)) != MHAVIZ_OK || (rc = run_state_alloc(&s, c, T)) != MHAVIZ_OK ||
         (rc = embed(&m, ids, T, s.h)) != MHAVIZ_OK)
         goto cleanup;
-    /* One forward up to the last layer shown, each block converted in turn
-     * into the same buffers; a layer shown is kept before its block runs. */
-    for (int l = 0, next = 0; next < n; l++) {
+    /* One forward up to the last layer shown (with logprobs: through every
+     * layer), each block converted in turn into the same buffers; a layer
+     * shown is kept before its block runs. */
+    for (int l = 0, next = 0; next < n || (logprobs && l < c->n_layers); l++) {
         if ((rc = c->family == MODEL_GPT2 ? load_gpt2_layer(&m, l, &lw) : load_llama_layer(&m, l, &lw)) != MHAVIZ_OK)
             goto cleanup;
-        if (l == layers[next] && (rc = keep_layer(&m, &lw, &s, ids, T, l, &in[next++])) != MHAVIZ_OK)
+        if (next < n && l == layers[next] && (rc = keep_layer(&m, &lw, &s, ids, T, l, &in[next++])) != MHAVIZ_OK)
             goto cleanup;
-        if (next < n)
+        if (next < n || logprobs)
             block(&m, &lw, &s, T);
     }
+    if (logprobs)
+        rc = unembed(&m, &s, T, logprobs);
 
 cleanup:
     if (rc != MHAVIZ_OK) {
@@ -539,10 +593,36 @@ cleanup:
 
 int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen)
 {
-    return model_layers(dir, ids, T, &layer, 1, in, err, errlen);
+    return model_layers(dir, ids, T, &layer, 1, in, NULL, err, errlen);
 }
 
-int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, char *err, size_t errlen)
+/* pred's top MODEL_TOP_K of logprobs (vocab): the largest first, the lower id on ties. */
+static void top_k(const double *logprobs, int vocab, ModelPrediction *pred)
+{
+    pred->n = vocab < MODEL_TOP_K ? vocab : MODEL_TOP_K;
+    for (int k = 0; k < pred->n; k++) {
+        int best = -1;
+        for (int v = 0; v < vocab; v++) {
+            int taken = 0;
+            for (int j = 0; j < k; j++)
+                taken |= pred->ids[j] == v;
+            if (!taken && (best < 0 || logprobs[v] > logprobs[best]))
+                best = v;
+        }
+        pred->ids[k] = best;
+        pred->logprob[k] = logprobs[best];
+    }
+}
+
+void model_prediction_free(ModelPrediction *pred)
+{
+    for (int k = 0; k < MODEL_TOP_K; k++)
+        free(pred->text[k]);
+    memset(pred, 0, sizeof *pred);
+}
+
+int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
+               char *err, size_t errlen)
 {
     int *ids = NULL, T = 0;
     memset(in, 0, (size_t)n * sizeof *in);
@@ -550,8 +630,24 @@ int model_load(const char *dir, const char *text, const int *layers, int n, MhaI
     if (!tok)
         return MHAVIZ_EINPUT;
     int rc = tokenizer_encode(tok, text, &ids, &T, err, errlen);
-    if (rc == MHAVIZ_OK)
-        rc = model_layers(dir, ids, T, layers, n, in, err, errlen);
+    double *logprobs = NULL; /* (vocab) with pred */
+    if (pred) {
+        ModelConfig c;
+        memset(pred, 0, sizeof *pred);
+        if (rc == MHAVIZ_OK && (rc = model_config_load(dir, &c, err, errlen)) == MHAVIZ_OK &&
+            !(logprobs = malloc((size_t)c.vocab_size * sizeof *logprobs)))
+            rc = MHAVIZ_ENOMEM;
+        if (rc == MHAVIZ_OK && (rc = model_layers(dir, ids, T, layers, n, in, logprobs, err, errlen)) == MHAVIZ_OK) {
+            top_k(logprobs, c.vocab_size, pred);
+            for (int k = 0; k < pred->n && rc == MHAVIZ_OK; k++) {
+                char *piece = tokenizer_piece_text(tok, pred->ids[k]);
+                if (!(pred->text[k] = piece ? piece : strdup("")))
+                    rc = MHAVIZ_ENOMEM;
+            }
+        }
+    } else if (rc == MHAVIZ_OK)
+        rc = model_layers(dir, ids, T, layers, n, in, NULL, err, errlen);
+    free(logprobs);
     for (int i = 0; rc == MHAVIZ_OK && i < n; i++) {
         /* The tokens as the pictures and the report show them, and a title naming the layer. */
         const size_t len = strlen(in[i].model->name) + 64;
@@ -571,6 +667,8 @@ int model_load(const char *dir, const char *text, const int *layers, int n, MhaI
     if (rc == MHAVIZ_ENOMEM) {
         for (int i = 0; i < n; i++)
             input_free(&in[i]);
+        if (pred)
+            model_prediction_free(pred);
         snprintf(err, errlen, "out of memory");
     }
     free(ids);

@@ -23,20 +23,37 @@
  * names the file and the field or tensor: a missing tensor, a shape
  * config.json contradicts, an id past the vocabulary, more tokens than the
  * model's positions, a layer out of range), MHAVIZ_EIO or MHAVIZ_ENOMEM;
- * in[0..n) are then zeroed. Free each with io/input.h's input_free. */
-int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, char *err,
-                 size_t errlen);
+ * in[0..n) are then zeroed. Free each with io/input.h's input_free.
+ * logprobs (vocab_size), when not NULL: the forward runs through every
+ * layer, then the final norm (ln_f / norm) and the unembedding (the
+ * embedding when tied, else lm_head) of the last token: the log-softmax of
+ * its logits, the model's prediction of the next token. */
+int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, double *logprobs,
+                 char *err, size_t errlen);
 
 /* model_layers for the one layer `layer`. */
 int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen);
+
+/* The model's most likely next tokens after the text. */
+#define MODEL_TOP_K 5
+typedef struct {
+    int n;                      /* MODEL_TOP_K, or the vocabulary when smaller */
+    int ids[MODEL_TOP_K];       /* the most likely first, the lower id on ties */
+    double logprob[MODEL_TOP_K]; /* natural log of each one's probability */
+    char *text[MODEL_TOP_K];    /* each one's piece as shown (malloc'd) */
+} ModelPrediction;
+
+/* Free what pred holds and zero it. */
+void model_prediction_free(ModelPrediction *pred);
 
 /* The same on text, tokenized by dir's tokenizer.json as Hugging Face's
  * tokenizers does (checkpoint/tokenizer.h, BOS included): in[i].tokens are
  * its pieces as shown ("ĠMary" -> " Mary"), in[i].title names the folder and
  * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layers does (a
  * tokenizer.json it cannot read, or an empty text: MHAVIZ_EINPUT with err
- * naming the file and the field). */
-int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, char *err,
-               size_t errlen);
+ * naming the file and the field). pred, when not NULL, gets the model's
+ * top MODEL_TOP_K next tokens (free with model_prediction_free). */
+int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
+               char *err, size_t errlen);
 
 #endif

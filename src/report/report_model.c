@@ -62,7 +62,7 @@ static int role_width(int r)
     return n > 5 ? n : 5;
 }
 
-static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in)
+static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred)
 {
     const ModelSource *m = in->model;
     fprintf(f, "mhaviz: %s (%s), %d of its %d layers, %d heads each, %d tokens\n", m->name, m->type, s->n,
@@ -72,7 +72,14 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in)
         char tok[64];
         fprintf(f, "%s%s", t ? " |" : " ", token_text(tok, sizeof tok, in->tokens[t]));
     }
-    fprintf(f, "\n\nLayers (each layer's pictures and report: layer_NN/)\n");
+    fprintf(f, "\n\nThe model's next token after the text (its top %d, the probability it gives each):\n", pred->n);
+    for (int k = 0; k < pred->n; k++) {
+        char tok[64];
+        fprintf(f, "  %d. %-16s %5.1f%%  (id %d, log-probability %.4f)\n", k + 1,
+                token_text(tok, sizeof tok, pred->text[k]), 100.0 * exp(pred->logprob[k]), pred->ids[k],
+                pred->logprob[k]);
+    }
+    fprintf(f, "\nLayers (each layer's pictures and report: layer_NN/)\n");
     fprintf(f, "  roles: how many heads have each role; kept: the heads' relation rows the wide head\n"
                "  built from the layer kept, of all; lost: the rest; blur: the wide head's normalised\n"
                "  entropy less the heads' mean. In brackets: the middle 95%% of random layers of the\n"
@@ -123,7 +130,7 @@ static void model_range(FILE *f, const char *name, const ChanceRange *r)
     fprintf(f, "]");
 }
 
-static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in)
+static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred)
 {
     const ModelSource *m = in->model;
     fprintf(f, "{\n  \"model\": {\"name\": ");
@@ -139,6 +146,14 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in)
     fprintf(f, "],\n  \"token_ids\": [");
     for (int t = 0; t < in->cfg.T; t++)
         fprintf(f, "%s%d", t ? ", " : "", m->token_ids[t]);
+    fprintf(f, "],\n  \"prediction\": [");
+    for (int k = 0; k < pred->n; k++) {
+        fprintf(f, "%s{\"id\": %d, \"token\": ", k ? ", " : "", pred->ids[k]);
+        json_string(f, pred->text[k]);
+        fprintf(f, ", \"logprob\": ");
+        json_number(f, pred->logprob[k]);
+        fprintf(f, "}");
+    }
     fprintf(f, "],\n  \"layers\": [\n");
     for (int i = 0; i < s->n; i++) {
         const LayerRow *l = &s->layers[i];
@@ -175,19 +190,20 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in)
     fprintf(f, "  ]\n}\n");
 }
 
-int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, char *err, size_t errlen)
+int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred,
+                       char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
     char *path = NULL;
     FILE *f = open_out(dir, "report.txt", &path, err, errlen, &rc);
     if (f) {
-        model_txt(f, s, in);
+        model_txt(f, s, in, pred);
         rc = close_out(f, path, err, errlen);
     }
     free(path);
     path = NULL;
     if (rc == MHAVIZ_OK && (f = open_out(dir, "report.json", &path, err, errlen, &rc))) {
-        model_json(f, s, in);
+        model_json(f, s, in, pred);
         rc = close_out(f, path, err, errlen);
     }
     free(path);

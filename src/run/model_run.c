@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int model_run_write(MhaInput *in, int n, int query, Renderer *r, const OutDir *out, const VariantOptions *o,
+int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query, Renderer *r, const OutDir *out, const VariantOptions *o,
                     Timing *tm, char *err, size_t errlen)
 {
     ModelSummary s;
@@ -62,7 +62,7 @@ int model_run_write(MhaInput *in, int n, int query, Renderer *r, const OutDir *o
     }
     if (rc == MHAVIZ_OK) {
         timing_phase(tm, TIMING_WRITE);
-        rc = report_write_model(out->tmp, &s, &in[0], err, errlen);
+        rc = report_write_model(out->tmp, &s, &in[0], pred, err, errlen);
     }
     model_summary_free(&s);
     return rc;

@@ -328,6 +328,13 @@ START_TEST(every_layer_by_default)
         }
         cJSON_Delete(own);
     }
+    /* The prediction: 5 tokens, the most likely first (its numbers: check_model_ref.c against torch) */
+    const cJSON *pred = item(top, "prediction");
+    ck_assert_int_eq(cJSON_GetArraySize(pred), 5);
+    for (int k = 1; k < 5; k++)
+        ck_assert(item(cJSON_GetArrayItem(pred, k), "logprob")->valuedouble <=
+                  item(cJSON_GetArrayItem(pred, k - 1), "logprob")->valuedouble);
+    ck_assert(cJSON_IsString(item(cJSON_GetArrayItem(pred, 0), "token")));
     const cJSON *slides = item(top, "heads_worth_a_slide");
     ck_assert_int_eq(cJSON_GetArraySize(slides), 4);
     for (int k = 0; k < 4; k++) {

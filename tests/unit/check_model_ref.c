@@ -140,7 +140,7 @@ START_TEST(all_layers_at_once_match_one_at_a_time)
         layers[l] = l;
     MhaInput all[8];
     char err[MHAVIZ_ERRLEN];
-    ck_assert_msg(model_layers(dir, ids, T, layers, n_layers, all, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert_msg(model_layers(dir, ids, T, layers, n_layers, all, NULL, err, sizeof err) == MHAVIZ_OK, "%s", err);
     for (int l = 0; l < n_layers; l++) {
         MhaInput one;
         ck_assert_msg(model_layer(dir, ids, T, l, &one, err, sizeof err) == MHAVIZ_OK, "%s", err);
@@ -162,11 +162,44 @@ START_TEST(all_layers_at_once_match_one_at_a_time)
     }
     /* Layers out of order, or past the model: refused, naming config.json. */
     const int reversed[2] = {1, 0}, past[1] = {n_layers};
-    ck_assert_int_eq(model_layers(dir, ids, T, reversed, 2, all, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_int_eq(model_layers(dir, ids, T, reversed, 2, all, NULL, err, sizeof err), MHAVIZ_EINPUT);
     ck_assert_msg(strstr(err, "config.json: layer 0 does not exist after"), "%s", err);
-    ck_assert_int_eq(model_layers(dir, ids, T, past, 1, all, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_int_eq(model_layers(dir, ids, T, past, 1, all, NULL, err, sizeof err), MHAVIZ_EINPUT);
     ck_assert_msg(strstr(err, "config.json: layer"), "%s", err);
     free(ids);
+    cJSON_Delete(root);
+}
+END_TEST
+
+/* The model's next-token log-probabilities (every layer, the final norm,
+ * the unembedding: tied, or lm_head) within 1e-4 of ref/logprobs.npy, the
+ * float64 reference's (tests/models/make_checkpoints.py); asking for them
+ * changes no layer's x. */
+START_TEST(logprobs_match_the_reference)
+{
+    char dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
+    int T, n_layers;
+    cJSON *root;
+    int *ids = case_ids(dir, &T, &n_layers, &root);
+    const int vocab = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "vocab_size"));
+    ck_assert_int_gt(vocab, 0);
+    snprintf(path, sizeof path, "%s/ref/logprobs.npy", dir);
+    double *want = read_f64_npy(path, (size_t)vocab);
+    double *got = malloc((size_t)vocab * sizeof *got);
+    MhaInput in, plain;
+    const int first = 0;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_msg(model_layers(dir, ids, T, &first, 1, &in, got, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert_msg(model_layer(dir, ids, T, 0, &plain, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert(memcmp(in.x, plain.x, (size_t)T * in.cfg.d_model * sizeof(float)) == 0);
+    double worst = 0.0;
+    for (int v = 0; v < vocab; v++)
+        worst = fmax(worst, fabs(got[v] - want[v]));
+    ck_assert_msg(worst <= TOL, "%s: log-probabilities differ from the reference by %g", CASES[_i], worst);
+    fprintf(stderr, "model_ref: %-24s log-probabilities of %d tokens within %.2e\n", CASES[_i], vocab, worst);
+    input_free(&in), input_free(&plain);
+    free(got), free(want), free(ids);
     cJSON_Delete(root);
 }
 END_TEST
@@ -177,6 +210,7 @@ Suite *model_ref_suite(void)
     TCase *tc = tcase_create("reference");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, all_layers_at_once_match_one_at_a_time, 0, N_CASES);
+    tcase_add_loop_test(tc, logprobs_match_the_reference, 0, N_CASES);
     tcase_add_loop_test(tc, every_layer_matches_the_reference, 0, N_CASES);
     suite_add_tcase(s, tc);
     return s;

@@ -60,6 +60,7 @@ typedef struct {
     int steps;           /* --steps: also the pre-softmax scores of each head */
     int npy;             /* --npy: report.json's matrices as .npy files, whatever their size */
     int no_html;         /* --no-html: no lesson.html */
+    int head_effects;    /* --head-effects: each head of the model switched off in turn (several layers) */
     int timing;          /* --timing */
     const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
@@ -84,6 +85,8 @@ static void usage(FILE *f)
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\", or\n"
         "                     MODEL_DIR's name + \"_layerN_mhaviz\", for several layers\n"
         "                     \"_mhaviz\" or \"_layersLAYERS_mhaviz\")\n"
+        "      --head-effects with several layers: how much each head's output moves the\n"
+        "                     model's top next token (one forward per head of the model)\n"
         "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
@@ -227,7 +230,7 @@ static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
            OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML,
-           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER };
+           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_HEAD_EFFECTS };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -251,6 +254,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"no-html", no_argument, NULL, OPT_NO_HTML},
         {"text", required_argument, NULL, OPT_TEXT},
         {"layer", required_argument, NULL, OPT_LAYER},
+        {"head-effects", no_argument, NULL, OPT_HEAD_EFFECTS},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -272,6 +276,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_NPY: o->npy = 1; break;
         case OPT_NO_HTML: o->no_html = 1; break;
         case OPT_TEXT: o->text = optarg; break;
+        case OPT_HEAD_EFFECTS: o->head_effects = 1; break;
         case OPT_LAYER: o->layer = optarg; break; /* read once the model's layers are known */
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
@@ -348,7 +353,7 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
         free(layers);
         return MHAVIZ_ENOMEM;
     }
-    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, err, errlen);
+    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, o->head_effects, err, errlen);
     free(layers);
     return rc;
 }

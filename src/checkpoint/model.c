@@ -318,8 +318,9 @@ static void add(float *h, const float *y, size_t n)
         h[i] += y[i];
 }
 
-/* One block of layer l, on s->h. */
-static void block(const Model *m, const LayerWeights *lw, RunState *s, int T)
+/* One block of layer l, on s->h; off (n_heads; NULL: none) marks the
+ * heads whose output is zeroed before W_o (switched off). */
+static void block(const Model *m, const LayerWeights *lw, RunState *s, int T, const unsigned char *off)
 {
     const ModelConfig *c = &m->c;
     const int d = c->d_model, ff = c->d_ff;
@@ -330,6 +331,15 @@ static void block(const Model *m, const LayerWeights *lw, RunState *s, int T)
     norm(s->x, s->h, lw->norm1, lw->norm1_b, T, d, c->norm_eps, c->family);
     /* 2. Attention: the lesson's forward pass (core/mha.c). */
     mha_forward(&ac, &lw->attn, s->x, &s->att);
+    int any_off = 0;
+    for (int h = 0; off && h < c->n_heads; h++)
+        if (off[h]) {
+            any_off = 1;
+            for (int t = 0; t < T; t++)
+                memset(s->att.concat + (size_t)t * d + (size_t)h * c->head_dim, 0, (size_t)c->head_dim * sizeof(float));
+        }
+    if (any_off) /* the output again from the heads left on: concat (T, d) W_o + b_o */
+        matmul(s->att.out, s->att.concat, lw->attn.W_o, 0, lw->attn.b_o, T, d, d);
     /* 3. Residual: its output is added to h. */
     add(s->h, s->att.out, n_h);
     /* 4. Norm again, for the MLP. */
@@ -445,18 +455,24 @@ static int find_prefix(Model *m)
     return MHAVIZ_EINPUT;
 }
 
+/* Rows of the unembedding converted to floats at once (4 MB at d 2048). */
+#define UNEMBED_ROWS 512
+
 /* logprobs (vocab) = the log-softmax of the last position's logits: h's
  * last row through the final norm (GPT-2's ln_f, Llama's norm), then the
  * unembedding (the embedding when tied, else lm_head, named without the
- * prefix as transformers saves it); sums in double. */
+ * prefix as transformers saves it): logits in float (BLIS), the softmax's
+ * sums in double. */
 static int unembed(Model *m, RunState *s, int T, double *logprobs)
 {
     const ModelConfig *c = &m->c;
     const int d = c->d_model, gpt2 = c->family == MODEL_GPT2;
     const char *dfield = gpt2 ? "n_embd" : "hidden_size";
     float *scale = malloc((size_t)d * sizeof *scale), *shift = calloc((size_t)d, sizeof *shift);
-    float *row = malloc((size_t)d * sizeof *row); /* (d) one token's unembedding */
-    int rc = scale && shift && row ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+    const int chunk = UNEMBED_ROWS; /* rows of the unembedding converted at once */
+    float *rows = malloc((size_t)chunk * d * sizeof *rows); /* (chunk, d) */
+    float *logits = malloc((size_t)chunk * sizeof *logits); /* (chunk) */
+    int rc = scale && shift && rows && logits ? MHAVIZ_OK : MHAVIZ_ENOMEM;
     if (rc == MHAVIZ_OK)
         rc = load_vector(m, scale, d, dfield, gpt2 ? "ln_f.weight" : "norm.weight", 0);
     if (rc == MHAVIZ_OK && gpt2)
@@ -479,20 +495,22 @@ static int unembed(Model *m, RunState *s, int T, double *logprobs)
         const float *last = s->h + (size_t)(T - 1) * d; /* (d) */
         norm(s->x, last, scale, shift, 1, d, c->norm_eps, c->family);
         double top = -INFINITY, sum = 0.0;
-        for (int v = 0; v < c->vocab_size && rc == MHAVIZ_OK; v++) {
-            rc = safetensors_floats(W, (size_t)v * d, (size_t)d, row, m->err, m->errlen);
-            double logit = 0.0;
-            for (int i = 0; i < d; i++)
-                logit += (double)s->x[i] * row[i];
-            logprobs[v] = logit;
-            top = fmax(top, logit);
+        for (int v0 = 0; v0 < c->vocab_size && rc == MHAVIZ_OK; v0 += chunk) {
+            const int n = c->vocab_size - v0 < chunk ? c->vocab_size - v0 : chunk;
+            rc = safetensors_floats(W, (size_t)v0 * d, (size_t)n * d, rows, m->err, m->errlen);
+            /* logits (n) = rows (n, d) x (d) */
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, n, d, 1.0f, rows, d, s->x, 1, 0.0f, logits, 1);
+            for (int j = 0; j < n; j++) {
+                logprobs[v0 + j] = logits[j];
+                top = fmax(top, logits[j]);
+            }
         }
         for (int v = 0; v < c->vocab_size; v++)
             sum += exp(logprobs[v] - top);
         for (int v = 0; v < c->vocab_size; v++)
             logprobs[v] -= top + log(sum);
     }
-    free(scale), free(shift), free(row);
+    free(scale), free(shift), free(rows), free(logits);
     return rc;
 }
 
@@ -531,7 +549,7 @@ static int keep_layer(Model *m, LayerWeights *lw, RunState *s, const int *ids, i
 }
 
 int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, double *logprobs,
-                 char *err, size_t errlen)
+                 const unsigned char *off, char *err, size_t errlen)
 {
     Model m = {.dir = dir, .err = err, .errlen = errlen};
     LayerWeights lw = {0};
@@ -574,7 +592,7 @@ int model_layers(const char *dir, const int *ids, int T, const int *layers, int 
         if (next < n && l == layers[next] && (rc = keep_layer(&m, &lw, &s, ids, T, l, &in[next++])) != MHAVIZ_OK)
             goto cleanup;
         if (next < n || logprobs)
-            block(&m, &lw, &s, T);
+            block(&m, &lw, &s, T, off ? off + (size_t)l * c->n_heads : NULL);
     }
     if (logprobs)
         rc = unembed(&m, &s, T, logprobs);
@@ -593,7 +611,7 @@ cleanup:
 
 int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen)
 {
-    return model_layers(dir, ids, T, &layer, 1, in, NULL, err, errlen);
+    return model_layers(dir, ids, T, &layer, 1, in, NULL, NULL, err, errlen);
 }
 
 /* pred's top MODEL_TOP_K of logprobs (vocab): the largest first, the lower id on ties. */
@@ -614,15 +632,37 @@ static void top_k(const double *logprobs, int vocab, ModelPrediction *pred)
     }
 }
 
+/* pred->effect: each head of the model switched off in turn, one forward
+ * each, the top token's log-probability against clean's (vocab). */
+static int head_effects(const char *dir, const int *ids, int T, const ModelConfig *c, const double *clean,
+                        double *logprobs, ModelPrediction *pred, char *err, size_t errlen)
+{
+    const int n = c->n_layers * c->n_heads;
+    unsigned char *off = calloc((size_t)n, 1); /* (n_layers, n_heads) 1: switched off */
+    pred->effect = malloc((size_t)n * sizeof *pred->effect);
+    pred->n_layers = c->n_layers, pred->n_heads = c->n_heads;
+    int rc = off && pred->effect ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+    for (int k = 0; k < n && rc == MHAVIZ_OK; k++) {
+        MhaInput none; /* no layer kept */
+        off[k] = 1;
+        rc = model_layers(dir, ids, T, NULL, 0, &none, logprobs, off, err, errlen);
+        off[k] = 0;
+        pred->effect[k] = logprobs[pred->ids[0]] - clean[pred->ids[0]];
+    }
+    free(off);
+    return rc;
+}
+
 void model_prediction_free(ModelPrediction *pred)
 {
+    free(pred->effect);
     for (int k = 0; k < MODEL_TOP_K; k++)
         free(pred->text[k]);
     memset(pred, 0, sizeof *pred);
 }
 
 int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
-               char *err, size_t errlen)
+               int effects, char *err, size_t errlen)
 {
     int *ids = NULL, T = 0;
     memset(in, 0, (size_t)n * sizeof *in);
@@ -637,8 +677,12 @@ int model_load(const char *dir, const char *text, const int *layers, int n, MhaI
         if (rc == MHAVIZ_OK && (rc = model_config_load(dir, &c, err, errlen)) == MHAVIZ_OK &&
             !(logprobs = malloc((size_t)c.vocab_size * sizeof *logprobs)))
             rc = MHAVIZ_ENOMEM;
-        if (rc == MHAVIZ_OK && (rc = model_layers(dir, ids, T, layers, n, in, logprobs, err, errlen)) == MHAVIZ_OK) {
+        if (rc == MHAVIZ_OK && (rc = model_layers(dir, ids, T, layers, n, in, logprobs, NULL, err, errlen)) == MHAVIZ_OK) {
             top_k(logprobs, c.vocab_size, pred);
+            double *scratch = malloc((size_t)c.vocab_size * sizeof *scratch); /* (vocab) a head switched off */
+            if (effects)
+                rc = scratch ? head_effects(dir, ids, T, &c, logprobs, scratch, pred, err, errlen) : MHAVIZ_ENOMEM;
+            free(scratch);
             for (int k = 0; k < pred->n && rc == MHAVIZ_OK; k++) {
                 char *piece = tokenizer_piece_text(tok, pred->ids[k]);
                 if (!(pred->text[k] = piece ? piece : strdup("")))
@@ -646,7 +690,7 @@ int model_load(const char *dir, const char *text, const int *layers, int n, MhaI
             }
         }
     } else if (rc == MHAVIZ_OK)
-        rc = model_layers(dir, ids, T, layers, n, in, NULL, err, errlen);
+        rc = model_layers(dir, ids, T, layers, n, in, NULL, NULL, err, errlen);
     free(logprobs);
     for (int i = 0; rc == MHAVIZ_OK && i < n; i++) {
         /* The tokens as the pictures and the report show them, and a title naming the layer. */
@@ -664,11 +708,11 @@ int model_load(const char *dir, const char *text, const int *layers, int n, MhaI
             snprintf(in[i].title, len, "%.*s, layer %d (of layers 0 to %d)", INPUT_MAX_TITLE_BYTES - 40,
                      in[i].model->name, layers[i], in[i].model->n_layers - 1);
     }
+    if (rc != MHAVIZ_OK && pred)
+        model_prediction_free(pred);
     if (rc == MHAVIZ_ENOMEM) {
         for (int i = 0; i < n; i++)
             input_free(&in[i]);
-        if (pred)
-            model_prediction_free(pred);
         snprintf(err, errlen, "out of memory");
     }
     free(ids);

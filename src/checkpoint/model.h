@@ -27,9 +27,12 @@
  * logprobs (vocab_size), when not NULL: the forward runs through every
  * layer, then the final norm (ln_f / norm) and the unembedding (the
  * embedding when tied, else lm_head) of the last token: the log-softmax of
- * its logits, the model's prediction of the next token. */
+ * its logits, the model's prediction of the next token. off (n_layers,
+ * n_heads; NULL: none) switches heads off: head h of layer l, when
+ * off[l n_heads + h], has its output zeroed before W_o (the layers shown
+ * are kept before their heads are). */
 int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, double *logprobs,
-                 char *err, size_t errlen);
+                 const unsigned char *off, char *err, size_t errlen);
 
 /* model_layers for the one layer `layer`. */
 int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen);
@@ -41,6 +44,10 @@ typedef struct {
     int ids[MODEL_TOP_K];       /* the most likely first, the lower id on ties */
     double logprob[MODEL_TOP_K]; /* natural log of each one's probability */
     char *text[MODEL_TOP_K];    /* each one's piece as shown (malloc'd) */
+    int n_layers, n_heads;
+    double *effect;             /* (n_layers, n_heads) the change in the top token's log-probability
+                                 * when that one head is switched off (model_layers' off): one
+                                 * forward per head (malloc'd); NULL when not asked */
 } ModelPrediction;
 
 /* Free what pred holds and zero it. */
@@ -52,8 +59,9 @@ void model_prediction_free(ModelPrediction *pred);
  * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layers does (a
  * tokenizer.json it cannot read, or an empty text: MHAVIZ_EINPUT with err
  * naming the file and the field). pred, when not NULL, gets the model's
- * top MODEL_TOP_K next tokens (free with model_prediction_free). */
+ * top MODEL_TOP_K next tokens (free with model_prediction_free), and with
+ * effects 1 its effect (one forward per head of the model). */
 int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
-               char *err, size_t errlen);
+               int effects, char *err, size_t errlen);
 
 #endif

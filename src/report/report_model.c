@@ -79,6 +79,27 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const 
                 token_text(tok, sizeof tok, pred->text[k]), 100.0 * exp(pred->logprob[k]), pred->ids[k],
                 pred->logprob[k]);
     }
+    /* The heads whose switching off lowers the top token's log-probability most. */
+    const int n_eff = pred->effect ? pred->n_layers * pred->n_heads : 0;
+    int shown[MODEL_TOP_K], n_shown = 0;
+    for (; n_shown < MODEL_TOP_K && n_shown < n_eff; n_shown++) {
+        int best = -1;
+        for (int k = 0; k < n_eff; k++) {
+            int taken = 0;
+            for (int j = 0; j < n_shown; j++)
+                taken |= shown[j] == k;
+            if (!taken && (best < 0 || pred->effect[k] < pred->effect[best]))
+                best = k;
+        }
+        shown[n_shown] = best;
+    }
+    char top_tok[64];
+    if (n_eff)
+        fprintf(f, "\nThe heads the prediction leans on: each head switched off alone (its output zeroed before W_o,\n"
+               "one forward each); the change in the log-probability of %s, the lowest first:\n",
+            token_text(top_tok, sizeof top_tok, pred->text[0]));
+    for (int j = 0; j < n_shown; j++)
+        fprintf(f, "  L%dH%d %+.4f\n", shown[j] / pred->n_heads, shown[j] % pred->n_heads, pred->effect[shown[j]]);
     fprintf(f, "\nLayers (each layer's pictures and report: layer_NN/)\n");
     fprintf(f, "  roles: how many heads have each role; kept: the heads' relation rows the wide head\n"
                "  built from the layer kept, of all; lost: the rest; blur: the wide head's normalised\n"
@@ -154,7 +175,16 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
         json_number(f, pred->logprob[k]);
         fprintf(f, "}");
     }
-    fprintf(f, "],\n  \"layers\": [\n");
+    fprintf(f, "],\n  \"head_effects\": %s", pred->effect ? "[" : "null");
+    for (int l = 0; pred->effect && l < pred->n_layers; l++) {
+        fprintf(f, "%s[", l ? ", " : "");
+        for (int h = 0; h < pred->n_heads; h++) {
+            fprintf(f, h ? ", " : "");
+            json_number(f, pred->effect[(size_t)l * pred->n_heads + h]);
+        }
+        fprintf(f, "]");
+    }
+    fprintf(f, "%s,\n  \"layers\": [\n", pred->effect ? "]" : "");
     for (int i = 0; i < s->n; i++) {
         const LayerRow *l = &s->layers[i];
         char folder[32];

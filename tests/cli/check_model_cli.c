@@ -335,6 +335,14 @@ START_TEST(every_layer_by_default)
         ck_assert(item(cJSON_GetArrayItem(pred, k), "logprob")->valuedouble <=
                   item(cJSON_GetArrayItem(pred, k - 1), "logprob")->valuedouble);
     ck_assert(cJSON_IsString(item(cJSON_GetArrayItem(pred, 0), "token")));
+    ck_assert(cJSON_IsNull(item(top, "head_effects"))); /* asked for with --head-effects only */
+    run(r, (const char *[]){"-q", "--head-effects", "--text", SENTENCE " Mary and John", "-o", "eff", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cJSON *eff = read_json(r, "eff/report.json");
+    const cJSON *effects = item(eff, "head_effects"); /* their values: check_model_ref.c against torch */
+    ck_assert_int_eq(cJSON_GetArraySize(effects), 2);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetArrayItem(effects, 1)), 2);
+    cJSON_Delete(eff);
     const cJSON *slides = item(top, "heads_worth_a_slide");
     ck_assert_int_eq(cJSON_GetArraySize(slides), 4);
     for (int k = 0; k < 4; k++) {

@@ -16,6 +16,7 @@
 #include "checkpoint/model_config.h"
 #include "draw/draw.h"
 #include "init_cmd.h"
+#include "layer_list.h"
 #include "io/input.h"
 #include "io/outdir.h"
 #include "io/quiz_file.h"
@@ -25,6 +26,7 @@
 #include "report/report.h"
 #include "run/run_memory.h"
 #include "text/query.h"
+#include "run/model_run.h"
 #include "run/variants.h"
 
 #include <errno.h>
@@ -47,7 +49,7 @@ typedef struct {
     const char *input;   /* INPUT.json, or MODEL_DIR (a folder holding config.json) */
     int model;           /* 1: input is a model's folder (one holding config.json) */
     const char *text;    /* --text: the sentence a model runs on; NULL = none given */
-    int layer;           /* --layer: the model's layer shown, from 0; -1 = none given */
+    const char *layer;   /* --layer: the model's layers shown ("5", "3-6", "0,5,11"); NULL = every layer */
     const char *out_dir; /* -o; NULL = input's stem + "_mhaviz" */
     int threads;         /* -t; 0 = OpenMP's default (OMP_NUM_THREADS, else one per core) */
     int max_memory_mb;   /* --max-memory; 0 = the default limit */
@@ -63,6 +65,7 @@ typedef struct {
     int no_html;         /* --no-html: no lesson.html */
     int svg;             /* --svg: every picture also as SVG */
     const char *quiz;    /* --quiz: the teacher's questions for lesson.html; NULL = none */
+    int head_effects;    /* --head-effects: each head of the model switched off in turn (several layers) */
     int timing;          /* --timing */
     const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
@@ -72,18 +75,23 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: mhaviz [options] INPUT.json\n"
-        "       mhaviz [options] --text TEXT --layer N MODEL_DIR\n"
+        "       mhaviz [options] --text TEXT [--layer LAYERS] MODEL_DIR\n"
         "\n"
-        "Runs multi-head attention on INPUT.json, or on layer N of a real model's\n"
+        "Runs multi-head attention on INPUT.json, or on layers of a real model's\n"
         "checkpoint (a Hugging Face folder: config.json, model.safetensors or its\n"
         "shards, tokenizer.json; GPT-2, Llama, Mistral, Qwen2) reading TEXT, and writes\n"
         "each head's attention map as a PNG heatmap, the single wide head's map, and a\n"
         "report comparing them.\n"
         "\n"
         "      --text TEXT    the sentence the model reads (a model run only)\n"
-        "      --layer N      the model's layer to show, counted from 0 (a model run only)\n"
+        "      --layer LAYERS the model's layers to show, counted from 0: one (5), a range\n"
+        "                     (3-6) or a list (0,5,11); default: every layer. Several: each\n"
+        "                     in a sub-folder layer_NN/, the table of layers at the top\n"
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\", or\n"
-        "                     MODEL_DIR's name + \"_layerN_mhaviz\")\n"
+        "                     MODEL_DIR's name + \"_layerN_mhaviz\", for several layers\n"
+        "                     \"_mhaviz\" or \"_layersLAYERS_mhaviz\")\n"
+        "      --head-effects with several layers: how much each head's output moves the\n"
+        "                     model's top next token (one forward per head of the model)\n"
         "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
@@ -234,7 +242,7 @@ static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
            OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML, OPT_QUIZ,
-           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG, OPT_POOL };
+           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG, OPT_POOL, OPT_HEAD_EFFECTS };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -261,11 +269,11 @@ static void parse_args(int argc, char **argv, Options *o)
         {"layer", required_argument, NULL, OPT_LAYER},
         {"svg", no_argument, NULL, OPT_SVG},
         {"quiz", required_argument, NULL, OPT_QUIZ},
+        {"head-effects", no_argument, NULL, OPT_HEAD_EFFECTS},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     o->layers = 1;
-    o->layer = -1;
     render_default_options(&o->render);
     opterr = 0;
     int ch;
@@ -288,7 +296,8 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_NPY: o->npy = 1; break;
         case OPT_NO_HTML: o->no_html = 1; break;
         case OPT_TEXT: o->text = optarg; break;
-        case OPT_LAYER: o->layer = parse_int(optarg, 0, 1000000, "--layer"); break; /* its range: once the model is read */
+        case OPT_HEAD_EFFECTS: o->head_effects = 1; break;
+        case OPT_LAYER: o->layer = optarg; break; /* read once the model's layers are known */
         case OPT_SVG: o->svg = 1; break;
         case OPT_QUIZ: o->quiz = optarg; break; /* read and checked before the input */
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
@@ -329,43 +338,67 @@ static void parse_args(int argc, char **argv, Options *o)
     struct stat sb;
     snprintf(config, sizeof config, "%s/config.json", o->input);
     o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
-    if (!o->model && (o->text || o->layer >= 0))
+    if (!o->model && (o->text || o->layer))
         usage_error("--text and --layer are for a model folder (one holding config.json); '%s' is not one",
                     o->input);
     if (o->model && !o->text)
         usage_error("'%s' is a model folder: give the sentence it reads with --text TEXT", o->input);
 }
 
-/* A model run: layer o->layer of the checkpoint in folder o->input, on
- * o->text. No --layer, or one the model does not have: a usage error
- * naming its layers. Returns as model_load does, or MHAVIZ_EUSAGE. */
-static int load_model(const Options *o, MhaInput *in, char *err, size_t errlen)
+/* A model run: the layers --layer lists of the checkpoint in folder
+ * o->input, on o->text, in one forward: *in (n of them, malloc'd) and
+ * *many = 1 when the run shows several (every layer, or a list of more than
+ * one; then also the model's prediction, *pred). A --layer the model does not have: a usage error naming its layers.
+ * Returns as model_load does, or MHAVIZ_EUSAGE. */
+static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelPrediction *pred, char *err,
+                      size_t errlen)
 {
     ModelConfig c;
     int rc = model_config_load(o->input, &c, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
-    if (o->layer < 0 || o->layer >= c.n_layers) {
-        char given[48] = "a model run needs --layer N";
-        if (o->layer >= 0)
-            snprintf(given, sizeof given, "--layer %d", o->layer);
-        snprintf(err, errlen, "%s: %s has %d layers (config.json's \"%s\"); give --layer 0 to %d\n"
-                 "Try 'mhaviz --help'.", given, o->input, c.n_layers,
-                 c.family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers", c.n_layers - 1);
+    int *layers = malloc((size_t)c.n_layers * sizeof *layers);
+    if (!layers)
+        return MHAVIZ_ENOMEM;
+    if (layer_list_parse(o->layer, c.n_layers, o->input, c.family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers",
+                         layers, n, err, errlen) != 0) {
+        free(layers);
+        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
         return MHAVIZ_EUSAGE;
     }
-    return model_load(o->input, o->text, o->layer, in, err, errlen);
+    *many = !o->layer || *n > 1;
+    if (*many && (o->n_kv || o->kv_all || o->kv_groups)) {
+        free(layers);
+        snprintf(err, errlen, "--kv-heads and --kv-groups are for one layer at a time (--layer N)\n"
+                 "Try 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    if (!(*in = calloc((size_t)*n, sizeof **in))) {
+        free(layers);
+        return MHAVIZ_ENOMEM;
+    }
+    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, o->head_effects, err, errlen);
+    free(layers);
+    return rc;
 }
 
 /* Default output folder, in the current folder: the input's file stem +
- * "_mhaviz"; for a model, its folder's name (name) + "_layerN_mhaviz". */
-static char *default_out_dir(const Options *o, const char *name)
+ * "_mhaviz"; for a model, its folder's name (name) + "_layerN_mhaviz" for
+ * one layer (N: the layer), + "_mhaviz" for every layer, else
+ * "_layersLAYERS_mhaviz" (LAYERS: --layer's value, "3-6"). */
+static char *default_out_dir(const Options *o, const char *name, int layer)
 {
     if (o->model) {
-        size_t n = strlen(name) + sizeof "_layer_mhaviz" + 12;
+        size_t n = strlen(name) + (o->layer ? strlen(o->layer) : 0) + sizeof "_layers_mhaviz" + 12;
         char *s = malloc(n);
-        if (s)
-            snprintf(s, n, "%s_layer%d_mhaviz", name, o->layer);
+        if (!s)
+            return NULL;
+        if (o->layer && strspn(o->layer, "0123456789") == strlen(o->layer))
+            snprintf(s, n, "%s_layer%d_mhaviz", name, layer);
+        else if (o->layer)
+            snprintf(s, n, "%s_layers%s_mhaviz", name, o->layer);
+        else
+            snprintf(s, n, "%s_mhaviz", name);
         return s;
     }
     const char *base = strrchr(o->input, '/');
@@ -447,7 +480,9 @@ int main(int argc, char **argv)
 #endif
 
     char err[MHAVIZ_ERRLEN] = "";
-    MhaInput in = {0};
+    MhaInput *ins = NULL; /* (n_in) the input, or the model's layers shown */
+    int n_in = 1, many = 0; /* many: a model run over several layers (run/model_run.h) */
+    ModelPrediction pred = {0}; /* with many: the model's next tokens */
     QuizFile quiz = {0};
     Variant *vars = NULL; /* (n_vars) the K/V layouts, most K/V heads first */
     int kv[VARIANTS_MAX], n_vars = 0;
@@ -474,16 +509,21 @@ int main(int argc, char **argv)
     input_default_limits(&lim);
     if (o.max_memory_mb > 0)
         lim.max_memory_bytes = (size_t)o.max_memory_mb << 20;
-    rc = o.model ? load_model(&o, &in, err, sizeof err) : input_load_limits(o.input, &lim, &in, err, sizeof err);
-    if (in.warnings)
-        fprintf(stderr, "%s", in.warnings);
+    if (o.model)
+        rc = load_model(&o, &ins, &n_in, &many, &pred, err, sizeof err);
+    else if (!(ins = calloc(1, sizeof *ins)))
+        goto oom;
+    else
+        rc = input_load_limits(o.input, &lim, ins, err, sizeof err);
+    if (ins && ins->warnings)
+        fprintf(stderr, "%s", ins->warnings);
     if (rc != MHAVIZ_OK)
         goto cleanup;
 
     /* --kv-heads: the K/V layouts to run, each pooled from the input's K/V heads. */
     Grouping groups;
     int grouped;
-    if ((n_vars = kv_layouts(&o, &in.cfg, kv, &groups, &grouped, err, sizeof err)) == 0) {
+    if ((n_vars = kv_layouts(&o, &ins->cfg, kv, &groups, &grouped, err, sizeof err)) == 0) {
         rc = MHAVIZ_EUSAGE;
         goto cleanup;
     }
@@ -496,7 +536,7 @@ int main(int argc, char **argv)
     const int threads = 1;
 #endif
     double pictures;
-    if (run_memory(renderer, &in, kv, n_vars, o.steps, threads, &tm.estimate_bytes, &pictures) != MHAVIZ_OK)
+    if (run_memory(renderer, ins, kv, n_vars, o.steps, threads, &tm.estimate_bytes, &pictures) != MHAVIZ_OK)
         goto oom;
     if (n_vars > 1 && tm.estimate_bytes > lim.max_memory_bytes) {
         snprintf(err, sizeof err,
@@ -517,40 +557,42 @@ int main(int argc, char **argv)
 
     /* --query: the token query_NN.png is about (a usage error names a bad one). */
     int query = -1; /* -1: the default, pull.h's choice once the pulls are known */
-    if (o.query && (query = query_find(o.query, in.tokens, in.cfg.T, err, sizeof err)) < 0) {
+    if (o.query && (query = query_find(o.query, ins->tokens, ins->cfg.T, err, sizeof err)) < 0) {
         rc = MHAVIZ_EUSAGE;
         goto cleanup;
     }
 
     if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
         goto oom;
-    for (int i = 0; i < n_vars; i++) {
-        if ((rc = variant_run(&vars[i], &in, kv[i], grouped && kv[i] == groups.n_groups ? &groups : NULL, o.pool,
-                              query, o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
+    for (int i = 0; i < n_vars && !many; i++) { /* several layers: each run as it is written */
+        if ((rc = variant_run(&vars[i], ins, kv[i], grouped && kv[i] == groups.n_groups ? &groups : NULL, o.pool,
+                              query,
+                              o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
             goto cleanup;
         /* What random layers of the same shape and sentence give, for the report to compare with;
          * for a layout pooled from a multi-head input, also how far pooling moves their heads (the same
          * numbers whether it runs alone or among others). Timed apart: no part of the forward pass. */
         timing_phase(&tm, TIMING_CHANCE);
-        if (chance_draw(&vars[i].chance, &vars[i].in.cfg, in.tokens, in.has_single, CHANCE_DRAWS) != MHAVIZ_OK)
+        if (chance_draw(&vars[i].chance, &vars[i].in.cfg, ins->tokens, ins->has_single, CHANCE_DRAWS) != MHAVIZ_OK)
             goto oom;
         /* and, for what one softmax keeps, random layers as sharp as these heads */
         const int H = vars[i].in.cfg.n_heads;
         double heads_norm;
         measures_blur(vars[i].measures, H, &heads_norm);
-        if (chance_sharp(&vars[i].chance, &vars[i].in.cfg, in.tokens, in.has_single, heads_norm,
+        if (chance_sharp(&vars[i].chance, &vars[i].in.cfg, ins->tokens, ins->has_single, heads_norm,
                          vars[i].measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK)
             goto oom;
         const int *group_of = grouped && kv[i] == groups.n_groups && !grouping_is_contiguous(&groups) ? groups.of : NULL;
-        if (kv[i] < in.cfg.n_kv_heads && in.cfg.n_kv_heads == in.cfg.n_heads &&
-            chance_pooling(&vars[i].chance, &in.cfg, in.tokens, kv[i], group_of, o.pool, CHANCE_DRAWS) != MHAVIZ_OK)
+        if (kv[i] < ins->cfg.n_kv_heads && ins->cfg.n_kv_heads == ins->cfg.n_heads &&
+            chance_pooling(&vars[i].chance, &ins->cfg, ins->tokens, kv[i], group_of, o.pool, CHANCE_DRAWS) != MHAVIZ_OK)
             goto oom;
     }
 
     /* The outputs: written aside, then moved into place whole. Creating
      * the folder is writing (timed so; it is no part of the forward pass). */
     timing_phase(&tm, TIMING_WRITE);
-    out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(&o, in.model ? in.model->name : NULL);
+    out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(&o, ins->model ? ins->model->name : NULL,
+                                                                 ins->model ? ins->model->layer : 0);
     if (!out_dir)
         goto oom;
     if (inside(o.input, out_dir)) {
@@ -562,7 +604,8 @@ int main(int argc, char **argv)
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
     const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html, o.quiz ? &quiz : NULL};
-    rc = variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
+    rc = many ? model_run_write(ins, n_in, &pred, query, renderer, &out, &run_opt, &tm, err, sizeof err)
+              : variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);
         outdir_abort(&out);
@@ -605,7 +648,10 @@ cleanup:
         variant_free(&vars[i]);
     free(vars);
     render_close(renderer);
-    input_free(&in);
+    for (int i = 0; ins && i < n_in; i++)
+        input_free(&ins[i]);
+    free(ins);
+    model_prediction_free(&pred);
     quiz_file_free(&quiz);
     return rc;
 }

@@ -318,8 +318,9 @@ static void add(float *h, const float *y, size_t n)
         h[i] += y[i];
 }
 
-/* One block of layer l, on s->h. */
-static void block(const Model *m, const LayerWeights *lw, RunState *s, int T)
+/* One block of layer l, on s->h; off (n_heads; NULL: none) marks the
+ * heads whose output is zeroed before W_o (switched off). */
+static void block(const Model *m, const LayerWeights *lw, RunState *s, int T, const unsigned char *off)
 {
     const ModelConfig *c = &m->c;
     const int d = c->d_model, ff = c->d_ff;
@@ -330,6 +331,15 @@ static void block(const Model *m, const LayerWeights *lw, RunState *s, int T)
     norm(s->x, s->h, lw->norm1, lw->norm1_b, T, d, c->norm_eps, c->family);
     /* 2. Attention: the lesson's forward pass (core/mha.c). */
     mha_forward(&ac, &lw->attn, s->x, &s->att);
+    int any_off = 0;
+    for (int h = 0; off && h < c->n_heads; h++)
+        if (off[h]) {
+            any_off = 1;
+            for (int t = 0; t < T; t++)
+                memset(s->att.concat + (size_t)t * d + (size_t)h * c->head_dim, 0, (size_t)c->head_dim * sizeof(float));
+        }
+    if (any_off) /* the output again from the heads left on: concat (T, d) W_o + b_o */
+        matmul(s->att.out, s->att.concat, lw->attn.W_o, 0, lw->attn.b_o, T, d, d);
     /* 3. Residual: its output is added to h. */
     add(s->h, s->att.out, n_h);
     /* 4. Norm again, for the MLP. */
@@ -445,23 +455,119 @@ static int find_prefix(Model *m)
     return MHAVIZ_EINPUT;
 }
 
-int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen)
+/* Rows of the unembedding converted to floats at once (4 MB at d 2048). */
+#define UNEMBED_ROWS 512
+
+/* logprobs (vocab) = the log-softmax of the last position's logits: h's
+ * last row through the final norm (GPT-2's ln_f, Llama's norm), then the
+ * unembedding (the embedding when tied, else lm_head, named without the
+ * prefix as transformers saves it): logits in float (BLIS), the softmax's
+ * sums in double. */
+static int unembed(Model *m, RunState *s, int T, double *logprobs)
+{
+    const ModelConfig *c = &m->c;
+    const int d = c->d_model, gpt2 = c->family == MODEL_GPT2;
+    const char *dfield = gpt2 ? "n_embd" : "hidden_size";
+    float *scale = malloc((size_t)d * sizeof *scale), *shift = calloc((size_t)d, sizeof *shift);
+    const int chunk = UNEMBED_ROWS; /* rows of the unembedding converted at once */
+    float *rows = malloc((size_t)chunk * d * sizeof *rows); /* (chunk, d) */
+    float *logits = malloc((size_t)chunk * sizeof *logits); /* (chunk) */
+    int rc = scale && shift && rows && logits ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+    if (rc == MHAVIZ_OK)
+        rc = load_vector(m, scale, d, dfield, gpt2 ? "ln_f.weight" : "norm.weight", 0);
+    if (rc == MHAVIZ_OK && gpt2)
+        rc = load_vector(m, shift, d, dfield, "ln_f.bias", 0);
+    const StTensor *W = NULL;
+    if (rc == MHAVIZ_OK) {
+        const char *fields = gpt2 ? "vocab_size and n_embd" : "vocab_size and hidden_size";
+        if (gpt2 || c->tied)
+            W = tensor(m, c->vocab_size, d, fields, gpt2 ? "wte.weight" : "embed_tokens.weight");
+        else if (!(W = safetensors_find(&m->st, "lm_head.weight")) || W->n_dims != 2 ||
+                 W->shape[0] != c->vocab_size || W->shape[1] != d) {
+            snprintf(m->err, m->errlen, "%s: the checkpoint has no tensor 'lm_head.weight' of shape (%d, %d), and "
+                     "config.json's \"tie_word_embeddings\" is false", m->dir, c->vocab_size, d);
+            W = NULL;
+        }
+        if (!W)
+            rc = MHAVIZ_EINPUT;
+    }
+    if (rc == MHAVIZ_OK) {
+        const float *last = s->h + (size_t)(T - 1) * d; /* (d) */
+        norm(s->x, last, scale, shift, 1, d, c->norm_eps, c->family);
+        double top = -INFINITY, sum = 0.0;
+        for (int v0 = 0; v0 < c->vocab_size && rc == MHAVIZ_OK; v0 += chunk) {
+            const int n = c->vocab_size - v0 < chunk ? c->vocab_size - v0 : chunk;
+            rc = safetensors_floats(W, (size_t)v0 * d, (size_t)n * d, rows, m->err, m->errlen);
+            /* logits (n) = rows (n, d) x (d) */
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, n, d, 1.0f, rows, d, s->x, 1, 0.0f, logits, 1);
+            for (int j = 0; j < n; j++) {
+                logprobs[v0 + j] = logits[j];
+                top = fmax(top, logits[j]);
+            }
+        }
+        for (int v = 0; v < c->vocab_size; v++)
+            sum += exp(logprobs[v] - top);
+        for (int v = 0; v < c->vocab_size; v++)
+            logprobs[v] -= top + log(sum);
+    }
+    free(scale), free(shift), free(rows), free(logits);
+    return rc;
+}
+
+/* in[0..n) zeroed, after freeing what each holds. */
+static void inputs_clear(MhaInput *in, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(in[i].x);
+        mha_weights_free(&in[i].w);
+        mha_model_source_free(in[i].model);
+        memset(&in[i], 0, sizeof in[i]);
+    }
+}
+
+/* The layer shown at l: its weights (lw, taken), and its first norm of h (s), the x its attention reads. */
+static int keep_layer(Model *m, LayerWeights *lw, RunState *s, const int *ids, int T, int l, MhaInput *in)
+{
+    const ModelConfig *c = &m->c;
+    const size_t n_h = (size_t)T * c->d_model;
+    if (!(in->x = malloc(n_h * sizeof *in->x)) || attention_alloc(&in->w, c) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    norm(in->x, s->h, lw->norm1, lw->norm1_b, T, c->d_model, c->norm_eps, c->family);
+    in->cfg = attention_config(c, T);
+    /* a copy of the attention's weights: lw's are overwritten by the next layer */
+    const size_t d = (size_t)c->d_model, kv = (size_t)c->n_kv_heads * c->head_dim;
+    const MhaWeights *a = &lw->attn;
+    memcpy(in->w.W_q, a->W_q, d * d * sizeof(float)), memcpy(in->w.W_k, a->W_k, d * kv * sizeof(float));
+    memcpy(in->w.W_v, a->W_v, d * kv * sizeof(float)), memcpy(in->w.W_o, a->W_o, d * d * sizeof(float));
+    memcpy(in->w.b_q, a->b_q, d * sizeof(float)), memcpy(in->w.b_k, a->b_k, kv * sizeof(float));
+    memcpy(in->w.b_v, a->b_v, kv * sizeof(float)), memcpy(in->w.b_o, a->b_o, d * sizeof(float));
+    in->w.has_bias = a->has_bias;
+    char q_name[128]; /* the layer's query weight, whose dtype the report names */
+    snprintf(q_name, sizeof q_name, c->family == MODEL_GPT2 ? "%sh.%d.attn.c_attn.weight"
+                                                            : "%slayers.%d.self_attn.q_proj.weight", m->prefix, l);
+    return describe(m, ids, T, l, safetensors_find(&m->st, q_name)->dtype, in);
+}
+
+int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, double *logprobs,
+                 const unsigned char *off, char *err, size_t errlen)
 {
     Model m = {.dir = dir, .err = err, .errlen = errlen};
     LayerWeights lw = {0};
     RunState s = {0};
-    memset(in, 0, sizeof *in);
+    memset(in, 0, (size_t)n * sizeof *in);
     int rc = model_config_load(dir, &m.c, err, errlen);
     if (rc != MHAVIZ_OK)
         return rc;
     const ModelConfig *c = &m.c;
     const char *pos_field = c->family == MODEL_GPT2 ? "n_positions" : "max_position_embeddings";
     rc = MHAVIZ_EINPUT;
-    if (layer < 0 || layer >= c->n_layers) {
-        snprintf(err, errlen, "%s/config.json: layer %d does not exist: the model has %d layers, 0 to %d (\"%s\")", dir,
-                 layer, c->n_layers, c->n_layers - 1, c->family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers");
-        return rc;
-    }
+    for (int i = 0; i < n; i++)
+        if (layers[i] < 0 || layers[i] >= c->n_layers || (i > 0 && layers[i] <= layers[i - 1])) {
+            snprintf(err, errlen, "%s/config.json: layer %d does not exist%s: the model has %d layers, 0 to %d (\"%s\")",
+                     dir, layers[i], i > 0 && layers[i] <= layers[i - 1] ? " after the layers before it" : "",
+                     c->n_layers, c->n_layers - 1, c->family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers");
+            return rc;
+        }
     if (T < 1 || T > c->max_positions || T > INPUT_MAX_T ||
         (c->sliding_window > 0 && T > c->sliding_window)) {
         const int max = c->sliding_window > 0 && c->sliding_window < c->max_positions ? c->sliding_window
@@ -477,31 +583,23 @@ int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in,
     if ((rc = layer_weights_alloc(&lw, c)) != MHAVIZ_OK || (rc = run_state_alloc(&s, c, T)) != MHAVIZ_OK ||
         (rc = embed(&m, ids, T, s.h)) != MHAVIZ_OK)
         goto cleanup;
-    /* The blocks before the layer shown, each converted in turn into the same buffers. */
-    for (int l = 0; l < layer; l++) {
+    /* One forward up to the last layer shown (with logprobs: through every
+     * layer), each block converted in turn into the same buffers; a layer
+     * shown is kept before its block runs. */
+    for (int l = 0, next = 0; next < n || (logprobs && l < c->n_layers); l++) {
         if ((rc = c->family == MODEL_GPT2 ? load_gpt2_layer(&m, l, &lw) : load_llama_layer(&m, l, &lw)) != MHAVIZ_OK)
             goto cleanup;
-        block(&m, &lw, &s, T);
+        if (next < n && l == layers[next] && (rc = keep_layer(&m, &lw, &s, ids, T, l, &in[next++])) != MHAVIZ_OK)
+            goto cleanup;
+        if (next < n || logprobs)
+            block(&m, &lw, &s, T, off ? off + (size_t)l * c->n_heads : NULL);
     }
-    /* The layer shown: its weights, and its first norm of h, the x its attention reads. */
-    if ((rc = c->family == MODEL_GPT2 ? load_gpt2_layer(&m, layer, &lw) : load_llama_layer(&m, layer, &lw)) !=
-        MHAVIZ_OK)
-        goto cleanup;
-    norm(s.x, s.h, lw.norm1, lw.norm1_b, T, c->d_model, c->norm_eps, c->family);
-    in->cfg = attention_config(c, T);
-    in->x = s.x, s.x = NULL;
-    in->w = lw.attn, memset(&lw.attn, 0, sizeof lw.attn);
-    char q_name[128]; /* the layer's query weight, whose dtype the report names */
-    snprintf(q_name, sizeof q_name, c->family == MODEL_GPT2 ? "%sh.%d.attn.c_attn.weight"
-                                                            : "%slayers.%d.self_attn.q_proj.weight", m.prefix, layer);
-    rc = describe(&m, ids, T, layer, safetensors_find(&m.st, q_name)->dtype, in);
+    if (logprobs)
+        rc = unembed(&m, &s, T, logprobs);
 
 cleanup:
     if (rc != MHAVIZ_OK) {
-        free(in->x);
-        mha_weights_free(&in->w);
-        mha_model_source_free(in->model);
-        memset(in, 0, sizeof *in);
+        inputs_clear(in, n);
         if (rc == MHAVIZ_ENOMEM)
             snprintf(err, errlen, "out of memory");
     }
@@ -511,35 +609,111 @@ cleanup:
     return rc;
 }
 
-int model_load(const char *dir, const char *text, int layer, MhaInput *in, char *err, size_t errlen)
+int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen)
+{
+    return model_layers(dir, ids, T, &layer, 1, in, NULL, NULL, err, errlen);
+}
+
+/* pred's top MODEL_TOP_K of logprobs (vocab): the largest first, the lower id on ties. */
+static void top_k(const double *logprobs, int vocab, ModelPrediction *pred)
+{
+    pred->n = vocab < MODEL_TOP_K ? vocab : MODEL_TOP_K;
+    for (int k = 0; k < pred->n; k++) {
+        int best = -1;
+        for (int v = 0; v < vocab; v++) {
+            int taken = 0;
+            for (int j = 0; j < k; j++)
+                taken |= pred->ids[j] == v;
+            if (!taken && (best < 0 || logprobs[v] > logprobs[best]))
+                best = v;
+        }
+        pred->ids[k] = best;
+        pred->logprob[k] = logprobs[best];
+    }
+}
+
+/* pred->effect: each head of the model switched off in turn, one forward
+ * each, the top token's log-probability against clean's (vocab). */
+static int head_effects(const char *dir, const int *ids, int T, const ModelConfig *c, const double *clean,
+                        double *logprobs, ModelPrediction *pred, char *err, size_t errlen)
+{
+    const int n = c->n_layers * c->n_heads;
+    unsigned char *off = calloc((size_t)n, 1); /* (n_layers, n_heads) 1: switched off */
+    pred->effect = malloc((size_t)n * sizeof *pred->effect);
+    pred->n_layers = c->n_layers, pred->n_heads = c->n_heads;
+    int rc = off && pred->effect ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+    for (int k = 0; k < n && rc == MHAVIZ_OK; k++) {
+        MhaInput none; /* no layer kept */
+        off[k] = 1;
+        rc = model_layers(dir, ids, T, NULL, 0, &none, logprobs, off, err, errlen);
+        off[k] = 0;
+        pred->effect[k] = logprobs[pred->ids[0]] - clean[pred->ids[0]];
+    }
+    free(off);
+    return rc;
+}
+
+void model_prediction_free(ModelPrediction *pred)
+{
+    free(pred->effect);
+    for (int k = 0; k < MODEL_TOP_K; k++)
+        free(pred->text[k]);
+    memset(pred, 0, sizeof *pred);
+}
+
+int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
+               int effects, char *err, size_t errlen)
 {
     int *ids = NULL, T = 0;
-    memset(in, 0, sizeof *in);
+    memset(in, 0, (size_t)n * sizeof *in);
     Tokenizer *tok = tokenizer_load(dir, err, errlen);
     if (!tok)
         return MHAVIZ_EINPUT;
     int rc = tokenizer_encode(tok, text, &ids, &T, err, errlen);
-    if (rc == MHAVIZ_OK)
-        rc = model_layer(dir, ids, T, layer, in, err, errlen);
-    if (rc == MHAVIZ_OK) {
+    double *logprobs = NULL; /* (vocab) with pred */
+    if (pred) {
+        ModelConfig c;
+        memset(pred, 0, sizeof *pred);
+        if (rc == MHAVIZ_OK && (rc = model_config_load(dir, &c, err, errlen)) == MHAVIZ_OK &&
+            !(logprobs = malloc((size_t)c.vocab_size * sizeof *logprobs)))
+            rc = MHAVIZ_ENOMEM;
+        if (rc == MHAVIZ_OK && (rc = model_layers(dir, ids, T, layers, n, in, logprobs, NULL, err, errlen)) == MHAVIZ_OK) {
+            top_k(logprobs, c.vocab_size, pred);
+            double *scratch = malloc((size_t)c.vocab_size * sizeof *scratch); /* (vocab) a head switched off */
+            if (effects)
+                rc = scratch ? head_effects(dir, ids, T, &c, logprobs, scratch, pred, err, errlen) : MHAVIZ_ENOMEM;
+            free(scratch);
+            for (int k = 0; k < pred->n && rc == MHAVIZ_OK; k++) {
+                char *piece = tokenizer_piece_text(tok, pred->ids[k]);
+                if (!(pred->text[k] = piece ? piece : strdup("")))
+                    rc = MHAVIZ_ENOMEM;
+            }
+        }
+    } else if (rc == MHAVIZ_OK)
+        rc = model_layers(dir, ids, T, layers, n, in, NULL, NULL, err, errlen);
+    free(logprobs);
+    for (int i = 0; rc == MHAVIZ_OK && i < n; i++) {
         /* The tokens as the pictures and the report show them, and a title naming the layer. */
-        const size_t n = strlen(in->model->name) + 64;
-        in->tokens = calloc((size_t)T, sizeof *in->tokens);
-        in->title = malloc(n);
-        for (int t = 0; in->tokens && t < T; t++) {
+        const size_t len = strlen(in[i].model->name) + 64;
+        in[i].tokens = calloc((size_t)T, sizeof *in[i].tokens);
+        in[i].title = malloc(len);
+        for (int t = 0; in[i].tokens && t < T; t++) {
             char *piece = tokenizer_piece_text(tok, ids[t]); /* NULL: an id past the tokenizer's pieces */
-            if (!(in->tokens[t] = piece ? piece : strdup("")))
+            if (!(in[i].tokens[t] = piece ? piece : strdup("")))
                 rc = MHAVIZ_ENOMEM;
         }
-        if (!in->tokens || !in->title)
+        if (!in[i].tokens || !in[i].title)
             rc = MHAVIZ_ENOMEM;
         else
-            snprintf(in->title, n, "%.*s, layer %d (of layers 0 to %d)", INPUT_MAX_TITLE_BYTES - 40, in->model->name,
-                     layer, in->model->n_layers - 1);
-        if (rc != MHAVIZ_OK) {
-            input_free(in);
-            snprintf(err, errlen, "out of memory");
-        }
+            snprintf(in[i].title, len, "%.*s, layer %d (of layers 0 to %d)", INPUT_MAX_TITLE_BYTES - 40,
+                     in[i].model->name, layers[i], in[i].model->n_layers - 1);
+    }
+    if (rc != MHAVIZ_OK && pred)
+        model_prediction_free(pred);
+    if (rc == MHAVIZ_ENOMEM) {
+        for (int i = 0; i < n; i++)
+            input_free(&in[i]);
+        snprintf(err, errlen, "out of memory");
     }
     free(ids);
     tokenizer_free(tok);

@@ -13,24 +13,55 @@
 #include <stddef.h>
 
 /* Run the checkpoint in folder dir (config.json, model.safetensors or its
- * shards) on the token ids (T of them) up to layer `layer` (from 0), and
- * fill *in with that layer: cfg (with the rope settings), x (T, d_model)
- * the attention's input after the layer's first norm, w its projections in
- * the "x@W" layout, and in->model (its ids copied). in->tokens is left NULL
- * for the caller to fill (T display strings). The checkpoint's weights are
- * converted one layer at a time, never whole. Returns MHAVIZ_OK, or
- * MHAVIZ_EINPUT (err names the file and the field or tensor: a missing
- * tensor, a shape config.json contradicts, an id past the vocabulary, more
- * tokens than the model's positions, a layer out of range), MHAVIZ_EIO or
- * MHAVIZ_ENOMEM; *in is then zeroed. Free *in with io/input.h's input_free. */
+ * shards) on the token ids (T of them) once, up to the last of the n layers
+ * listed (from 0, ascending, none twice), and fill in[i] with layers[i]:
+ * cfg (with the rope settings), x (T, d_model) the attention's input after
+ * the layer's first norm, w its projections in the "x@W" layout, and
+ * in[i].model (its ids copied). in[i].tokens is left NULL for the caller
+ * to fill (T display strings). The checkpoint's weights are converted one
+ * layer at a time, never whole. Returns MHAVIZ_OK, or MHAVIZ_EINPUT (err
+ * names the file and the field or tensor: a missing tensor, a shape
+ * config.json contradicts, an id past the vocabulary, more tokens than the
+ * model's positions, a layer out of range), MHAVIZ_EIO or MHAVIZ_ENOMEM;
+ * in[0..n) are then zeroed. Free each with io/input.h's input_free.
+ * logprobs (vocab_size), when not NULL: the forward runs through every
+ * layer, then the final norm (ln_f / norm) and the unembedding (the
+ * embedding when tied, else lm_head) of the last token: the log-softmax of
+ * its logits, the model's prediction of the next token. off (n_layers,
+ * n_heads; NULL: none) switches heads off: head h of layer l, when
+ * off[l n_heads + h], has its output zeroed before W_o (the layers shown
+ * are kept before their heads are). */
+int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, double *logprobs,
+                 const unsigned char *off, char *err, size_t errlen);
+
+/* model_layers for the one layer `layer`. */
 int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen);
 
+/* The model's most likely next tokens after the text. */
+#define MODEL_TOP_K 5
+typedef struct {
+    int n;                      /* MODEL_TOP_K, or the vocabulary when smaller */
+    int ids[MODEL_TOP_K];       /* the most likely first, the lower id on ties */
+    double logprob[MODEL_TOP_K]; /* natural log of each one's probability */
+    char *text[MODEL_TOP_K];    /* each one's piece as shown (malloc'd) */
+    int n_layers, n_heads;
+    double *effect;             /* (n_layers, n_heads) the change in the top token's log-probability
+                                 * when that one head is switched off (model_layers' off): one
+                                 * forward per head (malloc'd); NULL when not asked */
+} ModelPrediction;
+
+/* Free what pred holds and zero it. */
+void model_prediction_free(ModelPrediction *pred);
+
 /* The same on text, tokenized by dir's tokenizer.json as Hugging Face's
- * tokenizers does (checkpoint/tokenizer.h, BOS included): in->tokens are
- * its pieces as shown ("ĠMary" -> " Mary"), in->title names the folder and
- * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layer does (a
+ * tokenizers does (checkpoint/tokenizer.h, BOS included): in[i].tokens are
+ * its pieces as shown ("ĠMary" -> " Mary"), in[i].title names the folder and
+ * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layers does (a
  * tokenizer.json it cannot read, or an empty text: MHAVIZ_EINPUT with err
- * naming the file and the field). */
-int model_load(const char *dir, const char *text, int layer, MhaInput *in, char *err, size_t errlen);
+ * naming the file and the field). pred, when not NULL, gets the model's
+ * top MODEL_TOP_K next tokens (free with model_prediction_free), and with
+ * effects 1 its effect (one forward per head of the model). */
+int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
+               int effects, char *err, size_t errlen);
 
 #endif

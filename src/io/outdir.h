@@ -54,6 +54,9 @@ void outdir_abort(OutDir *o);
  * heads ("kv2"). buf holds at least 32 bytes. */
 void outdir_head_name(char *buf, size_t len, int h, int n_heads);
 void outdir_variant_folder(char *buf, size_t len, int n_kv);
+/* The sub-folder of a model's layer in a run over several ("layer_05",
+ * from 100 "layer_100"). */
+void outdir_layer_folder(char *buf, size_t len, int layer);
 
 /* The SVG written beside the picture at png_path (--svg): its ".png"
  * replaced by ".svg" ("out/head_00.png" -> "out/head_00.svg"), or ".svg"

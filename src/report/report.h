@@ -2,9 +2,11 @@
 #ifndef MHAVIZ_REPORT_H
 #define MHAVIZ_REPORT_H
 
+#include "checkpoint/model.h"
 #include "core/chance.h"
 #include "core/grouping.h"
 #include "core/measures.h"
+#include "core/model_summary.h"
 #include "core/mha.h"
 #include "core/pull.h"
 #include "core/variant.h"
@@ -64,6 +66,12 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 int report_write_variants(const char *dir, const Variant *v, int n, const GroupingRanking *ranks, char *err,
                           size_t errlen);
 
+/* The top of a run over several layers of a model: report.txt and
+ * report.json in folder dir from summary s, the table of layers then the
+ * heads worth a slide (report_model.c); in is one of the layers (its tokens
+ * and in->model name the run); pred: the model's next tokens. Returns as report_write does. */
+int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred,
+                       char *err, size_t errlen);
 
 /* The report's sentence about map m into line (len bytes): what it does,
  * true for the numbers behind it ("head 0 looks at the previous token: 100%

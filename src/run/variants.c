@@ -28,11 +28,14 @@ static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const ch
     return kv_cache_chart_draw(f, path, lines, n, c->n_heads, c->head_dim, c->T, layers, err, errlen);
 }
 
-/* lesson.html at the top of out: one page for all n variants. */
-static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir *out, const QuizFile *quiz, char *err,
-                       size_t errlen)
+/* lesson.html in folder sub of out ("" = the top): one page for all n
+ * variants, with the teacher's questions (NULL: none). */
+static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir *out, const char *sub,
+                       const QuizFile *quiz, char *err, size_t errlen)
 {
-    char *path = outdir_path(out, LESSON_PAGE_NAME);
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s", sub, sub[0] ? "/" : "", LESSON_PAGE_NAME);
+    char *path = outdir_path(out, name);
     if (!path) {
         snprintf(err, errlen, "out of memory");
         return MHAVIZ_ENOMEM;
@@ -72,13 +75,18 @@ static int rank_groupings(const Variant *v, int n, GroupingRanking *ranks, char 
     return MHAVIZ_OK;
 }
 
+int variants_write_one(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
+                       Timing *tm, char *err, size_t errlen)
+{
+    const int rc = variant_write(v, r, out, sub, o, tm, err, errlen);
+    return rc != MHAVIZ_OK || !o->html ? rc : lesson_page(v, 1, r, out, sub, o->quiz, err, errlen);
+}
+
 int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm,
                    char *err, size_t errlen)
 {
-    if (n == 1) {
-        const int rc = variant_write(&v[0], r, out, "", o, tm, err, errlen);
-        return rc != MHAVIZ_OK || !o->html ? rc : lesson_page(v, n, r, out, o->quiz, err, errlen);
-    }
+    if (n == 1)
+        return variants_write_one(&v[0], r, out, "", o, tm, err, errlen);
     int rc = MHAVIZ_OK;
     GroupingRanking ranks[VARIANTS_MAX] = {{0}};
     for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
@@ -103,7 +111,7 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
             rc = report_write_variants(out->tmp, v, n, ranks, err, errlen);
     }
     if (rc == MHAVIZ_OK && o->html)
-        rc = lesson_page(v, n, r, out, o->quiz, err, errlen);
+        rc = lesson_page(v, n, r, out, "", o->quiz, err, errlen);
     for (int i = 0; i < n; i++)
         free(ranks[i].scores);
     free(slide);

@@ -221,16 +221,159 @@ START_TEST(llama_layer_takes_every_option)
 }
 END_TEST
 
+/* r->dir/path as cJSON, asserted to parse. */
+static cJSON *read_json(const Run *r, const char *path)
+{
+    char full[PATH_MAX];
+    snprintf(full, sizeof full, "%s/%s", r->dir, path);
+    char *text = slurp(full, NULL);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    ck_assert_msg(root != NULL, "%s: not JSON", path);
+    return root;
+}
+
+/* 1 when files a and b of r->dir hold the same bytes. */
+static int same_file(const Run *r, const char *a, const char *b)
+{
+    char pa[PATH_MAX], pb[PATH_MAX];
+    size_t na, nb;
+    snprintf(pa, sizeof pa, "%s/%s", r->dir, a);
+    snprintf(pb, sizeof pb, "%s/%s", r->dir, b);
+    char *x = slurp(pa, &na), *y = slurp(pb, &nb);
+    const int same = na == nb && memcmp(x, y, na) == 0;
+    free(x), free(y);
+    return same;
+}
+
+/* r->dir/path is a 1920 x 1080 PNG (its IHDR's width and height, big-endian). */
+static void assert_slide(const Run *r, const char *path)
+{
+    char png[PATH_MAX];
+    size_t n;
+    snprintf(png, sizeof png, "%s/%s", r->dir, path);
+    unsigned char *b = (unsigned char *)slurp(png, &n);
+    ck_assert_msg(n > 24 && memcmp(b + 1, "PNG", 3) == 0, "%s: not a PNG", path);
+    ck_assert_int_eq((b[16] << 24) | (b[17] << 16) | (b[18] << 8) | b[19], 1920);
+    ck_assert_int_eq((b[20] << 24) | (b[21] << 16) | (b[22] << 8) | b[23], 1080);
+    free(b);
+}
+
+static const cJSON *item(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    ck_assert_msg(v != NULL, "no \"%s\"", key);
+    return v;
+}
+
+/* No --layer: every layer, one folder each, as a run of that layer alone
+ * writes it (byte for byte: the one forward keeps each layer's input as
+ * the run up to it computes it), and the table at the top agrees with the
+ * layers' own reports: roles counted, kept and lost, blur, and the heads
+ * worth a slide found again here from each head's pattern_rows (the most
+ * rows showing the pattern, at least 2; then the larger share; then the
+ * first). --layer 0,1 and 0-1 give the same top report. */
+START_TEST(every_layer_by_default)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    run(r, (const char *[]){"-q", "--text", SENTENCE " Mary and John", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "wrote model_mhaviz/"), "%s", r->err);
+    run(r, (const char *[]){"-q", "--text", SENTENCE " Mary and John", "--layer", "1", "-o", "one", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert(same_file(r, "one/report.json", "model_mhaviz/layer_01/report.json"));
+    ck_assert(same_file(r, "one/report.txt", "model_mhaviz/layer_01/report.txt"));
+    ck_assert(same_file(r, "one/head_01.png", "model_mhaviz/layer_01/head_01.png"));
+    ck_assert(same_file(r, "one/lesson.html", "model_mhaviz/layer_01/lesson.html"));
+    run(r, (const char *[]){"-q", "--text", SENTENCE " Mary and John", "--layer", "0,1", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK && strstr(r->err, "wrote model_layers0,1_mhaviz/"), "%s", r->err);
+    ck_assert(same_file(r, "model_layers0,1_mhaviz/report.json", "model_mhaviz/report.json"));
+
+    assert_slide(r, "model_mhaviz/model_overview.png");
+    assert_slide(r, "model_mhaviz/layers.png");
+    cJSON *top = read_json(r, "model_mhaviz/report.json");
+    const cJSON *layers = item(top, "layers");
+    ck_assert_int_eq(cJSON_GetArraySize(layers), 2);
+    const char *const patterns[4] = {"previous_token", "first_token", "duplicate_token", "induction"};
+    int best_layer[4] = {-1, -1, -1, -1}, best_head[4] = {-1, -1, -1, -1}, best_shown[4] = {0};
+    double best_share[4] = {0};
+    for (int l = 0; l < 2; l++) {
+        const cJSON *row = cJSON_GetArrayItem(layers, l);
+        char path[64];
+        ck_assert_int_eq((int)item(row, "layer")->valuedouble, l);
+        snprintf(path, sizeof path, "model_mhaviz/%s/report.json", item(row, "folder")->valuestring);
+        cJSON *own = read_json(r, path);
+        const cJSON *kept = item(own, "kept");
+        ck_assert_int_eq((int)item(row, "rows")->valuedouble, (int)item(kept, "rows")->valuedouble);
+        ck_assert_int_eq((int)item(row, "kept")->valuedouble, (int)item(kept, "kept")->valuedouble);
+        ck_assert_int_eq((int)item(row, "lost")->valuedouble, (int)item(kept, "lost")->valuedouble);
+        ck_assert(item(row, "blur")->valuedouble == item(item(own, "comparison"), "blur")->valuedouble);
+        int counted = 0;
+        const cJSON *h, *role;
+        cJSON_ArrayForEach(role, item(row, "roles")) counted += (int)role->valuedouble;
+        ck_assert_int_eq(counted, cJSON_GetArraySize(item(own, "heads")));
+        cJSON_ArrayForEach(h, item(own, "heads")) {
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(item(row, "roles"), item(h, "role")->valuestring);
+            ck_assert_msg(n && n->valuedouble >= 1, "layer %d: role %s not counted", l, item(h, "role")->valuestring);
+            for (int k = 0; k < 4; k++) {
+                const int shown = (int)cJSON_GetArrayItem(item(item(h, "pattern_rows"), patterns[k]), 0)->valuedouble;
+                const double share = item(h, patterns[k])->valuedouble;
+                if (shown >= 2 && (best_layer[k] < 0 || shown > best_shown[k] ||
+                                   (shown == best_shown[k] && share > best_share[k]))) {
+                    best_layer[k] = l, best_head[k] = (int)item(h, "index")->valuedouble;
+                    best_shown[k] = shown, best_share[k] = share;
+                }
+            }
+        }
+        cJSON_Delete(own);
+    }
+    /* The prediction: 5 tokens, the most likely first (its numbers: check_model_ref.c against torch) */
+    const cJSON *pred = item(top, "prediction");
+    ck_assert_int_eq(cJSON_GetArraySize(pred), 5);
+    for (int k = 1; k < 5; k++)
+        ck_assert(item(cJSON_GetArrayItem(pred, k), "logprob")->valuedouble <=
+                  item(cJSON_GetArrayItem(pred, k - 1), "logprob")->valuedouble);
+    ck_assert(cJSON_IsString(item(cJSON_GetArrayItem(pred, 0), "token")));
+    ck_assert(cJSON_IsNull(item(top, "head_effects"))); /* asked for with --head-effects only */
+    run(r, (const char *[]){"-q", "--head-effects", "--text", SENTENCE " Mary and John", "-o", "eff", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cJSON *eff = read_json(r, "eff/report.json");
+    const cJSON *effects = item(eff, "head_effects"); /* their values: check_model_ref.c against torch */
+    ck_assert_int_eq(cJSON_GetArraySize(effects), 2);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetArrayItem(effects, 1)), 2);
+    cJSON_Delete(eff);
+    const cJSON *slides = item(top, "heads_worth_a_slide");
+    ck_assert_int_eq(cJSON_GetArraySize(slides), 4);
+    for (int k = 0; k < 4; k++) {
+        const cJSON *b = cJSON_GetArrayItem(slides, k);
+        if (best_layer[k] < 0) {
+            ck_assert(cJSON_IsNull(item(b, "layer")));
+            continue;
+        }
+        ck_assert_int_eq((int)item(b, "layer")->valuedouble, best_layer[k]);
+        ck_assert_int_eq((int)item(b, "head")->valuedouble, best_head[k]);
+        ck_assert_int_eq((int)item(b, "shown")->valuedouble, best_shown[k]);
+    }
+    cJSON_Delete(top);
+    done(r);
+}
+END_TEST
+
 /* The command line a model needs: exit 2, the message, nothing written. */
 static const struct {
     const char *layer; /* --layer's value, or NULL for none */
     const char *text;  /* --text's value, or NULL for none */
     const char *msg;
 } USAGE[] = {
-    {NULL, SENTENCE, "a model run needs --layer N: "},
-    {NULL, SENTENCE, "has 2 layers (config.json's \"n_layer\"); give --layer 0 to 1"},
     {"2", SENTENCE, "--layer 2: "},
-    {"-1", SENTENCE, "--layer"},
+    {"0-2", SENTENCE, "--layer 0-2: "},
+    {"0-2", SENTENCE, "has 2 layers (config.json's \"n_layer\"); give --layer 0 to 1"},
+    {"1-0", SENTENCE, "--layer 1-0: the range 1-0 is reversed"},
+    {"0,1,0", SENTENCE, "--layer 0,1,0 lists layer 0 twice"},
+    {"0,", SENTENCE, "--layer 0,: '' is not a layer"},
+    {"x", SENTENCE, "--layer x: 'x' is not a layer"},
+    {"-1", SENTENCE, "--layer -1: '-1' is not a layer"},
     {"0", NULL, "is a model folder: give the sentence it reads with --text TEXT"},
 };
 
@@ -379,6 +522,7 @@ Suite *model_cli_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, gpt2_layer_runs_and_names_the_model);
     tcase_add_test(tc, llama_layer_takes_every_option);
+    tcase_add_test(tc, every_layer_by_default);
     tcase_add_loop_test(tc, model_usage_refused, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
     tcase_add_test(tc, text_needs_a_model_folder);
     tcase_add_loop_test(tc, bad_checkpoint_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));

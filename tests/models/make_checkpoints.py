@@ -17,6 +17,9 @@ downloads would hold it, plus the numbers a correct reader must find in it:
                           layer LL (two digits), row = query; masked cells exactly 0
   ref/x_LL.npy            float64 (T, d_model) layer LL's attention input after its
                           first norm (ln_1 / input_layernorm): what mhaviz calls x
+  ref/ablate.npy          float64 (n_layers, n_heads) the log-probability of
+                          logprobs.npy's top token with that one head's output
+                          zeroed before c_proj / o_proj
   ref/logprobs.npy        float64 (vocab) log-softmax of the last position's logits
                           (final norm, then the unembedding: tied or lm_head)
 
@@ -388,7 +391,7 @@ def causal_softmax(scores):
     return p.masked_fill(~allowed, 0.0)
 
 
-def gpt2_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None):
+def gpt2_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None, zero_head=None):
     """GPT2LMHeadModel's forward in dtype (float64 for the reference). W: the stored
     tensors by name without "transformer.", converted to dtype as each is used.
     Returns per layer {x, attn, out} and the last position's log-probabilities
@@ -414,7 +417,11 @@ def gpt2_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None)
         # _attn: q k^T / sqrt(head_dim) (scale_attn_weights), causal mask, softmax.
         attn = causal_softmax(q @ k.transpose(1, 2) / math.sqrt(hd))    # (H, T, T)
         # _merge_heads then c_proj (Conv1D).
-        merged = (attn @ v).permute(1, 0, 2).reshape(T, d)               # (T, d)
+        heads = (attn @ v).permute(1, 0, 2)                              # (T, H, hd)
+        if zero_head is not None and zero_head[0] == i:
+            heads = heads.clone()
+            heads[:, zero_head[1], :] = 0     # the head's output zeroed before c_proj
+        merged = heads.reshape(T, d)                                     # (T, d)
         out = merged @ w(p + "attn.c_proj.weight") + w(p + "attn.c_proj.bias")
         layers.append({"x": x, "attn": attn, "out": out})
         if i == last_layer:
@@ -491,7 +498,7 @@ def repeat_kv(x, n_rep):
     return x[:, None].expand(KV, n_rep, T, hd).reshape(KV * n_rep, T, hd)
 
 
-def llama_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None):
+def llama_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None, zero_head=None):
     """LlamaForCausalLM's forward (MistralForCausalLM, Qwen2ForCausalLM: the same
     steps; Qwen2Attention's q/k/v_proj have biases), as gpt2_forward: in dtype,
     W by names without "model.", stopping after last_layer's attention if given."""
@@ -538,7 +545,11 @@ def llama_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None
             k, v = repeat_kv(k, H // KV), repeat_kv(v, H // KV)
         # eager attention: q k^T / sqrt(head_dim), causal mask, softmax (fp32 there).
         attn = causal_softmax(q @ k.transpose(1, 2) / math.sqrt(hd))        # (H, T, T)
-        merged = (attn @ v).transpose(0, 1).reshape(T, H * hd)               # (T, H*hd)
+        heads = (attn @ v).transpose(0, 1)                                   # (T, H, hd)
+        if zero_head is not None and zero_head[0] == i:
+            heads = heads.clone()
+            heads[:, zero_head[1], :] = 0     # the head's output zeroed before o_proj
+        merged = heads.reshape(T, H * hd)                                    # (T, H*hd)
         out = linear(merged, p + "self_attn.o_proj")                         # (T, d)
         layers.append({"x": x, "attn": attn, "out": out})
         if i == last_layer:
@@ -748,6 +759,15 @@ def make_case(c, root):
         np.save(os.path.join(folder, "ref", f"attn_{i:02d}.npy"), lay["attn"].numpy().astype("<f8"))
         np.save(os.path.join(folder, "ref", f"x_{i:02d}.npy"), lay["x"].numpy().astype("<f8"))
     np.save(os.path.join(folder, "ref", "logprobs.npy"), logprobs.numpy().astype("<f8"))
+    # Each head switched off in turn (its slice of the attention's output zeroed
+    # before c_proj / o_proj, the rest of the forward as is): the log-probability
+    # of the unablated top token (the lowest id on ties), (n_layers, n_heads).
+    top = int(torch.argmax(logprobs))
+    off = np.zeros((n_layers, H))
+    for li in range(n_layers):
+        for hi in range(H):
+            off[li, hi] = float(forward(W, cfg, ids, zero_head=(li, hi))[1][top])
+    np.save(os.path.join(folder, "ref", "ablate.npy"), off.astype("<f8"))
     hd = layers[0]["x"].shape[1] // H if c["family"] == "gpt2" else head_dim_of(cfg)
     info = {"ids": ids, "n_layers": n_layers, "model_type": cfg["model_type"],
             "dtype": c["dtype"], "n_heads": H,

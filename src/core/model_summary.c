@@ -1,0 +1,106 @@
+/* model_summary.c — the whole-model table, filled one layer at a time. */
+#include "core/model_summary.h"
+#include "core/kept.h"
+#include "core/status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const MeasuresRole model_summary_slides[MODEL_SUMMARY_N_SLIDES] = {
+    MEASURES_PREVIOUS_TOKEN, MEASURES_FIRST_TOKEN, MEASURES_DUPLICATE_TOKEN, MEASURES_INDUCTION};
+
+int model_summary_init(ModelSummary *s, int n, int n_heads, int T)
+{
+    memset(s, 0, sizeof *s);
+    s->n_heads = n_heads;
+    s->block = (T + MODEL_SUMMARY_THUMB - 1) / MODEL_SUMMARY_THUMB;
+    s->thumb_T = (T + s->block - 1) / s->block;
+    const size_t thumb = (size_t)s->thumb_T * s->thumb_T;
+    s->layers = calloc((size_t)n, sizeof *s->layers);
+    s->thumbs = calloc((size_t)n * n_heads * thumb, sizeof *s->thumbs);
+    if (!s->layers || !s->thumbs) {
+        model_summary_free(s);
+        return MHAVIZ_ENOMEM;
+    }
+    for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++)
+        s->best[k] = (SlideHead){.layer = -1, .head = -1, .share = NAN};
+    return MHAVIZ_OK;
+}
+
+/* 1 when head m (pattern p) beats the best so far: more rows showing p,
+ * then a larger share; an earlier layer or head keeps its place on a tie. */
+static int stronger(const MapMeasures *m, MeasuresRole p, const SlideHead *best)
+{
+    if (m->shown[p] < MEASURES_MIN_ROLE_ROWS)
+        return 0;
+    if (best->layer < 0 || m->shown[p] != best->shown)
+        return best->layer < 0 || m->shown[p] > best->shown;
+    return m->pattern[p] > best->share;
+}
+
+/* thumb (B, B) = att (T, T) in blocks of k x k tokens, each the mean of
+ * its visible cells (key <= query when causal), 0 when none is. */
+static void thumbnail(float *thumb, int B, int k, const float *att, int T, int causal)
+{
+    for (int bi = 0; bi < B; bi++)
+        for (int bj = 0; bj < B; bj++) {
+            double sum = 0.0;
+            int cells = 0;
+            for (int i = bi * k; i < (bi + 1) * k && i < T; i++)
+                for (int j = bj * k; j < (bj + 1) * k && j < T; j++)
+                    if (!causal || j <= i)
+                        sum += att[(size_t)i * T + j], cells++;
+            thumb[(size_t)bi * B + bj] = cells ? (float)(sum / cells) : 0.0f;
+        }
+}
+
+int model_summary_add(ModelSummary *s, const Variant *v, int layer)
+{
+    const MhaConfig *c = &v->in.cfg;
+    LayerRow *row = &s->layers[s->n];
+    KeptLayer kept;
+    if (!(row->head_role = malloc((size_t)c->n_heads * sizeof *row->head_role)))
+        return MHAVIZ_ENOMEM;
+    if (kept_layer_build(&kept, c, v->multi.att, v->single.att, v->in.tokens, v->measures) != MHAVIZ_OK) {
+        free(row->head_role);
+        row->head_role = NULL;
+        return MHAVIZ_ENOMEM;
+    }
+    double heads_norm_mean;
+    row->layer = layer;
+    row->n_heads = c->n_heads;
+    row->rows = kept.rows, row->kept = kept.kept;
+    kept_layer_free(&kept);
+    row->blur = measures_blur(v->measures, c->n_heads, &heads_norm_mean);
+    row->draws = v->chance.draws;
+    row->blur_r = v->chance.r[CHANCE_BLUR];
+    row->kept_r = v->chance.r[CHANCE_KEPT];
+    row->lost_r = v->chance.r[CHANCE_LOST];
+    for (int h = 0; h < c->n_heads; h++) {
+        const MapMeasures *m = &v->measures[h];
+        const size_t thumb = (size_t)s->thumb_T * s->thumb_T;
+        thumbnail(s->thumbs + ((size_t)s->n * s->n_heads + h) * thumb, s->thumb_T, s->block,
+                  v->multi.att + (size_t)h * c->T * c->T, c->T, c->causal);
+        row->roles[m->role]++;
+        row->head_role[h] = m->role;
+        for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++) {
+            const MeasuresRole p = model_summary_slides[k];
+            if (s->best[k].layer < 0 && m->rows[p] > s->best[k].rows)
+                s->best[k].rows = m->rows[p];
+            if (stronger(m, p, &s->best[k]))
+                s->best[k] = (SlideHead){layer, h, m->shown[p], m->rows[p], m->pattern[p], m->role == p};
+        }
+    }
+    s->n++;
+    return MHAVIZ_OK;
+}
+
+void model_summary_free(ModelSummary *s)
+{
+    for (int i = 0; s->layers && i < s->n; i++)
+        free(s->layers[i].head_role);
+    free(s->layers);
+    free(s->thumbs);
+    memset(s, 0, sizeof *s);
+}

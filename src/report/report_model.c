@@ -1,0 +1,241 @@
+/* report_model.c — report.txt and report.json at the top of a run over
+ * several layers of a model: the table of layers first, then the heads
+ * worth a slide (core/model_summary.h says how they are chosen). Each
+ * layer's own report is in its folder, layer_NN/. */
+#include "core/status.h"
+#include "io/json.h"
+#include "io/outdir.h"
+#include "report/report.h"
+#include "report/report_parts.h"
+#include "text/token_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where each pattern's head looks, in report.txt's words. */
+static const char *slide_where(MeasuresRole p)
+{
+    switch (p) {
+    case MEASURES_PREVIOUS_TOKEN: return "on the token just before";
+    case MEASURES_FIRST_TOKEN: return "on the first token";
+    case MEASURES_DUPLICATE_TOKEN: return "on an earlier copy of their own token";
+    default: return "on the token after the earlier copy";
+    }
+}
+
+/* 1 when some layer has a head of role r: the table's columns. */
+static int role_column(const ModelSummary *s, int r)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->layers[i].roles[r] > 0)
+            return 1;
+    return 0;
+}
+
+/* x and, when r has a range, the range and where x falls against it:
+ * "12 (0 to 9: above)". */
+static void with_range(char *buf, size_t n, const char *fmt, double x, const ChanceRange *r)
+{
+    char v[24];
+    snprintf(v, sizeof v, fmt, x);
+    if (measures_is_null(x)) {
+        snprintf(buf, n, "null");
+        return;
+    }
+    if (r->n == 0) {
+        snprintf(buf, n, "%s", v);
+        return;
+    }
+    char lo[24], hi[24];
+    snprintf(lo, sizeof lo, fmt, r->lo);
+    snprintf(hi, sizeof hi, fmt, r->hi);
+    const int side = chance_side(r, x);
+    snprintf(buf, n, "%s (%s to %s%s)", v, lo, hi, side < 0 ? ": below" : side > 0 ? ": above" : "");
+}
+
+/* The width of role r's column: its name, at least 5. */
+static int role_width(int r)
+{
+    const int n = (int)strlen(measures_role_name(r));
+    return n > 5 ? n : 5;
+}
+
+static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred)
+{
+    const ModelSource *m = in->model;
+    fprintf(f, "mhaviz: %s (%s), %d of its %d layers, %d heads each, %d tokens\n", m->name, m->type, s->n,
+            m->n_layers, in->cfg.n_heads, in->cfg.T);
+    fprintf(f, "Tokens:");
+    for (int t = 0; t < in->cfg.T; t++) {
+        char tok[64];
+        fprintf(f, "%s%s", t ? " |" : " ", token_text(tok, sizeof tok, in->tokens[t]));
+    }
+    fprintf(f, "\n\nThe model's next token after the text (its top %d, the probability it gives each):\n", pred->n);
+    for (int k = 0; k < pred->n; k++) {
+        char tok[64];
+        fprintf(f, "  %d. %-16s %5.1f%%  (id %d, log-probability %.4f)\n", k + 1,
+                token_text(tok, sizeof tok, pred->text[k]), 100.0 * exp(pred->logprob[k]), pred->ids[k],
+                pred->logprob[k]);
+    }
+    /* The heads whose switching off lowers the top token's log-probability most. */
+    const int n_eff = pred->effect ? pred->n_layers * pred->n_heads : 0;
+    int shown[MODEL_TOP_K], n_shown = 0;
+    for (; n_shown < MODEL_TOP_K && n_shown < n_eff; n_shown++) {
+        int best = -1;
+        for (int k = 0; k < n_eff; k++) {
+            int taken = 0;
+            for (int j = 0; j < n_shown; j++)
+                taken |= shown[j] == k;
+            if (!taken && (best < 0 || pred->effect[k] < pred->effect[best]))
+                best = k;
+        }
+        shown[n_shown] = best;
+    }
+    char top_tok[64];
+    if (n_eff)
+        fprintf(f, "\nThe heads the prediction leans on: each head switched off alone (its output zeroed before W_o,\n"
+               "one forward each); the change in the log-probability of %s, the lowest first:\n",
+            token_text(top_tok, sizeof top_tok, pred->text[0]));
+    for (int j = 0; j < n_shown; j++)
+        fprintf(f, "  L%dH%d %+.4f\n", shown[j] / pred->n_heads, shown[j] % pred->n_heads, pred->effect[shown[j]]);
+    fprintf(f, "\nLayers (each layer's pictures and report: layer_NN/)\n");
+    fprintf(f, "  roles: how many heads have each role; kept: the heads' relation rows the wide head\n"
+               "  built from the layer kept, of all; lost: the rest; blur: the wide head's normalised\n"
+               "  entropy less the heads' mean. In brackets: the middle 95%% of random layers of the\n"
+               "  same shape and sentence, and \"above\" or \"below\" when the layer falls outside it.\n\n");
+    fprintf(f, "%5s", "layer");
+    for (int r = 0; r <= MEASURES_NONE; r++)
+        if (role_column(s, r))
+            fprintf(f, " %*s", role_width(r), measures_role_name(r));
+    fprintf(f, " %5s  %-20s %-20s %s\n", "rows", "kept", "lost", "blur");
+    for (int i = 0; i < s->n; i++) {
+        const LayerRow *l = &s->layers[i];
+        fprintf(f, "%5d", l->layer);
+        for (int r = 0; r <= MEASURES_NONE; r++)
+            if (role_column(s, r))
+                fprintf(f, " %*d", role_width(r), l->roles[r]);
+        char kept[96], lost[96], blur[96];
+        with_range(kept, sizeof kept, "%.0f", l->kept, &l->kept_r);
+        with_range(lost, sizeof lost, "%.0f", l->rows - l->kept, &l->lost_r);
+        with_range(blur, sizeof blur, "%.3f", l->blur, &l->blur_r);
+        fprintf(f, " %5d  %-20s %-20s %s\n", l->rows, kept, lost, blur);
+    }
+    fprintf(f, "\nHeads worth a slide (LxHy: layer x, head y; support: the rows where the pattern holds at\n"
+               "least half of the row's attention, of the rows where it could)\n");
+    for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++) {
+        const SlideHead *b = &s->best[k];
+        const MeasuresRole p = model_summary_slides[k];
+        if (b->layer < 0)
+            fprintf(f, "  %s: no head holds it in %d rows or more (%d rows could show it)\n", measures_role_name(p),
+                    MEASURES_MIN_ROLE_ROWS, b->rows);
+        else
+            fprintf(f, "  L%dH%d %s: %d of %d rows %s (mean share %.2f%s)\n", b->layer, b->head,
+                    measures_role_name(p), b->shown, b->rows, slide_where(p), b->share,
+                    b->is_role ? "; its role" : "; not its role");
+    }
+}
+
+static void model_range(FILE *f, const char *name, const ChanceRange *r)
+{
+    fprintf(f, ", \"%s\": ", name);
+    if (r->n == 0) {
+        fprintf(f, "null");
+        return;
+    }
+    fprintf(f, "[");
+    json_number(f, r->lo);
+    fprintf(f, ", ");
+    json_number(f, r->hi);
+    fprintf(f, "]");
+}
+
+static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred)
+{
+    const ModelSource *m = in->model;
+    fprintf(f, "{\n  \"model\": {\"name\": ");
+    json_string(f, m->name);
+    fprintf(f, ", \"type\": ");
+    json_string(f, m->type);
+    fprintf(f, ", \"n_layers\": %d, \"n_heads\": %d, \"parameters\": %lld},\n  \"tokens\": [", m->n_layers,
+            in->cfg.n_heads, m->parameters);
+    for (int t = 0; t < in->cfg.T; t++) {
+        fprintf(f, t ? ", " : "");
+        json_string(f, in->tokens[t]);
+    }
+    fprintf(f, "],\n  \"token_ids\": [");
+    for (int t = 0; t < in->cfg.T; t++)
+        fprintf(f, "%s%d", t ? ", " : "", m->token_ids[t]);
+    fprintf(f, "],\n  \"prediction\": [");
+    for (int k = 0; k < pred->n; k++) {
+        fprintf(f, "%s{\"id\": %d, \"token\": ", k ? ", " : "", pred->ids[k]);
+        json_string(f, pred->text[k]);
+        fprintf(f, ", \"logprob\": ");
+        json_number(f, pred->logprob[k]);
+        fprintf(f, "}");
+    }
+    fprintf(f, "],\n  \"head_effects\": %s", pred->effect ? "[" : "null");
+    for (int l = 0; pred->effect && l < pred->n_layers; l++) {
+        fprintf(f, "%s[", l ? ", " : "");
+        for (int h = 0; h < pred->n_heads; h++) {
+            fprintf(f, h ? ", " : "");
+            json_number(f, pred->effect[(size_t)l * pred->n_heads + h]);
+        }
+        fprintf(f, "]");
+    }
+    fprintf(f, "%s,\n  \"layers\": [\n", pred->effect ? "]" : "");
+    for (int i = 0; i < s->n; i++) {
+        const LayerRow *l = &s->layers[i];
+        char folder[32];
+        outdir_layer_folder(folder, sizeof folder, l->layer);
+        fprintf(f, "    {\"layer\": %d, \"folder\": \"%s\", \"roles\": {", l->layer, folder);
+        for (int r = 0, first = 1; r <= MEASURES_NONE; r++)
+            if (l->roles[r] > 0) {
+                fprintf(f, "%s\"%s\": %d", first ? "" : ", ", measures_role_name(r), l->roles[r]);
+                first = 0;
+            }
+        fprintf(f, "}, \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->rows - l->kept);
+        json_number(f, l->blur);
+        fprintf(f, ", \"chance\": {\"draws\": %d", l->draws);
+        model_range(f, "blur", &l->blur_r);
+        model_range(f, "kept", &l->kept_r);
+        model_range(f, "lost", &l->lost_r);
+        fprintf(f, "}}%s\n", i + 1 < s->n ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"heads_worth_a_slide\": [\n");
+    for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++) {
+        const SlideHead *b = &s->best[k];
+        fprintf(f, "    {\"pattern\": \"%s\", ", measures_role_name(model_summary_slides[k]));
+        if (b->layer < 0)
+            fprintf(f, "\"layer\": null, \"head\": null, \"shown\": 0, \"rows\": %d}", b->rows);
+        else {
+            fprintf(f, "\"layer\": %d, \"head\": %d, \"shown\": %d, \"rows\": %d, \"share\": ", b->layer, b->head,
+                    b->shown, b->rows);
+            json_number(f, b->share);
+            fprintf(f, ", \"is_role\": %s}", b->is_role ? "true" : "false");
+        }
+        fprintf(f, "%s\n", k + 1 < MODEL_SUMMARY_N_SLIDES ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+}
+
+int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred,
+                       char *err, size_t errlen)
+{
+    int rc = MHAVIZ_OK;
+    char *path = NULL;
+    FILE *f = open_out(dir, "report.txt", &path, err, errlen, &rc);
+    if (f) {
+        model_txt(f, s, in, pred);
+        rc = close_out(f, path, err, errlen);
+    }
+    free(path);
+    path = NULL;
+    if (rc == MHAVIZ_OK && (f = open_out(dir, "report.json", &path, err, errlen, &rc))) {
+        model_json(f, s, in, pred);
+        rc = close_out(f, path, err, errlen);
+    }
+    free(path);
+    return rc;
+}

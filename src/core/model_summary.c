@@ -70,7 +70,7 @@ int model_summary_add(ModelSummary *s, const Variant *v, int layer)
     double heads_norm_mean;
     row->layer = layer;
     row->n_heads = c->n_heads;
-    row->rows = kept.rows, row->kept = kept.kept;
+    row->rows = kept.rows, row->kept = kept.verdict[KEPT_KEPT], row->lost = kept.verdict[KEPT_LOST];
     kept_layer_free(&kept);
     row->blur = measures_blur(v->measures, c->n_heads, &heads_norm_mean);
     row->draws = v->chance.draws;

@@ -25,7 +25,8 @@ typedef struct {
     int n_heads;
     int roles[MEASURES_NONE + 1]; /* heads per role (MeasuresRole) */
     MeasuresRole *head_role;     /* (n_heads) each head's role */
-    int rows, kept;              /* kept.h: the heads' relation rows, and those the wide head kept */
+    int rows, kept, lost;        /* kept.h: the heads' relation rows, those the wide head kept and those it
+                                  * lost (the rest it halved) */
     double blur;                 /* measures_blur: NAN when undefined */
     int draws;                   /* chance's random layers (0: no ranges) */
     ChanceRange blur_r, kept_r, lost_r; /* chance's ranges of blur, kept and lost */

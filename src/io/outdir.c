@@ -550,6 +550,8 @@ char *outdir_svg_beside(const char *png_path)
     if (p)
         snprintf(p, stem + sizeof ".svg", "%.*s.svg", (int)stem, png_path);
     return p;
+}
+
 void outdir_layer_folder(char *buf, size_t len, int layer)
 {
     snprintf(buf, len, "layer_%02d", layer);

@@ -28,7 +28,7 @@ enum { PANEL_KEPT, PANEL_LOST, PANEL_BLUR, N_PANELS };
 /* Panel p's number of layer row l, and chance's range of it. */
 static double value(const LayerRow *l, int p)
 {
-    return p == PANEL_KEPT ? l->kept : p == PANEL_LOST ? l->rows - l->kept : l->blur;
+    return p == PANEL_KEPT ? l->kept : p == PANEL_LOST ? l->lost : l->blur;
 }
 
 static const ChanceRange *range(const LayerRow *l, int p)
@@ -105,7 +105,7 @@ int layers_chart_draw(const Renderer *r, const char *path, const ModelSummary *s
                 else if (p == PANEL_KEPT)
                     snprintf(a, sizeof a, "%d of %d", row->kept, row->rows);
                 else
-                    snprintf(a, sizeof a, "%d", row->rows - row->kept);
+                    snprintf(a, sizeof a, "%d", row->lost);
                 const int side = chance_side(cr, v);
                 if (side)
                     snprintf(a + strlen(a), sizeof a - strlen(a), side > 0 ? " above" : " below");
@@ -126,7 +126,7 @@ int layers_chart_draw(const Renderer *r, const char *path, const ModelSummary *s
             figure_text(&f, a, 22.0f, tx, ay + 14, DRAW_MID, DRAW_TOP, DRAW_INK);
         }
     }
-    figure_text(&f, "kept: rows where a head holds its relation and the wide head holds it too; lost: the rest; "
+    figure_text(&f, "kept: rows where a head holds its relation and the wide head holds it too; lost: under a quarter; "
                 "blur: the wide head's normalised entropy less the heads' mean (report.txt)",
                 TEXT_PX * 0.75f, SLIDE_W / 2, SLIDE_H - 16, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     return figure_write(&f, path, err, errlen);

@@ -102,7 +102,8 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const 
         fprintf(f, "  L%dH%d %+.4f\n", shown[j] / pred->n_heads, shown[j] % pred->n_heads, pred->effect[shown[j]]);
     fprintf(f, "\nLayers (each layer's pictures and report: layer_NN/)\n");
     fprintf(f, "  roles: how many heads have each role; kept: the heads' relation rows the wide head\n"
-               "  built from the layer kept, of all; lost: the rest; blur: the wide head's normalised\n"
+               "  built from the layer kept, of all; lost: those it gave less than a quarter of its row\n"
+               "  (the rows between it halved: layer_NN/report.txt); blur: the wide head's normalised\n"
                "  entropy less the heads' mean. In brackets: the middle 95%% of random layers of the\n"
                "  same shape and sentence, and \"above\" or \"below\" when the layer falls outside it.\n\n");
     fprintf(f, "%5s", "layer");
@@ -118,7 +119,7 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const 
                 fprintf(f, " %*d", role_width(r), l->roles[r]);
         char kept[96], lost[96], blur[96];
         with_range(kept, sizeof kept, "%.0f", l->kept, &l->kept_r);
-        with_range(lost, sizeof lost, "%.0f", l->rows - l->kept, &l->lost_r);
+        with_range(lost, sizeof lost, "%.0f", l->lost, &l->lost_r);
         with_range(blur, sizeof blur, "%.3f", l->blur, &l->blur_r);
         fprintf(f, " %5d  %-20s %-20s %s\n", l->rows, kept, lost, blur);
     }
@@ -195,7 +196,7 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
                 fprintf(f, "%s\"%s\": %d", first ? "" : ", ", measures_role_name(r), l->roles[r]);
                 first = 0;
             }
-        fprintf(f, "}, \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->rows - l->kept);
+        fprintf(f, "}, \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->lost);
         json_number(f, l->blur);
         fprintf(f, ", \"chance\": {\"draws\": %d", l->draws);
         model_range(f, "blur", &l->blur_r);

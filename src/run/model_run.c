@@ -31,10 +31,16 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
         Variant v = {0};
         char sub[32];
         outdir_layer_folder(sub, sizeof sub, in[i].model->layer);
-        if ((rc = variant_run(&v, &in[i], in[i].cfg.n_kv_heads, NULL, query, in[i].title, tm, err, errlen)) ==
-            MHAVIZ_OK) {
+        if ((rc = variant_run(&v, &in[i], in[i].cfg.n_kv_heads, NULL, POOL_ALIGNED, query, in[i].title, tm, err,
+                              errlen)) == MHAVIZ_OK) {
+            /* chance's layers as sharp as this layer's heads depend on the layer: drawn for each */
+            const int H = v.in.cfg.n_heads;
+            double heads_norm;
+            measures_blur(v.measures, H, &heads_norm);
             v.chance = chance;
-            if (model_summary_add(&s, &v, in[i].model->layer) != MHAVIZ_OK)
+            if (chance_sharp(&v.chance, &in[i].cfg, in[i].tokens, in[i].has_single, heads_norm,
+                             v.measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK ||
+                model_summary_add(&s, &v, in[i].model->layer) != MHAVIZ_OK)
                 rc = MHAVIZ_ENOMEM;
         }
         if (rc == MHAVIZ_OK) {

@@ -99,9 +99,9 @@ static int load(Model *m, const StTensor *t, float *dst)
 
 /* dst (cols, rows) = the transpose of src (rows, cols): a torch Linear's
  * weight (out, in) into the "x@W" layout (in, out). In tiles of TILE x TILE,
- * so that the rows of src read and the rows of dst written stay in the cache
- * (one element at a time along a whole column of dst, each write is a cache
- * miss: at 2048 x 2048 that took 5 times as long). */
+ * so that the rows of src read and of dst written stay in the cache (at
+ * 2048 x 2048 here: 51 ms element by element, 19 ms in tiles of 16; tiles of
+ * 32 were no faster, their 32 rows of dst, 8 KB apart, share one cache set). */
 #define TILE 16
 static void transpose(float *dst, const float *src, int rows, int cols)
 {

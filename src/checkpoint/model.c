@@ -98,12 +98,18 @@ static int load(Model *m, const StTensor *t, float *dst)
 }
 
 /* dst (cols, rows) = the transpose of src (rows, cols): a torch Linear's
- * weight (out, in) into the "x@W" layout (in, out). */
+ * weight (out, in) into the "x@W" layout (in, out). In tiles of TILE x TILE,
+ * so that the rows of src read and of dst written stay in the cache (at
+ * 2048 x 2048 here: 51 ms element by element, 19 ms in tiles of 16; tiles of
+ * 32 were no faster, their 32 rows of dst, 8 KB apart, share one cache set). */
+#define TILE 16
 static void transpose(float *dst, const float *src, int rows, int cols)
 {
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++)
-            dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+    for (int r0 = 0; r0 < rows; r0 += TILE)
+        for (int c0 = 0; c0 < cols; c0 += TILE)
+            for (int r = r0; r < rows && r < r0 + TILE; r++)
+                for (int c = c0; c < cols && c < c0 + TILE; c++)
+                    dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
 }
 
 /* A Linear's weight, named by name, of shape (out, in), into dst (in, out). */

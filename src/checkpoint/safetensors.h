@@ -53,7 +53,9 @@ const StTensor *safetensors_find(const Safetensors *st, const char *name);
 /* Elements first .. first+n-1 of tensor t (in its row-major order; first +
  * n <= t->count) as floats into dst: F32 copied, F16 and BF16 converted
  * exactly. Any other dtype: MHAVIZ_EINPUT, err naming it and the tensor; a
- * number that is not finite also (naming the tensor and the element). */
+ * number that is not finite also (naming the tensor and the element). The
+ * mapped pages it read are given back to the page cache (madvise), so a run
+ * keeps no more of the checkpoint mapped than the tensor it converts. */
 int safetensors_floats(const StTensor *t, size_t first, size_t n, float *dst, char *err, size_t errlen);
 
 /* Unmap every file and free what safetensors_open made; zeroes *st. */

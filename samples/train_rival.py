@@ -37,10 +37,14 @@ sample's words, (n_heads * T, T) and (T, T), row = query, for the tests;
 rival_gqa2.json and rival_mqa.json (their weights npy/rival_gqa2_*.npy,
 npy/rival_mqa_*.npy, their maps npy/rival_gqa2_att.npy, npy/rival_mqa_att.npy),
 the same x and one head, and the same "training" record: every model's
-held-out losses, under "by_kv_heads" by its number of K/V heads.
+held-out losses, under "by_kv_heads" by its number of K/V heads, the mean of
+the two readouts' under "held_out_loss" and each readout's under
+"by_readout".
 
-Deterministic: seeded embeddings, weights and data, one thread, deterministic
-algorithms.
+Deterministic: every model starts from torch.manual_seed(seed), whatever
+was trained before it in the process; the embeddings, batches and held-out
+sequences come from their own seeded generators; one thread, deterministic
+algorithms. Two runs write the same bytes.
 """
 import json
 import os
@@ -118,9 +122,9 @@ class Model(nn.Module):
         self.register_buffer("tok", tok)   # (n_words, D_MODEL), frozen
         self.register_buffer("pos", pos)   # (T, D_MODEL), frozen
         self.attn = nn.MultiheadAttention(D_MODEL, n_heads, batch_first=True)
-        if n_kv is not None and n_kv != n_heads:   # the same start, then its K/V heads shared
-            self.attn = SharedKV(self.attn, n_kv)
         self.readout = nn.ModuleList(nn.Linear(D_MODEL, tok.shape[0]) for _ in READOUTS)
+        if n_kv is not None and n_kv != n_heads:   # the same start, then its K/V heads shared
+            self.attn = SharedKV(self.attn, n_kv)   # (after the readouts: their start is the same too)
 
     def forward(self, ids, need_weights=False):
         """(2, B, T, n_words) logits, one set per readout; x (B, T, D_MODEL);
@@ -152,7 +156,7 @@ def train(seed, n_heads, n_words, held_out, n_kv=None):
     """Train one model on the first n_words words (n_kv: its K/V heads, when
     fewer than its heads); returns it and its held-out loss per readout."""
     tok, pos = embeddings(seed, n_words)
-    torch.manual_seed(seed)
+    torch.manual_seed(seed)   # re-seeded for every model: the same start whatever was trained before
     model = Model(n_heads, tok, pos, n_kv)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.0)
     data = torch.Generator().manual_seed(100 + seed)   # the same batches for both models
@@ -203,13 +207,21 @@ def shared_kv_weights(out_dir, attn, prefix):
     return {key: save(out_dir, prefix + key, a.detach().numpy()) for key, a in named.items()}
 
 
-def training_record(loss):
-    """The "training" record every rival file carries: this layer's losses
-    are filled in by the caller under "heads"."""
+def loss_table(loss, r, own_kv):
+    """One "held_out_loss" object: readout r's losses (r None: their mean) of
+    every model at every seed, this layer's own (N_HEADS, own_kv) under "heads"."""
+    def each(kind):
+        return [round(float(np.mean(v)) if r is None else v[r], 4) for v in loss[kind]]
+    return {"heads": each((N_HEADS, own_kv)), "single_head": each((1, 1)),
+            "by_kv_heads": {str(n_kv): each((N_HEADS, n_kv)) for n_kv in (N_HEADS,) + SHARED_KV}}
+
+
+def training_record(loss, own_kv):
+    """The "training" record every rival file carries: the mean of the two
+    readouts' losses, and each readout's, of every model at every seed."""
     return {"seeds": list(SEEDS), "seed": SHIPPED, "steps": STEPS,
-            "held_out_loss": {"single_head": [round(v, 4) for v in loss[(1, 1)]],
-                              "by_kv_heads": {str(n_kv): [round(v, 4) for v in loss[(N_HEADS, n_kv)]]
-                                              for n_kv in (N_HEADS,) + SHARED_KV}}}
+            "held_out_loss": loss_table(loss, None, own_kv),
+            "by_readout": {name: loss_table(loss, r, own_kv) for r, name in enumerate(READOUTS)}}
 
 
 def export_shared(out_dir, model, n_kv, single_paths, x_path, loss):
@@ -221,9 +233,7 @@ def export_shared(out_dir, model, n_kv, single_paths, x_path, loss):
     with torch.no_grad():
         _, _, maps = model(ids, need_weights=True)
     save(out_dir, name + "_att", maps[0].reshape(-1, T).numpy())   # (n_heads * T, T)
-    record = training_record(loss)
-    record["held_out_loss"] = {"heads": record["held_out_loss"]["by_kv_heads"][str(n_kv)],
-                               **record["held_out_loss"]}
+    record = training_record(loss, n_kv)
     layer = {
         "comment": (f"Lesson {2 if n_kv > 1 else 3} by training (samples/train_rival.py, seed {SHIPPED}): the "
                     f"rival task's layer trained as {kind}, its {N_HEADS} query heads sharing {n_kv} K/V "
@@ -266,10 +276,8 @@ def export(out_dir, heads, single, loss):
         "x": save(out_dir, "x", x[0].numpy()),    # (T, D_MODEL)
         **layer_weights(out_dir, heads.attn, ""),
         "single_head": layer_weights(out_dir, single.attn, "single_"),
-        "training": training_record(loss),
+        "training": training_record(loss, N_HEADS),
     }
-    layer["training"]["held_out_loss"] = {"heads": [round(v, 4) for v in loss[(N_HEADS, N_HEADS)]],
-                                          **layer["training"]["held_out_loss"]}
     with open(os.path.join(out_dir, "rival.json"), "w") as f:
         json.dump(layer, f, indent=1, ensure_ascii=False)
         f.write("\n")
@@ -291,7 +299,7 @@ def main():
     held_out = torch.randint(0, n_words, (HELD_OUT, T), generator=torch.Generator().manual_seed(7))
     # The models, as (heads, K/V heads): the 4 heads, the one head, then GQA-2 and MQA.
     kinds = [(N_HEADS, N_HEADS), (1, 1)] + [(N_HEADS, n_kv) for n_kv in SHARED_KV]
-    loss = {kind: [] for kind in kinds}   # held-out loss at each seed, by kind
+    loss = {kind: [] for kind in kinds}   # held-out loss per readout at each seed, by kind
     shipped = {}                          # the shipped seed's models, by kind
     print(f"{n_words} words; each head's mean weight on the previous word and on the first word "
           f"(rows 2..{T - 1}, held out)")
@@ -299,7 +307,7 @@ def main():
     for seed in SEEDS:
         for n_heads, n_kv in kinds:
             model, each = train(seed, n_heads, n_words, held_out, n_kv)
-            loss[(n_heads, n_kv)].append(each.mean().item())
+            loss[(n_heads, n_kv)].append(each.tolist())   # one loss per readout
             share = shares(model, held_out)
             kv = f" sharing {n_kv} K/V head{'s' if n_kv > 1 else ''}" if n_kv != n_heads else ""
             print(f"seed {seed}, {n_heads} head{'s' if n_heads > 1 else ''}{kv}: held-out loss "

@@ -56,6 +56,17 @@ typedef struct {
  * of the one-head model, trained the same way at each seed. */
 #define TRAINING_MAX_SEEDS 32
 #define TRAINING_MAX_KV 16 /* "by_kv_heads" entries */
+#define TRAINING_MAX_READOUTS 4 /* "by_readout" entries */
+#define TRAINING_MAX_READOUT_NAME 32 /* bytes of a readout's name, with its NUL */
+
+/* One set of held-out losses: the multi-head model's, the one head's and,
+ * when given, every K/V head count's, at each seed. */
+typedef struct {
+    double heads[TRAINING_MAX_SEEDS];  /* (n_seeds) the multi-head model */
+    double single[TRAINING_MAX_SEEDS]; /* (n_seeds) the one head trained on its own */
+    double kv[TRAINING_MAX_KV][TRAINING_MAX_SEEDS]; /* (n_kv_losses, n_seeds) by Training.kv_heads */
+} TrainingReadout;
+
 typedef struct {
     int n_seeds;                            /* 0: the input gave no "training" */
     int seeds[TRAINING_MAX_SEEDS];          /* (n_seeds) distinct */
@@ -67,6 +78,10 @@ typedef struct {
     int kv_heads[TRAINING_MAX_KV];          /* (n_kv_losses) K/V head counts, most first */
     double loss_kv[TRAINING_MAX_KV][TRAINING_MAX_SEEDS]; /* (n_kv_losses, n_seeds) the same model
                                              * trained with kv_heads[i] K/V heads, from the same start */
+    int n_readouts;                         /* 0: no "by_readout" */
+    char readout_name[TRAINING_MAX_READOUTS][TRAINING_MAX_READOUT_NAME]; /* (n_readouts) "previous token" */
+    TrainingReadout readout[TRAINING_MAX_READOUTS]; /* (n_readouts) each readout's own losses, of the
+                                             * same models as the ones above (their mean, or total) */
 } Training;
 
 /* A file mapped into memory read-only, which an array of an input points

@@ -107,7 +107,7 @@ int read_title(Loader *L, const cJSON *root, MhaInput *in)
     return MHAVIZ_OK;
 }
 
-static const char *const training_keys[] = {"seeds", "seed", "steps", "held_out_loss", NULL};
+static const char *const training_keys[] = {"seeds", "seed", "steps", "held_out_loss", "by_readout", NULL};
 static const char *const loss_keys[] = {"heads", "single_head", "by_kv_heads", NULL};
 
 /* "<where>.<key>" of object o: n finite numbers >= 0, into out. */
@@ -168,6 +168,85 @@ static int read_kv_losses(Loader *L, const cJSON *losses, const MhaConfig *c, Tr
             return fail(L, "%s.%s: differs from training.held_out_loss.heads, this layer's own losses", where,
                         e->string);
         t->n_kv_losses++;
+    }
+    return MHAVIZ_OK;
+}
+
+/* "training.by_readout.<name>" (where), one readout's losses: "heads" and
+ * "single_head", and "by_kv_heads" exactly when held_out_loss has it, with
+ * the same counts in the same order (this layer's own equal to "heads"). */
+static int read_readout(Loader *L, const cJSON *o, const char *where, const MhaConfig *c, Training *t,
+                        TrainingReadout *out)
+{
+    if (!cJSON_IsObject(o))
+        return fail(L, "%s: expected an object with heads and single_head, got %s", where, type_name(o));
+    int rc;
+    char prefix[112];
+    snprintf(prefix, sizeof prefix, "%s.", where);
+    if ((rc = check_keys(L, o, loss_keys, prefix)) != MHAVIZ_OK ||
+        (rc = read_losses(L, o, where, "heads", t->n_seeds, out->heads)) != MHAVIZ_OK ||
+        (rc = read_losses(L, o, where, "single_head", t->n_seeds, out->single)) != MHAVIZ_OK)
+        return rc;
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "by_kv_heads");
+    if (!by && t->n_kv_losses)
+        return fail(L, "%s: missing \"by_kv_heads\" (training.held_out_loss has it)", where);
+    if (by && (!cJSON_IsObject(by) || (int)count_items(by) != t->n_kv_losses))
+        return fail(L, "%s.by_kv_heads: expected the K/V head counts of training.held_out_loss.by_kv_heads "
+                    "(%d), each with one loss per seed", where, t->n_kv_losses);
+    char kv_where[160];
+    snprintf(kv_where, sizeof kv_where, "%s.by_kv_heads", where);
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, by) {
+        char want[16];
+        snprintf(want, sizeof want, "%d", t->kv_heads[i]);
+        if (strcmp(e->string, want) != 0)
+            return fail(L, "%s.%s: expected \"%s\" here, as in training.held_out_loss.by_kv_heads", kv_where,
+                        e->string, want);
+        if ((rc = read_losses(L, by, kv_where, e->string, t->n_seeds, out->kv[i])) != MHAVIZ_OK)
+            return rc;
+        if (t->kv_heads[i] == c->n_kv_heads &&
+            memcmp(out->kv[i], out->heads, (size_t)t->n_seeds * sizeof(double)) != 0)
+            return fail(L, "%s.%s: differs from %s.heads, this layer's own losses", kv_where, e->string, where);
+        i++;
+    }
+    return MHAVIZ_OK;
+}
+
+/* "training.by_readout", when given: an object whose keys name the model's
+ * readouts (such as "previous token"), each with its own losses. */
+static int read_readouts(Loader *L, const cJSON *tr, const MhaConfig *c, Training *t)
+{
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(tr, "by_readout");
+    if (!by)
+        return MHAVIZ_OK;
+    if (!cJSON_IsObject(by) || count_items(by) == 0)
+        return fail(L, "training.by_readout: expected an object of 1 to %d readouts (such as \"previous "
+                    "token\"), each with heads and single_head, got %s", TRAINING_MAX_READOUTS,
+                    cJSON_IsObject(by) ? "an empty object" : type_name(by));
+    if (count_items(by) > TRAINING_MAX_READOUTS)
+        return fail(L, "training.by_readout: %zu readouts is over the limit of %d", count_items(by),
+                    TRAINING_MAX_READOUTS);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, by) {
+        const int r = t->n_readouts;
+        const size_t n = strlen(e->string);
+        int plain = n > 0 && n < TRAINING_MAX_READOUT_NAME;
+        for (size_t i = 0; plain && i < n; i++)
+            plain = e->string[i] >= ' ' && e->string[i] <= '~' && e->string[i] != '"' && e->string[i] != '\\';
+        if (!plain)
+            return fail(L, "training.by_readout: readout %d: expected a name of 1 to %d printable ASCII "
+                        "characters without quotes or backslashes", r, TRAINING_MAX_READOUT_NAME - 1);
+        for (int k = 0; k < r; k++)
+            if (strcmp(t->readout_name[k], e->string) == 0)
+                return fail(L, "training.by_readout.%s: given twice; keep one", e->string);
+        char where[96];
+        snprintf(where, sizeof where, "training.by_readout.%s", e->string);
+        int rc = read_readout(L, e, where, c, t, &t->readout[r]);
+        if (rc != MHAVIZ_OK)
+            return rc;
+        memcpy(t->readout_name[r], e->string, n + 1);
+        t->n_readouts++;
     }
     return MHAVIZ_OK;
 }
@@ -241,7 +320,8 @@ int read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig 
         (rc = read_losses(L, losses, "training.held_out_loss", "heads", t->n_seeds, t->loss_heads)) != MHAVIZ_OK ||
         (rc = read_losses(L, losses, "training.held_out_loss", "single_head", t->n_seeds, t->loss_single)) !=
             MHAVIZ_OK ||
-        (rc = read_kv_losses(L, losses, c, t)) != MHAVIZ_OK)
+        (rc = read_kv_losses(L, losses, c, t)) != MHAVIZ_OK ||
+        (rc = read_readouts(L, tr, c, t)) != MHAVIZ_OK)
         return rc;
     return MHAVIZ_OK;
 }

@@ -267,21 +267,32 @@ void txt_pulls(FILE *f, const ReportData *d)
     txt_wrapped(f, "  ", line);
 }
 
+/* One row's cells of txt_training: the losses (n_seeds) per seed while
+ * they fit, then their lowest to highest, and the line's end. */
+static void txt_loss_cells(FILE *f, const double *loss, int n_seeds, int per_seed)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < n_seeds; k++) {
+        lo = fmin(lo, loss[k]), hi = fmax(hi, loss[k]);
+        if (per_seed)
+            fprintf(f, " %7.3f", loss[k]);
+    }
+    if (n_seeds > 1)
+        fprintf(f, "   %.3f to %.3f", lo, hi);
+    fputc('\n', f);
+}
+
 /* The held-out losses of the multi-head model and of the one head trained
  * on its own (the input's "training"), per seed while they fit, and their
- * spread over the seeds. pooled_from > 0: the layer on screen pooled the
- * input's pooled_from K/V heads into n_kv; the losses are the model's as
+ * spread over the seeds; under each, every readout's own when given.
+ * pooled_from > 0: the layer on screen pooled the input's pooled_from K/V
+ * heads into n_kv; the losses are the model's as
  * trained, and the table says so. */
 void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int n_kv)
 {
-    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     int single_worse = 0;
-    for (int k = 0; k < t->n_seeds; k++) {
-        const double v[2] = {t->loss_heads[k], t->loss_single[k]};
-        for (int m = 0; m < 2; m++)
-            lo[m] = fmin(lo[m], v[m]), hi[m] = fmax(hi[m], v[m]);
+    for (int k = 0; k < t->n_seeds; k++)
         single_worse += t->loss_single[k] > t->loss_heads[k];
-    }
     const int per_seed = t->n_seeds <= 6; /* one column per seed while the line fits */
     fprintf(f, "held-out loss in nats after %d training steps, the same data for both (these weights: seed %d)\n",
             t->steps, t->seed);
@@ -308,11 +319,11 @@ void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int 
         else
             snprintf(who, sizeof who, "%d heads", n_heads);
         fprintf(f, "  %-29s", m == 0 ? who : "one head trained on its own");
-        for (int k = 0; per_seed && k < t->n_seeds; k++)
-            fprintf(f, " %7.3f", m == 0 ? t->loss_heads[k] : t->loss_single[k]);
-        if (t->n_seeds > 1)
-            fprintf(f, "   %.3f to %.3f", lo[m], hi[m]);
-        fputc('\n', f);
+        txt_loss_cells(f, m == 0 ? t->loss_heads : t->loss_single, t->n_seeds, per_seed);
+        for (int r = 0; r < t->n_readouts; r++) { /* each readout's own, under the model's */
+            fprintf(f, "    %-27s", t->readout_name[r]);
+            txt_loss_cells(f, m == 0 ? t->readout[r].heads : t->readout[r].single, t->n_seeds, per_seed);
+        }
     }
     snprintf(line, sizeof line, "The one head trained on its own ended with a larger held-out loss than the %d "
              "heads%s in %d of the %d seed%s.", n_heads, pooled_from ? " as trained" : "", single_worse, t->n_seeds,

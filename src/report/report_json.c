@@ -196,7 +196,18 @@ static void json_pulls(FILE *f, const ReportData *d, const PullLayer *p)
     fputs("    ]\n  },\n", f);
 }
 
-/* "training": the input's own, as given, and in how many seeds the one head
+/* losses (n) as a JSON array. */
+static void json_losses(FILE *f, const double *losses, int n)
+{
+    fputc('[', f);
+    for (int k = 0; k < n; k++) {
+        fputs(k ? ", " : "", f);
+        json_number(f, losses[k]);
+    }
+    fputc(']', f);
+}
+
+/* "training": the input's own, as given (each readout's under "by_readout"), and in how many seeds the one head
  * trained on its own ended with the larger held-out loss; pooled_from > 0:
  * the layer reported pooled the trained K/V heads, so the losses are the
  * model's before pooling ("losses_before_pooling": true). */
@@ -208,18 +219,24 @@ static void json_training(FILE *f, const Training *t, int pooled_from)
         fprintf(f, "%s%d", k ? ", " : "", t->seeds[k]);
         worse += t->loss_single[k] > t->loss_heads[k];
     }
-    fprintf(f, "],\n    \"seed\": %d,\n    \"steps\": %d,\n    \"held_out_loss\": {\n      \"heads\": [",
+    fprintf(f, "],\n    \"seed\": %d,\n    \"steps\": %d,\n    \"held_out_loss\": {\n      \"heads\": ",
             t->seed, t->steps);
-    for (int k = 0; k < t->n_seeds; k++) {
-        fputs(k ? ", " : "", f);
-        json_number(f, t->loss_heads[k]);
+    json_losses(f, t->loss_heads, t->n_seeds);
+    fputs(",\n      \"single_head\": ", f);
+    json_losses(f, t->loss_single, t->n_seeds);
+    fputs("\n    },\n", f);
+    if (t->n_readouts) {
+        fputs("    \"by_readout\": {", f);
+        for (int r = 0; r < t->n_readouts; r++) {
+            fprintf(f, "%s\n      \"%s\": {\"heads\": ", r ? "," : "", t->readout_name[r]); /* plain ASCII */
+            json_losses(f, t->readout[r].heads, t->n_seeds);
+            fputs(", \"single_head\": ", f);
+            json_losses(f, t->readout[r].single, t->n_seeds);
+            fputs("}", f);
+        }
+        fputs("\n    },\n", f);
     }
-    fputs("],\n      \"single_head\": [", f);
-    for (int k = 0; k < t->n_seeds; k++) {
-        fputs(k ? ", " : "", f);
-        json_number(f, t->loss_single[k]);
-    }
-    fprintf(f, "]\n    },\n    \"seeds_single_head_worse\": %d,\n    \"losses_before_pooling\": %s\n  },\n",
+    fprintf(f, "    \"seeds_single_head_worse\": %d,\n    \"losses_before_pooling\": %s\n  },\n",
             worse, pooled_from ? "true" : "false");
 }
 

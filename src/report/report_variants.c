@@ -215,6 +215,12 @@ const double *trained_row(const Training *t, const MhaConfig *c, int r, char *na
     return loss;
 }
 
+/* Readout i's own losses (n_seeds) of row r of trained_row. */
+static const double *trained_readout(const Training *t, int r, int i)
+{
+    return r == t->n_kv_losses ? t->readout[i].single : t->readout[i].kv[r];
+}
+
 /* The input's "training" by K/V heads (docs/input.md): the held-out loss of
  * the same model trained as MHA, GQA and MQA (and the one head), from the
  * same start on the same data, side by side with the K/V cache each needs:
@@ -246,6 +252,17 @@ static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
         for (int k = 0; k < shown; k++)
             fprintf(f, " %8.4f", loss[k]);
         fprintf(f, " %8.4f\n", mean);
+        for (int i = 0; i < t->n_readouts; i++) { /* each readout's own, under the model's */
+            const double *own = trained_readout(t, r, i);
+            double sum = 0;
+            fprintf(f, "  %-30s", t->readout_name[i]);
+            for (int k = 0; k < t->n_seeds; k++) {
+                sum += own[k];
+                if (k < shown)
+                    fprintf(f, " %8.4f", own[k]);
+            }
+            fprintf(f, " %8.4f\n", sum / t->n_seeds);
+        }
     }
     txt_wrapped(f, "", "Ainslie et al. 2023 train or uptrain GQA with its keys and values shared; Shazeer 2019 "
                 "trains MQA so. The variants below are not those: they are pooled from this MHA layer, before "
@@ -271,7 +288,16 @@ static void json_trained(FILE *f, const Training *t, const MhaConfig *c)
             fputs(k ? ", " : "", f);
             json_number(f, loss[k]);
         }
-        fputs("]}", f);
+        fputc(']', f);
+        for (int i = 0; i < t->n_readouts; i++) {
+            fprintf(f, "%s\"%s\": [", i ? "], " : ", \"by_readout\": {", t->readout_name[i]); /* plain ASCII */
+            const double *own = trained_readout(t, r, i);
+            for (int k = 0; k < t->n_seeds; k++) {
+                fputs(k ? ", " : "", f);
+                json_number(f, own[k]);
+            }
+        }
+        fputs(t->n_readouts ? "]}}" : "}", f);
     }
     fputs("\n  ]},\n", f);
 }

@@ -343,6 +343,85 @@ START_TEST(trained_losses_by_kv_heads)
 }
 END_TEST
 
+/* "first, second to third": one loss row of report.txt, as txt_training
+ * writes it (3 seeds, 3 decimals, their lowest to highest). */
+static void loss_row(char *want, size_t len, const char *who, const double *v)
+{
+    snprintf(want, len, "%s %.3f %.3f %.3f %.3f to %.3f", who, v[0], v[1], v[2], fmin(fmin(v[0], v[1]), v[2]),
+             fmax(fmax(v[0], v[1]), v[2]));
+}
+
+/* Each readout's own held-out losses (previous token, first token), of
+ * every model at every seed: the three files carry the same, the mean of
+ * the two is the record's loss (each written to 4 decimals, so within
+ * 2 x 0.00005), and report.txt, report.json and the variants report give
+ * them as the record has them. */
+START_TEST(losses_by_readout)
+{
+    const char *const files[3] = {SAMPLE, DIR "/rival_gqa2.json", DIR "/rival_mqa.json"};
+    const char *const readouts[2] = {"previous token", "first token"};
+    MhaInput in[3];
+    char err[MHAVIZ_ERRLEN];
+    for (int f = 0; f < 3; f++)
+        ck_assert_msg(input_load(files[f], &in[f], err, sizeof err) == MHAVIZ_OK, "%s", err);
+    const Training *t = &in[0].training;
+    for (int f = 0; f < 3; f++) {
+        const Training *u = &in[f].training;
+        ck_assert_int_eq(u->n_readouts, 2);
+        for (int i = 0; i < 2; i++) {
+            ck_assert_str_eq(u->readout_name[i], readouts[i]);
+            for (int k = 0; k < u->n_seeds; k++) {
+                ck_assert_double_eq(u->readout[i].single[k], t->readout[i].single[k]);
+                ck_assert_double_eq(u->readout[i].heads[k], t->readout[i].kv[f][k]);
+                for (int r = 0; r < 3; r++)
+                    ck_assert_double_eq(u->readout[i].kv[r][k], t->readout[i].kv[r][k]);
+            }
+        }
+    }
+    for (int k = 0; k < t->n_seeds; k++) {
+        ck_assert_double_eq_tol((t->readout[0].single[k] + t->readout[1].single[k]) / 2, t->loss_single[k], 1.0001e-4);
+        for (int r = 0; r < 3; r++)
+            ck_assert_double_eq_tol((t->readout[0].kv[r][k] + t->readout[1].kv[r][k]) / 2, t->loss_kv[r][k],
+                                    1.0001e-4);
+    }
+    char *txt, want[256];
+    cJSON *json;
+    run_sample(&txt, &json);
+    const cJSON *by = get(get(json, "training"), "by_readout");
+    for (int i = 0; i < 2; i++) {
+        const cJSON *o = get(by, readouts[i]);
+        for (int k = 0; k < t->n_seeds; k++) {
+            ck_assert_double_eq_tol(at(get(o, "heads"), k), t->readout[i].heads[k], 1e-12);
+            ck_assert_double_eq_tol(at(get(o, "single_head"), k), t->readout[i].single[k], 1e-12);
+        }
+        loss_row(want, sizeof want, readouts[i], t->readout[i].heads);
+        check_says(txt, "report.txt", want);
+        loss_row(want, sizeof want, readouts[i], t->readout[i].single);
+        check_says(txt, "report.txt", want);
+    }
+    free(txt);
+    cJSON_Delete(json);
+    run_sample_with(&txt, &json, "--kv-heads all");
+    const cJSON *models = get(get(json, "trained"), "models");
+    for (int r = 0; r < 4; r++) {
+        const cJSON *m = cJSON_GetArrayItem(models, r);
+        for (int i = 0; i < 2; i++) {
+            const double *v = r < 3 ? t->readout[i].kv[r] : t->readout[i].single;
+            const cJSON *o = get(get(m, "by_readout"), readouts[i]);
+            for (int k = 0; k < t->n_seeds; k++)
+                ck_assert_double_eq_tol(at(o, k), v[k], 1e-12);
+            snprintf(want, sizeof want, "%s %.4f %.4f %.4f %.4f", readouts[i], v[0], v[1], v[2],
+                     (v[0] + v[1] + v[2]) / 3);
+            check_says(txt, "report.txt", want);
+        }
+    }
+    free(txt);
+    cJSON_Delete(json);
+    for (int f = 0; f < 3; f++)
+        input_free(&in[f]);
+}
+END_TEST
+
 Suite *rival_suite(void)
 {
     Suite *s = suite_create("rival");
@@ -351,6 +430,7 @@ Suite *rival_suite(void)
     tcase_add_test(tc, both_maps_equal_pytorch);
     tcase_add_test(tc, shared_kv_maps_equal_pytorch);
     tcase_add_test(tc, trained_losses_by_kv_heads);
+    tcase_add_test(tc, losses_by_readout);
     tcase_add_test(tc, one_head_lost_more_at_every_seed);
     tcase_add_test(tc, report_names_the_rival_and_states_the_losses);
     tcase_add_test(tc, pooled_heads_do_not_claim_the_trained_losses);

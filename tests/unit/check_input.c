@@ -514,6 +514,15 @@ static const BadCase BAD[] = {
     {"training_kv_differs.json", "training.held_out_loss.by_kv_heads.2: differs from training.held_out_loss.heads, this layer's own losses"},
     {"training_kv_order.json", "training.held_out_loss.by_kv_heads.2: K/V head counts are listed most first, without repeats"},
     {"training_kv_short.json", "training.held_out_loss.by_kv_heads.1: 1 numbers for 2 seeds (one loss per seed)"},
+    {"training_readout_array.json", "training.by_readout: expected an object of 1 to 4 readouts (such as \"previous token\"), each with heads and single_head, got an array"},
+    {"training_readout_kv_differs.json", "training.by_readout.first token.by_kv_heads.2: differs from training.by_readout.first token.heads, this layer's own losses"},
+    {"training_readout_kv_other.json", "training.by_readout.first token.by_kv_heads.3: expected \"1\" here, as in training.held_out_loss.by_kv_heads"},
+    {"training_readout_name.json", "training.by_readout: readout 0: expected a name of 1 to 31 printable ASCII characters"},
+    {"training_readout_negative.json", "training.by_readout.previous token.heads[1]: expected a loss in nats (a number >= 0), got -0.5"},
+    {"training_readout_no_kv.json", "training.by_readout.first token: missing \"by_kv_heads\" (training.held_out_loss has it)"},
+    {"training_readout_short.json", "training.by_readout.previous token.single_head: 1 numbers for 2 seeds (one loss per seed)"},
+    {"training_readout_twice.json", "training.by_readout.first token: given twice; keep one"},
+    {"training_readout_unknown_key.json", "training.by_readout.first token: missing \"single_head\" (one loss per seed)"},
 };
 #define N_BAD ((int)(sizeof BAD / sizeof BAD[0]))
 

@@ -207,8 +207,9 @@ END_TEST
 
 /* --timing's peak memory is mhaviz's own, not that of the program that
  * started it: a child holding 256 MB before it runs mhaviz on a small input
- * (which peaks near 20 MB) must not report the 256 MB (getrusage's
- * ru_maxrss did). */
+ * (which peaks near 20 MB; near 140 MB under `make asan`, whose quarantine
+ * keeps freed blocks) must not report the 256 MB (getrusage's ru_maxrss
+ * did: it reported the ballast and more). */
 START_TEST(timing_peak_memory_is_this_program_s)
 {
     setup();
@@ -222,7 +223,7 @@ START_TEST(timing_peak_memory_is_this_program_s)
     const char *p = strstr(r->err, "peak memory: ");
     double mb = -1.0;
     ck_assert_msg(p && sscanf(p, "peak memory: %lf MB", &mb) == 1, "%s", r->err);
-    ck_assert_msg(mb > 0.0 && mb < 128.0, "peak memory %.1f MB: the parent's 256 MB counted", mb);
+    ck_assert_msg(mb > 0.0 && mb < 256.0, "peak memory %.1f MB: the parent's 256 MB counted", mb);
     cleanup(r);
     free(r);
 }

@@ -1,6 +1,8 @@
 /* support.c — what the tests share (see support.h). */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "support.h"
+#include "core/status.h"
+#include "io/input.h"
 
 #include <check.h>
 #include <ftw.h>
@@ -89,4 +91,32 @@ uint32_t xorshift(uint32_t *s)
     *s ^= *s >> 17;
     *s ^= *s << 5;
     return *s;
+}
+
+void sample_run(SampleRun *r, const char *path)
+{
+    char err[MHAVIZ_ERRLEN] = "";
+    memset(r, 0, sizeof *r);
+    ck_assert_msg(input_load(path, &r->in, err, sizeof err) == MHAVIZ_OK, "%s: %s", path, err);
+    const MhaConfig *c = &r->in.cfg;
+    const MhaConfig wide_cfg = mha_single_head_config(c);
+    ck_assert_int_eq(mha_state_build(&r->multi, c, 1), MHAVIZ_OK);
+    mha_forward(c, &r->in.w, r->in.x, &r->multi);
+    if (r->in.has_single) {
+        ck_assert_int_eq(mha_state_build(&r->single, &wide_cfg, 1), MHAVIZ_OK);
+        mha_forward(&wide_cfg, &r->in.single, r->in.x, &r->single);
+    } else {
+        ck_assert_int_eq(mha_state_build_wide(&r->single, &wide_cfg, 1), MHAVIZ_OK);
+        mha_forward_wide(c, &r->in.w, &r->multi, &r->single);
+    }
+    ck_assert_int_eq(pull_layer_build(&r->p, c, r->multi.scores, r->multi.att, r->single.scores, r->single.att,
+                                      !r->in.has_single), MHAVIZ_OK);
+}
+
+void sample_run_free(SampleRun *r)
+{
+    pull_layer_free(&r->p);
+    mha_state_free(&r->single);
+    mha_state_free(&r->multi);
+    input_free(&r->in);
 }

@@ -5,6 +5,10 @@
 #ifndef MHAVIZ_TEST_SUPPORT_H
 #define MHAVIZ_TEST_SUPPORT_H
 
+#include "core/layer.h"
+#include "core/mha.h"
+#include "core/pull.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +39,19 @@ void cannot_run(const char *test, const char *why);
 /* The next number of the xorshift32 sequence seeded with *s (not 0): the
  * same "random" numbers on every run and machine. */
 uint32_t xorshift(uint32_t *s);
+
+/* A sample's heads and wide head, run as the CLI runs them (the wide head
+ * from its own weights when the input gives them, else built from the
+ * heads' projections), and the pulls between them: check_pull and
+ * check_contests share it. Free with sample_run_free. */
+typedef struct {
+    MhaInput in;
+    MhaState multi, single;
+    PullLayer p;
+} SampleRun;
+
+/* Load path and run it into *r; fails the test on any error. */
+void sample_run(SampleRun *r, const char *path);
+void sample_run_free(SampleRun *r);
 
 #endif

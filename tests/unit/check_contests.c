@@ -23,40 +23,6 @@
 #include <omp.h>
 #endif
 
-/* A sample's forward passes and pulls, as a run makes them. */
-typedef struct {
-    MhaInput in;
-    MhaState multi, single;
-    PullLayer p;
-} Run;
-
-static void run_sample(Run *r, const char *path)
-{
-    char err[MHAVIZ_ERRLEN] = "";
-    memset(r, 0, sizeof *r);
-    ck_assert_msg(input_load(path, &r->in, err, sizeof err) == MHAVIZ_OK, "%s: %s", path, err);
-    const MhaConfig *c = &r->in.cfg;
-    const MhaConfig wide_cfg = mha_single_head_config(c);
-    ck_assert_int_eq(mha_state_build(&r->multi, c, 1), MHAVIZ_OK);
-    mha_forward(c, &r->in.w, r->in.x, &r->multi);
-    if (r->in.has_single) {
-        ck_assert_int_eq(mha_state_build(&r->single, &wide_cfg, 1), MHAVIZ_OK);
-        mha_forward(&wide_cfg, &r->in.single, r->in.x, &r->single);
-    } else {
-        ck_assert_int_eq(mha_state_build_wide(&r->single, &wide_cfg, 1), MHAVIZ_OK);
-        mha_forward_wide(c, &r->in.w, &r->multi, &r->single);
-    }
-    ck_assert_int_eq(pull_layer_build(&r->p, c, r->multi.scores, r->multi.att, r->single.scores, r->single.att,
-                                      !r->in.has_single), MHAVIZ_OK);
-}
-
-static void run_free(Run *r)
-{
-    pull_layer_free(&r->p);
-    mha_state_free(&r->single);
-    mha_state_free(&r->multi);
-    input_free(&r->in);
-}
 
 /* ------------------------------------------------------- contributions */
 
@@ -68,8 +34,8 @@ static void run_free(Run *r)
  * over sqrt(4) = 2: +3, +5.75, -2, -1.75, adding up to the margin 5. */
 START_TEST(because_row_split_exactly)
 {
-    Run r;
-    run_sample(&r, "samples/lesson1.json");
+    SampleRun r;
+    sample_run(&r, "samples/lesson1.json");
     ck_assert_int_eq(r.p.rows[6].wide_top, 5);
     double parts[4];
     PullContest ct;
@@ -87,7 +53,7 @@ START_TEST(because_row_split_exactly)
     ck_assert_int_eq(pull_contested(&r.p, 6, keys), 2);
     ck_assert_int_eq(keys[0], 0);
     ck_assert_int_eq(keys[1], 6);
-    run_free(&r);
+    sample_run_free(&r);
 }
 END_TEST
 
@@ -103,8 +69,8 @@ static const char *const BUILT[] = {"samples/lesson1.json", "samples/lesson2_gqa
 
 START_TEST(parts_add_up_to_the_margin)
 {
-    Run r;
-    run_sample(&r, BUILT[_i]);
+    SampleRun r;
+    sample_run(&r, BUILT[_i]);
     const MhaConfig *c = &r.in.cfg;
     ck_assert(r.p.identity);
     double *parts = malloc((size_t)c->n_heads * sizeof *parts);
@@ -124,7 +90,7 @@ START_TEST(parts_add_up_to_the_margin)
         }
     ck_assert_int_gt(pairs, 0);
     free(parts);
-    run_free(&r);
+    sample_run_free(&r);
 }
 END_TEST
 
@@ -277,8 +243,8 @@ END_TEST
  * does: split between the previous token and the first. */
 START_TEST(rival_named_split)
 {
-    Run r;
-    run_sample(&r, "samples/trained/rival.json");
+    SampleRun r;
+    sample_run(&r, "samples/trained/rival.json");
     MapMeasures m[5];
     ck_assert_int_eq(measures_layer(r.multi.att, 4, r.single.att, r.in.cfg.T, 1, r.in.tokens, m), MHAVIZ_OK);
     ck_assert_int_eq(m[4].role, MEASURES_SPLIT);
@@ -292,7 +258,7 @@ START_TEST(rival_named_split)
     ck_assert_int_eq(k.rows, k.relations[0].rows + k.relations[1].rows);
     ck_assert_int_le(k.rows, r.in.cfg.T * 2);
     kept_layer_free(&k);
-    run_free(&r);
+    sample_run_free(&r);
 }
 END_TEST
 

@@ -90,42 +90,6 @@ END_TEST
 
 /* --------------------------------------- the identity, on mhaviz's passes */
 
-/* The heads and the wide head of a loaded input, run as the CLI runs them:
- * the wide head from its own weights (given, or built by spreading the K/V
- * columns), through the full forward pass, not from the heads' state. */
-typedef struct {
-    MhaInput in;
-    MhaState multi, single;
-    PullLayer p;
-} Run;
-
-static void run_sample(Run *r, const char *path)
-{
-    char err[MHAVIZ_ERRLEN] = "";
-    memset(r, 0, sizeof *r);
-    ck_assert_msg(input_load(path, &r->in, err, sizeof err) == MHAVIZ_OK, "%s: %s", path, err);
-    const MhaConfig *c = &r->in.cfg;
-    const MhaConfig wide_cfg = mha_single_head_config(c);
-    ck_assert_int_eq(mha_state_build(&r->multi, c, 1), MHAVIZ_OK);
-    mha_forward(c, &r->in.w, r->in.x, &r->multi);
-    if (r->in.has_single) {
-        ck_assert_int_eq(mha_state_build(&r->single, &wide_cfg, 1), MHAVIZ_OK);
-        mha_forward(&wide_cfg, &r->in.single, r->in.x, &r->single);
-    } else {
-        ck_assert_int_eq(mha_state_build_wide(&r->single, &wide_cfg, 1), MHAVIZ_OK);
-        mha_forward_wide(c, &r->in.w, &r->multi, &r->single);
-    }
-    ck_assert_int_eq(pull_layer_build(&r->p, c, r->multi.scores, r->multi.att, r->single.scores, r->single.att,
-                                      !r->in.has_single), MHAVIZ_OK);
-}
-
-static void run_free(Run *r)
-{
-    pull_layer_free(&r->p);
-    mha_state_free(&r->single);
-    mha_state_free(&r->multi);
-    input_free(&r->in);
-}
 
 /* float32 sums of d_model products in a different grouping (the wide head
  * sums all d_model at once, the heads head_dim at a time): rounding of
@@ -136,8 +100,8 @@ static const char *const SAMPLES[] = {"samples/lesson1.json", "samples/lesson2_g
 
 START_TEST(identity_holds_on_the_samples)
 {
-    Run r;
-    run_sample(&r, SAMPLES[_i]);
+    SampleRun r;
+    sample_run(&r, SAMPLES[_i]);
     ck_assert_msg(r.p.identity_max_dev <= 1e-5 * r.p.max_abs_score, "%s: deviation %g (scores up to %g)",
                   SAMPLES[_i], r.p.identity_max_dev, r.p.max_abs_score);
     int rows = 0;
@@ -145,7 +109,7 @@ START_TEST(identity_holds_on_the_samples)
         rows += r.p.count[o];
     ck_assert_int_eq(rows, r.in.cfg.T);
     ck_assert_int_eq(r.p.count[PULL_NO_CHOICE], 1); /* causal: only token 0 sees one key */
-    run_free(&r);
+    sample_run_free(&r);
 }
 END_TEST
 
@@ -157,8 +121,8 @@ END_TEST
  * and the wide head follows head 3. */
 START_TEST(lesson1_rows)
 {
-    Run r;
-    run_sample(&r, "samples/lesson1.json");
+    SampleRun r;
+    sample_run(&r, "samples/lesson1.json");
     const PullLayer *p = &r.p;
     const int *top6 = p->top + 6 * 4, *top10 = p->top + 10 * 4;
     ck_assert_int_eq(top6[0], 5);
@@ -189,15 +153,15 @@ START_TEST(lesson1_rows)
     pull_caption(caption, sizeof caption, p, 7, r.in.tokens, r.single.att);
     ck_assert_msg(strstr(caption, "a tie: the wide head gives 'John' 5 0.4999 and 'John' 7 0.4999, less than "
                                   "0.005 apart: it chose neither") == caption, "%s", caption);
-    run_free(&r);
+    sample_run_free(&r);
 }
 END_TEST
 
 /* A head trained on its own ("single_head" in the input): no identity. */
 START_TEST(given_single_head_has_no_identity)
 {
-    Run r;
-    run_sample(&r, "tests/data/good/bias_single_head.json");
+    SampleRun r;
+    sample_run(&r, "tests/data/good/bias_single_head.json");
     ck_assert(r.in.has_single);
     ck_assert(!r.p.identity);
     ck_assert(isnan(r.p.identity_max_dev));
@@ -208,7 +172,7 @@ START_TEST(given_single_head_has_no_identity)
     ck_assert_msg(strstr(caption, "the top key of the one head trained on its own 'down' (") == caption &&
                   strstr(caption, ") is the top key of head 1 too; it gives ") && !strstr(caption, "followed"),
                   "%s", caption);
-    run_free(&r);
+    sample_run_free(&r);
 }
 END_TEST
 
@@ -445,8 +409,8 @@ static int wide_bar_px(const unsigned char *px, int w, int x, int y0, int y1)
  * none over Mary (0), where the wide head puts 0.00. */
 START_TEST(slide_of_because)
 {
-    Run r;
-    run_sample(&r, "samples/lesson1.json");
+    SampleRun r;
+    sample_run(&r, "samples/lesson1.json");
     char dir[] = "/tmp/mhaviz-pull-XXXXXX", path[64], err[MHAVIZ_ERRLEN] = "";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/query_06.png", dir);
@@ -477,7 +441,7 @@ START_TEST(slide_of_because)
     snprintf(path, sizeof path, "%s/query_06.png", dir);
     remove(path);
     rmdir(dir);
-    run_free(&r);
+    sample_run_free(&r);
 }
 END_TEST
 
@@ -488,8 +452,8 @@ END_TEST
  * drew the raw bytes (U+FFFD boxes, nothing). */
 START_TEST(slide_shows_whitespace_tokens_as_labels)
 {
-    Run r;
-    run_sample(&r, "samples/lesson1.json");
+    SampleRun r;
+    sample_run(&r, "samples/lesson1.json");
     char dir[] = "/tmp/mhaviz-pull-XXXXXX", raw[64], spelled[64], err[MHAVIZ_ERRLEN] = "";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(raw, sizeof raw, "%s/raw.png", dir);
@@ -515,7 +479,7 @@ START_TEST(slide_shows_whitespace_tokens_as_labels)
     remove(raw);
     remove(spelled);
     rmdir(dir);
-    run_free(&r);
+    sample_run_free(&r);
 }
 END_TEST
 

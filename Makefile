@@ -68,7 +68,7 @@ DEBS := gcc make pkg-config libcjson-dev libstb-dev libdeflate-dev libblis-openm
         fonts-dejavu-core python3-numpy python3-torch xxd chromium chromium-driver python3-selenium man-db strace \
         libxml2-utils librsvg2-bin
 
-.PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench check-unit debug clean help asan memcheck fuzz fuzz-build dev-deps install uninstall
+.PHONY: all deps demo run-demo samples test run-tests memcheck-unit bench debug clean help asan memcheck fuzz dev-deps install uninstall
 
 all: $(BIN)
 
@@ -81,9 +81,13 @@ $(BIN): $(OBJ) $(CLI_OBJ) .linked-from
 	@echo '$(BUILD)' | cmp -s - $@ || echo '$(BUILD)' > $@
 .PHONY: FORCE
 
-$(BUILD)/%.o: %.c $(HDR) assets/colormaps.inc | deps-quiet
+# An object depends on the headers it includes: gcc writes them into a .d
+# file beside it (-MMD; -MP adds an empty rule for each, so a header deleted
+# does not stop the build), and make reads those files below.
+$(BUILD)/%.o: %.c | deps-quiet
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CHECK_CFLAGS) $(CFLAGS) $(OMPFLAGS) -MMD -MP -c -o $@ $<
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 
 # lesson.html's page (assets/lesson/) as C arrays, for src/report/lesson_page.c.
 LESSON_ASSETS := assets/lesson/lesson.html assets/lesson/lesson.css assets/lesson/lesson.js assets/lesson/quiz.js

@@ -1,5 +1,5 @@
-/* check_grouping.c — which query heads share a K/V head (src/grouping.c,
- * pool_layer_grouped in src/pool.c). */
+/* check_grouping.c — which query heads share a K/V head (src/core/grouping.c,
+ * pool_layer_grouped in src/core/pool.c). */
 #include "core/grouping.h"
 #include "core/layer.h"
 #include "core/mha.h"

@@ -1,4 +1,4 @@
-/* check_kept.c — the heads' relations kept and lost by the wide head (src/kept.c).
+/* check_kept.c — the heads' relations kept and lost by the wide head (src/core/kept.c).
  *
  * Maps written by hand: every expected count follows from the rule in
  * kept.h (a head holds its pattern in a row when the pattern's cells hold

@@ -333,7 +333,7 @@ START_TEST(split_or_followed_at_one_half)
     ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 0), MHAVIZ_OK);
     ck_assert_int_eq(p.rows[0].wide_top, 0);
     ck_assert(p.rows[0].blurs);
-    ck_assert_int_eq(p.rows[0].outcome, PULL_TIE); /* 0.5 and 0.5: a tie before a split (check_ties.c) */
+    ck_assert_int_eq(p.rows[0].outcome, PULL_TIE); /* 0.5 and 0.5: a tie before a split (check_contests.c) */
     ck_assert_int_eq(p.rows[1].wide_top, 0);
     ck_assert(!p.rows[1].blurs);
     ck_assert_int_eq(p.rows[1].outcome, PULL_FOLLOWED);

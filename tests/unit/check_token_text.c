@@ -1,4 +1,4 @@
-/* check_token_text.c — the one way a token is shown (src/token_text.c). */
+/* check_token_text.c — the one way a token is shown (src/text/token_text.c). */
 #include "text/token_text.h"
 
 #include <check.h>

@@ -102,9 +102,10 @@ $(BUILD)/tests/%.o: CPPFLAGS += -Itests
 $(BUILD)/tests/main.o: CPPFLAGS += -D'SUITES=$(SUITES)'
 $(BUILD)/tests/main.o: $(SUITE_SRC)
 
-# The attention loops in src/core/mha.c: gcc vectorises them at -O3 (at -O2 only
+# The attention loops in src/core/mha.c and wide.c: gcc vectorises them at -O3 (at -O2 only
 # loops whose trip count it knows; these run over the keys a query may see).
 $(BUILD)/src/core/mha.o: CFLAGS += -O3
+$(BUILD)/src/core/wide.o: CFLAGS += -O3
 # And the sweep for numbers that are not finite (src/core/finite.c says why).
 $(BUILD)/src/core/finite.o: CFLAGS += -O3
 

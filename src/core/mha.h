@@ -48,19 +48,12 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
  * K/V head's columns repeated for the query heads that read it (the same
  * bits: each column is its own sum): so they are read in heads instead of
  * computed again, and its scores are the heads' scores added up
- * and divided by sqrt(n_heads) (mha.c says why; equal to the direct
+ * and divided by sqrt(n_heads) (wide.c says why; equal to the direct
  * definition up to float rounding). Softmax, the mixing and the output
  * projection (W_o and b_o of w) then run as in mha_forward. */
 void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s);
 
-/* MHAVIZ_OK when every number the forward pass left in s is finite. Else
- * MHAVIZ_EINPUT and err names the first overflow in the order the steps run,
- * e.g. "the heads: the numbers overflow float32: the attention of head 0,
- * query 2, key 0 (its scores q.k overflowed) is not a number; scale the
- * weights or the inputs down". what names the pass in the message. Finite
- * inputs can still overflow: a float holds at most about 3.4e38. */
-int mha_check_finite(const MhaConfig *c, const MhaState *s, const char *what, char *err,
-                     size_t errlen);
+/* The single wide head's shape and weights (wide.c). */
 
 /* The shape of the single wide head for layer shape c: the same T, d_model
  * and mask, one head of width d_model (n_heads = n_kv_heads = 1). */

@@ -3,6 +3,7 @@
  *   pool K/V heads -> forward pass (heads) -> forward pass (single wide head)
  *   -> measures (run/variant_write.c writes the pictures and the report). */
 #include "core/variant.h"
+#include "core/finite.h"
 #include "core/status.h"
 
 #include <errno.h>
@@ -55,7 +56,7 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups
     mha_forward(c, &v->in.w, in->x, &v->multi);
     char pass[MHAVIZ_ERRLEN / 2]; /* names a pass in overflow messages */
     snprintf(pass, sizeof pass, "%s: the heads", name);
-    if ((rc = mha_check_finite(c, &v->multi, pass, err, errlen)) != MHAVIZ_OK)
+    if ((rc = finite_check_pass(c, &v->multi, pass, err, errlen)) != MHAVIZ_OK)
         return rc;
     timing_progress(tm, 0.5);
 
@@ -70,7 +71,7 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups
         mha_forward_wide(c, &v->in.w, &v->multi, &v->single);
     }
     snprintf(pass, sizeof pass, "%s: the single wide head", name);
-    if ((rc = mha_check_finite(&v->wide_cfg, &v->single, pass, err, errlen)) != MHAVIZ_OK)
+    if ((rc = finite_check_pass(&v->wide_cfg, &v->single, pass, err, errlen)) != MHAVIZ_OK)
         return rc;
 
     /* What each map does, for the picture titles and the reports alike. */

@@ -1,6 +1,7 @@
 /* check_finite.c — finite inputs whose forward pass overflows float32 are
  * refused (exit 1) with the place of the first overflow, not drawn as
  * garbage. */
+#include "core/finite.h"
 #include "core/mha.h"
 #include "core/status.h"
 
@@ -36,7 +37,7 @@ START_TEST(all_finite_passes)
     MhaState s;
     char err[MHAVIZ_ERRLEN] = "";
     finite_state(&s);
-    ck_assert_int_eq(mha_check_finite(&CFG, &s, "t.json: the heads", err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(finite_check_pass(&CFG, &s, "t.json: the heads", err, sizeof err), MHAVIZ_OK);
     ck_assert_str_eq(err, "");
     mha_state_free(&s);
 }
@@ -50,7 +51,7 @@ START_TEST(names_the_attention_cell)
     /* att is (n_heads, T, T): head 1, query 2, key 0 is index (1*3 + 2)*3 + 0 = 15. */
     s.att[15] = NAN;
     s.out[0] = INFINITY; /* later in the pass: the attention is named first */
-    ck_assert_int_eq(mha_check_finite(&CFG, &s, "t.json: the heads", err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_int_eq(finite_check_pass(&CFG, &s, "t.json: the heads", err, sizeof err), MHAVIZ_EINPUT);
     ck_assert_msg(strstr(err, "t.json: the heads: the numbers overflow float32: "
                               "the attention of head 1, query 2, key 0") != NULL, "%s", err);
     ck_assert_msg(strstr(err, "is not a number") != NULL, "%s", err);
@@ -65,7 +66,7 @@ START_TEST(names_the_projection_cell)
     finite_state(&s);
     /* q is (T, d_model): token 1, column 3 is index 1*4 + 3 = 7. */
     s.q[7] = -INFINITY;
-    ck_assert_int_eq(mha_check_finite(&CFG, &s, "x", err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_int_eq(finite_check_pass(&CFG, &s, "x", err, sizeof err), MHAVIZ_EINPUT);
     ck_assert_msg(strstr(err, "q at token 1, column 3 is infinite") != NULL, "%s", err);
     mha_state_free(&s);
 }

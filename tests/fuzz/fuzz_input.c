@@ -15,6 +15,7 @@
  * memory bound, lowered to FUZZ_MAX_MEMORY_MB so that no accepted input can
  * approach libFuzzer's 2 GB malloc limit. */
 #include "io/input.h"
+#include "core/finite.h"
 #include "core/mha.h"
 #include "core/pool.h"
 #include "core/status.h"
@@ -57,12 +58,12 @@ static void check_config(const MhaInput *in)
         FUZZ_ASSERT(isfinite(in->x[i]), "x is finite");
 }
 
-/* A pass the CLI accepts (mha_check_finite) has rows that are
+/* A pass the CLI accepts (finite_check_pass) has rows that are
  * distributions: every visible weight in [0, 1], each row summing to 1. */
 static void check_pass(const MhaConfig *c, const MhaState *s)
 {
     char err[MHAVIZ_ERRLEN];
-    if (mha_check_finite(c, s, "fuzz", err, sizeof err) != MHAVIZ_OK) {
+    if (finite_check_pass(c, s, "fuzz", err, sizeof err) != MHAVIZ_OK) {
         FUZZ_ASSERT(err[0] != '\0', "an overflow comes with a message");
         return;
     }

@@ -89,8 +89,6 @@ static void run_forward(MhaInput *in, int pool_to)
         (size_t)c->n_heads * c->T * c->T > FUZZ_MAX_ATT)
         return;
     MhaState multi = {0}, single = {0};
-    MhaConfig wide_cfg;
-    MhaWeights wide = {0};
     if (pool_to != c->n_kv_heads) {
         char err[MHAVIZ_ERRLEN] = "";
         const int rc = pool_kv_heads(c, &in->w, pool_to, err, sizeof err);
@@ -100,14 +98,18 @@ static void run_forward(MhaInput *in, int pool_to)
     if (mha_state_build(&multi, c, 1) != MHAVIZ_OK)
         goto cleanup;
     mha_forward(c, &in->w, in->x, &multi);
+    /* The single head as the CLI runs it (core/variant.c): a given one
+     * through its own pass, else the wide head from the heads' pass. */
+    const MhaConfig wide_cfg = mha_single_head_config(c);
     if (in->has_single) {
-        wide_cfg = mha_single_head_config(c);
-    } else if (mha_single_head_weights(c, &in->w, &wide_cfg, &wide) != MHAVIZ_OK) {
-        goto cleanup;
+        if (mha_state_build(&single, &wide_cfg, 1) != MHAVIZ_OK)
+            goto cleanup;
+        mha_forward(&wide_cfg, &in->single, in->x, &single);
+    } else {
+        if (mha_state_build_wide(&single, &wide_cfg, 1) != MHAVIZ_OK)
+            goto cleanup;
+        mha_forward_wide(c, &in->w, &multi, &single);
     }
-    if (mha_state_build(&single, &wide_cfg, 1) != MHAVIZ_OK)
-        goto cleanup;
-    mha_forward(&wide_cfg, in->has_single ? &in->single : &wide, in->x, &single);
     check_pass(c, &multi);
     check_pass(&wide_cfg, &single);
     /* Masked cells are exact zeros whatever the numbers did. */
@@ -116,7 +118,6 @@ static void run_forward(MhaInput *in, int pool_to)
             for (int j = i + 1; j < c->T; j++)
                 FUZZ_ASSERT(multi.att[((size_t)h * c->T + i) * c->T + j] == 0.0f, "masked cell is 0");
 cleanup:
-    mha_weights_free(&wide);
     mha_state_free(&single);
     mha_state_free(&multi);
 }

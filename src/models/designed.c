@@ -168,8 +168,111 @@ int init_designed_d_model(const char *tokens, int n_heads)
     return d;
 }
 
-/* Long on purpose: the four jobs' weights, one block each, in the order
- * samples/README.md explains them. */
+/* The designed layer's buffers (x, the weights, the title and comment),
+ * zeroed; MHAVIZ_ENOMEM when one cannot be had (m is then freed by the caller). */
+static int design_alloc(InitModel *m, const Design *g, int d, int H, int hd)
+{
+    MhaWeights *w = &m->in.w;
+    const size_t dd = (size_t)d * (size_t)d;
+    m->in.x = calloc((size_t)m->in.cfg.T * (size_t)d, sizeof(float)); /* (T, d_model) */
+    w->W_q = calloc(dd, sizeof(float));                                /* (d_model, d_model) */
+    w->W_k = calloc(dd, sizeof(float));
+    w->W_v = calloc(dd, sizeof(float));
+    w->W_o = calloc(dd, sizeof(float));
+    w->b_q = calloc((size_t)d, sizeof(float));                         /* (d_model) */
+    w->b_k = calloc((size_t)d, sizeof(float));
+    w->b_v = calloc((size_t)d, sizeof(float));
+    w->b_o = calloc((size_t)d, sizeof(float));
+    m->comment = malloc(512);
+    m->in.title = strdup("weights designed by hand, not trained");
+    if (!m->in.x || !w->W_q || !w->W_k || !w->W_v || !w->W_o || !w->b_q || !w->b_k || !w->b_v ||
+        !w->b_o || !m->comment || !m->in.title)
+        return MHAVIZ_ENOMEM;
+    snprintf(m->comment, 512,
+             "Designed by mhaviz init --designed, every weight chosen by hand (samples/README.md "
+             "explains the construction): d_model %d = %d heads of %d, the smallest that holds x "
+             "(one-hot of %d words, 1, t, t^2) and every head's coordinates. Head h does job h mod 4: "
+             "the previous token, the subject (%s, at %d), an earlier mention of the same word, itself.",
+             d, H, hd, g->n_words, m->in.tokens[g->subject_at], g->subject_at);
+    return MHAVIZ_OK;
+}
+
+#define AT(W, p, h, e) (W)[(size_t)(p) * d + (size_t)(h) * hd + (e)]
+
+/* Head h's columns of W_q, W_k and W_v (d_model, d_model, head_dim hd):
+ * job h mod 4, one block each, in the order samples/README.md explains
+ * them, then the values every head shares. */
+static void design_head(MhaWeights *w, const Design *g, int h, int d, int hd)
+{
+    const int V = g->n_words, ONE = V, POS = V + 1, POS2 = V + 2;
+    /* scores are divided by sqrt(head_dim): every query weight is multiplied
+     * by S so that a head's score is exactly the formula named */
+    const float S = sqrtf((float)hd);
+    const int P = (g->n_repeated + 1) / 2; /* the earlier-mention head's position coordinate */
+    /* M: a repeated word first seen at i scores M - 2 i on itself, which
+     * must beat 0 (a key with another word) by DUP_MATCH */
+    const float M = g->dup_match;
+    const float subj_key = SUBJ_NAME + SUBJ_EARLY * (float)g->subject_at;
+    float *Wq = w->W_q, *Wk = w->W_k;
+    switch (h % N_JOBS) {
+    case JOB_PREVIOUS:
+        /* score(i, j) = A (2 (i-1) j - j^2) = -A (j - (i-1))^2 + (terms of i
+         * alone, which softmax ignores). coordinate 0: q = 2A (t - 1),
+         * k = t; coordinate 1: q = -A, k = t^2 */
+        AT(Wq, POS, h, 0) = S * 2 * PREV_A;
+        AT(Wq, ONE, h, 0) = -S * 2 * PREV_A;
+        AT(Wk, POS, h, 0) = 1;
+        AT(Wq, ONE, h, 1) = -S * PREV_A;
+        AT(Wk, POS2, h, 1) = 1;
+        break;
+    case JOB_SUBJECT:
+        /* every query asks the same thing; keys answer "I am the subject,
+         * and early": coordinate 2: q = 1, k = (10 + 1.5 s) [subject] - 1.5 t,
+         * s = the subject's earliest mention, which then scores 10, every
+         * other key less */
+        AT(Wq, ONE, h, 2) = S;
+        for (int v = 0; v < V; v++)
+            if (g->is_subject[v])
+                AT(Wk, v, h, 2) = subj_key;
+        AT(Wk, POS, h, 2) = -SUBJ_EARLY;
+        break;
+    case JOB_DUPLICATE:
+        /* codes: q = M c, k = c, so the same word scores +M, the other
+         * word of its pair -M; coordinate P, k = t: a repeated word's
+         * query weighs it by -2 (prefer the earliest mention, not
+         * itself), another word's by +4 (nothing to look up: rest on the
+         * latest key, itself) */
+        for (int v = 0; v < V; v++) {
+            int k = g->repeat[v];
+            if (k < 0)
+                continue;
+            float code = k % 2 == 0 ? 1.0f : -1.0f;
+            AT(Wq, v, h, k / 2) = S * M * code;
+            AT(Wk, v, h, k / 2) = code;
+            AT(Wq, v, h, P) = -S * (DUP_EARLY + DUP_LATE);
+        }
+        AT(Wq, ONE, h, P) = S * DUP_LATE;
+        AT(Wk, POS, h, P) = 1;
+        break;
+    case JOB_SELF:
+        /* prefer the latest visible key, the token itself.
+         * coordinate 2: q = 3.5, k = t */
+        AT(Wq, ONE, h, 2) = S * SELF_LATE;
+        AT(Wk, POS, h, 2) = 1;
+        break;
+    }
+    /* values: [is r_0, ..., is r_m-1, is another word, position t];
+     * W_o is the identity, so output dims h*hd .. say what head h found */
+    for (int v = 0; v < V; v++)
+        if (g->repeat[v] >= 0) {
+            AT(w->W_v, v, h, g->repeat[v]) = 1;
+            AT(w->W_v, v, h, g->n_repeated) = -1;
+        }
+    AT(w->W_v, ONE, h, g->n_repeated) = 1;
+    AT(w->W_v, POS, h, g->n_repeated + 1) = 1;
+}
+#undef AT
+
 int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *subject,
                   InitModel *m, char *err, size_t errlen)
 {
@@ -191,44 +294,18 @@ int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *s
         init_model_free(m);
         return rc;
     }
-    MhaConfig *c = &m->in.cfg;
     const int H = n_heads;
     const int hd = design_head_dim(&g, H), d = H * hd;
-    *c = (MhaConfig){T, d, H, H, hd, 1, {0}};
-    const int V = g.n_words, ONE = V, POS = V + 1, POS2 = V + 2;
-    /* scores are divided by sqrt(head_dim): every query weight is multiplied
-     * by S so that a head's score is exactly the formula named */
-    const float S = sqrtf((float)hd);
-    const int P = (g.n_repeated + 1) / 2; /* the earlier-mention head's position coordinate */
-    /* M: a repeated word first seen at i scores M - 2 i on itself, which
-     * must beat 0 (a key with another word) by DUP_MATCH */
-    const float M = g.dup_match;
-    const float subj_key = SUBJ_NAME + SUBJ_EARLY * (float)g.subject_at;
-
-    MhaWeights *w = &m->in.w;
-    const size_t dd = (size_t)d * (size_t)d;
-    m->in.x = calloc((size_t)T * (size_t)d, sizeof(float)); /* (T, d_model) */
-    w->W_q = calloc(dd, sizeof(float));                      /* (d_model, d_model) */
-    w->W_k = calloc(dd, sizeof(float));
-    w->W_v = calloc(dd, sizeof(float));
-    w->W_o = calloc(dd, sizeof(float));
-    w->b_q = calloc((size_t)d, sizeof(float));               /* (d_model) */
-    w->b_k = calloc((size_t)d, sizeof(float));
-    w->b_v = calloc((size_t)d, sizeof(float));
-    w->b_o = calloc((size_t)d, sizeof(float));
-    m->comment = malloc(512);
-    m->in.title = strdup("weights designed by hand, not trained");
-    if (!m->in.x || !w->W_q || !w->W_k || !w->W_v || !w->W_o || !w->b_q || !w->b_k || !w->b_v ||
-        !w->b_o || !m->comment || !m->in.title)
-        goto oom;
-    snprintf(m->comment, 512,
-             "Designed by mhaviz init --designed, every weight chosen by hand (samples/README.md "
-             "explains the construction): d_model %d = %d heads of %d, the smallest that holds x "
-             "(one-hot of %d words, 1, t, t^2) and every head's coordinates. Head h does job h mod 4: "
-             "the previous token, the subject (%s, at %d), an earlier mention of the same word, itself.",
-             d, H, hd, V, m->in.tokens[g.subject_at], g.subject_at);
+    m->in.cfg = (MhaConfig){T, d, H, H, hd, 1, {0}};
+    if (design_alloc(m, &g, d, H, hd) != MHAVIZ_OK) {
+        design_free(&g);
+        init_model_free(m);
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
 
     /* x_t = word one-hot + (1, t, t^2) */
+    const int ONE = g.n_words, POS = ONE + 1, POS2 = ONE + 2;
     for (int t = 0; t < T; t++) {
         float *x_t = m->in.x + (size_t)t * d;
         x_t[g.word[t]] = 1.0f;
@@ -236,78 +313,14 @@ int init_designed(const char *tokens, int n_heads, int n_kv_heads, const char *s
         x_t[POS] = (float)t;
         x_t[POS2] = (float)t * (float)t;
     }
-#define AT(W, p, h, e) (W)[(size_t)(p) * d + (size_t)(h) * hd + (e)]
-    for (int h = 0; h < H; h++) {
-        float *Wq = w->W_q, *Wk = w->W_k;
-        switch (h % N_JOBS) {
-        case JOB_PREVIOUS:
-            /* score(i, j) = A (2 (i-1) j - j^2) = -A (j - (i-1))^2 + (terms of i
-             * alone, which softmax ignores). coordinate 0: q = 2A (t - 1),
-             * k = t; coordinate 1: q = -A, k = t^2 */
-            AT(Wq, POS, h, 0) = S * 2 * PREV_A;
-            AT(Wq, ONE, h, 0) = -S * 2 * PREV_A;
-            AT(Wk, POS, h, 0) = 1;
-            AT(Wq, ONE, h, 1) = -S * PREV_A;
-            AT(Wk, POS2, h, 1) = 1;
-            break;
-        case JOB_SUBJECT:
-            /* every query asks the same thing; keys answer "I am the subject,
-             * and early": coordinate 2: q = 1, k = (10 + 1.5 s) [subject] - 1.5 t,
-             * s = the subject's earliest mention, which then scores 10, every
-             * other key less */
-            AT(Wq, ONE, h, 2) = S;
-            for (int v = 0; v < V; v++)
-                if (g.is_subject[v])
-                    AT(Wk, v, h, 2) = subj_key;
-            AT(Wk, POS, h, 2) = -SUBJ_EARLY;
-            break;
-        case JOB_DUPLICATE:
-            /* codes: q = M c, k = c, so the same word scores +M, the other
-             * word of its pair -M; coordinate P, k = t: a repeated word's
-             * query weighs it by -2 (prefer the earliest mention, not
-             * itself), another word's by +4 (nothing to look up: rest on the
-             * latest key, itself) */
-            for (int v = 0; v < V; v++) {
-                int k = g.repeat[v];
-                if (k < 0)
-                    continue;
-                float code = k % 2 == 0 ? 1.0f : -1.0f;
-                AT(Wq, v, h, k / 2) = S * M * code;
-                AT(Wk, v, h, k / 2) = code;
-                AT(Wq, v, h, P) = -S * (DUP_EARLY + DUP_LATE);
-            }
-            AT(Wq, ONE, h, P) = S * DUP_LATE;
-            AT(Wk, POS, h, P) = 1;
-            break;
-        case JOB_SELF:
-            /* prefer the latest visible key, the token itself.
-             * coordinate 2: q = 3.5, k = t */
-            AT(Wq, ONE, h, 2) = S * SELF_LATE;
-            AT(Wk, POS, h, 2) = 1;
-            break;
-        }
-        /* values: [is r_0, ..., is r_m-1, is another word, position t];
-         * W_o is the identity, so output dims h*hd .. say what head h found */
-        for (int v = 0; v < V; v++)
-            if (g.repeat[v] >= 0) {
-                AT(w->W_v, v, h, g.repeat[v]) = 1;
-                AT(w->W_v, v, h, g.n_repeated) = -1;
-            }
-        AT(w->W_v, ONE, h, g.n_repeated) = 1;
-        AT(w->W_v, POS, h, g.n_repeated + 1) = 1;
-    }
-#undef AT
-    for (int p = 0; p < d; p++)
-        w->W_o[(size_t)p * d + p] = 1;
+    for (int h = 0; h < H; h++)
+        design_head(&m->in.w, &g, h, d, hd);
+    for (int p = 0; p < d; p++) /* W_o is the identity */
+        m->in.w.W_o[(size_t)p * d + p] = 1;
     design_free(&g);
     if (n_kv_heads && (rc = init_model_pool(m, n_kv_heads, err, errlen)) != MHAVIZ_OK) {
         init_model_free(m);
         return rc;
     }
     return MHAVIZ_OK;
-oom:
-    design_free(&g);
-    init_model_free(m);
-    snprintf(err, errlen, "out of memory");
-    return MHAVIZ_ENOMEM;
 }

@@ -63,6 +63,8 @@ static double now_ms(void)
 
 static void run(Run *r, const char *const *args)
 {
+    if (r->dir[0]) /* the run before on this record */
+        remove_tree(r->dir);
     snprintf(r->dir, sizeof r->dir, "/tmp/mhaviz-cli-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(r->dir));
     snprintf(r->run, sizeof r->run, "%s/run", r->dir);
@@ -117,9 +119,22 @@ static int left_behind(const Run *r)
     return n;
 }
 
-static void cleanup(Run *r)
+/* A record for runs of the binary (run): each run removes the scratch
+ * folder of the one before it on the same record, and run_free the last. */
+static Run *run_new(void)
 {
-    remove_tree(r->dir);
+    setup();
+    Run *r = malloc(sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    r->dir[0] = '\0';
+    return r;
+}
+
+static void run_free(Run *r)
+{
+    if (r->dir[0])
+        remove_tree(r->dir);
+    free(r);
 }
 
 static int exists(const char *dir, const char *name)
@@ -134,8 +149,7 @@ static int exists(const char *dir, const char *name)
 
 START_TEST(good_input_exits_0)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/good/small_x.json", data);
     run(r, (const char *[]){"-q", in, NULL});
@@ -151,8 +165,7 @@ START_TEST(good_input_exits_0)
     ck_assert(exists(out, "report.txt"));
     ck_assert_int_eq(left_behind(r), 1); /* the output folder, nothing beside it */
     ck_assert_str_eq(r->out, "");         /* -q */
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -165,8 +178,7 @@ END_TEST
  * the 0.05 ms that would print as 0.0. */
 START_TEST(timing_prints_each_phase)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/good/small_x.json", data);
     run(r, (const char *[]){"-q", "--timing", in, NULL});
@@ -200,8 +212,7 @@ START_TEST(timing_prints_each_phase)
     ck_assert_str_eq(strchr(p, '\n') + 1, ""); /* nothing after it */
     ck_assert_ptr_null(strchr(r->err, '\r'));
     ck_assert_ptr_null(strchr(r->err, '\033'));
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -212,8 +223,7 @@ END_TEST
  * did: it reported the ballast and more). */
 START_TEST(timing_peak_memory_is_this_program_s)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/good/small_x.json", data);
     ballast_bytes = (size_t)256 << 20;
@@ -224,8 +234,7 @@ START_TEST(timing_peak_memory_is_this_program_s)
     double mb = -1.0;
     ck_assert_msg(p && sscanf(p, "peak memory: %lf MB", &mb) == 1, "%s", r->err);
     ck_assert_msg(mb > 0.0 && mb < 256.0, "peak memory %.1f MB: the parent's 256 MB counted", mb);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -262,7 +271,7 @@ START_TEST(memory_estimate_covers_the_measured_peak)
         {"-t", "2", "-q", "--timing", "--size", "320x240", lesson},
         {"-t", "2", "-q", "--timing", paper, NULL},
     };
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     for (int k = 0; k < 4; k++) {
         const char *args[8] = {runs[k][0], runs[k][1], runs[k][2], runs[k][3], runs[k][4], runs[k][5], runs[k][6], NULL};
         run(r, args);
@@ -275,7 +284,6 @@ START_TEST(memory_estimate_covers_the_measured_peak)
         ck_assert_msg(peak <= estimate && estimate <= 1.4 * peak + 4.0,
                       "run %d: estimated %.1f MB, peak %.1f MB", k, estimate, peak);
 #endif
-        cleanup(r);
     }
     /* and the estimate is what --max-memory refuses: the 7680x4320 run under 64 MB */
     run(r, (const char *[]){"--max-memory", "64", "--size", "7680x4320", lesson, NULL});
@@ -298,8 +306,7 @@ START_TEST(memory_estimate_covers_the_measured_peak)
     ck_assert_msg(strstr(r->err, " MB of it, with overview.png and sharpness.png at 7680x4320), "
                                  "over the limit of 64 MB; raise it with --max-memory MB"), "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -307,8 +314,7 @@ END_TEST
  * good/npy_layer.json names "../npy/x.npy" and runs from a scratch folder. */
 START_TEST(npy_resolved_beside_the_json)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/good/npy_layer.json", data);
     run(r, (const char *[]){"-q", in, NULL});
@@ -316,16 +322,14 @@ START_TEST(npy_resolved_beside_the_json)
     char out[256];
     snprintf(out, sizeof out, "%s/npy_layer_mhaviz", r->run);
     ck_assert(exists(out, "head_01.png"));
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
 /* A warning (invalid UTF-8 in a token) is printed, and the run succeeds. */
 START_TEST(warning_does_not_fail)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 64];
     snprintf(in, sizeof in, "%s/good/invalid_utf8_token.json", data);
     run(r, (const char *[]){"-q", "-o", "out", in, NULL});
@@ -333,8 +337,7 @@ START_TEST(warning_does_not_fail)
     ck_assert_msg(strstr(r->err, "warning: ") && strstr(r->err, "tokens[1]: 2 bytes of invalid UTF-8"),
                   "%s", r->err);
     ck_assert(exists(r->run, "out"));
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -367,8 +370,7 @@ static const struct {
 
 START_TEST(bad_input_exits_1)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 64];
     snprintf(in, sizeof in, "%s/bad/%s", data, BAD[_i].file);
     run(r, (const char *[]){in, NULL});
@@ -376,24 +378,21 @@ START_TEST(bad_input_exits_1)
     ck_assert_msg(strstr(r->err, "mhaviz: ") && strstr(r->err, BAD[_i].place),
                   "%s: stderr '%s' lacks '%s'", BAD[_i].file, r->err, BAD[_i].place);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
 /* The unknown key's warning comes before the error it explains. */
 START_TEST(warning_printed_on_failure)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 64];
     snprintf(in, sizeof in, "%s/bad/W_Q_typo.json", data);
     run(r, (const char *[]){in, NULL});
     ck_assert_int_eq(r->status, MHAVIZ_EINPUT);
     const char *w = strstr(r->err, "did you mean \"W_q\"?"), *e = strstr(r->err, "missing \"W_q\"");
     ck_assert_msg(w && e && w < e, "%s", r->err);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -401,8 +400,7 @@ END_TEST
  * are never opened) needs about 8 matrices x 4 MiB = 32 MB by the estimate. */
 START_TEST(max_memory_option)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 64];
     snprintf(in, sizeof in, "%s/bad/npy_claims_1024.json", data);
     run(r, (const char *[]){"--max-memory", "16", in, NULL});
@@ -410,13 +408,11 @@ START_TEST(max_memory_option)
     ck_assert_msg(strstr(r->err, "this run would need about 33 MB of memory") &&
                   strstr(r->err, "over the limit of 16 MB; raise it with --max-memory MB"), "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
     /* Under the default limit the estimate passes and the missing file is named. */
     run(r, (const char *[]){in, NULL});
     ck_assert_int_eq(r->status, MHAVIZ_EINPUT);
     ck_assert_msg(strstr(r->err, "x: ") && strstr(r->err, "missing_x.npy: cannot open"), "%s", r->err);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -437,14 +433,12 @@ static const struct {
 
 START_TEST(usage_error_exits_2)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     run(r, USAGE[_i].args);
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "case %d: exit %d: %s", _i, r->status, r->err);
     ck_assert_msg(strstr(r->err, USAGE[_i].msg), "case %d: '%s' lacks '%s'", _i, r->err, USAGE[_i].msg);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -465,8 +459,7 @@ static const struct {
 
 START_TEST(query_option)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/good/small_x.json", data);
     run(r, (const char *[]){"-q", "--query", QUERY[_i].value, in, NULL});
@@ -489,53 +482,45 @@ START_TEST(query_option)
         ck_assert_msg(!strstr(text, "\"scores\""), "report.json has scores without --steps");
         free(text);
     }
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
 START_TEST(help_and_version_exit_0)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     run(r, (const char *[]){"--help", NULL});
     ck_assert_int_eq(r->status, MHAVIZ_OK);
     ck_assert_msg(strstr(r->out, "usage: mhaviz") && strstr(r->out, "--max-memory MB"), "%s", r->out);
-    cleanup(r);
     run(r, (const char *[]){"--version", NULL});
     ck_assert_int_eq(r->status, MHAVIZ_OK);
     ck_assert_msg(strncmp(r->out, "mhaviz ", 7) == 0, "%s", r->out);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
 /* File-system errors: exit 3, the path named, no output folder. */
 START_TEST(missing_input_exits_3)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     run(r, (const char *[]){"no_such.json", NULL});
     ck_assert_int_eq(r->status, MHAVIZ_EIO);
     ck_assert_msg(strstr(r->err, "no_such.json: cannot open: No such file or directory"), "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
 START_TEST(folder_as_input_exits_3)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 8];
     snprintf(in, sizeof in, "%s/good", data);
     run(r, (const char *[]){in, NULL});
     ck_assert_int_eq(r->status, MHAVIZ_EIO);
     ck_assert_msg(strstr(r->err, "good: is a folder"), "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -543,16 +528,14 @@ END_TEST
  * holds even for root, unlike a permission bit). Nothing left behind. */
 START_TEST(unwritable_output_exits_3)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/good/small_x.json", data);
     run(r, (const char *[]){"-q", "-o", "/dev/null/out", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EIO, "exit %d: %s", r->status, r->err);
     ck_assert_msg(strstr(r->err, "/dev/null/out"), "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -588,15 +571,14 @@ static const struct {
 START_TEST(kv_list_refused)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/%s", samples, KV_BAD[_i].sample);
     run(r, (const char *[]){"-q", "--kv-heads", KV_BAD[_i].list, in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "--kv-heads '%s': exit %d: %s", KV_BAD[_i].list, r->status, r->err);
     ck_assert_msg(strstr(r->err, KV_BAD[_i].msg), "'%s' lacks '%s'", r->err, KV_BAD[_i].msg);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -641,7 +623,7 @@ static void png_size(const char *dir, const char *name, int *w, int *h)
 START_TEST(kv_list_writes_a_folder_each)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], out[256], sub[300];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
     run(r, (const char *[]){"--kv-heads", "1,4,2", "--query", "10", in, NULL});
@@ -676,12 +658,11 @@ START_TEST(kv_list_writes_a_folder_each)
     ck_assert_msg(strstr(r->out, "MQA cuts the K/V cache 4x (64 to 16 bytes per token per layer)"), "%s", r->out);
 
     /* run again into the same folder: replaced whole */
-    Run *r2 = malloc(sizeof *r2);
+    Run *r2 = run_new();
     run(r2, (const char *[]){"-q", "--kv-heads", "2,1", "-o", out, in, NULL});
     ck_assert_msg(r2->status == MHAVIZ_OK, "exit %d: %s", r2->status, r2->err);
     ck_assert(!exists(out, "kv4"));
     ck_assert(exists(out, "kv2/report.txt") && exists(out, "kv1/report.txt"));
-    cleanup(r2);
 
     /* a file of the user's in a sub-folder: refused, named, the folder kept */
     snprintf(sub, sizeof sub, "%s/kv1/notes.txt", out);
@@ -692,10 +673,8 @@ START_TEST(kv_list_writes_a_folder_each)
     ck_assert_int_eq(r2->status, MHAVIZ_EIO);
     ck_assert_msg(strstr(r2->err, "holds \"kv1/notes.txt\", which mhaviz did not write"), "%s", r2->err);
     ck_assert(exists(out, "kv1/notes.txt") && exists(out, "kv2/report.txt"));
-    cleanup(r2);
-    free(r2);
-    cleanup(r);
-    free(r);
+    run_free(r2);
+    run_free(r);
 }
 END_TEST
 
@@ -703,7 +682,7 @@ END_TEST
 START_TEST(layers_scale_the_cache_chart)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r), *r32 = malloc(sizeof *r32);
+    Run *r = run_new(), *r32 = run_new();
     char in[PATH_MAX + 32], a[300], b[300];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
     run(r, (const char *[]){"-q", "--kv-heads", "4,1", "-o", "out", in, NULL});
@@ -715,10 +694,7 @@ START_TEST(layers_scale_the_cache_chart)
         snprintf(b, sizeof b, "%s/out/%s", r32->run, files[k]);
         ck_assert_msg(files_same(a, b) == (k > 0), "%s", files[k]);
     }
-    cleanup(r);
-    cleanup(r32);
-    free(r);
-    free(r32);
+    run_free(r), run_free(r32);
 }
 END_TEST
 
@@ -731,8 +707,7 @@ END_TEST
  * written; with 80 MB it runs. */
 START_TEST(max_memory_counts_every_variant)
 {
-    setup();
-    Run *gen = malloc(sizeof *gen), *r = malloc(sizeof *r);
+    Run *gen = run_new(), *r = run_new();
     static char tokens[400 * 5];
     int n = 0;
     for (int t = 0; t < 400; t++)
@@ -743,18 +718,14 @@ START_TEST(max_memory_counts_every_variant)
     snprintf(in, sizeof in, "%s/stdout", gen->dir);
     run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "48", "-o", "one", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "one variant: exit %d: %s", r->status, r->err);
-    cleanup(r);
     run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "48", "--kv-heads", "all", "-o", "all", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
     ck_assert_msg(strstr(r->err, "its 3 variants (--kv-heads) would need about ") &&
                       strstr(r->err, "over the limit of 48 MB"), "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
     run(r, (const char *[]){"-q", "-t", "1", "--max-memory", "80", "--kv-heads", "all", "-o", "all", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
-    cleanup(r);
-    cleanup(gen);
-    free(gen), free(r);
+    run_free(r), run_free(gen);
 }
 END_TEST
 
@@ -763,7 +734,7 @@ END_TEST
 START_TEST(kv_all_is_every_divisor)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], out[256];
     snprintf(in, sizeof in, "%s/base_paper.json", samples);
     run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
@@ -772,14 +743,12 @@ START_TEST(kv_all_is_every_divisor)
     ck_assert(exists(out, "kv8") && exists(out, "kv4") && exists(out, "kv2") && exists(out, "kv1"));
     ck_assert(!exists(out, "kv3") && !exists(out, "kv16"));
     ck_assert(exists(out, "kv8/head_07.png") && exists(out, "kv1/head_07.png"));
-    cleanup(r);
     snprintf(in, sizeof in, "%s/lesson2_gqa.json", samples);
     run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     snprintf(out, sizeof out, "%s/out", r->run);
     ck_assert(exists(out, "kv2") && exists(out, "kv1") && !exists(out, "kv4"));
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -788,20 +757,18 @@ END_TEST
 START_TEST(no_html_leaves_the_page_out)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], out[256];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
     run(r, (const char *[]){"-q", "-o", "with", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     snprintf(out, sizeof out, "%s/with", r->run);
     ck_assert(exists(out, "lesson.html"));
-    cleanup(r);
     run(r, (const char *[]){"-q", "--no-html", "-o", "without", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     snprintf(out, sizeof out, "%s/without", r->run);
     ck_assert(!exists(out, "lesson.html") && exists(out, "report.json") && exists(out, "overview.png"));
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -815,12 +782,12 @@ START_TEST(variant_equals_its_own_run)
     const int kv = 4 >> _i; /* 4, 2, 1 */
     char list[8];
     snprintf(list, sizeof list, "%d", kv);
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], one[300], many[300];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
     run(r, (const char *[]){"-q", "--kv-heads", "4,2,1", "--query", "10", "-o", "many", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
-    Run *r1 = malloc(sizeof *r1);
+    Run *r1 = run_new();
     run(r1, (const char *[]){"-q", "--kv-heads", list, "--query", "10", "-o", "one", in, NULL});
     ck_assert_msg(r1->status == MHAVIZ_OK, "exit %d: %s", r1->status, r1->err);
     char dir_one[200], dir_many[200];
@@ -835,10 +802,8 @@ START_TEST(variant_equals_its_own_run)
         ck_assert_msg(files_same(one, many), "--kv-heads %d: %s differs from kv%d/%s", kv, VARIANT_FILES[k], kv,
                       VARIANT_FILES[k]);
     }
-    cleanup(r1);
-    free(r1);
-    cleanup(r);
-    free(r);
+    run_free(r1);
+    run_free(r);
 }
 END_TEST
 
@@ -857,7 +822,7 @@ START_TEST(variant_sentences_hold)
 {
     setup_samples();
     static const char *const sample[] = {"base_paper.json", "lesson1.json"};
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], path[300];
     snprintf(in, sizeof in, "%s/%s", samples, sample[_i]);
     run(r, (const char *[]){"-q", "--kv-heads", "all", "-o", "out", in, NULL});
@@ -931,8 +896,7 @@ START_TEST(variant_sentences_hold)
         ck_assert_int_eq(named, n_barely);
     }
     cJSON_Delete(j);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -962,7 +926,7 @@ static const struct {
 START_TEST(kv_groups_refused)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/%s", samples, GROUPS_BAD[_i].sample);
     if (GROUPS_BAD[_i].kv)
@@ -973,8 +937,7 @@ START_TEST(kv_groups_refused)
                   r->err);
     ck_assert_msg(strstr(r->err, GROUPS_BAD[_i].msg), "'%s' lacks '%s'", r->err, GROUPS_BAD[_i].msg);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -988,7 +951,7 @@ static char *flat_text(const char *raw);
 START_TEST(kv_groups_choose_the_pairs)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], dir[PATH_MAX];
     static char text[1 << 20];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
@@ -1024,7 +987,6 @@ START_TEST(kv_groups_choose_the_pairs)
                       strstr(flat, "GQA-2: the alignment is not unique"),
                   "%s", flat);
     free(flat);
-    cleanup(r);
 
     /* the trained rival layer's alignment is unique: every pairing ranked, this run's marked */
     snprintf(in, sizeof in, "%s/trained/rival.json", samples);
@@ -1039,8 +1001,7 @@ START_TEST(kv_groups_choose_the_pairs)
     cJSON_Delete(j);
     slurp_in(dir, "report.txt", text, sizeof text);
     ck_assert_ptr_nonnull(strstr(text, "<- this run"));
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -1082,8 +1043,7 @@ static void paragraph(char *dst, size_t n, const char *text, const char *from)
 
 START_TEST(random_layers_no_chance_finding)
 {
-    setup();
-    Run *r = malloc(sizeof *r), *g = malloc(sizeof *g);
+    Run *r = run_new(), *g = run_new();
     const char *const *sh = RANDOM_SHAPES[_i];
     run(g, (const char *[]){"init", "--tokens", sh[4], "--d-model", sh[0], "--heads", sh[1], "--kv-heads", sh[2],
                             "--seed", sh[3], "--embeddings", NULL});
@@ -1146,8 +1106,7 @@ START_TEST(random_layers_no_chance_finding)
     }
     ck_assert_msg(!strstr(para, "every other count"), "an 'other' that follows no named count: %s", para);
     cJSON_Delete(j);
-    cleanup(r), cleanup(g);
-    free(r), free(g);
+    run_free(r), run_free(g);
 }
 END_TEST
 
@@ -1157,8 +1116,7 @@ END_TEST
  * "nan"; with --kv-heads, the pooled variants draw none either. */
 START_TEST(one_token_draws_no_random_layer)
 {
-    setup();
-    Run *r = malloc(sizeof *r), *g = malloc(sizeof *g);
+    Run *r = run_new(), *g = run_new();
     run(g, (const char *[]){"init", "--tokens", "hello", NULL});
     ck_assert_msg(g->status == MHAVIZ_OK, "init: %s", g->err);
     char in[128], dir[PATH_MAX];
@@ -1196,8 +1154,7 @@ START_TEST(one_token_draws_no_random_layer)
     cJSON_ArrayForEach(var, cJSON_GetObjectItemCaseSensitive(j, "variants"))
         ck_assert_int_eq((int)json_num(cJSON_GetObjectItemCaseSensitive(var, "chance"), "draws"), 0);
     cJSON_Delete(j);
-    cleanup(r), cleanup(g);
-    free(r), free(g);
+    run_free(r), run_free(g);
 }
 END_TEST
 
@@ -1281,7 +1238,7 @@ START_TEST(docs_figures_are_the_reports)
     setup_samples();
     char *readme = flat_doc("README.md"), *report_md = flat_doc("docs/report.md"),
          *cli_md = flat_doc("docs/command-line.md");
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char want[512], a[40], b[40];
 
     /* lesson 1: kept, halved and lost by relation, blur, chance, pulls */
@@ -1387,7 +1344,6 @@ START_TEST(docs_figures_are_the_reports)
              (int)json_num(counts, "followed"));
     doc_has(report_md, "docs/report.md", want);
     cJSON_Delete(j);
-    cleanup(r);
 
     /* the rival layer's variants, pooled from MHA before uptraining: the sentences, whole */
     j = sample_report(r, "trained/rival.json", "report.json", (const char *[]){"--kv-heads", "all", NULL});
@@ -1398,7 +1354,6 @@ START_TEST(docs_figures_are_the_reports)
     snprintf(want, sizeof want, "\"%.*s\", and", (int)strlen(mqa) - 1, mqa); /* without its full stop */
     doc_has(cli_md, "docs/command-line.md", want);
     cJSON_Delete(j);
-    cleanup(r);
 
     /* random_init: no pulls, a blur within chance */
     j = sample_report(r, "random_init.json", "report.json", NULL);
@@ -1415,7 +1370,6 @@ START_TEST(docs_figures_are_the_reports)
     snprintf(want, sizeof want, "blur %s, within", signed_text(a, sizeof a, "%.2f", json_num(item(j, "comparison"), "blur")));
     doc_has(report_md, "docs/report.md", want);
     cJSON_Delete(j);
-    cleanup(r);
 
     /* base_paper: one random draw, too large a layer for the budget's random layers */
     j = sample_report(r, "base_paper.json", "report.json", NULL);
@@ -1434,8 +1388,7 @@ START_TEST(docs_figures_are_the_reports)
     ck_assert_msg(strstr(flat, "so this blur cannot be told from chance here.") && !strstr(flat, "came out"), "%s",
                   flat);
     free(flat);
-    cleanup(r);
-    free(r);
+    run_free(r);
     free(readme), free(report_md), free(cli_md);
 }
 END_TEST
@@ -1471,7 +1424,7 @@ static char *sample_text(Run *r, const char *sample, const char *const *extra)
 START_TEST(report_sentences_state_their_rule)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char want[512];
     ck_assert_double_eq(MEASURES_SHOWN_SHARE, 0.5); /* the sentences say "half" */
     /* random_init: head 0 holds half of 2 of its rows, but none of them is
@@ -1487,7 +1440,6 @@ START_TEST(report_sentences_state_their_rule)
                       !strstr(flat, "every other count"),
                   "%s", flat);
     free(flat);
-    cleanup(r);
     /* lesson 1: the counts within chance are named after those outside */
     flat = sample_text(r, "lesson1.json", NULL);
     ck_assert_msg(strstr(flat, "here followed (5): more than chance gives; no pull (0): fewer than chance "
@@ -1495,7 +1447,6 @@ START_TEST(report_sentences_state_their_rule)
                                "chance gives."),
                   "%s", flat);
     free(flat);
-    cleanup(r);
     /* base_paper: 4 heads hold no pull, by the same two conditions */
     flat = sample_text(r, "base_paper.json", NULL);
     ck_assert_msg(strstr(flat, "4 heads hold no relation: in none of their rows does their pattern hold at least half "
@@ -1503,7 +1454,6 @@ START_TEST(report_sentences_state_their_rule)
                       !strstr(flat, "no pattern in any row"),
                   "%s", flat);
     free(flat);
-    cleanup(r);
     /* lesson2_gqa: MHA costs what the wide head does; the GQA input less,
      * each count from the cost table's own rows */
     cJSON *j = sample_report(r, "lesson2_gqa.json", "report.json", NULL);
@@ -1522,8 +1472,7 @@ START_TEST(report_sentences_state_their_rule)
     flat = sample_text(r, "lesson2_gqa.json", NULL);
     ck_assert_msg(strstr(flat, want) != NULL, "lacks \"%s\": %s", want, flat);
     free(flat);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -1531,8 +1480,7 @@ END_TEST
  * silent loss: exit 3 and a message; the output folder itself is whole. */
 START_TEST(stdout_full_exits_3)
 {
-    setup();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], out[256];
     snprintf(in, sizeof in, "%s/good/small_x.json", data);
     stdout_file = "/dev/full";
@@ -1543,14 +1491,12 @@ START_TEST(stdout_full_exits_3)
                   "%s", r->err);
     snprintf(out, sizeof out, "%s/small_x_mhaviz", r->run);
     ck_assert(exists(out, "report.txt"));
-    cleanup(r);
     /* With -q nothing goes to stdout, so nothing can fail there. */
     stdout_file = "/dev/full";
     run(r, (const char *[]){"-q", in, NULL});
     stdout_file = NULL;
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -1580,7 +1526,7 @@ static const struct {
 START_TEST(quiz_file_refused)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], quiz[PATH_MAX + 64];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
     snprintf(quiz, sizeof quiz, "%s/quiz/%s", data, QUIZ_BAD[_i].file);
@@ -1588,8 +1534,7 @@ START_TEST(quiz_file_refused)
     ck_assert_msg(r->status == QUIZ_BAD[_i].status, "--quiz %s: exit %d: %s", QUIZ_BAD[_i].file, r->status, r->err);
     ck_assert_msg(strstr(r->err, QUIZ_BAD[_i].msg), "'%s' lacks '%s'", r->err, QUIZ_BAD[_i].msg);
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 
@@ -1598,7 +1543,7 @@ END_TEST
 START_TEST(quiz_file_in_the_page)
 {
     setup_samples();
-    Run *r = malloc(sizeof *r);
+    Run *r = run_new();
     char in[PATH_MAX + 32], quiz[PATH_MAX + 64], page[256];
     snprintf(in, sizeof in, "%s/lesson1.json", samples);
     snprintf(quiz, sizeof quiz, "%s/quiz/good.json", data);
@@ -1610,13 +1555,11 @@ START_TEST(quiz_file_in_the_page)
                                        "into weights that add up to 1?\""));
     ck_assert_ptr_nonnull(strstr(html, "\"answer\":1"));
     free(html);
-    cleanup(r);
     run(r, (const char *[]){"-q", "--no-html", "--quiz", quiz, in, NULL});
     ck_assert_int_eq(r->status, MHAVIZ_EUSAGE);
     ck_assert_ptr_nonnull(strstr(r->err, "--quiz adds questions to lesson.html, which --no-html leaves out"));
     ck_assert_int_eq(left_behind(r), 0);
-    cleanup(r);
-    free(r);
+    run_free(r);
 }
 END_TEST
 

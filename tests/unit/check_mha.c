@@ -412,7 +412,7 @@ static void assert_near(const char *what, const float *got, const float *want, s
  * mha_forward computes from x with mha_single_head_weights (each projected
  * column is its own sum). Its
  * scores are the heads' scores added up and divided by sqrt(n_heads)
- * (mha.c says why): the direct definition, q_i . k_j / sqrt(d_model) summed
+ * (core/wide.c says why): the direct definition, q_i . k_j / sqrt(d_model) summed
  * over all d_model columns in one go, rounds differently, so scores, weights,
  * outputs must agree within float rounding, 1e-5 (relative above 1: a
  * float has 24 bits, about 6e-8, and the two ways add a few dozen terms).

@@ -64,8 +64,56 @@ static uint64_t init_parse_seed(const char *s)
     return (uint64_t)v;
 }
 
-/* Long on purpose: `mhaviz init`'s steps in order (options, the model,
- * its memory, the JSON on stdout). */
+/* Shapes the loader would refuse are usage errors here: they come from argv.
+ * Everything is checked before the model is allocated. Returns MHAVIZ_OK,
+ * or the status of another failure, printed. */
+static int init_check_size(const InitOptions *o, int designed, int digits)
+{
+    char err[MHAVIZ_ERRLEN];
+    if (o->d_model % o->n_heads != 0) {
+        snprintf(err, sizeof err, "--heads %d must divide --d-model %d", o->n_heads, o->d_model);
+        init_usage_error("%s", err);
+    }
+    if (o->n_kv_heads && o->n_heads % o->n_kv_heads != 0) {
+        snprintf(err, sizeof err, "--kv-heads %d must divide --heads %d", o->n_kv_heads, o->n_heads);
+        init_usage_error("%s", err);
+    }
+    char **tokens;
+    MhaConfig c = {0, o->d_model, o->n_heads, o->n_kv_heads ? o->n_kv_heads : o->n_heads,
+                   o->d_model / o->n_heads, 1, {0}};
+    int rc = init_tokens_split(o->tokens, &tokens, &c.T, err, sizeof err);
+    if (rc == MHAVIZ_EINPUT)
+        init_usage_error("%s", err);
+    if (rc != MHAVIZ_OK) {
+        fprintf(stderr, "mhaviz init: %s\n", err);
+        return rc;
+    }
+    init_tokens_free(tokens, c.T);
+    InputLimits lim;
+    input_default_limits(&lim);
+    if (c.T > lim.max_T) {
+        snprintf(err, sizeof err, "--tokens: %d tokens, more than the %d an input may hold", c.T, lim.max_T);
+        init_usage_error("%s", err);
+    }
+    /* the file's size: every number printed with `digits` digits, sign, "0." and ", " */
+    const double numbers = (double)c.T * c.d_model +
+                           2.0 * c.d_model * c.d_model + 2.0 * c.d_model * mha_kv_dim(&c);
+    const double json_bytes = numbers * (digits + 5);
+    if (json_bytes > (double)lim.max_file_bytes ||
+        memory_estimate(&c, (size_t)json_bytes) > lim.max_memory_bytes) {
+        if (designed)
+            snprintf(err, sizeof err, "--designed: %d tokens need d_model %d, a model too big to run "
+                     "(over %zu MB); choose a shorter sentence", c.T, c.d_model, lim.max_memory_bytes >> 20);
+        else
+            snprintf(err, sizeof err, "--d-model %d with %d tokens makes a model too big to run "
+                     "(over %zu MB); choose a smaller one", c.d_model, c.T, lim.max_memory_bytes >> 20);
+        init_usage_error("%s", err);
+    }
+    return MHAVIZ_OK;
+}
+
+/* `mhaviz init`'s steps in order: the options, the model's size
+ * (init_check_size), the model, the JSON on stdout. */
 int init_command(int argc, char **argv)
 {
     enum { OPT_TOKENS = 256, OPT_D_MODEL, OPT_HEADS, OPT_KV_HEADS, OPT_SEED, OPT_EMB, OPT_DIGITS,
@@ -125,49 +173,11 @@ int init_command(int argc, char **argv)
     if (digits == 0)
         digits = designed ? 9 : 4;
 
-    /* Shapes the loader would refuse are usage errors here: they come from argv.
-     * Everything is checked before the model is allocated. */
-    char err[MHAVIZ_ERRLEN];
-    if (o.d_model % o.n_heads != 0) {
-        snprintf(err, sizeof err, "--heads %d must divide --d-model %d", o.n_heads, o.d_model);
-        init_usage_error("%s", err);
-    }
-    if (o.n_kv_heads && o.n_heads % o.n_kv_heads != 0) {
-        snprintf(err, sizeof err, "--kv-heads %d must divide --heads %d", o.n_kv_heads, o.n_heads);
-        init_usage_error("%s", err);
-    }
-    char **tokens;
-    MhaConfig c = {0, o.d_model, o.n_heads, o.n_kv_heads ? o.n_kv_heads : o.n_heads,
-                   o.d_model / o.n_heads, 1, {0}};
-    int rc = init_tokens_split(o.tokens, &tokens, &c.T, err, sizeof err);
-    if (rc == MHAVIZ_EINPUT)
-        init_usage_error("%s", err);
-    if (rc != MHAVIZ_OK) {
-        fprintf(stderr, "mhaviz init: %s\n", err);
+    int rc = init_check_size(&o, designed, digits);
+    if (rc != MHAVIZ_OK)
         return rc;
-    }
-    init_tokens_free(tokens, c.T);
-    InputLimits lim;
-    input_default_limits(&lim);
-    if (c.T > lim.max_T) {
-        snprintf(err, sizeof err, "--tokens: %d tokens, more than the %d an input may hold", c.T, lim.max_T);
-        init_usage_error("%s", err);
-    }
-    /* the file's size: every number printed with `digits` digits, sign, "0." and ", " */
-    const double numbers = (double)c.T * c.d_model +
-                           2.0 * c.d_model * c.d_model + 2.0 * c.d_model * mha_kv_dim(&c);
-    const double json_bytes = numbers * (digits + 5);
-    if (json_bytes > (double)lim.max_file_bytes ||
-        memory_estimate(&c, (size_t)json_bytes) > lim.max_memory_bytes) {
-        if (designed)
-            snprintf(err, sizeof err, "--designed: %d tokens need d_model %d, a model too big to run "
-                     "(over %zu MB); choose a shorter sentence", c.T, c.d_model, lim.max_memory_bytes >> 20);
-        else
-            snprintf(err, sizeof err, "--d-model %d with %d tokens makes a model too big to run "
-                     "(over %zu MB); choose a smaller one", c.d_model, c.T, lim.max_memory_bytes >> 20);
-        init_usage_error("%s", err);
-    }
 
+    char err[MHAVIZ_ERRLEN];
     InitModel m;
     rc = designed ? init_designed(o.tokens, o.n_heads, o.n_kv_heads, subject, &m, err, sizeof err)
                   : init_model(&o, &m, err, sizeof err);

@@ -53,10 +53,14 @@ const StTensor *safetensors_find(const Safetensors *st, const char *name);
 /* Elements first .. first+n-1 of tensor t (in its row-major order; first +
  * n <= t->count) as floats into dst: F32 copied, F16 and BF16 converted
  * exactly. Any other dtype: MHAVIZ_EINPUT, err naming it and the tensor; a
- * number that is not finite also (naming the tensor and the element). The
- * mapped pages it read are given back to the page cache (madvise), so a run
- * keeps no more of the checkpoint mapped than the tensor it converts. */
+ * number that is not finite also (naming the tensor and the element).
+ * Safe to call from several threads at once. */
 int safetensors_floats(const StTensor *t, size_t first, size_t n, float *dst, char *err, size_t errlen);
+
+/* Give the mapped pages of elements first .. first+n-1 of t back to the
+ * page cache (madvise) once they are converted, so that a run keeps no more
+ * of the checkpoint mapped than the tensor it converts. */
+void safetensors_release(const StTensor *t, size_t first, size_t n);
 
 /* Unmap every file and free what safetensors_open made; zeroes *st. */
 void safetensors_close(Safetensors *st);

@@ -97,12 +97,10 @@ static const StTensor *tensor(Model *m, long long rows, long long cols, const ch
     return t;
 }
 
-/* Tensor t as floats into dst, all of it; its mapped pages given back. */
+/* Tensor t as floats into dst, all of it. */
 static int load(Model *m, const StTensor *t, float *dst)
 {
-    const int rc = safetensors_floats(t, 0, (size_t)t->count, dst, m->err, m->errlen);
-    safetensors_release(t, 0, (size_t)t->count);
-    return rc;
+    return safetensors_floats(t, 0, (size_t)t->count, dst, m->err, m->errlen);
 }
 
 /* A weight (rows, cols) of the checkpoint read a block of rows at a time,
@@ -166,7 +164,6 @@ static int load_linear(Model *m, LayerWeights *lw, float *dst, int out, int in, 
                 for (int i = 0; i < n; i++)
                     dst[(size_t)c * out + r0 + i] = band[(size_t)i * in + c];
     }
-    safetensors_release(t, 0, (size_t)t->count);
     return r.first_bad < out ? MHAVIZ_EINPUT : MHAVIZ_OK;
 }
 
@@ -401,21 +398,16 @@ static int block(Model *m, LayerWeights *lw, RunState *s, int T, const unsigned 
         /* Llama: SwiGLU, down (silu(gate) * up), silu(a) = a / (1 + e^-a); each
          * weight read from the checkpoint as the product goes */
         RowReader gate = row_reader(m, lw->gate), up = row_reader(m, lw->up), down = row_reader(m, lw->down);
-        int rc = matmul_rows(s->ff_a, s->x, read_rows, &gate, &lw->rows, NULL, T, d, ff);
-        safetensors_release(lw->gate, 0, (size_t)lw->gate->count);
-        if (rc == MHAVIZ_OK)
-            rc = matmul_rows(s->ff_b, s->x, read_rows, &up, &lw->rows, NULL, T, d, ff);
-        safetensors_release(lw->up, 0, (size_t)lw->up->count);
-        if (rc != MHAVIZ_OK)
+        int rc;
+        if ((rc = matmul_rows(s->ff_a, s->x, read_rows, &gate, &lw->rows, NULL, T, d, ff)) != MHAVIZ_OK ||
+            (rc = matmul_rows(s->ff_b, s->x, read_rows, &up, &lw->rows, NULL, T, d, ff)) != MHAVIZ_OK)
             return rc;
 #pragma omp parallel for schedule(static) if (threaded)
         for (size_t i = 0; i < n_ff; i++) {
             const double a = s->ff_a[i];
             s->ff_a[i] = (float)(a / (1.0 + exp(-a))) * s->ff_b[i];
         }
-        rc = matmul_rows(s->x, s->ff_a, read_rows, &down, &lw->rows, NULL, T, ff, d);
-        safetensors_release(lw->down, 0, (size_t)lw->down->count);
-        if (rc != MHAVIZ_OK)
+        if ((rc = matmul_rows(s->x, s->ff_a, read_rows, &down, &lw->rows, NULL, T, ff, d)) != MHAVIZ_OK)
             return rc;
     }
     /* 6. Residual: the MLP's output is added to h. */
@@ -447,13 +439,10 @@ static int embed(Model *m, const int *ids, int T, float *h)
         }
         float *h_t = h + (size_t)t * d;
         rc = safetensors_floats(wte, (size_t)ids[t] * d, (size_t)d, h_t, m->err, m->errlen);
-        safetensors_release(wte, (size_t)ids[t] * d, (size_t)d);
         if (rc == MHAVIZ_OK && gpt2 &&
             (rc = safetensors_floats(wpe, (size_t)t * d, (size_t)d, pos, m->err, m->errlen)) == MHAVIZ_OK)
             for (int i = 0; i < d; i++)
                 h_t[i] += pos[i];
-        if (gpt2)
-            safetensors_release(wpe, (size_t)t * d, (size_t)d);
     }
     free(pos);
     return rc;
@@ -557,7 +546,6 @@ static int unembed(Model *m, RunState *s, int T, double *logprobs)
         for (int v0 = 0; v0 < c->vocab_size && rc == MHAVIZ_OK; v0 += chunk) {
             const int n = c->vocab_size - v0 < chunk ? c->vocab_size - v0 : chunk;
             rc = safetensors_floats(W, (size_t)v0 * d, (size_t)n * d, rows, m->err, m->errlen);
-            safetensors_release(W, (size_t)v0 * d, (size_t)n * d);
             /* logits (n) = rows (n, d) x (d) */
             cblas_sgemv(CblasRowMajor, CblasNoTrans, n, d, 1.0f, rows, d, s->x, 1, 0.0f, logits, 1);
             for (int j = 0; j < n; j++) {

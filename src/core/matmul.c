@@ -96,7 +96,7 @@ int matmul_rows(float *out, const float *x, MatmulRowsFn rows, void *ctx, Matmul
     const int n_blocks = (n_out + MATMUL_ROW_BLOCK - 1) / MATMUL_ROW_BLOCK;
     int first_bad = n_blocks, bad_rc = MHAVIZ_OK; /* the first block (in W's order) that failed */
     bli_thread_set_num_threads(1);
-#pragma omp parallel for schedule(static) if (threaded) num_threads(s->slots)
+#pragma omp parallel for schedule(dynamic) if (threaded) num_threads(s->slots)
     for (int blk = 0; blk < n_blocks; blk++) {
         float *W_blk = matmul_scratch_slot(s); /* (cols, n_in): rows j0.. of W */
         const int j0 = blk * MATMUL_ROW_BLOCK, cols = n_out - j0 < MATMUL_ROW_BLOCK ? n_out - j0 : MATMUL_ROW_BLOCK;

@@ -85,10 +85,13 @@ float *matmul_scratch_slot(const MatmulScratch *s)
 }
 
 /* Blocks of MATMUL_ROW_BLOCK rows of W, each converted by rows() into the
- * thread's slot of s and multiplied at once, while it is in the cache
- * (measured at the Llama-3.2-1B shape: bench/README.md; converting the
- * whole weight first and then multiplying writes and reads it once more
- * through memory). */
+ * thread's slot of s and multiplied at once, while it is still in the
+ * cache. Rather than the whole weight converted first (on both cores) and
+ * then multiplied: at Llama-3.2-1B's shape a gate_proj is 64 MB of floats,
+ * written to memory and read back by sgemm, and a layer's MLP 200 MB more
+ * memory; block by block, 2 MB in all. (The two were not timed head to
+ * head; with this and the reading of the checkpoint by pread, a run at that
+ * shape went from 6.3 to 4.3 s of CPU: bench/README.md.) */
 int matmul_rows(float *out, const float *x, MatmulRowsFn rows, void *ctx, MatmulScratch *s, const float *b, int n,
                 int n_in, int n_out)
 {

@@ -273,7 +273,6 @@ def main():
     work = args.work or os.path.join(HERE, "..", "build", "bench")
     py = sys.executable
     npf = os.path.join(HERE, "numpy_forward.py")
-    peak, peak_how = machine_peak(args.forward)
     rt = ["chrt", "-f", "10"] if args.realtime else []
 
     load_before = os.getloadavg()
@@ -284,6 +283,11 @@ def main():
 
     def wanted(n):
         return args.shapes is None or str(n) in args.shapes.split(",")
+
+    # the clock (bench_forward --clock) only when a forward-pass shape runs: --shapes 4,5
+    # (the models) need no bench_forward
+    if any(wanted(n) for n in range(len(SHAPES))):
+        peak, peak_how = machine_peak(args.forward)
 
     for n, (name, T, d, H, KV, causal, runs, rounds, cli_runs, passes, with_json) in enumerate(SHAPES):
         if not wanted(n):

@@ -14,7 +14,10 @@
 #include "checkpoint/model_config.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/tokenizer.h"
+#include "core/big_alloc.h"
+#include "core/matmul.h"
 #include "core/mha.h"
+#include "core/parallel.h"
 #include "core/status.h"
 #include "io/input.h"
 
@@ -30,13 +33,16 @@ typedef struct {
     MhaWeights attn;     /* W_q (d, d), W_k and W_v (d, kv_dim), W_o (d, d) and the biases (zeros when none) */
     float *norm1, *norm1_b; /* (d) ln_1 / input_layernorm: scale; GPT-2's shift */
     float *norm2, *norm2_b; /* (d) ln_2 / post_attention_layernorm */
-    /* The MLP's weights as stored, never transposed: GPT-2's Conv1D (in, out),
-     * Llama's Linear (out, in), which matmul reads transposed (mlp_out_in). */
-    float *fc, *fc_b;    /* GPT-2's c_fc (d, ff) and (ff) / Llama's gate_proj (ff, d), no bias */
-    float *up;           /* Llama's up_proj (ff, d) */
-    float *proj, *proj_b; /* GPT-2's c_proj (ff, d) and (d) / Llama's down_proj (d, ff), no bias */
-    int mlp_out_in;      /* 1: fc, up and proj are (out, in) */
-    float *raw;          /* an attention tensor as stored, before it is split or transposed */
+    /* GPT-2's MLP as floats, stored (in, out) as its Conv1D is: */
+    float *fc, *fc_b;    /* c_fc (d, ff) and (ff) */
+    float *proj, *proj_b; /* c_proj (ff, d) and (d) */
+    /* Llama's MLP (no biases) left in the mapped checkpoint, each Linear
+     * (out, in) converted block by block as the product reads it
+     * (matmul_rows): 83% of a layer's weights, never converted whole. */
+    const StTensor *gate, *up; /* (ff, d) */
+    const StTensor *down;      /* (d, ff) */
+    MatmulScratch rows;  /* the blocks of rows converted (core/matmul.h) */
+    float *raw;          /* GPT-2's c_attn as stored, before it is split */
 } LayerWeights;
 
 /* The buffers of a run, reused by every layer. */
@@ -97,37 +103,68 @@ static int load(Model *m, const StTensor *t, float *dst)
     return safetensors_floats(t, 0, (size_t)t->count, dst, m->err, m->errlen);
 }
 
-/* dst (cols, rows) = the transpose of src (rows, cols): a torch Linear's
- * weight (out, in) into the "x@W" layout (in, out). In tiles of TILE x TILE,
- * so that the rows of src read and of dst written stay in the cache (at
- * 2048 x 2048 here: 51 ms element by element, 19 ms in tiles of 16; tiles of
- * 32 were no faster, their 32 rows of dst, 8 KB apart, share one cache set). */
-#define TILE 16
-static void transpose(float *dst, const float *src, int rows, int cols)
+/* A weight (rows, cols) of the checkpoint read a block of rows at a time,
+ * from several threads at once (core/matmul.h's MatmulRowsFn). */
+typedef struct {
+    Model *m;
+    const StTensor *t;
+    int cols;
+    int first_bad; /* the first row of the first block that failed (none: the tensor's rows) */
+} RowReader;
+
+static RowReader row_reader(Model *m, const StTensor *t)
 {
-    for (int r0 = 0; r0 < rows; r0 += TILE)
-        for (int c0 = 0; c0 < cols; c0 += TILE)
-            for (int r = r0; r < rows && r < r0 + TILE; r++)
-                for (int c = c0; c < cols && c < c0 + TILE; c++)
-                    dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+    return (RowReader){m, t, (int)t->shape[1], (int)t->shape[0]};
 }
 
-/* A Linear's weight, named by name, of shape (out, in), into dst (in, out). */
+/* dst (count, cols) = rows [first, first + count) as floats; the message of
+ * the first block (in the tensor's order) that fails goes into m->err. */
+static int read_rows(void *ctx, int first, int count, float *dst)
+{
+    RowReader *r = ctx;
+    char err[512];
+    const int rc = safetensors_floats(r->t, (size_t)first * r->cols, (size_t)count * r->cols, dst, err, sizeof err);
+    if (rc != MHAVIZ_OK) {
+#pragma omp critical(model_read_rows)
+        if (first < r->first_bad) {
+            r->first_bad = first;
+            snprintf(r->m->err, r->m->errlen, "%s", err);
+        }
+    }
+    return rc;
+}
+
+/* Rows of a Linear's weight converted, then transposed, by one thread at a
+ * time: in tiles of TILE x TILE, so that the band read and the rows of dst
+ * written stay in the cache (at 2048 x 2048 here: 51 ms element by element,
+ * 19 ms in tiles of 16; tiles of 32 were no faster, their 32 rows of dst,
+ * 8 KB apart, share one cache set). */
+#define TILE 16
+
+/* A Linear's weight, named by name, of shape (out, in), into dst (in, out),
+ * the "x@W" layout of core/layer.h: bands of TILE rows, each converted into
+ * the thread's slot of lw->rows and written transposed from there; the
+ * bands are shared out among threads (disjoint columns of dst). */
 static int load_linear(Model *m, LayerWeights *lw, float *dst, int out, int in, const char *fields, const char *name,
                        int layer)
 {
     const StTensor *t = tensor(m, out, in, fields, name, layer);
-    if (!t || load(m, t, lw->raw) != MHAVIZ_OK)
+    if (!t)
         return MHAVIZ_EINPUT;
-    transpose(dst, lw->raw, out, in);
-    return MHAVIZ_OK;
-}
-
-/* A matrix (rows, cols) named by name into dst as it is stored. */
-static int load_stored(Model *m, float *dst, int rows, int cols, const char *fields, const char *name, int layer)
-{
-    const StTensor *t = tensor(m, rows, cols, fields, name, layer);
-    return t && load(m, t, dst) == MHAVIZ_OK ? MHAVIZ_OK : MHAVIZ_EINPUT;
+    RowReader r = row_reader(m, t);
+    const int threaded = (size_t)out * in >= PARALLEL_MIN_CELLS && lw->rows.slots > 1;
+#pragma omp parallel for schedule(static) if (threaded) num_threads(lw->rows.slots)
+    for (int r0 = 0; r0 < out; r0 += TILE) {
+        const int n = out - r0 < TILE ? out - r0 : TILE;
+        float *band = matmul_scratch_slot(&lw->rows); /* (n, in): rows r0.. of the weight */
+        if (read_rows(&r, r0, n, band) != MHAVIZ_OK)
+            continue;
+        for (int c0 = 0; c0 < in; c0 += TILE)
+            for (int c = c0; c < in && c < c0 + TILE; c++)
+                for (int i = 0; i < n; i++)
+                    dst[(size_t)c * out + r0 + i] = band[(size_t)i * in + c];
+    }
+    return r.first_bad < out ? MHAVIZ_EINPUT : MHAVIZ_OK;
 }
 
 /* A vector of n named by name into dst. */
@@ -187,18 +224,18 @@ static int load_llama_layer(Model *m, int l, LayerWeights *lw)
     const char *q_fields = "num_attention_heads x head_dim and hidden_size";
     const char *kv_fields = "num_key_value_heads x head_dim and hidden_size";
     const char *ff_fields = "intermediate_size and hidden_size";
-    /* each a status: MHAVIZ_OK is 0, so the first that fails stops the list */
+    /* each a status: MHAVIZ_OK is 0, so the first that fails stops the list;
+     * the MLP's tensors only found and checked here, read by block() */
     if (load_linear(m, lw, a->W_q, d, d, q_fields, "layers.%d.self_attn.q_proj.weight", l) ||
         load_linear(m, lw, a->W_k, kv, d, kv_fields, "layers.%d.self_attn.k_proj.weight", l) ||
         load_linear(m, lw, a->W_v, kv, d, kv_fields, "layers.%d.self_attn.v_proj.weight", l) ||
         load_linear(m, lw, a->W_o, d, d, q_fields, "layers.%d.self_attn.o_proj.weight", l) ||
         load_vector(m, lw->norm1, d, "hidden_size", "layers.%d.input_layernorm.weight", l) ||
         load_vector(m, lw->norm2, d, "hidden_size", "layers.%d.post_attention_layernorm.weight", l) ||
-        load_stored(m, lw->fc, ff, d, ff_fields, "layers.%d.mlp.gate_proj.weight", l) ||
-        load_stored(m, lw->up, ff, d, ff_fields, "layers.%d.mlp.up_proj.weight", l) ||
-        load_stored(m, lw->proj, d, ff, "hidden_size and intermediate_size", "layers.%d.mlp.down_proj.weight", l))
+        !(lw->gate = tensor(m, ff, d, ff_fields, "layers.%d.mlp.gate_proj.weight", l)) ||
+        !(lw->up = tensor(m, ff, d, ff_fields, "layers.%d.mlp.up_proj.weight", l)) ||
+        !(lw->down = tensor(m, d, ff, "hidden_size and intermediate_size", "layers.%d.mlp.down_proj.weight", l)))
         return MHAVIZ_EINPUT;
-    lw->mlp_out_in = 1;
     if (c->qkv_bias && (load_vector(m, a->b_q, d, "hidden_size", "layers.%d.self_attn.q_proj.bias", l) ||
                         load_vector(m, a->b_k, kv, "num_key_value_heads x head_dim", "layers.%d.self_attn.k_proj.bias", l) ||
                         load_vector(m, a->b_v, kv, "num_key_value_heads x head_dim", "layers.%d.self_attn.v_proj.bias", l)))
@@ -215,14 +252,15 @@ static MhaConfig attention_config(const ModelConfig *c, int T)
     return (MhaConfig){T, c->d_model, c->n_heads, c->n_kv_heads, c->head_dim, 1, c->rope};
 }
 
-/* Allocate an attention's weights of shape c, zeroed (biases stay zero
- * when the checkpoint has none). */
+/* Allocate an attention's weights of shape c: the matrices uninitialised
+ * (every loader writes them whole), the biases zeroed (they stay zero when
+ * the checkpoint has none). */
 static int attention_alloc(MhaWeights *a, const ModelConfig *c)
 {
     const size_t d = (size_t)c->d_model, kv = (size_t)c->n_kv_heads * c->head_dim;
     memset(a, 0, sizeof *a);
-    a->W_q = calloc(d * d, sizeof(float)), a->W_k = calloc(d * kv, sizeof(float));
-    a->W_v = calloc(d * kv, sizeof(float)), a->W_o = calloc(d * d, sizeof(float));
+    a->W_q = big_alloc(d * d * sizeof(float)), a->W_k = big_alloc(d * kv * sizeof(float));
+    a->W_v = big_alloc(d * kv * sizeof(float)), a->W_o = big_alloc(d * d * sizeof(float));
     a->b_q = calloc(d, sizeof(float)), a->b_k = calloc(kv, sizeof(float));
     a->b_v = calloc(kv, sizeof(float)), a->b_o = calloc(d, sizeof(float));
     if (!a->W_q || !a->W_k || !a->W_v || !a->W_o || !a->b_q || !a->b_k || !a->b_v || !a->b_o) {
@@ -236,29 +274,34 @@ static void layer_weights_free(LayerWeights *lw)
 {
     mha_weights_free(&lw->attn);
     free(lw->norm1), free(lw->norm1_b), free(lw->norm2), free(lw->norm2_b);
-    free(lw->fc), free(lw->fc_b), free(lw->up), free(lw->proj), free(lw->proj_b), free(lw->raw);
+    free(lw->fc), free(lw->fc_b), free(lw->proj), free(lw->proj_b), free(lw->raw);
+    matmul_scratch_free(&lw->rows);
     memset(lw, 0, sizeof *lw);
 }
 
+/* One layer's buffers, reused by every layer (big_alloc: huge pages). */
 static int layer_weights_alloc(LayerWeights *lw, const ModelConfig *c)
 {
     const size_t d = (size_t)c->d_model, ff = (size_t)c->d_ff;
-    const size_t raw = 3 * d * d; /* GPT-2's c_attn, the largest attention tensor */
     memset(lw, 0, sizeof *lw);
-    if (attention_alloc(&lw->attn, c) != MHAVIZ_OK)
-        return MHAVIZ_ENOMEM;
+    if (attention_alloc(&lw->attn, c) != MHAVIZ_OK ||
+        matmul_scratch_alloc(&lw->rows, c->d_model > c->d_ff ? c->d_model : c->d_ff) != MHAVIZ_OK)
+        goto fail;
     lw->norm1 = malloc(d * sizeof(float)), lw->norm1_b = calloc(d, sizeof(float));
     lw->norm2 = malloc(d * sizeof(float)), lw->norm2_b = calloc(d, sizeof(float));
-    lw->fc = malloc(d * ff * sizeof(float)), lw->fc_b = calloc(ff, sizeof(float));
-    lw->up = malloc(d * ff * sizeof(float));
-    lw->proj = malloc(ff * d * sizeof(float)), lw->proj_b = calloc(d, sizeof(float));
-    lw->raw = malloc(raw * sizeof(float));
-    if (!lw->norm1 || !lw->norm1_b || !lw->norm2 || !lw->norm2_b || !lw->fc || !lw->fc_b || !lw->up || !lw->proj ||
-        !lw->proj_b || !lw->raw) {
-        layer_weights_free(lw);
-        return MHAVIZ_ENOMEM;
+    if (c->family == MODEL_GPT2) {
+        lw->fc = big_alloc(d * ff * sizeof(float)), lw->fc_b = calloc(ff, sizeof(float));
+        lw->proj = big_alloc(ff * d * sizeof(float)), lw->proj_b = calloc(d, sizeof(float));
+        lw->raw = big_alloc(3 * d * d * sizeof(float)); /* c_attn (d, 3d) */
+        if (!lw->fc || !lw->fc_b || !lw->proj || !lw->proj_b || !lw->raw)
+            goto fail;
     }
+    if (!lw->norm1 || !lw->norm1_b || !lw->norm2 || !lw->norm2_b)
+        goto fail;
     return MHAVIZ_OK;
+fail:
+    layer_weights_free(lw);
+    return MHAVIZ_ENOMEM;
 }
 
 static void run_state_free(RunState *s)
@@ -273,25 +316,13 @@ static int run_state_alloc(RunState *s, const ModelConfig *c, int T)
     const size_t d = (size_t)c->d_model, ff = (size_t)c->d_ff;
     const MhaConfig ac = attention_config(c, T);
     memset(s, 0, sizeof *s);
-    s->h = malloc((size_t)T * d * sizeof(float)), s->x = malloc((size_t)T * d * sizeof(float));
-    s->ff_a = malloc((size_t)T * ff * sizeof(float)), s->ff_b = malloc((size_t)T * ff * sizeof(float));
+    s->h = big_alloc((size_t)T * d * sizeof(float)), s->x = big_alloc((size_t)T * d * sizeof(float));
+    s->ff_a = big_alloc((size_t)T * ff * sizeof(float)), s->ff_b = big_alloc((size_t)T * ff * sizeof(float));
     if (!s->h || !s->x || !s->ff_a || !s->ff_b || mha_state_build(&s->att, &ac, 0) != MHAVIZ_OK) {
         run_state_free(s);
         return MHAVIZ_ENOMEM;
     }
     return MHAVIZ_OK;
-}
-
-/* out (T, n_out) = x (T, n_in) W + b (n_out; NULL: none), one BLIS call;
- * W is (n_in, n_out), or (n_out, n_in) read transposed when out_in (a
- * torch Linear's weight as stored: no copy to transpose it). */
-static void matmul(float *out, const float *x, const float *W, int out_in, const float *b, int T, int n_in, int n_out)
-{
-    for (int t = 0; t < T; t++)
-        for (int j = 0; j < n_out; j++)
-            out[(size_t)t * n_out + j] = b ? b[j] : 0.0f;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, out_in ? CblasTrans : CblasNoTrans, T, n_out, n_in, 1.0f, x, n_in, W,
-                out_in ? n_in : n_out, 1.0f, out, n_out);
 }
 
 /* x = the norm of each row of h (T, d): GPT-2's LayerNorm (subtract the
@@ -325,8 +356,9 @@ static void add(float *h, const float *y, size_t n)
 }
 
 /* One block of layer l, on s->h; off (n_heads; NULL: none) marks the
- * heads whose output is zeroed before W_o (switched off). */
-static void block(const Model *m, const LayerWeights *lw, RunState *s, int T, const unsigned char *off)
+ * heads whose output is zeroed before W_o (switched off). MHAVIZ_OK, or
+ * MHAVIZ_EINPUT with m->err set when a weight of Llama's MLP is not finite. */
+static int block(Model *m, LayerWeights *lw, RunState *s, int T, const unsigned char *off)
 {
     const ModelConfig *c = &m->c;
     const int d = c->d_model, ff = c->d_ff;
@@ -345,32 +377,42 @@ static void block(const Model *m, const LayerWeights *lw, RunState *s, int T, co
                 memset(s->att.concat + (size_t)t * d + (size_t)h * c->head_dim, 0, (size_t)c->head_dim * sizeof(float));
         }
     if (any_off) /* the output again from the heads left on: concat (T, d) W_o + b_o */
-        matmul(s->att.out, s->att.concat, lw->attn.W_o, 0, lw->attn.b_o, T, d, d);
+        matmul_xw(s->att.out, s->att.concat, lw->attn.W_o, MATMUL_IN_OUT, lw->attn.b_o, T, d, d);
     /* 3. Residual: its output is added to h. */
     add(s->h, s->att.out, n_h);
     /* 4. Norm again, for the MLP. */
     norm(s->x, s->h, lw->norm2, lw->norm2_b, T, d, c->norm_eps, c->family);
-    /* 5. MLP, each token on its own. */
-    matmul(s->ff_a, s->x, lw->fc, lw->mlp_out_in, c->family == MODEL_GPT2 ? lw->fc_b : NULL, T, d, ff);
+    /* 5. MLP, each token on its own (the activations: disjoint elements, shared out among threads). */
+    const int threaded = n_ff >= PARALLEL_MIN_CELLS;
     if (c->family == MODEL_GPT2) {
-        /* GPT-2: gelu_new, 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))), or the exact gelu */
+        /* GPT-2: c_fc, gelu_new, 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))), or the exact gelu, c_proj */
+        matmul_xw(s->ff_a, s->x, lw->fc, MATMUL_IN_OUT, lw->fc_b, T, d, ff);
+#pragma omp parallel for schedule(static) if (threaded)
         for (size_t i = 0; i < n_ff; i++) {
             const double a = s->ff_a[i];
             s->ff_a[i] = (float)(c->gelu_exact ? 0.5 * a * (1.0 + erf(a / sqrt(2.0)))
                                                : 0.5 * a * (1.0 + tanh(sqrt(2.0 / M_PI) * (a + 0.044715 * a * a * a))));
         }
-        matmul(s->x, s->ff_a, lw->proj, lw->mlp_out_in, lw->proj_b, T, ff, d);
+        matmul_xw(s->x, s->ff_a, lw->proj, MATMUL_IN_OUT, lw->proj_b, T, ff, d);
     } else {
-        /* Llama: SwiGLU, silu(gate) * up, silu(a) = a / (1 + e^-a) */
-        matmul(s->ff_b, s->x, lw->up, lw->mlp_out_in, NULL, T, d, ff);
+        /* Llama: SwiGLU, down (silu(gate) * up), silu(a) = a / (1 + e^-a); each
+         * weight read from the checkpoint as the product goes */
+        RowReader gate = row_reader(m, lw->gate), up = row_reader(m, lw->up), down = row_reader(m, lw->down);
+        int rc;
+        if ((rc = matmul_rows(s->ff_a, s->x, read_rows, &gate, &lw->rows, NULL, T, d, ff)) != MHAVIZ_OK ||
+            (rc = matmul_rows(s->ff_b, s->x, read_rows, &up, &lw->rows, NULL, T, d, ff)) != MHAVIZ_OK)
+            return rc;
+#pragma omp parallel for schedule(static) if (threaded)
         for (size_t i = 0; i < n_ff; i++) {
             const double a = s->ff_a[i];
             s->ff_a[i] = (float)(a / (1.0 + exp(-a))) * s->ff_b[i];
         }
-        matmul(s->x, s->ff_a, lw->proj, lw->mlp_out_in, NULL, T, ff, d);
+        if ((rc = matmul_rows(s->x, s->ff_a, read_rows, &down, &lw->rows, NULL, T, ff, d)) != MHAVIZ_OK)
+            return rc;
     }
     /* 6. Residual: the MLP's output is added to h. */
     add(s->h, s->x, n_h);
+    return MHAVIZ_OK;
 }
 
 /* h (T, d) = the tokens' embeddings (GPT-2: plus their positions'). */
@@ -597,8 +639,9 @@ int model_layers(const char *dir, const int *ids, int T, const int *layers, int 
             goto cleanup;
         if (next < n && l == layers[next] && (rc = keep_layer(&m, &lw, &s, ids, T, l, &in[next++])) != MHAVIZ_OK)
             goto cleanup;
-        if (next < n || logprobs)
-            block(&m, &lw, &s, T, off ? off + (size_t)l * c->n_heads : NULL);
+        if ((next < n || logprobs) &&
+            (rc = block(&m, &lw, &s, T, off ? off + (size_t)l * c->n_heads : NULL)) != MHAVIZ_OK)
+            goto cleanup;
     }
     if (logprobs)
         rc = unembed(&m, &s, T, logprobs);

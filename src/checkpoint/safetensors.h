@@ -4,8 +4,9 @@
  * of JSON ({"name": {"dtype": "F32", "shape": [..], "data_offsets":
  * [begin, end]}, ..., "__metadata__": {..}}), then the tensors' bytes
  * (offsets count from the end of the header). The files are mapped
- * read-only, as io/npy.c maps .npy files, and nothing is copied until a
- * tensor is asked for as floats (safetensors_floats), one layer at a time.
+ * read-only, as io/npy.c maps .npy files, for their headers; a tensor's
+ * bytes are read from the file (pread) only when it is asked for as floats
+ * (safetensors_floats), one layer or one block of rows at a time.
  * A checkpoint in shards lists them in model.safetensors.index.json
  * ({"weight_map": {"tensor name": "model-00001-of-00002.safetensors"}}). */
 #ifndef MHAVIZ_SAFETENSORS_H
@@ -26,11 +27,14 @@ typedef struct {
     const unsigned char *data; /* its bytes in the mapped file (never freed) */
     size_t nbytes;
     const char *file;  /* the path of the file that holds it (for messages) */
+    int fd;            /* that file, open for reading */
+    size_t offset;     /* where its bytes begin in the file */
 } StTensor;
 
 typedef struct {
     void **maps;       /* (n_files) the files mapped */
     size_t *map_lens;  /* (n_files) */
+    int *fds;          /* (n_files) the files open (-1: not opened) */
     char **files;      /* (n_files) their paths */
     int n_files;
     StTensor *tensors; /* (n_tensors) every tensor of every file, in the files' order */
@@ -53,9 +57,10 @@ const StTensor *safetensors_find(const Safetensors *st, const char *name);
 /* Elements first .. first+n-1 of tensor t (in its row-major order; first +
  * n <= t->count) as floats into dst: F32 copied, F16 and BF16 converted
  * exactly. Any other dtype: MHAVIZ_EINPUT, err naming it and the tensor; a
- * number that is not finite also (naming the tensor and the element). The
- * mapped pages it read are given back to the page cache (madvise), so a run
- * keeps no more of the checkpoint mapped than the tensor it converts. */
+ * number that is not finite also (naming the tensor and the element); a
+ * file that cannot be read: MHAVIZ_EIO. The bytes are read from the file
+ * into dst itself, never through the mapping, so a run's memory holds none
+ * of the checkpoint. Safe to call from several threads at once. */
 int safetensors_floats(const StTensor *t, size_t first, size_t n, float *dst, char *err, size_t errlen);
 
 /* Unmap every file and free what safetensors_open made; zeroes *st. */

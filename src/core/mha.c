@@ -16,16 +16,15 @@
  */
 #include "core/mha.h"
 #include "core/mha_parts.h"
+#include "core/matmul.h"
 #include "core/parallel.h"
 #include "core/rope.h"
 #include "core/status.h"
 
-#include <blis.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in, int d_out);
 static void rotate_by_position(float *m, int T, int cols, const MhaRope *rope);
 MHA_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaState *s);
 
@@ -35,9 +34,9 @@ void mha_forward(const MhaConfig *c, const MhaWeights *w, const float *x, MhaSta
     const int T = c->T, d_model = c->d_model, kv_dim = mha_kv_dim(c);
 
     /* 1. Project every token into a query, a key and a value. */
-    matmul(s->q, x, w->W_q, w->b_q, T, d_model, d_model);
-    matmul(s->k, x, w->W_k, w->b_k, T, d_model, kv_dim);
-    matmul(s->v, x, w->W_v, w->b_v, T, d_model, kv_dim);
+    matmul_xw(s->q, x, w->W_q, MATMUL_IN_OUT, w->b_q, T, d_model, d_model);
+    matmul_xw(s->k, x, w->W_k, MATMUL_IN_OUT, w->b_k, T, d_model, kv_dim);
+    matmul_xw(s->v, x, w->W_v, MATMUL_IN_OUT, w->b_v, T, d_model, kv_dim);
 
     /* 2. Rotate q and k by position (rotary models only: Llama, Mistral,
      *    Qwen2; GPT-2 and the JSON inputs added positions into x instead). */
@@ -74,38 +73,6 @@ static void rotate_by_position(float *m, int T, int cols, const MhaRope *rope)
         }
     }
 }
-
-/* Column blocks of a projection: the work matmul shares out among threads. */
-#define MATMUL_BLOCKS 8
-
-/* out (n, d_out) = x (n, d_in) W (d_in, d_out) + b (d_out).
- * A product worth threads has the columns of out cut into MATMUL_BLOCKS
- * blocks (widths a multiple of 16), each block one call to BLIS's sgemm on
- * one thread; a smaller one is a single call (a call costs BLIS about 3 us
- * of set-up whatever its size: a fifth of the chance calibration's time at
- * class size, 200 layers of 5 products). How a product is cut depends on
- * its size only, never on the thread count, so every element is computed
- * by the same call in the same way with any number of threads
- * (tests/unit/check_mha.c compares the bits). (BLIS's own threads wait for
- * each other by spinning: with more threads than free cores, a 7 x 16 x 16
- * product took 0.8 s instead of 12 us; OpenMP's loop does not suffer so.
- * bench/README.md.) */
-static void matmul(float *out, const float *x, const float *W, const float *b, int n, int d_in,
-                   int d_out)
-{
-    const int threaded = (double)n * d_in * d_out >= PARALLEL_MIN_WORK;
-    const int width = threaded ? ((d_out + MATMUL_BLOCKS - 1) / MATMUL_BLOCKS + 15) / 16 * 16 : d_out;
-    bli_thread_set_num_threads(1); /* threads come from the loop below, not from BLIS */
-#pragma omp parallel for schedule(static) if (threaded)
-    for (int j0 = 0; j0 < d_out; j0 += width) {
-        const int cols = d_out - j0 < width ? d_out - j0 : width;
-        for (int i = 0; i < n; i++) /* out = b, then out += x W */
-            memcpy(out + (size_t)i * d_out + j0, b + j0, (size_t)cols * sizeof *b);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, cols, d_in,
-                    1.0f, x, d_in, W + j0, d_out, 1.0f, out + j0, d_out);
-    }
-}
-
 
 /* 3. (its second half) Lay K/V head g's keys out as columns:
  *    kt_g[e][j] = k_jg[e], kt_g (hd, T). Row e of kt_g is element e of
@@ -199,7 +166,7 @@ MHA_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaState 
 
     /* 8. Concatenate: the heads wrote their outputs side by side into concat.
      * 9. Output projection: mix what the heads found. */
-    matmul(s->out, s->concat, w->W_o, w->b_o, T, d_model, d_model);
+    matmul_xw(s->out, s->concat, w->W_o, MATMUL_IN_OUT, w->b_o, T, d_model, d_model);
 }
 
 /* The single wide head, from the heads' pass: steps 3 to 7 in wide.c. */
@@ -213,7 +180,7 @@ void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *h
     /* 3. to 7. One head of width d_model, from the heads' scores. */
     mha_attend_wide(c, heads, s);
     /* 8. and 9. Its output, concat (one head: its own output), projected. */
-    matmul(s->out, s->concat, w->W_o, w->b_o, c->T, c->d_model, c->d_model);
+    matmul_xw(s->out, s->concat, w->W_o, MATMUL_IN_OUT, w->b_o, c->T, c->d_model, c->d_model);
 }
 
 /* The buffers of one pass; projections 0 leaves q, k, v and kt out. */

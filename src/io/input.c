@@ -332,12 +332,12 @@ static int load_layers(Loader *L, const cJSON *root, size_t parse_bytes, MhaInpu
 {
     int rc;
     const cJSON *tokens_json = NULL, *layers = cJSON_GetObjectItemCaseSensitive(root, "layers"), *e;
-    if ((rc = check_keys(L, root, layers_keys, "")) != MHAVIZ_OK)
-        return rc;
     for (const cJSON *k = root->child; k; k = k->next)
         if (listed(top_keys, k->string) && !listed(layers_keys, k->string))
             return fail(L, "%s: a layer's key beside \"layers\"; give it inside each layer (layers[0].%s, ...)",
                         k->string, k->string);
+    if ((rc = check_keys(L, root, layers_keys, "")) != MHAVIZ_OK)
+        return rc;
     if (!cJSON_IsArray(layers))
         return fail(L, "layers: expected an array of layer objects, got %s", type_name(layers));
     const size_t count = count_items(layers);

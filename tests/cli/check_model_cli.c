@@ -401,7 +401,7 @@ START_TEST(model_usage_refused)
 }
 END_TEST
 
-/* --text or --layer with a JSON input: exit 2. */
+/* --text with a JSON input: exit 2. */
 START_TEST(text_needs_a_model_folder)
 {
     Run *r = calloc(1, sizeof *r);
@@ -410,7 +410,7 @@ START_TEST(text_needs_a_model_folder)
     ck_assert_ptr_nonnull(realpath("tests/data/good/small_x.json", in));
     run(r, (const char *[]){"-q", "--text", "a b", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
-    ck_assert_msg(strstr(r->err, "--text and --layer are for a model folder"), "%s", r->err);
+    ck_assert_msg(strstr(r->err, "--text is for a model folder"), "%s", r->err);
     ck_assert_int_eq(written(r), 0);
     done(r);
 }

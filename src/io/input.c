@@ -293,6 +293,17 @@ static int load_one(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput *
     return copy_layer(L, &p, tokens_json, in);
 }
 
+/* to's own copy of from's tokens (to->cfg.T = from->cfg.T of them). */
+static int same_tokens(Loader *L, const MhaInput *from, MhaInput *to)
+{
+    if (!(to->tokens = calloc((size_t)from->cfg.T, sizeof *to->tokens)))
+        return fail_nomem(L);
+    for (int t = 0; t < from->cfg.T; t++)
+        if (!(to->tokens[t] = strdup(from->tokens[t])))
+            return fail_nomem(L);
+    return MHAVIZ_OK;
+}
+
 /* 1 when key is one of keys (NULL-terminated). */
 static int listed(const char *const *keys, const char *key)
 {
@@ -354,7 +365,7 @@ static int load_layers(Loader *L, const cJSON *root, size_t parse_bytes, MhaInpu
     MhaInput *all = realloc(*ins, count * sizeof *all); // (count) the layers
     LayerPlan *plans = calloc(count, sizeof *plans);     // (count) where each one's arrays are
     if (all)
-        *ins = all;
+        *ins = L->in = all;
     if (!all || !plans) {
         free(plans);
         free(title);
@@ -385,23 +396,24 @@ static int load_layers(Loader *L, const cJSON *root, size_t parse_bytes, MhaInpu
     L->where = NULL;
     if (rc == MHAVIZ_OK)
         rc = check_memory(L, &all[0].cfg, (int)count, parse_bytes);
+
+    /* Copy everything out: the tokens (their warnings once), then each
+     * layer's own copy of them, the file's title when it has none of its
+     * own, its arrays. */
+    if (rc == MHAVIZ_OK)
+        rc = copy_tokens(L, tokens_json, &all[0]);
     for (i = 0; rc == MHAVIZ_OK && i < (int)count; i++) {
+        MhaInput *in = &all[i];
+        if (i > 0 && (rc = same_tokens(L, &all[0], in)) != MHAVIZ_OK)
+            break;
+        if (!in->title && title && !(in->title = strdup(title))) {
+            rc = fail_nomem(L);
+            break;
+        }
         snprintf(where, sizeof where, "layers[%d]", i);
         L->where = where;
-        L->in = &all[i];
-        if (!all[i].title && title && !(all[i].title = strdup(title))) /* the file's title, when it has none */
-            rc = fail_nomem(L);
-        L->where = NULL;
-        if (rc == MHAVIZ_OK && i == 0)
-            rc = copy_tokens(L, tokens_json, &all[0]);
-        else if (rc == MHAVIZ_OK && !(all[i].tokens = calloc((size_t)T, sizeof *all[i].tokens)))
-            rc = fail_nomem(L);
-        for (int t = 0; rc == MHAVIZ_OK && i > 0 && t < T; t++)
-            if (!(all[i].tokens[t] = strdup(all[0].tokens[t])))
-                rc = fail_nomem(L);
-        L->where = where;
-        if (rc == MHAVIZ_OK)
-            rc = copy_layer(L, &plans[i], tokens_json, &all[i]);
+        L->in = in; /* the .npy files this layer maps */
+        rc = copy_layer(L, &plans[i], tokens_json, in);
         L->where = NULL;
     }
     L->in = &all[0];

@@ -54,7 +54,8 @@ SUITES    := $(foreach f,$(SUITE_SRC),SUITE($(patsubst check_%,%,$(basename $(no
 TESTS    := $(SUITE_SRC) tests/main.c tests/support.c tests/fuzz/fuzz_input.c
 TEST_OBJ := $(TESTS:%.c=$(BUILD)/%.o)
 DEMO     := samples/lesson1.json samples/lesson2_gqa.json samples/lesson3_mqa.json \
-            samples/base_paper.json samples/random_init.json samples/trained/rival.json
+            samples/base_paper.json samples/random_init.json samples/trained/rival.json \
+            samples/trained/rival_gqa2.json samples/trained/rival_mqa.json samples/trained/story.json
 
 # Debian packages the build, the tests and the demo need (xxd to the
 # selenium: lesson.html's files as C arrays, and its tests in headless

@@ -49,7 +49,7 @@ int layer_list_parse(const char *spec, int n_model, const char *model, const cha
                      spec, lo, hi, hi, lo);
             rc = -1;
         } else if (hi >= n_model) {
-            snprintf(err, errlen, "--layer %s: %s has %d layers (config.json's \"%s\"); give --layer 0 to %d",
+            snprintf(err, errlen, "--layer %s: %s has %d layers (%s); give --layer 0 to %d",
                      spec, model, n_model, field, n_model - 1);
             rc = -1;
         }

@@ -9,7 +9,8 @@
  * included, the lower first) or a list of them ("0,5,11", "0-2,7"); NULL:
  * every layer. Returns 0, or -1 with err naming the item that is not a
  * layer, a reversed range, a layer the model lacks or one listed twice
- * (model names the folder, field the config.json field of its layers). */
+ * (model names the folder or file, field where its layers are counted:
+ * "config.json's \"n_layer\""). */
 int layer_list_parse(const char *spec, int n_model, const char *model, const char *field, int *layers, int *n,
                      char *err, size_t errlen);
 

@@ -86,7 +86,8 @@ static void usage(FILE *f)
         "      --text TEXT    the sentence the model reads (a model run only)\n"
         "      --layer LAYERS the model's layers to show, counted from 0: one (5), a range\n"
         "                     (3-6) or a list (0,5,11); default: every layer. Several: each\n"
-        "                     in a sub-folder layer_NN/, the table of layers at the top\n"
+        "                     in a sub-folder layer_NN/, the table of layers at the top.\n"
+        "                     Also for an INPUT.json of \"layers\" (its index in them)\n"
         "  -o, --out DIR      output folder (default: INPUT's file stem + \"_mhaviz\", or\n"
         "                     MODEL_DIR's name + \"_layerN_mhaviz\", for several layers\n"
         "                     \"_mhaviz\" or \"_layersLAYERS_mhaviz\")\n"
@@ -338,11 +339,61 @@ static void parse_args(int argc, char **argv, Options *o)
     struct stat sb;
     snprintf(config, sizeof config, "%s/config.json", o->input);
     o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
-    if (!o->model && (o->text || o->layer))
-        usage_error("--text and --layer are for a model folder (one holding config.json); '%s' is not one",
-                    o->input);
+    if (!o->model && o->text)
+        usage_error("--text is for a model folder (one holding config.json); '%s' is not one", o->input);
     if (o->model && !o->text)
         usage_error("'%s' is a model folder: give the sentence it reads with --text TEXT", o->input);
+}
+
+/* 1, with err saying so, when an option asks for one layer at a time. */
+static int one_layer_only(const Options *o, char *err, size_t errlen)
+{
+    if (!o->n_kv && !o->kv_all && !o->kv_groups)
+        return 0;
+    snprintf(err, errlen, "--kv-heads and --kv-groups are for one layer at a time (--layer N)\n"
+             "Try 'mhaviz --help'.");
+    return 1;
+}
+
+/* A file of "layers" (io/input.h), its *n layers in in: keep those --layer
+ * lists (every one by default), in order, *n of them, and *many = 1 when
+ * the run shows several. A --layer the file lacks, or --layer with a file
+ * of one layer: MHAVIZ_EUSAGE. */
+static int pick_layers(const Options *o, MhaInput *in, int *n, int *many, char *err, size_t errlen)
+{
+    if (in[0].n_layers == 0) {
+        if (!o->layer)
+            return MHAVIZ_OK;
+        snprintf(err, errlen, "--layer %s: %s holds one layer (it has no \"layers\" array)\nTry 'mhaviz --help'.",
+                 o->layer, o->input);
+        return MHAVIZ_EUSAGE;
+    }
+    int *keep = malloc((size_t)*n * sizeof *keep); // (*n) the layers kept, ascending
+    int k;
+    if (!keep)
+        return MHAVIZ_ENOMEM;
+    if (layer_list_parse(o->layer, *n, o->input, "its \"layers\" array", keep, &k, err, errlen) != 0) {
+        free(keep);
+        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    *many = !o->layer || k > 1;
+    if (*many && one_layer_only(o, err, errlen)) {
+        free(keep);
+        return MHAVIZ_EUSAGE;
+    }
+    for (int i = 0, j = 0; i < *n; i++) {
+        if (j < k && keep[j] == i) {
+            MhaInput moved = in[i];
+            memset(&in[i], 0, sizeof in[i]);
+            in[j++] = moved;
+        } else {
+            input_free(&in[i]);
+        }
+    }
+    *n = k;
+    free(keep);
+    return MHAVIZ_OK;
 }
 
 /* A model run: the layers --layer lists of the checkpoint in folder
@@ -360,17 +411,16 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
     int *layers = malloc((size_t)c.n_layers * sizeof *layers);
     if (!layers)
         return MHAVIZ_ENOMEM;
-    if (layer_list_parse(o->layer, c.n_layers, o->input, c.family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers",
+    if (layer_list_parse(o->layer, c.n_layers, o->input,
+                         c.family == MODEL_GPT2 ? "config.json's \"n_layer\"" : "config.json's \"num_hidden_layers\"",
                          layers, n, err, errlen) != 0) {
         free(layers);
         snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
         return MHAVIZ_EUSAGE;
     }
     *many = !o->layer || *n > 1;
-    if (*many && (o->n_kv || o->kv_all || o->kv_groups)) {
+    if (*many && one_layer_only(o, err, errlen)) {
         free(layers);
-        snprintf(err, errlen, "--kv-heads and --kv-groups are for one layer at a time (--layer N)\n"
-                 "Try 'mhaviz --help'.");
         return MHAVIZ_EUSAGE;
     }
     if (!(*in = calloc((size_t)*n, sizeof **in))) {
@@ -382,33 +432,33 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
     return rc;
 }
 
-/* Default output folder, in the current folder: the input's file stem +
- * "_mhaviz"; for a model, its folder's name (name) + "_layerN_mhaviz" for
- * one layer (N: the layer), + "_mhaviz" for every layer, else
- * "_layersLAYERS_mhaviz" (LAYERS: --layer's value, "3-6"). */
+/* The input file's name without its folder ("story.json"). */
+static const char *file_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return base ? base + 1 : path;
+}
+
+/* Default output folder, in the current folder: the input's file stem, or
+ * a model's folder's name (name), + "_mhaviz" (for a model or a file of
+ * "layers": every layer), + "_layerN_mhaviz" for --layer N (N: the layer,
+ * layer), else + "_layersLAYERS_mhaviz" (LAYERS: --layer's value, "3-6"). */
 static char *default_out_dir(const Options *o, const char *name, int layer)
 {
-    if (o->model) {
-        size_t n = strlen(name) + (o->layer ? strlen(o->layer) : 0) + sizeof "_layers_mhaviz" + 12;
-        char *s = malloc(n);
-        if (!s)
-            return NULL;
-        if (o->layer && strspn(o->layer, "0123456789") == strlen(o->layer))
-            snprintf(s, n, "%s_layer%d_mhaviz", name, layer);
-        else if (o->layer)
-            snprintf(s, n, "%s_layers%s_mhaviz", name, o->layer);
-        else
-            snprintf(s, n, "%s_mhaviz", name);
-        return s;
-    }
-    const char *base = strrchr(o->input, '/');
-    base = base ? base + 1 : o->input;
-    const char *dot = strrchr(base, '.');
-    int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
-    size_t n = (size_t)stem + sizeof "_mhaviz";
+    if (!o->model)
+        name = file_name(o->input);
+    const char *dot = o->model ? NULL : strrchr(name, '.');
+    const int stem = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
+    size_t n = (size_t)stem + (o->layer ? strlen(o->layer) : 0) + sizeof "_layers_mhaviz" + 12;
     char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%.*s_mhaviz", stem, base);
+    if (!s)
+        return NULL;
+    if (o->layer && strspn(o->layer, "0123456789") == strlen(o->layer))
+        snprintf(s, n, "%.*s_layer%d_mhaviz", stem, name, layer);
+    else if (o->layer)
+        snprintf(s, n, "%.*s_layers%s_mhaviz", stem, name, o->layer);
+    else
+        snprintf(s, n, "%.*s_mhaviz", stem, name);
     return s;
 }
 
@@ -511,12 +561,13 @@ int main(int argc, char **argv)
         lim.max_memory_bytes = (size_t)o.max_memory_mb << 20;
     if (o.model)
         rc = load_model(&o, &ins, &n_in, &many, &pred, err, sizeof err);
-    else if (!(ins = calloc(1, sizeof *ins)))
-        goto oom;
     else
-        rc = input_load_limits(o.input, &lim, ins, err, sizeof err);
+        rc = input_load_layers(o.input, &lim, &ins, &n_in, err, sizeof err);
     if (ins && ins->warnings)
         fprintf(stderr, "%s", ins->warnings);
+    /* a file of "layers": the layers --layer lists */
+    if (rc == MHAVIZ_OK && !o.model)
+        rc = pick_layers(&o, ins, &n_in, &many, err, sizeof err);
     if (rc != MHAVIZ_OK)
         goto cleanup;
 
@@ -592,7 +643,7 @@ int main(int argc, char **argv)
      * the folder is writing (timed so; it is no part of the forward pass). */
     timing_phase(&tm, TIMING_WRITE);
     out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(&o, ins->model ? ins->model->name : NULL,
-                                                                 ins->model ? ins->model->layer : 0);
+                                                                 ins->model ? ins->model->layer : ins->layer);
     if (!out_dir)
         goto oom;
     if (inside(o.input, out_dir)) {
@@ -604,7 +655,8 @@ int main(int argc, char **argv)
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
     const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html, o.quiz ? &quiz : NULL};
-    rc = many ? model_run_write(ins, n_in, &pred, query, renderer, &out, &run_opt, &tm, err, sizeof err)
+    rc = many ? model_run_write(ins, n_in, ins->model ? ins->model->name : file_name(o.input), ins->model ? &pred : NULL,
+                                query, renderer, &out, &run_opt, &tm, err, sizeof err)
               : variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);

@@ -19,7 +19,9 @@ the earlier copy) does. docs/trained.md says what the heads became.
 
 Written to OUT_DIR: for the lesson-1 sentence and a longer story,
 <text>_layer1.json and <text>_layer2.json (mhaviz inputs, weights in .npy
-files under OUT_DIR/npy/ shared by both texts) and npy/<text>_layer{1,2}_att.npy,
+files under OUT_DIR/npy/ shared by both texts), for the story also both
+layers in one file, story.json (its "layers": mhaviz shows them side by
+side, counted from 0), and npy/<text>_layer{1,2}_att.npy,
 the attention maps PyTorch itself computed, (n_heads * T, T), head after head,
 row = query, for the tests. Layer 2's x is the residual stream entering layer
 2 (the embeddings plus layer 1's output); there is no layer norm before either
@@ -172,9 +174,35 @@ def save(out_dir, name, a):
     return path
 
 
-def export(model, vocab, out_dir, text, name, loss):
+ORDINAL = ("first", "second")
+
+
+def write_json(out_dir, file, obj):
+    with open(os.path.join(out_dir, file), "w") as f:
+        json.dump(obj, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+def whole_model(layers):
+    """The layer inputs of one text (each a <text>_layer<L>.json object) as
+    one mhaviz input of "layers", the tokens given once."""
+    comment = layers[0]["comment"].split(". Weights:")[0].replace("Layer 1 of 2 of a", "Both layers of a")
+    return {
+        "comment": comment + ". Each layer's comment says how its weights and x were made. mhaviz counts "
+                   "layers from 0: layers[0] is the model's first layer.",
+        "title": "trained here: a tiny 2-layer model, not designed",
+        "tokens": layers[0]["tokens"],
+        "layers": [dict({k: v for k, v in layer.items() if k != "tokens"},
+                        title=f"trained here: the {ORDINAL[i]} layer of a tiny 2-layer model, not designed")
+                   for i, layer in enumerate(layers)],
+    }
+
+
+def export(model, vocab, out_dir, text, name, loss, whole=False):
+    """Write text's layer inputs; whole: also both in one file, <name>.json."""
     tokens = text.split()
     keep = []
+    layers = []
     with torch.no_grad():
         model(torch.tensor([[vocab[w] for w in tokens]]), keep)
     for layer, (attn, (x, maps)) in enumerate(zip(model.attn, keep), start=1):
@@ -205,9 +233,10 @@ def export(model, vocab, out_dir, text, name, loss):
         }
         # PyTorch's own maps, (n_heads, T, T) -> (n_heads * T, T)
         save(out_dir, f"{name}_{p}_att", maps[0].reshape(-1, len(tokens)).numpy())
-        with open(os.path.join(out_dir, f"{name}_{p}.json"), "w") as f:
-            json.dump(layer_json, f, indent=1, ensure_ascii=False)
-            f.write("\n")
+        write_json(out_dir, f"{name}_{p}.json", layer_json)
+        layers.append(layer_json)
+    if whole:
+        write_json(out_dir, f"{name}.json", whole_model(layers))
 
 
 def main():
@@ -226,7 +255,7 @@ def main():
     print(f"final loss {loss:.3f} after {STEPS} steps, {seconds:.0f} s")
     model.eval()
     export(model, vocab, out_dir, LESSON, "lesson1", loss)
-    export(model, vocab, out_dir, PASSAGE, "story", loss)
+    export(model, vocab, out_dir, PASSAGE, "story", loss, whole=True)
 
 
 if __name__ == "__main__":

@@ -127,6 +127,8 @@ typedef struct {
     MappedFile maps[MHA_INPUT_MAX_MAPS]; /* (n_maps) the .npy files x and the weights read in place */
     int n_maps;
     ModelSource *model; /* the checkpoint the layer was run from, or NULL (a JSON input) */
+    int layer;          /* in a file of "layers" (docs/input.md): this layer's index there, from 0 */
+    int n_layers;       /* the layers of that file; 0: a file of one layer, or a checkpoint's (model) */
 } MhaInput;
 
 /* Free the arrays of a weights struct and zero it. Safe on a zeroed struct. */

@@ -25,4 +25,9 @@ size_t memory_estimate(const MhaConfig *c, size_t json_bytes);
  * the loader counts it before parsing. */
 size_t memory_estimate_parsed(const MhaConfig *c, size_t parse_bytes);
 
+/* Bytes of one layer's input as loaded (x, the weights and the single
+ * head's): what each further layer of a file of "layers" adds while the
+ * layers wait their turn. */
+size_t memory_input(const MhaConfig *c);
+
 #endif

@@ -41,6 +41,20 @@ int input_load(const char *path, MhaInput *in, char *err, size_t errlen);
 int input_load_limits(const char *path, const InputLimits *lim, MhaInput *in, char *err,
                       size_t errlen);
 
+/* input_load_limits for a file of one layer or of several ("layers",
+ * docs/input.md): *in (malloc'd) gets *n layers, each with its own copy of
+ * the tokens; in a file of "layers", in[i].layer = i and in[i].n_layers =
+ * *n (0 in a file of one layer). Messages name the layer: "layers[1]: x:
+ * has 9 rows, expected 11 (T, the number of tokens)". Every layer is
+ * input_free'd, then *in freed, on failure too (*n is then 1 and in[0]
+ * holds only the warnings; *in is NULL when out of memory).
+ * input_load and input_parse refuse a file of "layers". */
+int input_load_layers(const char *path, const InputLimits *lim, MhaInput **in, int *n, char *err, size_t errlen);
+
+/* input_load_layers for JSON text in memory (as input_parse_limits). */
+int input_parse_layers(const char *text, size_t len, const char *name, const char *base_dir,
+                       const InputLimits *lim, MhaInput **in, int *n, char *err, size_t errlen);
+
 /* Same as input_load, for JSON text already in memory. name is used in
  * messages (e.g. the file name); base_dir resolves relative file references
  * (NULL: the current folder). */

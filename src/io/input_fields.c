@@ -551,7 +551,9 @@ int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *
     size_t n = count_items(emb), i = 0;
     EmbEntry *entries = malloc((n ? n : 1) * sizeof *entries); // (n) the table, sorted by token
     size_t T = count_items(tokens);
+    free(L->emb_of); /* another layer's, in a file of "layers" */
     L->emb_of = calloc(T, sizeof *L->emb_of);
+    L->emb_table = emb;
     if (!entries || !L->emb_of) {
         free(entries);
         return fail_nomem(L);

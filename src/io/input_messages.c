@@ -47,7 +47,8 @@ static const char *name_tail(const char *name)
 int fail(Loader *L, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(L->err, L->errlen, "%s%s: ", name_cut(L->name), name_tail(L->name));
+    int n = snprintf(L->err, L->errlen, "%s%s: %s%s", name_cut(L->name), name_tail(L->name),
+                     L->where ? L->where : "", L->where ? ": " : "");
     if (n < 0 || (size_t)n >= L->errlen)
         return MHAVIZ_EINPUT;
     va_start(ap, fmt);
@@ -66,7 +67,8 @@ void warn(Loader *L, const char *fmt, ...)
 {
     char line[512];
     va_list ap;
-    int n = snprintf(line, sizeof line, "warning: %s%s: ", name_cut(L->name), name_tail(L->name));
+    int n = snprintf(line, sizeof line, "warning: %s%s: %s%s", name_cut(L->name), name_tail(L->name),
+                     L->where ? L->where : "", L->where ? ": " : "");
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);

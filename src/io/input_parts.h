@@ -23,7 +23,10 @@ typedef struct {
     size_t warn_len, warn_cap;
     int nomem;            /* a warning could not be stored */
     const cJSON **emb_of; /* (T) each token's entry in "embeddings", or NULL */
+    const cJSON *emb_table; /* the "embeddings" emb_of was found in */
     MhaInput *in;         /* the input being read: the .npy files it maps go into in->maps */
+    const char *where;    /* the layer being read in a file of "layers" ("layers[1]"), or NULL:
+                           * every message and warning names it after the file */
 } Loader;
 
 /* What a dimension is, for messages: "8 (d_model)". */

@@ -66,11 +66,13 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 int report_write_variants(const char *dir, const Variant *v, int n, const GroupingRanking *ranks, char *err,
                           size_t errlen);
 
-/* The top of a run over several layers of a model: report.txt and
- * report.json in folder dir from summary s, the table of layers then the
- * heads worth a slide (report_model.c); in is one of the layers (its tokens
- * and in->model name the run); pred: the model's next tokens. Returns as report_write does. */
-int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred,
+/* The top of a run over several layers of a model or of a file's "layers":
+ * report.txt and report.json in folder dir from summary s, the table of
+ * layers then the heads worth a slide (report_model.c); in is one of the
+ * layers (its tokens, and in->model for a model); name: the model's or the
+ * file's; pred: the model's next tokens (NULL for a file). Returns as report_write does. */
+int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const char *name,
+                       const ModelPrediction *pred,
                        char *err, size_t errlen);
 
 /* The report's sentence about map m into line (len bytes): what it does,

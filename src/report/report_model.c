@@ -62,17 +62,29 @@ static int role_width(int r)
     return n > 5 ? n : 5;
 }
 
-static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred)
+/* A file's layers have no unembedding, so no next token: an empty
+ * prediction stands in for the model's. */
+static const ModelPrediction no_prediction = {0};
+
+static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const char *name, const ModelPrediction *pred)
 {
     const ModelSource *m = in->model;
-    fprintf(f, "mhaviz: %s (%s), %d of its %d layers, %d heads each, %d tokens\n", m->name, m->type, s->n,
-            m->n_layers, in->cfg.n_heads, in->cfg.T);
+    if (m)
+        fprintf(f, "mhaviz: %s (%s), %d of its %d layers, %d heads each, %d tokens\n", name, m->type, s->n,
+                m->n_layers, in->cfg.n_heads, in->cfg.T);
+    else
+        fprintf(f, "mhaviz: %s, %d of its %d layers, %d heads each, %d tokens\n", name, s->n, in->n_layers,
+                in->cfg.n_heads, in->cfg.T);
     fprintf(f, "Tokens:");
     for (int t = 0; t < in->cfg.T; t++) {
         char tok[64];
         fprintf(f, "%s%s", t ? " |" : " ", token_text(tok, sizeof tok, in->tokens[t]));
     }
-    fprintf(f, "\n\nThe model's next token after the text (its top %d, the probability it gives each):\n", pred->n);
+    fprintf(f, "\n");
+    if (!pred)
+        pred = &no_prediction;
+    else
+        fprintf(f, "\nThe model's next token after the text (its top %d, the probability it gives each):\n", pred->n);
     for (int k = 0; k < pred->n; k++) {
         char tok[64];
         fprintf(f, "  %d. %-16s %5.1f%%  (id %d, log-probability %.4f)\n", k + 1,
@@ -152,23 +164,41 @@ static void model_range(FILE *f, const char *name, const ChanceRange *r)
     fprintf(f, "]");
 }
 
-static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred)
+/* A file's layers: "model" null, "input" its name and size, no token ids
+ * and no prediction ("prediction" and "head_effects" null). */
+static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const char *name, const ModelPrediction *pred)
 {
     const ModelSource *m = in->model;
-    fprintf(f, "{\n  \"model\": {\"name\": ");
-    json_string(f, m->name);
-    fprintf(f, ", \"type\": ");
-    json_string(f, m->type);
-    fprintf(f, ", \"n_layers\": %d, \"n_heads\": %d, \"parameters\": %lld},\n  \"tokens\": [", m->n_layers,
-            in->cfg.n_heads, m->parameters);
+    if (m) {
+        fprintf(f, "{\n  \"model\": {\"name\": ");
+        json_string(f, name);
+        fprintf(f, ", \"type\": ");
+        json_string(f, m->type);
+        fprintf(f, ", \"n_layers\": %d, \"n_heads\": %d, \"parameters\": %lld},\n", m->n_layers, in->cfg.n_heads,
+                m->parameters);
+    } else {
+        fprintf(f, "{\n  \"model\": null,\n  \"input\": {\"name\": ");
+        json_string(f, name);
+        fprintf(f, ", \"n_layers\": %d, \"n_heads\": %d},\n", in->n_layers, in->cfg.n_heads);
+    }
+    fprintf(f, "  \"tokens\": [");
     for (int t = 0; t < in->cfg.T; t++) {
         fprintf(f, t ? ", " : "");
         json_string(f, in->tokens[t]);
     }
-    fprintf(f, "],\n  \"token_ids\": [");
-    for (int t = 0; t < in->cfg.T; t++)
-        fprintf(f, "%s%d", t ? ", " : "", m->token_ids[t]);
-    fprintf(f, "],\n  \"prediction\": [");
+    fprintf(f, "],\n");
+    if (m) {
+        fprintf(f, "  \"token_ids\": [");
+        for (int t = 0; t < in->cfg.T; t++)
+            fprintf(f, "%s%d", t ? ", " : "", m->token_ids[t]);
+        fprintf(f, "],\n");
+    }
+    if (!pred) {
+        pred = &no_prediction;
+        fprintf(f, "  \"prediction\": null");
+    } else {
+        fprintf(f, "  \"prediction\": [");
+    }
     for (int k = 0; k < pred->n; k++) {
         fprintf(f, "%s{\"id\": %d, \"token\": ", k ? ", " : "", pred->ids[k]);
         json_string(f, pred->text[k]);
@@ -176,7 +206,7 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
         json_number(f, pred->logprob[k]);
         fprintf(f, "}");
     }
-    fprintf(f, "],\n  \"head_effects\": %s", pred->effect ? "[" : "null");
+    fprintf(f, "%s,\n  \"head_effects\": %s", pred == &no_prediction ? "" : "]", pred->effect ? "[" : "null");
     for (int l = 0; pred->effect && l < pred->n_layers; l++) {
         fprintf(f, "%s[", l ? ", " : "");
         for (int h = 0; h < pred->n_heads; h++) {
@@ -221,20 +251,20 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
     fprintf(f, "  ]\n}\n");
 }
 
-int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred,
-                       char *err, size_t errlen)
+int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const char *name,
+                       const ModelPrediction *pred, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
     char *path = NULL;
     FILE *f = open_out(dir, "report.txt", &path, err, errlen, &rc);
     if (f) {
-        model_txt(f, s, in, pred);
+        model_txt(f, s, in, name, pred);
         rc = close_out(f, path, err, errlen);
     }
     free(path);
     path = NULL;
     if (rc == MHAVIZ_OK && (f = open_out(dir, "report.json", &path, err, errlen, &rc))) {
-        model_json(f, s, in, pred);
+        model_json(f, s, in, name, pred);
         rc = close_out(f, path, err, errlen);
     }
     free(path);

@@ -14,7 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query, Renderer *r, const OutDir *out, const VariantOptions *o,
+/* The layer's number: in the model, or in the file's "layers". */
+static int layer_number(const MhaInput *in)
+{
+    return in->model ? in->model->layer : in->layer;
+}
+
+int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction *pred, int query, Renderer *r, const OutDir *out, const VariantOptions *o,
                     Timing *tm, char *err, size_t errlen)
 {
     ModelSummary s;
@@ -30,7 +36,7 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
     for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
         Variant v = {0};
         char sub[32];
-        outdir_layer_folder(sub, sizeof sub, in[i].model->layer);
+        outdir_layer_folder(sub, sizeof sub, layer_number(&in[i]));
         if ((rc = variant_run(&v, &in[i], in[i].cfg.n_kv_heads, NULL, POOL_ALIGNED, query, in[i].title, tm, err,
                               errlen)) == MHAVIZ_OK) {
             /* chance's layers as sharp as this layer's heads depend on the layer: drawn for each */
@@ -40,7 +46,7 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
             v.chance = chance;
             if (chance_sharp(&v.chance, &in[i].cfg, in[i].tokens, in[i].has_single, heads_norm,
                              v.measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK ||
-                model_summary_add(&s, &v, in[i].model->layer) != MHAVIZ_OK)
+                model_summary_add(&s, &v, layer_number(&in[i])) != MHAVIZ_OK)
                 rc = MHAVIZ_ENOMEM;
         }
         if (rc == MHAVIZ_OK) {
@@ -56,19 +62,19 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
     if (rc == MHAVIZ_OK) {
         timing_phase(tm, TIMING_RENDER);
         char *path = outdir_path(out, "model_overview.png");
-        rc = path ? model_overview_draw(r, path, &s, in[0].model->name, in[0].cfg.T, in[0].cfg.causal, err, errlen)
+        rc = path ? model_overview_draw(r, path, &s, name, in[0].cfg.T, in[0].cfg.causal, err, errlen)
                   : draw_nomem(err, errlen, "model_overview.png");
         free(path);
     }
     if (rc == MHAVIZ_OK) {
         char *path = outdir_path(out, "layers.png");
-        rc = path ? layers_chart_draw(r, path, &s, in[0].model->name, err, errlen)
+        rc = path ? layers_chart_draw(r, path, &s, name, err, errlen)
                   : draw_nomem(err, errlen, "layers.png");
         free(path);
     }
     if (rc == MHAVIZ_OK) {
         timing_phase(tm, TIMING_WRITE);
-        rc = report_write_model(out->tmp, &s, &in[0], pred, err, errlen);
+        rc = report_write_model(out->tmp, &s, &in[0], name, pred, err, errlen);
     }
     model_summary_free(&s);
     return rc;

@@ -15,12 +15,14 @@
 #include <stddef.h>
 
 /* Run and write the n layers in (one forward's, checkpoint/model.h: each
- * in[i].model names its layer) into out; pred: the model's next tokens, for the report. query: the token of query_NN.png,
+ * in[i].model names its layer; or a file's "layers", io/input.h: in[i].layer)
+ * into out; name: the model's or the file's, for the pictures and the report;
+ * pred: the model's next tokens, for the report (NULL for a file). query: the token of query_NN.png,
  * -1 for each layer's default. in[1..n) are freed as they are written;
  * in[0] names the run at the top and stays the caller's. Returns
  * MHAVIZ_OK, MHAVIZ_EINPUT, MHAVIZ_EIO (err names the file) or
  * MHAVIZ_ENOMEM. */
-int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query, Renderer *r, const OutDir *out, const VariantOptions *o,
+int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction *pred, int query, Renderer *r, const OutDir *out, const VariantOptions *o,
                     Timing *tm, char *err, size_t errlen);
 
 #endif

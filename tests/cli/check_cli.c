@@ -366,6 +366,10 @@ static const struct {
     {"W_Q_typo.json", "missing \"W_q\""},
     {"npy_wrong_shape.json", "W_k_4x3.npy: shape (4, 3) (expected shape (4, 4)"},
     {"npy_truncated.json", "truncated.npy: 58 bytes of data"},
+    {"layers_x_rows.json", "layers_x_rows.json: layers[1]: x: has 3 rows, expected 4 (T, the number of tokens)"},
+    {"layers_d_model_differs.json", "layers_d_model_differs.json: layers[1]: d_model: 2, but layers[0] has 4"},
+    {"layers_empty.json", "layers_empty.json: layers: the array is empty"},
+    {"layers_mixed.json", "layers_mixed.json: d_model: a layer's key beside \"layers\""},
 };
 
 START_TEST(bad_input_exits_1)

@@ -401,7 +401,30 @@ START_TEST(model_usage_refused)
 }
 END_TEST
 
-/* --text or --layer with a JSON input: exit 2. */
+/* A head whose role is "split" has its colour and letter in the grid: on
+ * SENTENCE, gpt2_vocab's L0H0 and L1H1 are split (the grid once had no
+ * entry for the role and the run crashed drawing it). */
+START_TEST(split_head_in_the_grid)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    run(r, (const char *[]){"-q", "--text", SENTENCE, "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    assert_slide(r, "model_mhaviz/model_overview.png");
+    cJSON *top = read_json(r, "model_mhaviz/report.json");
+    int split = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, item(top, "layers")) {
+        const cJSON *n = cJSON_GetObjectItem(item(l, "roles"), "split");
+        split += n ? n->valueint : 0;
+    }
+    ck_assert_int_ge(split, 1);
+    cJSON_Delete(top);
+    done(r);
+}
+END_TEST
+
+/* --text with a JSON input: exit 2. */
 START_TEST(text_needs_a_model_folder)
 {
     Run *r = calloc(1, sizeof *r);
@@ -410,7 +433,7 @@ START_TEST(text_needs_a_model_folder)
     ck_assert_ptr_nonnull(realpath("tests/data/good/small_x.json", in));
     run(r, (const char *[]){"-q", "--text", "a b", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
-    ck_assert_msg(strstr(r->err, "--text and --layer are for a model folder"), "%s", r->err);
+    ck_assert_msg(strstr(r->err, "--text is for a model folder"), "%s", r->err);
     ck_assert_int_eq(written(r), 0);
     done(r);
 }
@@ -523,6 +546,7 @@ Suite *model_cli_suite(void)
     tcase_add_test(tc, gpt2_layer_runs_and_names_the_model);
     tcase_add_test(tc, llama_layer_takes_every_option);
     tcase_add_test(tc, every_layer_by_default);
+    tcase_add_test(tc, split_head_in_the_grid);
     tcase_add_loop_test(tc, model_usage_refused, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
     tcase_add_test(tc, text_needs_a_model_folder);
     tcase_add_loop_test(tc, bad_checkpoint_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define DIR "samples/trained"
 static const char *const TEXTS[] = {"lesson1", "story"};
@@ -129,6 +130,37 @@ START_TEST(training_made_an_induction_head)
 }
 END_TEST
 
+/* story.json holds the story's two layers in one file ("layers"): each
+ * layer the same tokens, shapes, x and weights as story_layer<L>.json. */
+START_TEST(story_json_holds_both_layers)
+{
+    char err[MHAVIZ_ERRLEN];
+    MhaInput *all = NULL;
+    int n = 0;
+    ck_assert_msg(input_load_layers(DIR "/story.json", NULL, &all, &n, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        Layer l;
+        run_layer("story", i + 1, &l);
+        const MhaConfig *a = &all[i].cfg, *b = &l.in.cfg;
+        ck_assert(a->T == b->T && a->d_model == b->d_model && a->n_heads == b->n_heads &&
+                  a->n_kv_heads == b->n_kv_heads && a->causal == b->causal);
+        for (int t = 0; t < a->T; t++)
+            ck_assert_str_eq(all[i].tokens[t], l.in.tokens[t]);
+        const size_t xd = (size_t)a->T * a->d_model * sizeof(float), dd = (size_t)a->d_model * a->d_model * sizeof(float);
+        ck_assert_int_eq(memcmp(all[i].x, l.in.x, xd), 0);
+        const float *mine[] = {all[i].w.W_q, all[i].w.W_k, all[i].w.W_v, all[i].w.W_o};
+        const float *theirs[] = {l.in.w.W_q, l.in.w.W_k, l.in.w.W_v, l.in.w.W_o};
+        for (int k = 0; k < 4; k++)
+            ck_assert_int_eq(memcmp(mine[k], theirs[k], dd), 0);
+        ck_assert_int_eq(memcmp(all[i].w.b_o, l.in.w.b_o, (size_t)a->d_model * sizeof(float)), 0);
+        layer_free(&l);
+        input_free(&all[i]);
+    }
+    free(all);
+}
+END_TEST
+
 Suite *trained_suite(void)
 {
     Suite *s = suite_create("trained");
@@ -137,6 +169,7 @@ Suite *trained_suite(void)
     tcase_add_loop_test(tc, layer2_x_is_the_residual_stream, 0, 2);
     tcase_add_loop_test(tc, training_made_a_previous_token_head, 0, 2);
     tcase_add_test(tc, training_made_an_induction_head);
+    tcase_add_test(tc, story_json_holds_both_layers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -126,25 +126,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[MHAVIZ_ERRLEN];
     err[0] = '\0';
-    MhaInput in;
-    memset(&in, 0xA5, sizeof in); /* input_parse must not rely on a zeroed struct */
+    MhaInput *in = NULL;
+    int n = 0;
     /* base_dir names a folder that does not exist: fuzz bytes never make the
      * loader open a real file. No NUL after the bytes: the loader must stay
-     * within len. */
+     * within len. A file of "layers" gives several inputs, each run. */
     InputLimits lim;
     input_default_limits(&lim);
     lim.max_memory_bytes = (size_t)FUZZ_MAX_MEMORY_MB << 20;
-    int rc = input_parse_limits((const char *)data, size, "fuzz.json", "/nonexistent-mhaviz-fuzz",
-                                &lim, &in, err, sizeof err);
+    int rc = input_parse_layers((const char *)data, size, "fuzz.json", "/nonexistent-mhaviz-fuzz", &lim, &in, &n,
+                                err, sizeof err);
     FUZZ_ASSERT(rc == MHAVIZ_OK || rc == MHAVIZ_EINPUT || rc == MHAVIZ_ENOMEM || rc == MHAVIZ_EIO,
                 "a documented status");
     FUZZ_ASSERT(memchr(err, '\0', sizeof err) != NULL, "err is NUL-terminated");
+    FUZZ_ASSERT(in != NULL || rc == MHAVIZ_ENOMEM, "inputs unless out of memory");
     if (rc != MHAVIZ_OK) {
         FUZZ_ASSERT(err[0] != '\0', "a failure comes with a message");
+        FUZZ_ASSERT(n == 1 && (!in || (!in->x && !in->tokens)), "a failure keeps only the warnings");
     } else {
-        check_config(&in);
-        run_forward(&in, size ? data[size - 1] % in.cfg.n_kv_heads + 1 : in.cfg.n_kv_heads);
+        FUZZ_ASSERT(n >= 1, "at least one layer");
+        for (int i = 0; i < n; i++) {
+            FUZZ_ASSERT(in[i].cfg.T == in[0].cfg.T && in[i].cfg.d_model == in[0].cfg.d_model &&
+                            in[i].cfg.n_heads == in[0].cfg.n_heads,
+                        "every layer of a file has the first one's shape");
+            check_config(&in[i]);
+            run_forward(&in[i], size ? data[size - 1] % in[i].cfg.n_kv_heads + 1 : in[i].cfg.n_kv_heads);
+        }
     }
-    input_free(&in);
+    for (int i = 0; in && i < n; i++)
+        input_free(&in[i]);
+    free(in);
     return 0;
 }

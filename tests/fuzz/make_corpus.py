@@ -58,6 +58,10 @@ d["single_head"] = {"W_q": mat(4, 4, 6), "W_k": mat(4, 4, 7), "W_v": mat(4, 4, 8
 valid["single_head"] = d
 d = base(); d["tokens"] = ["", "\u00e9t\u00e9", "\U0001F600"]; valid["unicode_tokens"] = d
 d = base(); d["W_Q"] = 1; d["comment"] = "unknown keys warn"; valid["unknown_keys"] = d
+# several layers over one token sequence: the tokens once, each layer its own x
+layer = {k: v for k, v in base().items() if k != "tokens"}
+valid["layers"] = {"tokens": base()["tokens"], "title": "two layers",
+                   "layers": [layer, dict(layer, x=mat(3, 4, 6), W_q=mat(4, 4, 7))]}
 
 broken = {}
 good = dump(base())
@@ -87,6 +91,8 @@ d = base(); d["n_heads"] = -2; broken["negative_heads"] = dump(d)
 d = base(); d["causal"] = 1; broken["causal_not_bool"] = dump(d)
 d = base(); d["weight_layout"] = "W@X"; broken["bad_layout"] = dump(d)
 d = base(); d["tokens"] = []; broken["no_tokens"] = dump(d)
+d = json.loads(dump(valid["layers"])); d["layers"][1]["x"] = d["layers"][1]["x"][:2]; broken["layers_x_rows"] = dump(d)
+d = json.loads(dump(valid["layers"])); d["layers"][1]["n_heads"] = 1; broken["layers_n_heads"] = dump(d)
 broken["deep_nesting"] = b'{"tokens":' + b"[" * 5000 + b"]" * 5000 + b"}"
 broken["invalid_utf8_token"] = good.replace(b'"cat"', b'"c\xffat"')
 broken["nul_in_token"] = good.replace(b'"cat"', b'"c\\u0000at"')

@@ -523,6 +523,13 @@ static const BadCase BAD[] = {
     {"training_readout_short.json", "training.by_readout.previous token.single_head: 1 numbers for 2 seeds (one loss per seed)"},
     {"training_readout_twice.json", "training.by_readout.first token: given twice; keep one"},
     {"training_readout_unknown_key.json", "training.by_readout.first token: missing \"single_head\" (one loss per seed)"},
+    /* a file of "layers": the layer named, and the first layer's shape */
+    {"layers_x_rows.json", "layers[1]: x: has 3 rows, expected 4 (T, the number of tokens)"},
+    {"layers_d_model_differs.json", "layers[1]: d_model: 2, but layers[0] has 4; every layer of a file has the same shape"},
+    {"layers_n_heads_differs.json", "layers[1]: n_heads: 1, but layers[0] has 2; every layer of a file has the same shape"},
+    {"layers_empty.json", "layers: the array is empty; give at least one layer object"},
+    {"layers_mixed.json", "d_model: a layer's key beside \"layers\"; give it inside each layer (layers[0].d_model, ...)"},
+    {"layers_tokens_inside.json", "layers[0]: tokens: every layer reads the same tokens; give them once, beside \"layers\""},
 };
 #define N_BAD ((int)(sizeof BAD / sizeof BAD[0]))
 
@@ -788,11 +795,63 @@ START_TEST(long_file_names_keep_the_message)
 }
 END_TEST
 
+/* A file of "layers": each layer as the same layer in a file of its own
+ * (layers_small_1.json is layers[1] of layers_small.json with the tokens),
+ * the tokens copied into each, the file's title kept by a layer without
+ * its own; the one-layer calls refuse the file. */
+START_TEST(layers_file_loads_each_layer)
+{
+    char err[MHAVIZ_ERRLEN] = "";
+    MhaInput *in = NULL, one;
+    int n = 0;
+    ck_assert_int_eq(input_load_layers(DATA "good/layers_small.json", NULL, &in, &n, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(input_load(DATA "good/layers_small_1.json", &one, err, sizeof err), MHAVIZ_OK);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(in[i].layer, i);
+        ck_assert_int_eq(in[i].n_layers, 2);
+        ck_assert_int_eq(in[i].cfg.T, 4);
+        ck_assert_str_eq(in[i].tokens[3], "down");
+    }
+    ck_assert_ptr_ne(in[0].tokens, in[1].tokens);
+    ck_assert_int_eq(one.n_layers, 0);
+    const size_t d = 4 * 4 * sizeof(float);
+    ck_assert_int_eq(memcmp(in[1].x, one.x, d), 0);
+    ck_assert_int_eq(memcmp(in[1].w.W_q, one.w.W_q, d), 0);
+    ck_assert_int_eq(memcmp(in[1].w.W_o, one.w.W_o, d), 0);
+    ck_assert_int_ne(memcmp(in[0].x, one.x, d), 0);
+    input_free(&one);
+    for (int i = 0; i < n; i++)
+        input_free(&in[i]);
+    free(in);
+
+    const char *titled = "{\"tokens\": [\"a\"], \"title\": \"both\", \"layers\": ["
+                         "{\"d_model\": 1, \"n_heads\": 1, \"x\": [[1]], \"W_q\": [[1]], \"W_k\": [[1]], \"W_v\": [[1]], \"W_o\": [[1]]},"
+                         "{\"title\": \"own\", \"d_model\": 1, \"n_heads\": 1, \"x\": [[2]], \"W_q\": [[1]], \"W_k\": [[1]], "
+                         "\"W_v\": [[1]], \"W_o\": [[1]], \"W_Q\": 0}]}";
+    ck_assert_int_eq(input_parse_layers(titled, strlen(titled), "t.json", NULL, NULL, &in, &n, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(in[0].title, "both");
+    ck_assert_str_eq(in[1].title, "own");
+    ck_assert_msg(in[0].warnings && strstr(in[0].warnings, "t.json: layers[1]: unknown key \"W_Q\" ignored"), "%s",
+                  in[0].warnings ? in[0].warnings : "(none)");
+    for (int i = 0; i < n; i++)
+        input_free(&in[i]);
+    free(in);
+
+    ck_assert_int_eq(input_parse(titled, strlen(titled), "t.json", NULL, &one, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_msg(strstr(err, "t.json: layers: a file of 2 layers, where one layer was expected"), "%s", err);
+    ck_assert_ptr_null(one.x);
+    input_free(&one);
+}
+END_TEST
+
 Suite *input_suite(void)
 {
     Suite *s = suite_create("input");
     TCase *tc = tcase_create("good");
     tcase_add_test(tc, small_x_loads);
+    tcase_add_test(tc, layers_file_loads_each_layer);
     tcase_add_test(tc, long_file_names_keep_the_message);
     tcase_add_test(tc, w_at_x_is_transposed);
     tcase_add_test(tc, embeddings_sinusoidal);

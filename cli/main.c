@@ -16,6 +16,7 @@
 #include "checkpoint/model_config.h"
 #include "draw/draw.h"
 #include "init_cmd.h"
+#include "head_list.h"
 #include "layer_list.h"
 #include "io/input.h"
 #include "io/outdir.h"
@@ -66,6 +67,8 @@ typedef struct {
     int svg;             /* --svg: every picture also as SVG */
     const char *quiz;    /* --quiz: the teacher's questions for lesson.html; NULL = none */
     int head_effects;    /* --head-effects: each head of the model switched off in turn (several layers) */
+    const char *ablate;  /* --ablate: heads switched off for a second prediction ("0.3,5.1"); NULL = none */
+    int repeat;          /* --repeat: the sentence's tokens twice (the induction demo) */
     int timing;          /* --timing */
     const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
@@ -92,6 +95,10 @@ static void usage(FILE *f)
         "                     \"_mhaviz\" or \"_layersLAYERS_mhaviz\")\n"
         "      --head-effects with several layers: how much each head's output moves the\n"
         "                     model's top next token (one forward per head of the model)\n"
+        "      --ablate HEADS with several layers: also the prediction with these heads\n"
+        "                     switched off, as LAYER.HEAD (5.1) or a list (0.3,5.1)\n"
+        "      --repeat       the sentence's tokens twice over (the BOS once): induction\n"
+        "                     heads show on the second copy (a model run only)\n"
         "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
@@ -242,7 +249,8 @@ static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
            OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML, OPT_QUIZ,
-           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG, OPT_POOL, OPT_HEAD_EFFECTS };
+           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG, OPT_POOL, OPT_HEAD_EFFECTS,
+           OPT_ABLATE, OPT_REPEAT };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -270,6 +278,8 @@ static void parse_args(int argc, char **argv, Options *o)
         {"svg", no_argument, NULL, OPT_SVG},
         {"quiz", required_argument, NULL, OPT_QUIZ},
         {"head-effects", no_argument, NULL, OPT_HEAD_EFFECTS},
+        {"ablate", required_argument, NULL, OPT_ABLATE},
+        {"repeat", no_argument, NULL, OPT_REPEAT},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -297,6 +307,8 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_NO_HTML: o->no_html = 1; break;
         case OPT_TEXT: o->text = optarg; break;
         case OPT_HEAD_EFFECTS: o->head_effects = 1; break;
+        case OPT_ABLATE: o->ablate = optarg; break; /* read once the model's heads are known */
+        case OPT_REPEAT: o->repeat = 1; break;
         case OPT_LAYER: o->layer = optarg; break; /* read once the model's layers are known */
         case OPT_SVG: o->svg = 1; break;
         case OPT_QUIZ: o->quiz = optarg; break; /* read and checked before the input */
@@ -338,9 +350,9 @@ static void parse_args(int argc, char **argv, Options *o)
     struct stat sb;
     snprintf(config, sizeof config, "%s/config.json", o->input);
     o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
-    if (!o->model && (o->text || o->layer))
-        usage_error("--text and --layer are for a model folder (one holding config.json); '%s' is not one",
-                    o->input);
+    if (!o->model && (o->text || o->layer || o->ablate || o->repeat))
+        usage_error("--text, --layer, --ablate and --repeat are for a model folder (one holding config.json); "
+                    "'%s' is not one", o->input);
     if (o->model && !o->text)
         usage_error("'%s' is a model folder: give the sentence it reads with --text TEXT", o->input);
 }
@@ -373,12 +385,30 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
                  "Try 'mhaviz --help'.");
         return MHAVIZ_EUSAGE;
     }
-    if (!(*in = calloc((size_t)*n, sizeof **in))) {
+    /* --ablate: the heads switched off for the second prediction, (n_layers, n_heads) 1: off. */
+    unsigned char *off = NULL;
+    if (o->ablate && !*many) {
+        free(layers);
+        snprintf(err, errlen, "--ablate changes the model's prediction, which a run over several layers reports "
+                 "(leave out --layer, or list several)\nTry 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    if (o->ablate && !(off = malloc((size_t)c.n_layers * c.n_heads))) {
         free(layers);
         return MHAVIZ_ENOMEM;
     }
-    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, o->head_effects, err, errlen);
-    free(layers);
+    if (off && head_list_parse(o->ablate, c.n_layers, c.n_heads, o->input, off, err, errlen) != 0) {
+        free(layers), free(off);
+        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    if (!(*in = calloc((size_t)*n, sizeof **in))) {
+        free(layers), free(off);
+        return MHAVIZ_ENOMEM;
+    }
+    const ModelAsk ask = {o->head_effects, off, o->repeat};
+    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, &ask, err, errlen);
+    free(layers), free(off);
     return rc;
 }
 

@@ -410,7 +410,138 @@ START_TEST(text_needs_a_model_folder)
     ck_assert_ptr_nonnull(realpath("tests/data/good/small_x.json", in));
     run(r, (const char *[]){"-q", "--text", "a b", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
-    ck_assert_msg(strstr(r->err, "--text and --layer are for a model folder"), "%s", r->err);
+    ck_assert_msg(strstr(r->err, "--text, --layer, --ablate and --repeat are for a model folder"), "%s", r->err);
+    ck_assert_int_eq(written(r), 0);
+    run(r, (const char *[]){"-q", "--repeat", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "are for a model folder"), "exit %d: %s", r->status,
+                  r->err);
+    ck_assert_int_eq(written(r), 0);
+    done(r);
+}
+END_TEST
+
+/* --ablate: one head off gives the change --head-effects gives it (the same
+ * forward; their values against torch: check_model_ref.c, several heads at
+ * once included), two heads off their own top 5, listed in report.json's
+ * "ablated" and report.txt. */
+START_TEST(ablate_writes_the_prediction_with_heads_off)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    run(r, (const char *[]){"-q", "--head-effects", "--ablate", "0.1", "--text", SENTENCE, "-o", "one", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cJSON *one = read_json(r, "one/report.json");
+    const cJSON *ab = item(one, "ablated");
+    const double l0h1 = cJSON_GetArrayItem(cJSON_GetArrayItem(item(one, "head_effects"), 0), 1)->valuedouble;
+    ck_assert_double_eq_tol(item(ab, "top_change")->valuedouble, l0h1, 1e-9);
+    ck_assert_double_eq_tol(item(ab, "top_logprob")->valuedouble,
+                            item(cJSON_GetArrayItem(item(one, "prediction"), 0), "logprob")->valuedouble + l0h1, 1e-8);
+    /* leans_on: the heads below -effect_matters, the most first */
+    const double matters = item(one, "effect_matters")->valuedouble;
+    double prev = -1e300;
+    int n_matter = 0;
+    const cJSON *row, *e;
+    cJSON_ArrayForEach(row, item(one, "head_effects")) cJSON_ArrayForEach(e, row) n_matter += e->valuedouble < -matters;
+    ck_assert_int_eq(cJSON_GetArraySize(item(one, "leans_on")), n_matter < 5 ? n_matter : 5);
+    cJSON_ArrayForEach(e, item(one, "leans_on")) {
+        ck_assert(item(e, "effect")->valuedouble < -matters && item(e, "effect")->valuedouble >= prev);
+        prev = item(e, "effect")->valuedouble;
+    }
+    cJSON_Delete(one);
+
+    run(r, (const char *[]){"-q", "--ablate", "1.0,0.1", "--text", SENTENCE, "-o", "two", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cJSON *two = read_json(r, "two/report.json");
+    ab = item(two, "ablated");
+    ck_assert_int_eq(cJSON_GetArraySize(item(ab, "heads")), 2);
+    ck_assert_int_eq((int)cJSON_GetArrayItem(cJSON_GetArrayItem(item(ab, "heads"), 0), 0)->valuedouble, 0);
+    ck_assert_int_eq((int)cJSON_GetArrayItem(cJSON_GetArrayItem(item(ab, "heads"), 1), 0)->valuedouble, 1);
+    const cJSON *pred = item(ab, "prediction");
+    ck_assert_int_eq(cJSON_GetArraySize(pred), 5);
+    for (int k = 1; k < 5; k++)
+        ck_assert(item(cJSON_GetArrayItem(pred, k), "logprob")->valuedouble <=
+                  item(cJSON_GetArrayItem(pred, k - 1), "logprob")->valuedouble);
+    ck_assert(cJSON_IsNull(item(two, "head_effects")));
+    ck_assert_int_eq(cJSON_GetArraySize(item(two, "leans_on")), 0);
+    cJSON_Delete(two);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/two/report.txt", r->dir);
+    char *txt = slurp(path, NULL);
+    ck_assert_msg(strstr(txt, "With heads L0H1, L1H0 switched off together"), "%s", txt);
+    free(txt);
+    done(r);
+}
+END_TEST
+
+/* Bad --ablate values (gpt2_vocab: 2 layers of 2 heads): exit 2 naming the item, nothing written. */
+static const struct {
+    const char *spec;
+    const char *layer; /* --layer, or NULL */
+    const char *msg;
+} ABLATE[] = {
+    {"2.0", NULL, "--ablate 2.0: '2.0': layer 2 is not in the model"},
+    {"0.1,1.2", NULL, "--ablate 0.1,1.2: '1.2': head 2 is not in the model"},
+    {"0.1,0.1", NULL, "--ablate 0.1,0.1 lists head 0.1 twice"},
+    {"x", NULL, "--ablate x: 'x' is not a head (LAYER.HEAD"},
+    {"0", NULL, "--ablate 0: '0' is not a head"},
+    {"0.1,", NULL, "--ablate 0.1,: '' is not a head"},
+    {".1", NULL, "--ablate .1: '.1' is not a head"},
+    {"0.1.1", NULL, "--ablate 0.1.1: '0.1.1' is not a head"},
+    {"-1.0", NULL, "--ablate -1.0: '-1.0' is not a head"},
+    {"0.1", "1", "--ablate changes the model's prediction, which a run over several layers reports"},
+};
+
+START_TEST(ablate_refused)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    const char *args[10] = {"-q", "--text", SENTENCE, "--ablate", ABLATE[_i].spec};
+    int n = 5;
+    if (ABLATE[_i].layer) {
+        args[n++] = "--layer";
+        args[n++] = ABLATE[_i].layer;
+    }
+    args[n++] = "MODEL";
+    args[n] = NULL;
+    run(r, args);
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, ABLATE[_i].msg), "'%s' lacks '%s'", r->err, ABLATE[_i].msg);
+    ck_assert_int_eq(written(r), 0);
+    done(r);
+}
+END_TEST
+
+/* --repeat: the sentence's tokens twice, Llama 2's BOS (1) once; over the
+ * model's positions (n_positions 20 for GPT-2's 14 tokens: 28) exit 1
+ * naming config.json's field and --repeat, nothing written. */
+START_TEST(repeat_doubles_the_tokens)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "llama2_vocab", "llama2");
+    run(r, (const char *[]){"-q", "--text", SENTENCE, "--layer", "1", "-o", "once", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    run(r, (const char *[]){"-q", "--repeat", "--text", SENTENCE, "--layer", "1", "-o", "twice", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cJSON *once = read_json(r, "once/report.json"), *twice = read_json(r, "twice/report.json");
+    const cJSON *a = item(once, "token_ids"), *b = item(twice, "token_ids");
+    const int n = cJSON_GetArraySize(a);
+    ck_assert_int_eq((int)cJSON_GetArrayItem(a, 0)->valuedouble, 1);
+    ck_assert_int_eq(cJSON_GetArraySize(b), 2 * n - 1);
+    for (int t = 0; t < 2 * n - 1; t++) {
+        const int want = t < n ? (int)cJSON_GetArrayItem(a, t)->valuedouble
+                               : (int)cJSON_GetArrayItem(a, t - n + 1)->valuedouble;
+        ck_assert_int_eq((int)cJSON_GetArrayItem(b, t)->valuedouble, want);
+    }
+    cJSON_Delete(once), cJSON_Delete(twice);
+    done(r);
+
+    r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    edit_config(r, "n_positions", "20");
+    run(r, (const char *[]){"-q", "--repeat", "--text", SENTENCE, "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "config.json: the text has 28 tokens (--repeat: its 14 own tokens twice); the model "
+                                 "takes 1 to 20 (\"n_positions\")"), "%s", r->err);
     ck_assert_int_eq(written(r), 0);
     done(r);
 }
@@ -525,6 +656,9 @@ Suite *model_cli_suite(void)
     tcase_add_test(tc, every_layer_by_default);
     tcase_add_loop_test(tc, model_usage_refused, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
     tcase_add_test(tc, text_needs_a_model_folder);
+    tcase_add_test(tc, ablate_writes_the_prediction_with_heads_off);
+    tcase_add_loop_test(tc, ablate_refused, 0, (int)(sizeof ABLATE / sizeof ABLATE[0]));
+    tcase_add_test(tc, repeat_doubles_the_tokens);
     tcase_add_loop_test(tc, bad_checkpoint_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
     suite_add_tcase(s, tc);
     return s;

@@ -118,7 +118,9 @@ static void usage(FILE *f)
         "                     only past %d M numbers in all)\n"
         "      --no-html      do not write lesson.html (the interactive page with the quiz)\n"
         "      --quiz FILE    add your own questions to lesson.html's quiz (a JSON file:\n"
-        "                     see docs/lesson.md)\n"
+        "                     see docs/lesson.md)\n",
+        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20));
+    fprintf(f,
         "\n"
         "Pictures:\n"
         "      --cmap NAME    viridis (default), magma, cividis or gray\n"
@@ -141,7 +143,7 @@ static void usage(FILE *f)
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",
-        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20), SLIDE_W, SLIDE_H);
+        SLIDE_W, SLIDE_H);
 }
 
 static _Noreturn void usage_error(const char *fmt, const char *arg)

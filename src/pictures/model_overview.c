@@ -74,7 +74,10 @@ int model_overview_draw(const Renderer *r, const char *path, const ModelSummary 
     snprintf(a, sizeof a, "%s: every head of %d layer%s (%d head%s each)", name, L, L == 1 ? "" : "s", H,
              H == 1 ? "" : "s");
     figure_text(&f, a, TITLE_PX, SLIDE_W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
-    if (s->block > 1)
+    if (s->sentences > 1) /* --text-file: the letters from every sentence, the maps from the first */
+        snprintf(a, sizeof a, "roles over %d sentences (each head's rows of all of them); the maps: the first "
+                 "sentence's, T = %d%s", s->sentences, T, s->block > 1 ? ", in blocks" : "");
+    else if (s->block > 1)
         snprintf(a, sizeof a, "T = %d tokens; each pixel of a map: the mean of a block of %d \xc3\x97 %d tokens' "
                  "visible weights", T, s->block, s->block);
     else

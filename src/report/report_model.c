@@ -156,6 +156,11 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const 
     fprintf(f, "\n\nThe model's next token after the text (its top %d, the probability it gives each):\n", pred->n);
     top_list(f, pred->n, pred->ids, pred->logprob, pred->text);
     prediction_txt(f, pred);
+    if (s->sentences > 1)
+        fprintf(f, "\nOver %d sentences (--text-file): each head's role and the heads worth a slide rest on its\n"
+                   "rows of every sentence, pooled, by the rule one map's role follows. The tokens above, the\n"
+                   "prediction, the maps (model_overview.png, layer_NN/), kept, lost and blur are the first\n"
+                   "sentence's, and layer_NN/report.txt gives the roles in it alone.\n", s->sentences);
     fprintf(f, "\nLayers (each layer's pictures and report: layer_NN/)\n");
     fprintf(f, "  roles: how many heads have each role; kept: the heads' relation rows the wide head\n"
                "  built from the layer kept, of all; lost: those it gave less than a quarter of its row\n"
@@ -187,6 +192,10 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const 
         if (b->layer < 0)
             fprintf(f, "  %s: no head holds it in %d rows or more (%d rows could show it)\n", measures_role_name(p),
                     MEASURES_MIN_ROLE_ROWS, b->rows);
+        else if (s->sentences > 1)
+            fprintf(f, "  L%dH%d %s: %d of %d rows over %d sentences %s (mean share %.2f%s)\n", b->layer,
+                    b->head, measures_role_name(p), b->shown, b->rows, s->sentences, slide_where(p), b->share,
+                    b->is_role ? "; its role" : "; not its role");
         else
             fprintf(f, "  L%dH%d %s: %d of %d rows %s (mean share %.2f%s)\n", b->layer, b->head,
                     measures_role_name(p), b->shown, b->rows, slide_where(p), b->share,
@@ -235,7 +244,7 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
         fprintf(f, t ? ", " : "");
         json_string(f, in->tokens[t]);
     }
-    fprintf(f, "],\n  \"token_ids\": [");
+    fprintf(f, "],\n  \"sentences\": %d,\n  \"token_ids\": [", s->sentences);
     for (int t = 0; t < in->cfg.T; t++)
         fprintf(f, "%s%d", t ? ", " : "", m->token_ids[t]);
     fprintf(f, "],\n  \"prediction\": ");
@@ -289,7 +298,10 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
                 fprintf(f, "%s\"%s\": %d", first ? "" : ", ", measures_role_name(r), l->roles[r]);
                 first = 0;
             }
-        fprintf(f, "}, \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->lost);
+        fprintf(f, "}, \"head_roles\": [");
+        for (int h = 0; h < l->n_heads; h++)
+            fprintf(f, "%s\"%s\"", h ? ", " : "", measures_role_name(l->head_role[h]));
+        fprintf(f, "], \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->lost);
         json_number(f, l->blur);
         fprintf(f, ", \"chance\": {\"draws\": %d", l->draws);
         model_range(f, "blur", &l->blur_r);

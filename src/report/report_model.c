@@ -88,7 +88,7 @@ static void prediction_txt(FILE *f, const ModelPrediction *pred)
             fprintf(f, "  (%d heads lower it by more than %.2f; the %d that lower it most)\n", n_matter,
                     MODEL_EFFECT_MATTERS, n_shown);
         else if (n_shown > 0)
-            fprintf(f, "  (the heads that lower it by more than %.2f; every other head changes it less)\n",
+            fprintf(f, "  (the heads that lower it by more than %.2f; no other head lowers it as much)\n",
                     MODEL_EFFECT_MATTERS);
     }
     if (pred->off) {

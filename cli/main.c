@@ -16,10 +16,12 @@
 #include "checkpoint/model_config.h"
 #include "draw/draw.h"
 #include "init_cmd.h"
+#include "head_list.h"
 #include "layer_list.h"
 #include "io/input.h"
 #include "io/outdir.h"
 #include "io/quiz_file.h"
+#include "io/sentences.h"
 #include "models/chance_draw.h"
 #include "pictures/pull_slide.h"
 #include "pictures/render.h"
@@ -66,6 +68,9 @@ typedef struct {
     int svg;             /* --svg: every picture also as SVG */
     const char *quiz;    /* --quiz: the teacher's questions for lesson.html; NULL = none */
     int head_effects;    /* --head-effects: each head of the model switched off in turn (several layers) */
+    const char *ablate;  /* --ablate: heads switched off for a second prediction ("0.3,5.1"); NULL = none */
+    int repeat;          /* --repeat: the sentence's tokens twice (the induction demo) */
+    const char *text_file; /* --text-file: sentences, one a line, whose rows the roles rest on; NULL = none */
     int timing;          /* --timing */
     const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
@@ -84,6 +89,8 @@ static void usage(FILE *f)
         "report comparing them.\n"
         "\n"
         "      --text TEXT    the sentence the model reads (a model run only)\n"
+        "      --text-file FILE  sentences, one a line, instead: each head's role over\n"
+        "                     all of them; the pictures show the first sentence's maps\n"
         "      --layer LAYERS the model's layers to show, counted from 0: one (5), a range\n"
         "                     (3-6) or a list (0,5,11); default: every layer. Several: each\n"
         "                     in a sub-folder layer_NN/, the table of layers at the top.\n"
@@ -93,6 +100,10 @@ static void usage(FILE *f)
         "                     \"_mhaviz\" or \"_layersLAYERS_mhaviz\")\n"
         "      --head-effects with several layers: how much each head's output moves the\n"
         "                     model's top next token (one forward per head of the model)\n"
+        "      --ablate HEADS with several layers: also the prediction with these heads\n"
+        "                     switched off, as LAYER.HEAD (5.1) or a list (0.3,5.1)\n"
+        "      --repeat       the sentence's tokens twice over (the BOS once): induction\n"
+        "                     heads show on the second copy (a model run only)\n"
         "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
@@ -112,7 +123,9 @@ static void usage(FILE *f)
         "                     only past %d M numbers in all)\n"
         "      --no-html      do not write lesson.html (the interactive page with the quiz)\n"
         "      --quiz FILE    add your own questions to lesson.html's quiz (a JSON file:\n"
-        "                     see docs/lesson.md)\n"
+        "                     see docs/lesson.md)\n",
+        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20));
+    fprintf(f,
         "\n"
         "Pictures:\n"
         "      --cmap NAME    viridis (default), magma, cividis or gray\n"
@@ -135,7 +148,7 @@ static void usage(FILE *f)
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",
-        INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20), SLIDE_W, SLIDE_H);
+        SLIDE_W, SLIDE_H);
 }
 
 static _Noreturn void usage_error(const char *fmt, const char *arg)
@@ -243,7 +256,8 @@ static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
            OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML, OPT_QUIZ,
-           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG, OPT_POOL, OPT_HEAD_EFFECTS };
+           OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG, OPT_POOL, OPT_HEAD_EFFECTS,
+           OPT_ABLATE, OPT_REPEAT, OPT_TEXT_FILE };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -271,6 +285,9 @@ static void parse_args(int argc, char **argv, Options *o)
         {"svg", no_argument, NULL, OPT_SVG},
         {"quiz", required_argument, NULL, OPT_QUIZ},
         {"head-effects", no_argument, NULL, OPT_HEAD_EFFECTS},
+        {"ablate", required_argument, NULL, OPT_ABLATE},
+        {"repeat", no_argument, NULL, OPT_REPEAT},
+        {"text-file", required_argument, NULL, OPT_TEXT_FILE},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -298,6 +315,9 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_NO_HTML: o->no_html = 1; break;
         case OPT_TEXT: o->text = optarg; break;
         case OPT_HEAD_EFFECTS: o->head_effects = 1; break;
+        case OPT_ABLATE: o->ablate = optarg; break; /* read once the model's heads are known */
+        case OPT_REPEAT: o->repeat = 1; break;
+        case OPT_TEXT_FILE: o->text_file = optarg; break; /* read once the options are all known */
         case OPT_LAYER: o->layer = optarg; break; /* read once the model's layers are known */
         case OPT_SVG: o->svg = 1; break;
         case OPT_QUIZ: o->quiz = optarg; break; /* read and checked before the input */
@@ -339,9 +359,12 @@ static void parse_args(int argc, char **argv, Options *o)
     struct stat sb;
     snprintf(config, sizeof config, "%s/config.json", o->input);
     o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
-    if (!o->model && o->text)
-        usage_error("--text is for a model folder (one holding config.json); '%s' is not one", o->input);
-    if (o->model && !o->text)
+    if (!o->model && (o->text || o->ablate || o->repeat || o->text_file))
+        usage_error("--text, --text-file, --ablate and --repeat are for a model folder (one holding config.json); "
+                    "'%s' is not one", o->input);
+    if (o->text && o->text_file)
+        usage_error("give the sentences with --text or with --text-file, not both (--text-file %s)", o->text_file);
+    if (o->model && !o->text && !o->text_file)
         usage_error("'%s' is a model folder: give the sentence it reads with --text TEXT", o->input);
 }
 
@@ -423,12 +446,36 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
         free(layers);
         return MHAVIZ_EUSAGE;
     }
-    if (!(*in = calloc((size_t)*n, sizeof **in))) {
+    /* --ablate: the heads switched off for the second prediction, (n_layers, n_heads) 1: off. */
+    unsigned char *off = NULL;
+    if (o->ablate && !*many) {
+        free(layers);
+        snprintf(err, errlen, "--ablate changes the model's prediction, which a run over several layers reports "
+                 "(leave out --layer, or list several)\nTry 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    if (o->text_file && !*many) {
+        free(layers);
+        snprintf(err, errlen, "--text-file scores the heads' roles over its sentences in a run over several layers "
+                 "(leave out --layer, or list several)\nTry 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    if (o->ablate && !(off = malloc((size_t)c.n_layers * c.n_heads))) {
         free(layers);
         return MHAVIZ_ENOMEM;
     }
-    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, o->head_effects, err, errlen);
-    free(layers);
+    if (off && head_list_parse(o->ablate, c.n_layers, c.n_heads, o->input, off, err, errlen) != 0) {
+        free(layers), free(off);
+        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    if (!(*in = calloc((size_t)*n, sizeof **in))) {
+        free(layers), free(off);
+        return MHAVIZ_ENOMEM;
+    }
+    const ModelAsk ask = {o->head_effects, off, o->repeat};
+    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, &ask, err, errlen);
+    free(layers), free(off);
     return rc;
 }
 
@@ -534,6 +581,7 @@ int main(int argc, char **argv)
     int n_in = 1, many = 0; /* many: a model run over several layers (run/model_run.h) */
     ModelPrediction pred = {0}; /* with many: the model's next tokens */
     QuizFile quiz = {0};
+    Sentences sentences = {0}; /* --text-file's */
     Variant *vars = NULL; /* (n_vars) the K/V layouts, most K/V heads first */
     int kv[VARIANTS_MAX], n_vars = 0;
     OutDir out = {0};
@@ -559,9 +607,20 @@ int main(int argc, char **argv)
     input_default_limits(&lim);
     if (o.max_memory_mb > 0)
         lim.max_memory_bytes = (size_t)o.max_memory_mb << 20;
-    if (o.model)
+    /* --text-file: its first sentence is the run's; the others join the roles. */
+    if (o.text_file) {
+        if ((rc = sentences_load(o.text_file, &sentences, err, sizeof err)) != MHAVIZ_OK)
+            goto cleanup;
+        o.text = sentences.text[0];
+    }
+    if (o.model) {
         rc = load_model(&o, &ins, &n_in, &many, &pred, err, sizeof err);
-    else
+        if (rc != MHAVIZ_OK && o.text_file && rc != MHAVIZ_ENOMEM && rc != MHAVIZ_EUSAGE) {
+            char why[MHAVIZ_ERRLEN]; /* the message names the sentence's line */
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, sizeof err, "%s:%d: %.*s", o.text_file, sentences.line[0], (int)sizeof err / 2, why);
+        }
+    } else
         rc = input_load_layers(o.input, &lim, &ins, &n_in, err, sizeof err);
     if (ins && ins->warnings)
         fprintf(stderr, "%s", ins->warnings);
@@ -655,8 +714,11 @@ int main(int argc, char **argv)
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
     const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html, o.quiz ? &quiz : NULL};
+    const ModelSentences more = {o.input, o.text_file, sentences.n > 1 ? sentences.text + 1 : NULL,
+                                 sentences.n > 1 ? sentences.line + 1 : NULL, sentences.n > 1 ? sentences.n - 1 : 0,
+                                 o.repeat};
     rc = many ? model_run_write(ins, n_in, ins->model ? ins->model->name : file_name(o.input), ins->model ? &pred : NULL,
-                                query, renderer, &out, &run_opt, &tm, err, sizeof err)
+                                &more, query, renderer, &out, &run_opt, &tm, err, sizeof err)
               : variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
     if (rc != MHAVIZ_OK) {
         outdir_name_target(&out, err, sizeof err);
@@ -705,5 +767,6 @@ cleanup:
     free(ins);
     model_prediction_free(&pred);
     quiz_file_free(&quiz);
+    sentences_free(&sentences);
     return rc;
 }

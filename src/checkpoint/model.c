@@ -596,6 +596,22 @@ static int keep_layer(Model *m, LayerWeights *lw, RunState *s, const int *ids, i
     return describe(m, ids, T, l, safetensors_find(&m->st, q_name)->dtype, in);
 }
 
+/* MHAVIZ_OK when the model takes T tokens, else MHAVIZ_EINPUT with err
+ * naming config.json's field; why: how the tokens came to be so many
+ * ("" or a clause such as " (--repeat: ...)"). */
+static int positions_check(const char *dir, const ModelConfig *c, int T, const char *why, char *err, size_t errlen)
+{
+    if (T >= 1 && T <= c->max_positions && T <= INPUT_MAX_T && (c->sliding_window <= 0 || T <= c->sliding_window))
+        return MHAVIZ_OK;
+    const char *pos_field = c->family == MODEL_GPT2 ? "n_positions" : "max_position_embeddings";
+    const int max = c->sliding_window > 0 && c->sliding_window < c->max_positions ? c->sliding_window
+                                                                                    : c->max_positions;
+    snprintf(err, errlen, "%s/config.json: the text has %d tokens%s; the model takes 1 to %d (\"%s\")%s", dir, T,
+             why, max < INPUT_MAX_T ? max : INPUT_MAX_T, max == c->sliding_window ? "sliding_window" : pos_field,
+             max > INPUT_MAX_T ? ", mhaviz at most 4096" : "");
+    return MHAVIZ_EINPUT;
+}
+
 int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, double *logprobs,
                  const unsigned char *off, char *err, size_t errlen)
 {
@@ -607,7 +623,6 @@ int model_layers(const char *dir, const int *ids, int T, const int *layers, int 
     if (rc != MHAVIZ_OK)
         return rc;
     const ModelConfig *c = &m.c;
-    const char *pos_field = c->family == MODEL_GPT2 ? "n_positions" : "max_position_embeddings";
     rc = MHAVIZ_EINPUT;
     for (int i = 0; i < n; i++)
         if (layers[i] < 0 || layers[i] >= c->n_layers || (i > 0 && layers[i] <= layers[i - 1])) {
@@ -616,15 +631,8 @@ int model_layers(const char *dir, const int *ids, int T, const int *layers, int 
                      c->n_layers, c->n_layers - 1, c->family == MODEL_GPT2 ? "n_layer" : "num_hidden_layers");
             return rc;
         }
-    if (T < 1 || T > c->max_positions || T > INPUT_MAX_T ||
-        (c->sliding_window > 0 && T > c->sliding_window)) {
-        const int max = c->sliding_window > 0 && c->sliding_window < c->max_positions ? c->sliding_window
-                                                                                        : c->max_positions;
-        snprintf(err, errlen, "%s/config.json: the text has %d tokens; the model takes 1 to %d (\"%s\")%s", dir, T,
-                 max < INPUT_MAX_T ? max : INPUT_MAX_T, max == c->sliding_window ? "sliding_window" : pos_field,
-                 max > INPUT_MAX_T ? ", mhaviz at most 4096" : "");
+    if ((rc = positions_check(dir, c, T, "", err, errlen)) != MHAVIZ_OK)
         return rc;
-    }
     if ((rc = safetensors_open(dir, &m.st, err, errlen)) != MHAVIZ_OK || (rc = find_prefix(&m)) != MHAVIZ_OK)
         goto cleanup;
 
@@ -663,22 +671,58 @@ int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in,
     return model_layers(dir, ids, T, &layer, 1, in, NULL, NULL, err, errlen);
 }
 
-/* pred's top MODEL_TOP_K of logprobs (vocab): the largest first, the lower id on ties. */
-static void top_k(const double *logprobs, int vocab, ModelPrediction *pred)
+/* The top MODEL_TOP_K of logprobs (vocab) into ids and logprob (*n of
+ * them): the largest first, the lower id on ties. */
+static void top_k(const double *logprobs, int vocab, int *n, int *ids, double *logprob)
 {
-    pred->n = vocab < MODEL_TOP_K ? vocab : MODEL_TOP_K;
-    for (int k = 0; k < pred->n; k++) {
+    *n = vocab < MODEL_TOP_K ? vocab : MODEL_TOP_K;
+    for (int k = 0; k < *n; k++) {
         int best = -1;
         for (int v = 0; v < vocab; v++) {
             int taken = 0;
             for (int j = 0; j < k; j++)
-                taken |= pred->ids[j] == v;
+                taken |= ids[j] == v;
             if (!taken && (best < 0 || logprobs[v] > logprobs[best]))
                 best = v;
         }
-        pred->ids[k] = best;
-        pred->logprob[k] = logprobs[best];
+        ids[k] = best;
+        logprob[k] = logprobs[best];
     }
+}
+
+/* The heads off (n_layers, n_heads) at once: one forward, its top
+ * MODEL_TOP_K into pred->off_*, and the log-probability of pred->ids[0]. */
+static int heads_off(const char *dir, const int *ids, int T, const ModelConfig *c, const unsigned char *off,
+                     double *logprobs, ModelPrediction *pred, char *err, size_t errlen)
+{
+    const size_t n = (size_t)c->n_layers * c->n_heads;
+    if (!(pred->off = malloc(n)))
+        return MHAVIZ_ENOMEM;
+    memcpy(pred->off, off, n);
+    pred->n_layers = c->n_layers, pred->n_heads = c->n_heads;
+    MhaInput none; /* no layer kept */
+    int rc = model_layers(dir, ids, T, NULL, 0, &none, logprobs, off, err, errlen);
+    if (rc == MHAVIZ_OK) {
+        top_k(logprobs, c->vocab_size, &pred->off_n, pred->off_ids, pred->off_logprob);
+        pred->off_top = logprobs[pred->ids[0]];
+    }
+    return rc;
+}
+
+/* ids (*T of them, malloc'd) with the text's own tokens, those between the
+ * tokenizer's n_prefix and n_suffix special ones, twice over; *T updated. */
+static int repeat_ids(int **ids, int *T, int n_prefix, int n_suffix)
+{
+    const int own = *T - n_prefix - n_suffix, twice = *T + own;
+    int *r = malloc((size_t)twice * sizeof *r);
+    if (!r)
+        return MHAVIZ_ENOMEM;
+    memcpy(r, *ids, (size_t)(n_prefix + own) * sizeof *r);
+    memcpy(r + n_prefix + own, *ids + n_prefix, (size_t)(own + n_suffix) * sizeof *r);
+    free(*ids);
+    *ids = r;
+    *T = twice;
+    return MHAVIZ_OK;
 }
 
 /* pred->effect: each head of the model switched off in turn, one forward
@@ -705,36 +749,60 @@ static int head_effects(const char *dir, const int *ids, int T, const ModelConfi
 void model_prediction_free(ModelPrediction *pred)
 {
     free(pred->effect);
+    free(pred->off);
     for (int k = 0; k < MODEL_TOP_K; k++)
-        free(pred->text[k]);
+        free(pred->text[k]), free(pred->off_text[k]);
     memset(pred, 0, sizeof *pred);
 }
 
 int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
-               int effects, char *err, size_t errlen)
+               const ModelAsk *ask, char *err, size_t errlen)
 {
+    const ModelAsk none = {0};
     int *ids = NULL, T = 0;
+    if (!ask)
+        ask = &none;
     memset(in, 0, (size_t)n * sizeof *in);
+    if (pred)
+        memset(pred, 0, sizeof *pred);
     Tokenizer *tok = tokenizer_load(dir, err, errlen);
     if (!tok)
         return MHAVIZ_EINPUT;
+    ModelConfig c;
     int rc = tokenizer_encode(tok, text, &ids, &T, err, errlen);
+    if (rc == MHAVIZ_OK)
+        rc = model_config_load(dir, &c, err, errlen);
+    if (rc == MHAVIZ_OK && ask->repeat) {
+        /* The induction demo: the sentence's tokens twice; too many for the model's positions names --repeat. */
+        int n_prefix, n_suffix;
+        char why[96];
+        tokenizer_specials(tok, &n_prefix, &n_suffix);
+        snprintf(why, sizeof why, " (--repeat: its %d own tokens twice)", T - n_prefix - n_suffix);
+        if ((rc = repeat_ids(&ids, &T, n_prefix, n_suffix)) == MHAVIZ_OK)
+            rc = positions_check(dir, &c, T, why, err, errlen);
+    }
     double *logprobs = NULL; /* (vocab) with pred */
-    if (pred) {
-        ModelConfig c;
-        memset(pred, 0, sizeof *pred);
-        if (rc == MHAVIZ_OK && (rc = model_config_load(dir, &c, err, errlen)) == MHAVIZ_OK &&
-            !(logprobs = malloc((size_t)c.vocab_size * sizeof *logprobs)))
+    if (rc == MHAVIZ_OK && pred) {
+        if (!(logprobs = malloc((size_t)c.vocab_size * sizeof *logprobs)))
             rc = MHAVIZ_ENOMEM;
         if (rc == MHAVIZ_OK && (rc = model_layers(dir, ids, T, layers, n, in, logprobs, NULL, err, errlen)) == MHAVIZ_OK) {
-            top_k(logprobs, c.vocab_size, pred);
-            double *scratch = malloc((size_t)c.vocab_size * sizeof *scratch); /* (vocab) a head switched off */
-            if (effects)
-                rc = scratch ? head_effects(dir, ids, T, &c, logprobs, scratch, pred, err, errlen) : MHAVIZ_ENOMEM;
+            top_k(logprobs, c.vocab_size, &pred->n, pred->ids, pred->logprob);
+            double *scratch = malloc((size_t)c.vocab_size * sizeof *scratch); /* (vocab) heads switched off */
+            if (!scratch)
+                rc = MHAVIZ_ENOMEM;
+            if (rc == MHAVIZ_OK && ask->effects)
+                rc = head_effects(dir, ids, T, &c, logprobs, scratch, pred, err, errlen);
+            if (rc == MHAVIZ_OK && ask->off)
+                rc = heads_off(dir, ids, T, &c, ask->off, scratch, pred, err, errlen);
             free(scratch);
             for (int k = 0; k < pred->n && rc == MHAVIZ_OK; k++) {
                 char *piece = tokenizer_piece_text(tok, pred->ids[k]);
                 if (!(pred->text[k] = piece ? piece : strdup("")))
+                    rc = MHAVIZ_ENOMEM;
+            }
+            for (int k = 0; pred->off && k < pred->off_n && rc == MHAVIZ_OK; k++) {
+                char *piece = tokenizer_piece_text(tok, pred->off_ids[k]);
+                if (!(pred->off_text[k] = piece ? piece : strdup("")))
                     rc = MHAVIZ_ENOMEM;
             }
         }

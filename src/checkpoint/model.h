@@ -48,20 +48,45 @@ typedef struct {
     double *effect;             /* (n_layers, n_heads) the change in the top token's log-probability
                                  * when that one head is switched off (model_layers' off): one
                                  * forward per head (malloc'd); NULL when not asked */
+    /* With ModelAsk's off: the prediction with those heads switched off at once. */
+    unsigned char *off;         /* (n_layers, n_heads) 1: switched off (malloc'd copy); NULL: none asked */
+    int off_n;                  /* as n */
+    int off_ids[MODEL_TOP_K];   /* as ids, with the heads off */
+    double off_logprob[MODEL_TOP_K];
+    char *off_text[MODEL_TOP_K];
+    double off_top;             /* the log-probability of ids[0] (the top token with every head on) with them off */
 } ModelPrediction;
+
+/* A head "matters" to the prediction when switching it off alone lowers
+ * the top token's log-probability by more than this (natural log: its
+ * probability falls by a tenth or more). */
+#define MODEL_EFFECT_MATTERS 0.1
+
+/* What a run over a model asks besides its layers (model_load). */
+typedef struct {
+    int effects;               /* 1: every head's effect (one forward per head of the model) */
+    const unsigned char *off;  /* (n_layers, n_heads) 1: switch off for a second prediction; NULL: none */
+    int repeat;                /* 1: the text's tokens twice over, the post-processor's BOS (and
+                                * end tokens) once: the induction demo */
+} ModelAsk;
 
 /* Free what pred holds and zero it. */
 void model_prediction_free(ModelPrediction *pred);
 
 /* The same on text, tokenized by dir's tokenizer.json as Hugging Face's
- * tokenizers does (checkpoint/tokenizer.h, BOS included): in[i].tokens are
+ * tokenizers does (checkpoint/tokenizer.h, BOS included; with ask->repeat
+ * the text's own tokens twice, between the BOS and any end token): in[i].tokens are
  * its pieces as shown ("ĠMary" -> " Mary"), in[i].title names the folder and
  * the layer ("gpt2, layer 5 (of layers 0 to 11)"). Returns as model_layers does (a
  * tokenizer.json it cannot read, or an empty text: MHAVIZ_EINPUT with err
  * naming the file and the field). pred, when not NULL, gets the model's
- * top MODEL_TOP_K next tokens (free with model_prediction_free), and with
- * effects 1 its effect (one forward per head of the model). */
+ * top MODEL_TOP_K next tokens (free with model_prediction_free), with
+ * ask->effects each head's effect (one forward per head of the model), and
+ * with ask->off the prediction with those heads off (one more forward; the
+ * layers in[] are those of the forward with every head on). ask NULL: none
+ * of these. More tokens than the model's positions (also after --repeat's
+ * doubling, which the message says): MHAVIZ_EINPUT. */
 int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
-               int effects, char *err, size_t errlen);
+               const ModelAsk *ask, char *err, size_t errlen);
 
 #endif

@@ -690,3 +690,9 @@ int tokenizer_vocab_size(const Tokenizer *tok)
 {
     return tok->n_ids;
 }
+
+void tokenizer_specials(const Tokenizer *tok, int *n_prefix, int *n_suffix)
+{
+    *n_prefix = tok->n_prefix;
+    *n_suffix = tok->n_suffix;
+}

@@ -37,4 +37,8 @@ char *tokenizer_piece_text(const Tokenizer *tok, int id);
 /* One more than the largest id of the vocabulary and the added tokens. */
 int tokenizer_vocab_size(const Tokenizer *tok);
 
+/* How many ids the post-processor puts before the text's own (a BOS) and
+ * after them: tokenizer_encode's first *n_prefix and last *n_suffix ids. */
+void tokenizer_specials(const Tokenizer *tok, int *n_prefix, int *n_suffix);
+
 #endif

@@ -213,6 +213,11 @@ void measures_map(const float *att, int T, int causal, const int *ids, MapMeasur
     m->entropy_norm = mean_or_null(entropy_norm, norm_rows);
     m->confidence = mean_or_null(confidence, T);
     m->mean_distance = mean_or_null(distance, T);
+    measures_role_from_sums(m, sum, even, norm_rows);
+}
+
+void measures_role_from_sums(MapMeasures *m, const double *sum, const double *even, long norm_rows)
+{
     m->strongest = -1;
     int best = -1;
     for (int p = 0; p < MEASURES_N_PATTERNS; p++) {

@@ -154,6 +154,14 @@ int measures_is_split(double a, double even_a, double b, double even_b);
 /* Measures of map att (T, T) whose tokens have ids (from measures_token_ids). */
 void measures_map(const float *att, int T, int causal, const int *ids, MapMeasures *m);
 
+/* What measures_map ends with: m's pattern and even shares (means of
+ * sum[p] and even[p], the shares summed over the m->rows[p] rows that could
+ * show pattern p), strongest, split and role, from those sums, m->rows,
+ * m->shown and m->entropy_norm (norm_rows: the rows with a choice, 0 for
+ * none). A head's rows over several sentences, summed, give its role over
+ * all of them the same way (core/model_summary.h). */
+void measures_role_from_sums(MapMeasures *m, const double *sum, const double *even, long norm_rows);
+
 /* A weight as the pictures and lesson.html print it, into buf (at least
  * 16 bytes): two decimals ("0.73"), but never on the other side of one
  * half, or on it, when the weight is not one half: the report counts a row

@@ -17,9 +17,11 @@ int model_summary_init(ModelSummary *s, int n, int n_heads, int T)
     s->block = (T + MODEL_SUMMARY_THUMB - 1) / MODEL_SUMMARY_THUMB;
     s->thumb_T = (T + s->block - 1) / s->block;
     const size_t thumb = (size_t)s->thumb_T * s->thumb_T;
+    s->sentences = 1;
     s->layers = calloc((size_t)n, sizeof *s->layers);
     s->thumbs = calloc((size_t)n * n_heads * thumb, sizeof *s->thumbs);
-    if (!s->layers || !s->thumbs) {
+    s->pooled = calloc((size_t)n * n_heads, sizeof *s->pooled);
+    if (!s->layers || !s->thumbs || !s->pooled) {
         model_summary_free(s);
         return MHAVIZ_ENOMEM;
     }
@@ -27,6 +29,9 @@ int model_summary_init(ModelSummary *s, int n, int n_heads, int T)
         s->best[k] = (SlideHead){.layer = -1, .head = -1, .share = NAN};
     return MHAVIZ_OK;
 }
+
+/* Head m of layer `layer` as a candidate for each pattern's slide. */
+static void consider(ModelSummary *s, int layer, int h, const MapMeasures *m);
 
 /* 1 when head m (pattern p) beats the best so far: more rows showing p,
  * then a larger share; an earlier layer or head keeps its place on a tie. */
@@ -84,16 +89,67 @@ int model_summary_add(ModelSummary *s, const Variant *v, int layer)
                   v->multi.att + (size_t)h * c->T * c->T, c->T, c->causal);
         row->roles[m->role]++;
         row->head_role[h] = m->role;
-        for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++) {
-            const MeasuresRole p = model_summary_slides[k];
-            if (s->best[k].layer < 0 && m->rows[p] > s->best[k].rows)
-                s->best[k].rows = m->rows[p];
-            if (stronger(m, p, &s->best[k]))
-                s->best[k] = (SlideHead){layer, h, m->shown[p], m->rows[p], m->pattern[p], m->role == p};
-        }
+        consider(s, layer, h, m);
+        PooledHead *ph = &s->pooled[(size_t)s->n * s->n_heads + h];
+        *ph = (PooledHead){.m = *m}; /* its rows and shown counted by model_summary_pool */
+        memset(ph->m.rows, 0, sizeof ph->m.rows);
+        memset(ph->m.shown, 0, sizeof ph->m.shown);
     }
+    model_summary_pool(s, s->n, v);
     s->n++;
     return MHAVIZ_OK;
+}
+
+static void consider(ModelSummary *s, int layer, int h, const MapMeasures *m)
+{
+    for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++) {
+        const MeasuresRole p = model_summary_slides[k];
+        if (s->best[k].layer < 0 && m->rows[p] > s->best[k].rows)
+            s->best[k].rows = m->rows[p];
+        if (stronger(m, p, &s->best[k]))
+            s->best[k] = (SlideHead){layer, h, m->shown[p], m->rows[p], m->pattern[p], m->role == p};
+    }
+}
+
+void model_summary_pool(ModelSummary *s, int i, const Variant *v)
+{
+    const MhaConfig *c = &v->in.cfg;
+    /* the rows with a choice: every row but the first under the causal mask */
+    const long choice = c->T < 2 ? 0 : c->causal ? c->T - 1 : c->T;
+    for (int h = 0; h < c->n_heads; h++) {
+        const MapMeasures *m = &v->measures[h];
+        PooledHead *ph = &s->pooled[(size_t)i * s->n_heads + h];
+        for (int p = 0; p < MEASURES_N_PATTERNS; p++) {
+            ph->m.rows[p] += m->rows[p], ph->m.shown[p] += m->shown[p];
+            if (m->rows[p] > 0) { /* pattern and even are means over these rows (NAN without any) */
+                ph->sum[p] += m->pattern[p] * m->rows[p];
+                ph->even[p] += m->even[p] * m->rows[p];
+            }
+        }
+        if (choice > 0)
+            ph->entropy_sum += m->entropy_norm * choice;
+        ph->choice_rows += choice;
+    }
+}
+
+void model_summary_pooled_roles(ModelSummary *s)
+{
+    if (s->sentences < 2)
+        return;
+    for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++)
+        s->best[k] = (SlideHead){.layer = -1, .head = -1, .share = NAN};
+    for (int i = 0; i < s->n; i++) {
+        LayerRow *row = &s->layers[i];
+        memset(row->roles, 0, sizeof row->roles);
+        for (int h = 0; h < s->n_heads; h++) {
+            PooledHead *ph = &s->pooled[(size_t)i * s->n_heads + h];
+            ph->m.entropy_norm = ph->choice_rows > 0 ? ph->entropy_sum / (double)ph->choice_rows : NAN;
+            measures_role_from_sums(&ph->m, ph->sum, ph->even, ph->choice_rows);
+            row->roles[ph->m.role]++;
+            row->head_role[h] = ph->m.role;
+            consider(s, row->layer, h, &ph->m);
+        }
+    }
 }
 
 void model_summary_free(ModelSummary *s)
@@ -102,5 +158,6 @@ void model_summary_free(ModelSummary *s)
         free(s->layers[i].head_role);
     free(s->layers);
     free(s->thumbs);
+    free(s->pooled);
     memset(s, 0, sizeof *s);
 }

@@ -46,6 +46,16 @@ typedef struct {
     int is_role;     /* 1: the pattern is the head's role */
 } SlideHead;
 
+/* One head's rows over several sentences, summed: what its MapMeasures'
+ * means come from (measures_role_from_sums). */
+typedef struct {
+    MapMeasures m;                   /* rows and shown summed; pattern, even and role from the sums */
+    double sum[MEASURES_N_PATTERNS];  /* each pattern's shares summed over the rows that could show it */
+    double even[MEASURES_N_PATTERNS]; /* and spreading evenly's */
+    double entropy_sum;              /* entropy_norm summed over the rows with a choice */
+    long choice_rows;                /* rows with a choice (two visible keys or more) */
+} PooledHead;
+
 /* The maps kept for model_overview.png: at most this many tokens a side. */
 #define MODEL_SUMMARY_THUMB 48
 
@@ -58,6 +68,8 @@ typedef struct {
     float *thumbs;   /* (n, n_heads, thumb_T, thumb_T) each head's map, each cell the mean of its
                       * block's visible cells (0 when it has none: masked) */
     LayerRow *layers; /* (n) */
+    int sentences;   /* the sentences the roles and the heads worth a slide rest on (1: the run's own) */
+    PooledHead *pooled; /* (n, n_heads) each head's rows over every sentence */
     SlideHead best[MODEL_SUMMARY_N_SLIDES]; /* indexed as model_summary_slides */
 } ModelSummary;
 
@@ -68,6 +80,17 @@ int model_summary_init(ModelSummary *s, int n, int n_heads, int T);
 /* Add the measured variant v (its chance drawn) as the model's layer
  * `layer`. MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int model_summary_add(ModelSummary *s, const Variant *v, int layer);
+
+/* Add another sentence's measured variant v of the summary's i-th layer
+ * (the same layer, the same heads): its rows join each head's pooled
+ * rows. Call model_summary_pooled_roles once every sentence is in. */
+void model_summary_pool(ModelSummary *s, int i, const Variant *v);
+
+/* With more than one sentence: each head's role (head_role, the roles
+ * counted) and the heads worth a slide from its rows over every sentence,
+ * by the same rule as one map's (core/measures.h). The maps, kept, lost
+ * and blur stay the first sentence's. With one sentence nothing changes. */
+void model_summary_pooled_roles(ModelSummary *s);
 
 /* Free what the summary holds and zero it. Safe on a zeroed summary. */
 void model_summary_free(ModelSummary *s);

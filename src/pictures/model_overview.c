@@ -16,9 +16,9 @@
 
 static const DrawRgb GREY_TEXT = {90, 90, 90};
 
-/* Each role's colour and letter, indexed by MeasuresRole (every one of
- * them: a head of any role may sit in the grid): the patterns in clear
- * hues, split, diffuse and mixed in greys, none white. */
+/* Each role's colour and letter, indexed by MeasuresRole: the patterns in
+ * clear hues, split (its rows shared by two patterns) in pink, diffuse and
+ * mixed in greys, none white. */
 static const struct {
     DrawRgb col;
     const char *letter;
@@ -27,9 +27,8 @@ static const struct {
     [MEASURES_NEXT_TOKEN] = {{140, 86, 75}, "N"},       [MEASURES_DUPLICATE_TOKEN] = {{148, 103, 189}, "D"},
     [MEASURES_INDUCTION] = {{44, 160, 44}, "I"},        [MEASURES_FIRST_TOKEN] = {{31, 119, 180}, "F"},
     [MEASURES_LAST_TOKEN] = {{23, 190, 207}, "L"},      [MEASURES_FIXED_TOKEN] = {{188, 189, 34}, "K"},
-    [MEASURES_SPLIT] = {{160, 160, 160}, "/"},          [MEASURES_DIFFUSE] = {{200, 200, 200}, "~"},
-    [MEASURES_MIXED] = {{120, 120, 120}, "M"},
-    [MEASURES_NONE] = {{255, 255, 255}, "-"},
+    [MEASURES_SPLIT] = {{227, 119, 194}, "/"},          [MEASURES_DIFFUSE] = {{200, 200, 200}, "~"},
+    [MEASURES_MIXED] = {{120, 120, 120}, "M"},          [MEASURES_NONE] = {{255, 255, 255}, "-"},
 };
 
 /* Black or white, whichever reads on bg. */
@@ -75,7 +74,10 @@ int model_overview_draw(const Renderer *r, const char *path, const ModelSummary 
     snprintf(a, sizeof a, "%s: every head of %d layer%s (%d head%s each)", name, L, L == 1 ? "" : "s", H,
              H == 1 ? "" : "s");
     figure_text(&f, a, TITLE_PX, SLIDE_W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
-    if (s->block > 1)
+    if (s->sentences > 1) /* --text-file: the letters from every sentence, the maps from the first */
+        snprintf(a, sizeof a, "roles over %d sentences (each head's rows of all of them); the maps: the first "
+                 "sentence's, T = %d%s", s->sentences, T, s->block > 1 ? ", in blocks" : "");
+    else if (s->block > 1)
         snprintf(a, sizeof a, "T = %d tokens; each pixel of a map: the mean of a block of %d \xc3\x97 %d tokens' "
                  "visible weights", T, s->block, s->block);
     else

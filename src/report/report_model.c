@@ -25,6 +25,87 @@ static const char *slide_where(MeasuresRole p)
     }
 }
 
+/* The heads the prediction leans on into shown (room for MODEL_TOP_K):
+ * those whose switching off alone lowers the top token's log-probability
+ * by more than MODEL_EFFECT_MATTERS, the most first (the lower head on
+ * ties), at most MODEL_TOP_K; returns how many, *n_matter how many matter
+ * in all. None without pred->effect. */
+static int leans_on(const ModelPrediction *pred, int *shown, int *n_matter)
+{
+    const int n_eff = pred->effect ? pred->n_layers * pred->n_heads : 0;
+    int n_shown = 0;
+    *n_matter = 0;
+    for (int k = 0; k < n_eff; k++)
+        *n_matter += pred->effect[k] < -MODEL_EFFECT_MATTERS;
+    for (; n_shown < MODEL_TOP_K && n_shown < *n_matter; n_shown++) {
+        int best = -1;
+        for (int k = 0; k < n_eff; k++) {
+            int taken = 0;
+            for (int j = 0; j < n_shown; j++)
+                taken |= shown[j] == k;
+            if (!taken && (best < 0 || pred->effect[k] < pred->effect[best]))
+                best = k;
+        }
+        shown[n_shown] = best;
+    }
+    return n_shown;
+}
+
+/* report.txt's list of the top n tokens. */
+static void top_list(FILE *f, int n, const int *ids, const double *logprob, char *const *text)
+{
+    for (int k = 0; k < n; k++) {
+        char tok[64];
+        fprintf(f, "  %d. %-16s %5.1f%%  (id %d, log-probability %.4f)\n", k + 1, token_text(tok, sizeof tok, text[k]),
+                100.0 * exp(logprob[k]), ids[k], logprob[k]);
+    }
+}
+
+/* What the prediction leans on (--head-effects) and what it becomes with
+ * --ablate's heads off, in report.txt's words. */
+static void prediction_txt(FILE *f, const ModelPrediction *pred)
+{
+    char top_tok[64];
+    token_text(top_tok, sizeof top_tok, pred->n ? pred->text[0] : "");
+    if (pred->effect) {
+        int shown[MODEL_TOP_K], n_matter;
+        const int n_shown = leans_on(pred, shown, &n_matter);
+        const int n_eff = pred->n_layers * pred->n_heads;
+        int most = 0; /* the head whose switching off lowers it most */
+        for (int k = 1; k < n_eff; k++)
+            most = pred->effect[k] < pred->effect[most] ? k : most;
+        fprintf(f, "\nThe heads the prediction leans on: each of the %d heads switched off alone (its output zeroed\n"
+                   "before W_o, one forward each); the change in the log-probability of %s:\n", n_eff, top_tok);
+        if (n_shown == 0)
+            fprintf(f, "  none matters much: switched off alone, no head lowers it by more than %.2f (the most:\n"
+                       "  L%dH%d %+.4f). Heads may still matter together, which one at a time cannot show\n"
+                       "  (--ablate switches several off at once).\n",
+                    MODEL_EFFECT_MATTERS, most / pred->n_heads, most % pred->n_heads, pred->effect[most]);
+        for (int j = 0; j < n_shown; j++)
+            fprintf(f, "  L%dH%d %+.4f (its probability x%.2f)\n", shown[j] / pred->n_heads, shown[j] % pred->n_heads,
+                    pred->effect[shown[j]], exp(pred->effect[shown[j]]));
+        if (n_matter > n_shown)
+            fprintf(f, "  (%d heads lower it by more than %.2f; the %d that lower it most)\n", n_matter,
+                    MODEL_EFFECT_MATTERS, n_shown);
+        else if (n_shown > 0)
+            fprintf(f, "  (the heads that lower it by more than %.2f; no other head lowers it as much)\n",
+                    MODEL_EFFECT_MATTERS);
+    }
+    if (pred->off) {
+        fprintf(f, "\nWith heads");
+        for (int k = 0, first = 1; k < pred->n_layers * pred->n_heads; k++)
+            if (pred->off[k]) {
+                fprintf(f, "%s L%dH%d", first ? "" : ",", k / pred->n_heads, k % pred->n_heads);
+                first = 0;
+            }
+        fprintf(f, " switched off together (--ablate: their outputs zeroed before W_o;\n"
+                   "the maps are still those with every head on), the next token:\n");
+        top_list(f, pred->off_n, pred->off_ids, pred->off_logprob, pred->off_text);
+        fprintf(f, "  The log-probability of %s goes from %.4f to %.4f (%+.4f: its probability x%.2f).\n", top_tok,
+                pred->logprob[0], pred->off_top, pred->off_top - pred->logprob[0], exp(pred->off_top - pred->logprob[0]));
+    }
+}
+
 /* 1 when some layer has a head of role r: the table's columns. */
 static int role_column(const ModelSummary *s, int r)
 {
@@ -81,37 +162,16 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const 
         fprintf(f, "%s%s", t ? " |" : " ", token_text(tok, sizeof tok, in->tokens[t]));
     }
     fprintf(f, "\n");
-    if (!pred)
-        pred = &no_prediction;
-    else
+    if (pred) {
         fprintf(f, "\nThe model's next token after the text (its top %d, the probability it gives each):\n", pred->n);
-    for (int k = 0; k < pred->n; k++) {
-        char tok[64];
-        fprintf(f, "  %d. %-16s %5.1f%%  (id %d, log-probability %.4f)\n", k + 1,
-                token_text(tok, sizeof tok, pred->text[k]), 100.0 * exp(pred->logprob[k]), pred->ids[k],
-                pred->logprob[k]);
+        top_list(f, pred->n, pred->ids, pred->logprob, pred->text);
+        prediction_txt(f, pred);
     }
-    /* The heads whose switching off lowers the top token's log-probability most. */
-    const int n_eff = pred->effect ? pred->n_layers * pred->n_heads : 0;
-    int shown[MODEL_TOP_K], n_shown = 0;
-    for (; n_shown < MODEL_TOP_K && n_shown < n_eff; n_shown++) {
-        int best = -1;
-        for (int k = 0; k < n_eff; k++) {
-            int taken = 0;
-            for (int j = 0; j < n_shown; j++)
-                taken |= shown[j] == k;
-            if (!taken && (best < 0 || pred->effect[k] < pred->effect[best]))
-                best = k;
-        }
-        shown[n_shown] = best;
-    }
-    char top_tok[64];
-    if (n_eff)
-        fprintf(f, "\nThe heads the prediction leans on: each head switched off alone (its output zeroed before W_o,\n"
-               "one forward each); the change in the log-probability of %s, the lowest first:\n",
-            token_text(top_tok, sizeof top_tok, pred->text[0]));
-    for (int j = 0; j < n_shown; j++)
-        fprintf(f, "  L%dH%d %+.4f\n", shown[j] / pred->n_heads, shown[j] % pred->n_heads, pred->effect[shown[j]]);
+    if (s->sentences > 1)
+        fprintf(f, "\nOver %d sentences (--text-file): each head's role and the heads worth a slide rest on its\n"
+                   "rows of every sentence, pooled, by the rule one map's role follows. The tokens above, the\n"
+                   "prediction, the maps (model_overview.png, layer_NN/), kept, lost and blur are the first\n"
+                   "sentence's, and layer_NN/report.txt gives the roles in it alone.\n", s->sentences);
     fprintf(f, "\nLayers (each layer's pictures and report: layer_NN/)\n");
     fprintf(f, "  roles: how many heads have each role; kept: the heads' relation rows the wide head\n"
                "  built from the layer kept, of all; lost: those it gave less than a quarter of its row\n"
@@ -143,6 +203,10 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const 
         if (b->layer < 0)
             fprintf(f, "  %s: no head holds it in %d rows or more (%d rows could show it)\n", measures_role_name(p),
                     MEASURES_MIN_ROLE_ROWS, b->rows);
+        else if (s->sentences > 1)
+            fprintf(f, "  L%dH%d %s: %d of %d rows over %d sentences %s (mean share %.2f%s)\n", b->layer,
+                    b->head, measures_role_name(p), b->shown, b->rows, s->sentences, slide_where(p), b->share,
+                    b->is_role ? "; its role" : "; not its role");
         else
             fprintf(f, "  L%dH%d %s: %d of %d rows %s (mean share %.2f%s)\n", b->layer, b->head,
                     measures_role_name(p), b->shown, b->rows, slide_where(p), b->share,
@@ -164,8 +228,22 @@ static void model_range(FILE *f, const char *name, const ChanceRange *r)
     fprintf(f, "]");
 }
 
+/* report.json's list of the top n tokens. */
+static void prediction_json(FILE *f, int n, const int *ids, const double *logprob, char *const *text)
+{
+    fprintf(f, "[");
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "%s{\"id\": %d, \"token\": ", k ? ", " : "", ids[k]);
+        json_string(f, text[k]);
+        fprintf(f, ", \"logprob\": ");
+        json_number(f, logprob[k]);
+        fprintf(f, "}");
+    }
+    fprintf(f, "]");
+}
+
 /* A file's layers: "model" null, "input" its name and size, no token ids
- * and no prediction ("prediction" and "head_effects" null). */
+ * and no prediction ("prediction", "ablated" and "head_effects" null). */
 static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const char *name, const ModelPrediction *pred)
 {
     const ModelSource *m = in->model;
@@ -186,27 +264,50 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
         fprintf(f, t ? ", " : "");
         json_string(f, in->tokens[t]);
     }
-    fprintf(f, "],\n");
+    fprintf(f, "],\n  \"sentences\": %d,\n", s->sentences);
     if (m) {
         fprintf(f, "  \"token_ids\": [");
         for (int t = 0; t < in->cfg.T; t++)
             fprintf(f, "%s%d", t ? ", " : "", m->token_ids[t]);
         fprintf(f, "],\n");
     }
-    if (!pred) {
+    fprintf(f, "  \"prediction\": ");
+    if (pred)
+        prediction_json(f, pred->n, pred->ids, pred->logprob, pred->text);
+    else {
         pred = &no_prediction;
-        fprintf(f, "  \"prediction\": null");
-    } else {
-        fprintf(f, "  \"prediction\": [");
+        fprintf(f, "null");
     }
-    for (int k = 0; k < pred->n; k++) {
-        fprintf(f, "%s{\"id\": %d, \"token\": ", k ? ", " : "", pred->ids[k]);
-        json_string(f, pred->text[k]);
-        fprintf(f, ", \"logprob\": ");
-        json_number(f, pred->logprob[k]);
+    fprintf(f, ",\n  \"effect_matters\": ");
+    json_number(f, MODEL_EFFECT_MATTERS);
+    fprintf(f, ",\n  \"leans_on\": [");
+    int shown[MODEL_TOP_K], n_matter;
+    const int n_shown = leans_on(pred, shown, &n_matter);
+    for (int j = 0; j < n_shown; j++) {
+        fprintf(f, "%s{\"layer\": %d, \"head\": %d, \"effect\": ", j ? ", " : "", shown[j] / pred->n_heads,
+                shown[j] % pred->n_heads);
+        json_number(f, pred->effect[shown[j]]);
         fprintf(f, "}");
     }
-    fprintf(f, "%s,\n  \"head_effects\": %s", pred == &no_prediction ? "" : "]", pred->effect ? "[" : "null");
+    fprintf(f, "],\n  \"ablated\": ");
+    if (!pred->off)
+        fprintf(f, "null");
+    else {
+        fprintf(f, "{\"heads\": [");
+        for (int k = 0, first = 1; k < pred->n_layers * pred->n_heads; k++)
+            if (pred->off[k]) {
+                fprintf(f, "%s[%d, %d]", first ? "" : ", ", k / pred->n_heads, k % pred->n_heads);
+                first = 0;
+            }
+        fprintf(f, "], \"prediction\": ");
+        prediction_json(f, pred->off_n, pred->off_ids, pred->off_logprob, pred->off_text);
+        fprintf(f, ", \"top_logprob\": ");
+        json_number(f, pred->off_top);
+        fprintf(f, ", \"top_change\": ");
+        json_number(f, pred->off_top - pred->logprob[0]);
+        fprintf(f, "}");
+    }
+    fprintf(f, ",\n  \"head_effects\": %s", pred->effect ? "[" : "null");
     for (int l = 0; pred->effect && l < pred->n_layers; l++) {
         fprintf(f, "%s[", l ? ", " : "");
         for (int h = 0; h < pred->n_heads; h++) {
@@ -226,7 +327,10 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
                 fprintf(f, "%s\"%s\": %d", first ? "" : ", ", measures_role_name(r), l->roles[r]);
                 first = 0;
             }
-        fprintf(f, "}, \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->lost);
+        fprintf(f, "}, \"head_roles\": [");
+        for (int h = 0; h < l->n_heads; h++)
+            fprintf(f, "%s\"%s\"", h ? ", " : "", measures_role_name(l->head_role[h]));
+        fprintf(f, "], \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->lost);
         json_number(f, l->blur);
         fprintf(f, ", \"chance\": {\"draws\": %d", l->draws);
         model_range(f, "blur", &l->blur_r);

@@ -1,6 +1,7 @@
 /* model_run.c — the layers of a model, one after the other: run, measure,
  * sum up, write, free; the summary's report last. */
 #include "run/model_run.h"
+#include "checkpoint/model.h"
 #include "core/model_summary.h"
 #include "core/status.h"
 #include "core/variant.h"
@@ -20,8 +21,41 @@ static int layer_number(const MhaInput *in)
     return in->model ? in->model->layer : in->layer;
 }
 
-int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction *pred, int query, Renderer *r, const OutDir *out, const VariantOptions *o,
-                    Timing *tm, char *err, size_t errlen)
+/* Each of more's sentences through the layers the summary holds: their
+ * heads measured and pooled into s. */
+static int pool_sentences(ModelSummary *s, const ModelSentences *more, Timing *tm, char *err, size_t errlen)
+{
+    int *layers = malloc((size_t)s->n * sizeof *layers);
+    MhaInput *in = calloc((size_t)s->n, sizeof *in); /* (s->n) one sentence's layers */
+    int rc = layers && in ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+    for (int i = 0; rc == MHAVIZ_OK && i < s->n; i++)
+        layers[i] = s->layers[i].layer;
+    const ModelAsk ask = {.repeat = more->repeat};
+    for (int k = 0; k < more->n && rc == MHAVIZ_OK; k++) {
+        char why[MHAVIZ_ERRLEN];
+        if ((rc = model_load(more->dir, more->texts[k], layers, s->n, in, NULL, &ask, why, sizeof why)) != MHAVIZ_OK) {
+            if (rc != MHAVIZ_ENOMEM)
+                snprintf(err, errlen, "%s:%d: %s", more->file, more->lines[k], why);
+            break;
+        }
+        for (int i = 0; i < s->n && rc == MHAVIZ_OK; i++) {
+            Variant v = {0};
+            if ((rc = variant_run(&v, &in[i], in[i].cfg.n_kv_heads, NULL, POOL_ALIGNED, -1, in[i].title, tm, err,
+                                  errlen)) == MHAVIZ_OK)
+                model_summary_pool(s, i, &v);
+            variant_free(&v);
+        }
+        for (int i = 0; i < s->n; i++)
+            input_free(&in[i]);
+        s->sentences++;
+    }
+    free(layers), free(in);
+    return rc;
+}
+
+int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction *pred, const ModelSentences *more,
+                    int query, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm, char *err,
+                    size_t errlen)
 {
     ModelSummary s;
     int rc = model_summary_init(&s, n, in[0].cfg.n_heads, in[0].cfg.T);
@@ -56,6 +90,11 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
         variant_free(&v);
         if (i > 0)
             input_free(&in[i]);
+    }
+    if (rc == MHAVIZ_OK && more && more->n > 0) {
+        timing_phase(tm, TIMING_LOAD);
+        if ((rc = pool_sentences(&s, more, tm, err, errlen)) == MHAVIZ_OK)
+            model_summary_pooled_roles(&s);
     }
     if (rc == MHAVIZ_ENOMEM)
         snprintf(err, errlen, "out of memory");

@@ -433,7 +433,138 @@ START_TEST(text_needs_a_model_folder)
     ck_assert_ptr_nonnull(realpath("tests/data/good/small_x.json", in));
     run(r, (const char *[]){"-q", "--text", "a b", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
-    ck_assert_msg(strstr(r->err, "--text is for a model folder"), "%s", r->err);
+    ck_assert_msg(strstr(r->err, "--text, --text-file, --ablate and --repeat are for a model folder"), "%s", r->err);
+    ck_assert_int_eq(written(r), 0);
+    run(r, (const char *[]){"-q", "--repeat", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "are for a model folder"), "exit %d: %s", r->status,
+                  r->err);
+    ck_assert_int_eq(written(r), 0);
+    done(r);
+}
+END_TEST
+
+/* --ablate: one head off gives the change --head-effects gives it (the same
+ * forward; their values against torch: check_model_ref.c, several heads at
+ * once included), two heads off their own top 5, listed in report.json's
+ * "ablated" and report.txt. */
+START_TEST(ablate_writes_the_prediction_with_heads_off)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    run(r, (const char *[]){"-q", "--head-effects", "--ablate", "0.1", "--text", SENTENCE, "-o", "one", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cJSON *one = read_json(r, "one/report.json");
+    const cJSON *ab = item(one, "ablated");
+    const double l0h1 = cJSON_GetArrayItem(cJSON_GetArrayItem(item(one, "head_effects"), 0), 1)->valuedouble;
+    ck_assert_double_eq_tol(item(ab, "top_change")->valuedouble, l0h1, 1e-9);
+    ck_assert_double_eq_tol(item(ab, "top_logprob")->valuedouble,
+                            item(cJSON_GetArrayItem(item(one, "prediction"), 0), "logprob")->valuedouble + l0h1, 1e-8);
+    /* leans_on: the heads below -effect_matters, the most first */
+    const double matters = item(one, "effect_matters")->valuedouble;
+    double prev = -1e300;
+    int n_matter = 0;
+    const cJSON *row, *e;
+    cJSON_ArrayForEach(row, item(one, "head_effects")) cJSON_ArrayForEach(e, row) n_matter += e->valuedouble < -matters;
+    ck_assert_int_eq(cJSON_GetArraySize(item(one, "leans_on")), n_matter < 5 ? n_matter : 5);
+    cJSON_ArrayForEach(e, item(one, "leans_on")) {
+        ck_assert(item(e, "effect")->valuedouble < -matters && item(e, "effect")->valuedouble >= prev);
+        prev = item(e, "effect")->valuedouble;
+    }
+    cJSON_Delete(one);
+
+    run(r, (const char *[]){"-q", "--ablate", "1.0,0.1", "--text", SENTENCE, "-o", "two", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cJSON *two = read_json(r, "two/report.json");
+    ab = item(two, "ablated");
+    ck_assert_int_eq(cJSON_GetArraySize(item(ab, "heads")), 2);
+    ck_assert_int_eq((int)cJSON_GetArrayItem(cJSON_GetArrayItem(item(ab, "heads"), 0), 0)->valuedouble, 0);
+    ck_assert_int_eq((int)cJSON_GetArrayItem(cJSON_GetArrayItem(item(ab, "heads"), 1), 0)->valuedouble, 1);
+    const cJSON *pred = item(ab, "prediction");
+    ck_assert_int_eq(cJSON_GetArraySize(pred), 5);
+    for (int k = 1; k < 5; k++)
+        ck_assert(item(cJSON_GetArrayItem(pred, k), "logprob")->valuedouble <=
+                  item(cJSON_GetArrayItem(pred, k - 1), "logprob")->valuedouble);
+    ck_assert(cJSON_IsNull(item(two, "head_effects")));
+    ck_assert_int_eq(cJSON_GetArraySize(item(two, "leans_on")), 0);
+    cJSON_Delete(two);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/two/report.txt", r->dir);
+    char *txt = slurp(path, NULL);
+    ck_assert_msg(strstr(txt, "With heads L0H1, L1H0 switched off together"), "%s", txt);
+    free(txt);
+    done(r);
+}
+END_TEST
+
+/* Bad --ablate values (gpt2_vocab: 2 layers of 2 heads): exit 2 naming the item, nothing written. */
+static const struct {
+    const char *spec;
+    const char *layer; /* --layer, or NULL */
+    const char *msg;
+} ABLATE[] = {
+    {"2.0", NULL, "--ablate 2.0: '2.0': layer 2 is not in the model"},
+    {"0.1,1.2", NULL, "--ablate 0.1,1.2: '1.2': head 2 is not in the model"},
+    {"0.1,0.1", NULL, "--ablate 0.1,0.1 lists head 0.1 twice"},
+    {"x", NULL, "--ablate x: 'x' is not a head (LAYER.HEAD"},
+    {"0", NULL, "--ablate 0: '0' is not a head"},
+    {"0.1,", NULL, "--ablate 0.1,: '' is not a head"},
+    {".1", NULL, "--ablate .1: '.1' is not a head"},
+    {"0.1.1", NULL, "--ablate 0.1.1: '0.1.1' is not a head"},
+    {"-1.0", NULL, "--ablate -1.0: '-1.0' is not a head"},
+    {"0.1", "1", "--ablate changes the model's prediction, which a run over several layers reports"},
+};
+
+START_TEST(ablate_refused)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    const char *args[10] = {"-q", "--text", SENTENCE, "--ablate", ABLATE[_i].spec};
+    int n = 5;
+    if (ABLATE[_i].layer) {
+        args[n++] = "--layer";
+        args[n++] = ABLATE[_i].layer;
+    }
+    args[n++] = "MODEL";
+    args[n] = NULL;
+    run(r, args);
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, ABLATE[_i].msg), "'%s' lacks '%s'", r->err, ABLATE[_i].msg);
+    ck_assert_int_eq(written(r), 0);
+    done(r);
+}
+END_TEST
+
+/* --repeat: the sentence's tokens twice, Llama 2's BOS (1) once; over the
+ * model's positions (n_positions 20 for GPT-2's 14 tokens: 28) exit 1
+ * naming config.json's field and --repeat, nothing written. */
+START_TEST(repeat_doubles_the_tokens)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "llama2_vocab", "llama2");
+    run(r, (const char *[]){"-q", "--text", SENTENCE, "--layer", "1", "-o", "once", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    run(r, (const char *[]){"-q", "--repeat", "--text", SENTENCE, "--layer", "1", "-o", "twice", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    cJSON *once = read_json(r, "once/report.json"), *twice = read_json(r, "twice/report.json");
+    const cJSON *a = item(once, "token_ids"), *b = item(twice, "token_ids");
+    const int n = cJSON_GetArraySize(a);
+    ck_assert_int_eq((int)cJSON_GetArrayItem(a, 0)->valuedouble, 1);
+    ck_assert_int_eq(cJSON_GetArraySize(b), 2 * n - 1);
+    for (int t = 0; t < 2 * n - 1; t++) {
+        const int want = t < n ? (int)cJSON_GetArrayItem(a, t)->valuedouble
+                               : (int)cJSON_GetArrayItem(a, t - n + 1)->valuedouble;
+        ck_assert_int_eq((int)cJSON_GetArrayItem(b, t)->valuedouble, want);
+    }
+    cJSON_Delete(once), cJSON_Delete(twice);
+    done(r);
+
+    r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    edit_config(r, "n_positions", "20");
+    run(r, (const char *[]){"-q", "--repeat", "--text", SENTENCE, "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, "config.json: the text has 28 tokens (--repeat: its 14 own tokens twice); the model "
+                                 "takes 1 to 20 (\"n_positions\")"), "%s", r->err);
     ck_assert_int_eq(written(r), 0);
     done(r);
 }
@@ -538,6 +669,143 @@ START_TEST(bad_checkpoint_exits_1)
 }
 END_TEST
 
+/* r->dir/name holding text. */
+static void put_file(const Run *r, const char *name, const char *text)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", r->dir, name);
+    write_file(path, text, strlen(text));
+}
+
+#define OTHER "The cat sat on the mat and the cat slept"
+
+/* --text-file: one sentence gives what --text gives, byte for byte; two
+ * sentences pool each head's rows: the heads worth a slide are found again
+ * here from the two single-sentence runs' layer reports (rows showing each
+ * pattern and rows that could, summed; the share their mean weighted by
+ * the rows: the most rows showing it, then the larger share, then the
+ * first), report.json says over how many sentences, and the pictures and
+ * layer_NN/ stay the first sentence's. */
+START_TEST(text_file_pools_the_sentences)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "gpt2_vocab", "gpt2");
+    put_file(r, "one.txt", SENTENCE "\n");
+    put_file(r, "two.txt", SENTENCE "\r\n" OTHER);
+    run(r, (const char *[]){"-q", "--text", SENTENCE, "-o", "a", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    run(r, (const char *[]){"-q", "--text", OTHER, "-o", "b", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    run(r, (const char *[]){"-q", "--text-file", "one.txt", "-o", "one", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert(same_file(r, "one/report.json", "a/report.json"));
+    ck_assert(same_file(r, "one/model_overview.png", "a/model_overview.png"));
+    run(r, (const char *[]){"-q", "--text-file", "two.txt", "-o", "ab", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert(same_file(r, "ab/layer_01/report.json", "a/layer_01/report.json"));
+    cJSON *ab = read_json(r, "ab/report.json");
+    ck_assert_int_eq((int)item(ab, "sentences")->valuedouble, 2);
+    cJSON *a = read_json(r, "a/report.json");
+    ck_assert_int_eq((int)item(a, "sentences")->valuedouble, 1);
+    cJSON_Delete(a);
+
+    const char *const patterns[4] = {"previous_token", "first_token", "duplicate_token", "induction"};
+    int best_layer[4] = {-1, -1, -1, -1}, best_head[4] = {-1, -1, -1, -1}, best_shown[4] = {0}, best_rows[4] = {0};
+    double best_share[4] = {0};
+    for (int l = 0; l < 2; l++) {
+        char pa[64], pb[64];
+        snprintf(pa, sizeof pa, "a/layer_%02d/report.json", l);
+        snprintf(pb, sizeof pb, "b/layer_%02d/report.json", l);
+        cJSON *ja = read_json(r, pa), *jb = read_json(r, pb);
+        for (int h = 0; h < 2; h++) {
+            const cJSON *ha = cJSON_GetArrayItem(item(ja, "heads"), h), *hb = cJSON_GetArrayItem(item(jb, "heads"), h);
+            for (int k = 0; k < 4; k++) {
+                const cJSON *ra = item(item(ha, "pattern_rows"), patterns[k]);
+                const cJSON *rb = item(item(hb, "pattern_rows"), patterns[k]);
+                const int shown = (int)(cJSON_GetArrayItem(ra, 0)->valuedouble + cJSON_GetArrayItem(rb, 0)->valuedouble);
+                const int na = (int)cJSON_GetArrayItem(ra, 1)->valuedouble, nb = (int)cJSON_GetArrayItem(rb, 1)->valuedouble;
+                const double share = ((na ? item(ha, patterns[k])->valuedouble * na : 0.0) +
+                                      (nb ? item(hb, patterns[k])->valuedouble * nb : 0.0)) / (na + nb > 0 ? na + nb : 1);
+                if (shown >= 2 && (best_layer[k] < 0 || shown > best_shown[k] ||
+                                   (shown == best_shown[k] && share > best_share[k]))) {
+                    best_layer[k] = l, best_head[k] = h;
+                    best_shown[k] = shown, best_rows[k] = na + nb, best_share[k] = share;
+                }
+            }
+        }
+        cJSON_Delete(ja), cJSON_Delete(jb);
+    }
+    const cJSON *slides = item(ab, "heads_worth_a_slide");
+    for (int k = 0; k < 4; k++) {
+        const cJSON *b = cJSON_GetArrayItem(slides, k);
+        if (best_layer[k] < 0) {
+            ck_assert_msg(cJSON_IsNull(item(b, "layer")), "%s", patterns[k]);
+            continue;
+        }
+        ck_assert_int_eq((int)item(b, "layer")->valuedouble, best_layer[k]);
+        ck_assert_int_eq((int)item(b, "head")->valuedouble, best_head[k]);
+        ck_assert_int_eq((int)item(b, "shown")->valuedouble, best_shown[k]);
+        ck_assert_int_eq((int)item(b, "rows")->valuedouble, best_rows[k]);
+        ck_assert_double_eq_tol(item(b, "share")->valuedouble, best_share[k], 1e-8);
+    }
+    cJSON_Delete(ab);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/ab/report.txt", r->dir);
+    char *txt = slurp(path, NULL);
+    ck_assert_msg(strstr(txt, "Over 2 sentences (--text-file)") && strstr(txt, "rows over 2 sentences"), "%s", txt);
+    free(txt);
+    done(r);
+}
+END_TEST
+
+/* Bad --text-file: exit code, the message naming the file (and line), nothing written
+ * (Llama 2's tokenizer and checkpoint, its positions cut to 20: the first two
+ * sentences fit, the third, twice the sentence, does not). */
+static const struct {
+    const char *content; /* NULL: no file */
+    const char *layer;   /* --layer, or NULL */
+    int status;
+    const char *msg, *msg2; /* msg2: also, or NULL */
+} TEXT_FILE[] = {
+    {NULL, NULL, MHAVIZ_EIO, "s.txt: cannot open: No such file or directory", NULL},
+    {"", NULL, MHAVIZ_EINPUT, "s.txt: no sentence (the file is empty", NULL},
+    {SENTENCE "\n\n" OTHER "\n", NULL, MHAVIZ_EINPUT, "s.txt:2: an empty line", NULL},
+    {SENTENCE "\n \t\r\n", NULL, MHAVIZ_EINPUT, "s.txt:2: an empty line", NULL},
+    {"\xff\xfe\n", NULL, MHAVIZ_EINPUT, "s.txt:1: the text is not UTF-8 at byte 0", NULL},
+    {SENTENCE "\nok\n" SENTENCE " " SENTENCE "\n", NULL, MHAVIZ_EINPUT, "s.txt:3: ",
+     "model/config.json: the text has 29 tokens; the model takes 1 to 20 (\"max_position_embeddings\")"},
+    {SENTENCE "\n", "1", MHAVIZ_EUSAGE, "--text-file scores the heads' roles over its sentences in a run over several",
+     NULL},
+};
+
+START_TEST(text_file_refused)
+{
+    Run *r = calloc(1, sizeof *r);
+    make_model(r, "llama2_vocab", "llama2");
+    edit_config(r, "max_position_embeddings", "20");
+    if (TEXT_FILE[_i].content)
+        put_file(r, "s.txt", TEXT_FILE[_i].content);
+    const char *args[10] = {"-q", "--text-file", "s.txt"};
+    int n = 3;
+    if (TEXT_FILE[_i].layer) {
+        args[n++] = "--layer";
+        args[n++] = TEXT_FILE[_i].layer;
+    }
+    args[n++] = "MODEL";
+    args[n] = NULL;
+    run(r, args);
+    ck_assert_msg(r->status == TEXT_FILE[_i].status, "exit %d: %s", r->status, r->err);
+    ck_assert_msg(strstr(r->err, TEXT_FILE[_i].msg), "'%s' lacks '%s'", r->err, TEXT_FILE[_i].msg);
+    ck_assert_msg(!TEXT_FILE[_i].msg2 || strstr(r->err, TEXT_FILE[_i].msg2), "'%s' lacks '%s'", r->err,
+                  TEXT_FILE[_i].msg2);
+    ck_assert_int_eq(written(r), TEXT_FILE[_i].content ? 1 : 0); /* s.txt alone */
+    run(r, (const char *[]){"-q", "--text-file", "s.txt", "--text", "a", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "with --text or with --text-file, not both"), "%s",
+                  r->err);
+    done(r);
+}
+END_TEST
+
 Suite *model_cli_suite(void)
 {
     Suite *s = suite_create("model_cli");
@@ -549,6 +817,11 @@ Suite *model_cli_suite(void)
     tcase_add_test(tc, split_head_in_the_grid);
     tcase_add_loop_test(tc, model_usage_refused, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
     tcase_add_test(tc, text_needs_a_model_folder);
+    tcase_add_test(tc, ablate_writes_the_prediction_with_heads_off);
+    tcase_add_loop_test(tc, ablate_refused, 0, (int)(sizeof ABLATE / sizeof ABLATE[0]));
+    tcase_add_test(tc, repeat_doubles_the_tokens);
+    tcase_add_test(tc, text_file_pools_the_sentences);
+    tcase_add_loop_test(tc, text_file_refused, 0, (int)(sizeof TEXT_FILE / sizeof TEXT_FILE[0]));
     tcase_add_loop_test(tc, bad_checkpoint_exits_1, 0, (int)(sizeof BAD / sizeof BAD[0]));
     suite_add_tcase(s, tc);
     return s;

@@ -12,7 +12,7 @@ downloads would hold it, plus the numbers a correct reader must find in it:
                           "weight_map": {tensor name: shard file}})
   case.json               {"ids": [token ids], "n_layers": L, "model_type": "...",
                            "dtype": "F32|F16|BF16", "n_heads", "n_kv_heads",
-                           "head_dim", "d_model", "vocab_size", "tied"}
+                           "head_dim", "d_model", "vocab_size", "tied", "ablate_set"}
   ref/attn_LL.npy         float64 (n_heads, T, T) softmax attention weights of
                           layer LL (two digits), row = query; masked cells exactly 0
   ref/x_LL.npy            float64 (T, d_model) layer LL's attention input after its
@@ -20,6 +20,8 @@ downloads would hold it, plus the numbers a correct reader must find in it:
   ref/ablate.npy          float64 (n_layers, n_heads) the log-probability of
                           logprobs.npy's top token with that one head's output
                           zeroed before c_proj / o_proj
+  ref/ablate_set.npy      float64 (vocab) logprobs.npy with the heads case.json's
+                          "ablate_set" lists ([[layer, head], ...]) zeroed at once
   ref/logprobs.npy        float64 (vocab) log-softmax of the last position's logits
                           (final norm, then the unembedding: tied or lm_head)
 
@@ -391,7 +393,7 @@ def causal_softmax(scores):
     return p.masked_fill(~allowed, 0.0)
 
 
-def gpt2_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None, zero_head=None):
+def gpt2_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None, zero_heads=()):
     """GPT2LMHeadModel's forward in dtype (float64 for the reference). W: the stored
     tensors by name without "transformer.", converted to dtype as each is used.
     Returns per layer {x, attn, out} and the last position's log-probabilities
@@ -418,9 +420,10 @@ def gpt2_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None,
         attn = causal_softmax(q @ k.transpose(1, 2) / math.sqrt(hd))    # (H, T, T)
         # _merge_heads then c_proj (Conv1D).
         heads = (attn @ v).permute(1, 0, 2)                              # (T, H, hd)
-        if zero_head is not None and zero_head[0] == i:
-            heads = heads.clone()
-            heads[:, zero_head[1], :] = 0     # the head's output zeroed before c_proj
+        for li, hi in zero_heads:
+            if li == i:
+                heads = heads.clone()
+                heads[:, hi, :] = 0           # the head's output zeroed before c_proj
         merged = heads.reshape(T, d)                                     # (T, d)
         out = merged @ w(p + "attn.c_proj.weight") + w(p + "attn.c_proj.bias")
         layers.append({"x": x, "attn": attn, "out": out})
@@ -498,7 +501,7 @@ def repeat_kv(x, n_rep):
     return x[:, None].expand(KV, n_rep, T, hd).reshape(KV * n_rep, T, hd)
 
 
-def llama_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None, zero_head=None):
+def llama_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None, zero_heads=()):
     """LlamaForCausalLM's forward (MistralForCausalLM, Qwen2ForCausalLM: the same
     steps; Qwen2Attention's q/k/v_proj have biases), as gpt2_forward: in dtype,
     W by names without "model.", stopping after last_layer's attention if given."""
@@ -546,9 +549,10 @@ def llama_forward(W, cfg, ids, ablate=None, dtype=torch.float64, last_layer=None
         # eager attention: q k^T / sqrt(head_dim), causal mask, softmax (fp32 there).
         attn = causal_softmax(q @ k.transpose(1, 2) / math.sqrt(hd))        # (H, T, T)
         heads = (attn @ v).transpose(0, 1)                                   # (T, H, hd)
-        if zero_head is not None and zero_head[0] == i:
-            heads = heads.clone()
-            heads[:, zero_head[1], :] = 0     # the head's output zeroed before o_proj
+        for li, hi in zero_heads:
+            if li == i:
+                heads = heads.clone()
+                heads[:, hi, :] = 0           # the head's output zeroed before o_proj
         merged = heads.reshape(T, H * hd)                                    # (T, H*hd)
         out = linear(merged, p + "self_attn.o_proj")                         # (T, d)
         layers.append({"x": x, "attn": attn, "out": out})
@@ -766,14 +770,22 @@ def make_case(c, root):
     off = np.zeros((n_layers, H))
     for li in range(n_layers):
         for hi in range(H):
-            off[li, hi] = float(forward(W, cfg, ids, zero_head=(li, hi))[1][top])
+            off[li, hi] = float(forward(W, cfg, ids, zero_heads=[(li, hi)])[1][top])
     np.save(os.path.join(folder, "ref", "ablate.npy"), off.astype("<f8"))
+    # Several heads switched off at once (--ablate L.H,L.H,...): the first and
+    # second head of layer 0 (the first alone when it has one) and the last head
+    # of the last layer; every log-probability, (vocab).
+    heads_off = sorted({(0, 0), (0, min(1, H - 1)), (n_layers - 1, H - 1)})
+    lp_off = forward(W, cfg, ids, zero_heads=heads_off)[1]
+    moved_off = float((lp_off - logprobs).abs().max())
+    check(moved_off > 2 * C_TOLERANCE, f"{c['name']}: switching off {heads_off} moves only {moved_off:.1e}")
+    np.save(os.path.join(folder, "ref", "ablate_set.npy"), lp_off.numpy().astype("<f8"))
     hd = layers[0]["x"].shape[1] // H if c["family"] == "gpt2" else head_dim_of(cfg)
     info = {"ids": ids, "n_layers": n_layers, "model_type": cfg["model_type"],
             "dtype": c["dtype"], "n_heads": H,
             "n_kv_heads": cfg.get("num_key_value_heads", H), "head_dim": hd,
             "d_model": int(layers[0]["x"].shape[1]), "vocab_size": c["vocab"],
-            "tied": c["family"] == "gpt2" or c["tied"]}
+            "tied": c["family"] == "gpt2" or c["tied"], "ablate_set": [list(k) for k in heads_off]}
     with open(os.path.join(folder, "case.json"), "w") as f:
         json.dump(info, f, indent=2)
         f.write("\n")

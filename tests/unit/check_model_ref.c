@@ -246,6 +246,50 @@ START_TEST(heads_off_match_the_reference)
 }
 END_TEST
 
+/* Several heads switched off at once (--ablate's forward): every
+ * log-probability within 1e-4 of ref/ablate_set.npy, the torch reference's
+ * with the heads case.json's "ablate_set" lists zeroed before c_proj /
+ * o_proj (the script checks that they move the log-probabilities by more
+ * than 2e-4, so heads left on, or the wrong ones off, fail here). */
+START_TEST(several_heads_off_match_the_reference)
+{
+    char dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
+    int T, n_layers;
+    cJSON *root;
+    int *ids = case_ids(dir, &T, &n_layers, &root);
+    const int vocab = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "vocab_size"));
+    const int H = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "n_heads"));
+    snprintf(path, sizeof path, "%s/ref/ablate_set.npy", dir);
+    double *want = read_f64_npy(path, (size_t)vocab);
+    snprintf(path, sizeof path, "%s/ref/logprobs.npy", dir);
+    double *clean = read_f64_npy(path, (size_t)vocab);
+    unsigned char *off = calloc((size_t)n_layers * H, 1);
+    const cJSON *pair;
+    int n_off = 0;
+    cJSON_ArrayForEach(pair, cJSON_GetObjectItemCaseSensitive(root, "ablate_set")) {
+        const int l = (int)cJSON_GetArrayItem(pair, 0)->valuedouble, h = (int)cJSON_GetArrayItem(pair, 1)->valuedouble;
+        ck_assert(l >= 0 && l < n_layers && h >= 0 && h < H);
+        off[l * H + h] = 1, n_off++;
+    }
+    ck_assert_int_ge(n_off, 2);
+    double *got = malloc((size_t)vocab * sizeof *got), worst = 0.0, moved = 0.0;
+    MhaInput none;
+    char err[MHAVIZ_ERRLEN];
+    ck_assert_msg(model_layers(dir, ids, T, NULL, 0, &none, got, off, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    for (int v = 0; v < vocab; v++) {
+        worst = fmax(worst, fabs(got[v] - want[v]));
+        moved = fmax(moved, fabs(want[v] - clean[v]));
+    }
+    ck_assert_msg(worst <= TOL, "%s: %d heads off: log-probabilities differ from the reference by %g", CASES[_i],
+                  n_off, worst);
+    fprintf(stderr, "model_ref: %-24s %d heads off at once: %d log-probabilities within %.2e (moved by up to %.2e)\n",
+            CASES[_i], n_off, vocab, worst, moved);
+    free(off), free(got), free(want), free(clean), free(ids);
+    cJSON_Delete(root);
+}
+END_TEST
+
 Suite *model_ref_suite(void)
 {
     Suite *s = suite_create("model_ref");
@@ -254,6 +298,7 @@ Suite *model_ref_suite(void)
     tcase_add_loop_test(tc, all_layers_at_once_match_one_at_a_time, 0, N_CASES);
     tcase_add_loop_test(tc, logprobs_match_the_reference, 0, N_CASES);
     tcase_add_loop_test(tc, heads_off_match_the_reference, 0, N_CASES);
+    tcase_add_loop_test(tc, several_heads_off_match_the_reference, 0, N_CASES);
     tcase_add_loop_test(tc, every_layer_matches_the_reference, 0, N_CASES);
     suite_add_tcase(s, tc);
     return s;

@@ -38,6 +38,7 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
             double heads_norm;
             measures_blur(v.measures, H, &heads_norm);
             v.chance = chance;
+            timing_phase(tm, TIMING_CHANCE);
             if (chance_sharp(&v.chance, &in[i].cfg, in[i].tokens, in[i].has_single, heads_norm,
                              v.measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK ||
                 model_summary_add(&s, &v, in[i].model->layer) != MHAVIZ_OK)

@@ -27,7 +27,9 @@ and checks the targets of issue 23 (and those of issue 12 still standing). Then
 F32, 40 tokens, layer 5; Llama-3.2-1B's shape, BF16, 64 tokens, its last layer):
 mhaviz MODEL_DIR --text ... --layer N end to end and its peak memory, against
 model_peer.py (torch + matplotlib: the same safetensors, the same forward pass,
-each head drawn) in the same run, and issue 29's targets. It prints markdown tables
+each head drawn) in the same run, and issue 29's targets; (issue 31) the same two
+checkpoints' every layer (no --layer), against the peer drawing every head of every
+layer (GPT-2), and issue 31's targets. It prints markdown tables
 (paste them into bench/README.md).
 """
 import argparse
@@ -56,10 +58,13 @@ SHAPES = [
 # The CLI's phases, as mhaviz --timing prints them, in their order.
 PHASES = ["load", "forward", "chance", "render", "write"]
 
-# Issue 29: shape number, name, make_bench_models.py's folder, mhaviz runs, peer runs
+# Issues 29 and 31: shape number, name, make_bench_models.py's folder, mhaviz runs,
+# peer runs (0: none), every layer (issue 31: no --layer) or bench.json's layer
 MODEL_SHAPES = [
-    (4, "GPT-2 small (F32), 40 tokens, layer 5", "gpt2_small", 5, 3),
-    (5, "Llama-3.2-1B shape (BF16), 64 tokens, layer 15", "llama32_1b", 3, 1),
+    (4, "GPT-2 small (F32), 40 tokens, layer 5", "gpt2_small", 5, 3, False),
+    (5, "Llama-3.2-1B shape (BF16), 64 tokens, layer 15", "llama32_1b", 3, 1, False),
+    (6, "GPT-2 small (F32), 40 tokens, all 12 layers", "gpt2_small", 3, 3, True),
+    (7, "Llama-3.2-1B shape (BF16), 64 tokens, all 16 layers", "llama32_1b", 3, 0, True),
 ]
 
 
@@ -208,28 +213,31 @@ def timed_runs(cmd, runs):
     return statistics.median(walls), peak, {k: statistics.median(v) for k, v in phases.items()}
 
 
-def run_model_cli(mhaviz, folder, out_dir, runs):
-    """mhaviz on a model folder (bench.json's text and layer), as timed_runs; checks
-    that it saw bench.json's ids."""
+def run_model_cli(mhaviz, folder, out_dir, runs, every):
+    """mhaviz on a model folder (bench.json's text and layer; every: every layer, no
+    --layer), as timed_runs, and the output folder's size (MB); checks that it saw
+    bench.json's ids."""
     with open(os.path.join(folder, "bench.json")) as f:
         b = json.load(f)
-    got = timed_runs([mhaviz, "-q", "--timing", "--text", b["text"], "--layer", str(b["layer"]),
-                      "-o", out_dir, folder], runs)
+    layer = [] if every else ["--layer", str(b["layer"])]
+    got = timed_runs([mhaviz, "-q", "--timing", "--text", b["text"], *layer, "-o", out_dir, folder], runs)
     if isinstance(got, str):
         raise RuntimeError(got)
-    with open(os.path.join(out_dir, "report.json")) as f:
+    report = os.path.join(out_dir, "layer_00" if every else "", "report.json")
+    with open(report) as f:
         seen = json.load(f)["token_ids"]
     if seen != b["ids"]:
         raise RuntimeError(f"mhaviz saw the ids {seen}, the peer is given {b['ids']}")
-    return got
+    return (*got, folder_mb(out_dir))
 
 
-def run_model_peer(py, folder, out_dir, runs):
-    """model_peer.py on the same folder, ids and layer, as timed_runs; None when it
-    cannot run (no matplotlib)."""
+def run_model_peer(py, folder, out_dir, runs, every):
+    """model_peer.py on the same folder, ids and layer (every: every layer), as
+    timed_runs; None when it cannot run (no matplotlib)."""
     with open(os.path.join(folder, "bench.json")) as f:
         b = json.load(f)
-    got = timed_runs([py, os.path.join(HERE, "model_peer.py"), folder, out_dir, "--layer", str(b["layer"]),
+    got = timed_runs([py, os.path.join(HERE, "model_peer.py"), folder, out_dir,
+                      "--layer", "all" if every else str(b["layer"]),
                       "--ids", ",".join(map(str, b["ids"]))], runs)
     if isinstance(got, str):
         print(f"bench: {got}", file=sys.stderr)
@@ -238,21 +246,26 @@ def run_model_peer(py, folder, out_dir, runs):
 
 
 def model_rows(mhaviz, py, work, wanted, quick):
-    """Issue 29's rows: {name: (mhaviz (ms, MB, phases), peer (ms, MB, phases) or None)}."""
+    """Issues 29 and 31's rows: {number: (name, mhaviz (ms, MB, phases, output MB),
+    peer (ms, MB, phases) or None)}."""
     models = os.path.join(work, "models")
-    print("bench: writing the models' checkpoints (kept between runs) ...", file=sys.stderr)
-    subprocess.run([py, os.path.join(HERE, "make_bench_models.py"), models], check=True)
+    needed = sorted({folder for n, _, folder, *_ in MODEL_SHAPES if wanted(n)})
+    print(f"bench: writing the checkpoints {', '.join(needed)} (kept between runs) ...", file=sys.stderr)
+    subprocess.run([py, os.path.join(HERE, "make_bench_models.py"), models, *needed], check=True)
     rows = {}
-    for n, name, folder, runs, peer_runs in MODEL_SHAPES:
+    for n, name, folder, runs, peer_runs, every in MODEL_SHAPES:
         if not wanted(n):
             continue
         if quick:
-            runs, peer_runs = 1, 1
+            runs, peer_runs = 1, min(peer_runs, 1)
         folder = os.path.join(models, folder)
         print(f"bench: {name}: mhaviz ...", file=sys.stderr)
-        got = run_model_cli(mhaviz, folder, os.path.join(work, f"model{n}_out"), runs)
-        print(f"bench: {name}: the torch + matplotlib peer ...", file=sys.stderr)
-        rows[name] = (got, run_model_peer(py, folder, os.path.join(work, f"model{n}_peer"), peer_runs))
+        got = run_model_cli(mhaviz, folder, os.path.join(work, f"model{n}_out"), runs, every)
+        peer = None
+        if peer_runs:
+            print(f"bench: {name}: the torch + matplotlib peer ...", file=sys.stderr)
+            peer = run_model_peer(py, folder, os.path.join(work, f"model{n}_peer"), peer_runs, every)
+        rows[n] = (name, got, peer)
     return rows
 
 
@@ -264,7 +277,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one round, fewer runs (a smoke test)")
     ap.add_argument("--shapes", default=None,
                     help="comma-separated shape numbers to run (0 class size, 1 and 2 GPT-2 small at T = 64 "
-                         "and 512, 3 the Llama layer, 4 and 5 the GPT-2 and Llama-3.2-1B checkpoints); "
+                         "and 512, 3 the Llama layer, 4 and 5 the GPT-2 and Llama-3.2-1B checkpoints, "
+                         "6 and 7 the same checkpoints' every layer); "
                          "default all: targets of shapes not run are left out")
     ap.add_argument("--realtime", action="store_true",
                     help="time the forward passes (numpy's and mhaviz's) at real-time priority "
@@ -468,20 +482,21 @@ def print_targets(title, rows):
 
 
 def print_models(models):
-    """Issue 29's table and targets, from model_rows."""
+    """Issues 29 and 31's table and targets, from model_rows."""
     if not models:
         return
-    seen = {p for (_, _, ph), _ in models.values() for p in ph}
+    seen = {p for _, (_, _, ph, _), _ in models.values() for p in ph}
     names = [p for p in PHASES if p in seen] + sorted(seen - set(PHASES))
     peer_names = ["load", "forward", "draw"]
     print("\nReal models' shapes, random weights (make_bench_models.py): mhaviz MODEL_DIR --text ... --layer N "
-          "(-q --timing) against model_peer.py (the same safetensors mapped into torch, the same forward pass in "
-          "float32 up to the layer, each head drawn with matplotlib), end to end, medians\n")
-    print("| model | mhaviz (ms) | peak memory (MB) | " + " | ".join(f"{p} (ms)" for p in names)
+          "(every layer: no --layer; -q --timing) against model_peer.py (the same safetensors mapped into torch, "
+          "the same forward pass in float32 up to the layer, each head of the layer, or of every layer, drawn "
+          "with matplotlib), end to end, medians\n")
+    print("| model | mhaviz (ms) | peak memory (MB) | output folder (MB) | " + " | ".join(f"{p} (ms)" for p in names)
           + " | peer (ms) | " + " | ".join(f"peer {p} (ms)" for p in peer_names)
           + " | peer peak memory (MB) | peer / mhaviz |")
-    print("|---|---|---|" + "---|" * len(names) + "---|" + "---|" * len(peer_names) + "---|---|")
-    for name, ((wall, rss, ph), peer) in models.items():
+    print("|---|---|---|---|" + "---|" * len(names) + "---|" + "---|" * len(peer_names) + "---|---|")
+    for name, (wall, rss, ph, out_mb), peer in models.values():
         cells = " | ".join(f"{ph[p]:.1f}" if p in ph else "-" for p in names)
         if peer:
             pw, prss, pph = peer
@@ -489,18 +504,25 @@ def print_models(models):
             tail = f"{pw:.0f} | {pcells} | {prss:.0f} | {pw / wall:.1f}x"
         else:
             tail = "- | " + " | ".join("-" for _ in peer_names) + " | - | -"
-        print(f"| {name} | {wall:.0f} | {rss:.0f} | {cells} | {tail} |")
-    gpt, llama = (name for _, name, *_ in MODEL_SHAPES)
-    rows = []
-    if gpt in models:
-        (wall, rss, _), peer = models[gpt]
-        if peer:
-            rows.append((f"{gpt}: the peer / mhaviz", peer[0] / wall, 8, "x (at least)"))
-        rows.append((f"{gpt}: peak memory", rss, 700, "MB"))
-    if llama in models:
-        (wall, rss, _), _ = models[llama]
-        rows += [(f"{llama}: end to end", wall / 1e3, 3, "s"), (f"{llama}: peak memory", rss, 1500, "MB")]
-    print_targets("Targets (issue 29)", rows)
+        print(f"| {name} | {wall:.0f} | {rss:.0f} | {out_mb:.1f} | {cells} | {tail} |")
+    # (shape, the peer / mhaviz at least, peak MB, end to end s, output folder MB): None where no target
+    limits = {29: [(4, 8, 700, None, None), (5, None, 1500, 3, None)],
+              31: [(6, 8, 800, None, None), (7, None, 1500, 20, 300)]}
+    for issue, shapes in limits.items():
+        rows = []
+        for n, ratio, peak, seconds, folder in shapes:
+            if n not in models:
+                continue
+            name, (wall, rss, _, out_mb), peer = models[n]
+            if ratio and peer:
+                rows.append((f"{name}: the peer / mhaviz", peer[0] / wall, ratio, "x (at least)"))
+            if seconds:
+                rows.append((f"{name}: end to end", wall / 1e3, seconds, "s"))
+            rows.append((f"{name}: peak memory", rss, peak, "MB"))
+            if folder:
+                rows.append((f"{name}: output folder", out_mb, folder, "MB"))
+        if rows:
+            print_targets(f"Targets (issue {issue})", rows)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """make_bench_models.py — random-weight checkpoints in real models' shapes, for bench.py.
 
-  make_bench_models.py OUT_DIR
+  make_bench_models.py OUT_DIR [NAME ...]
 
-Writes two Hugging Face model folders (never committed: OUT_DIR is under build/):
+Writes two Hugging Face model folders (never committed: OUT_DIR is under build/),
+or only those NAMEs lists:
   OUT_DIR/gpt2_small/   GPT-2 small's shape: 124M parameters, F32 (548 MB with the
                         twelve (1, 1, 1024, 1024) attn.bias buffers the hub's file
                         holds too): vocab 50257, n_positions 1024, 12 layers,
@@ -165,14 +166,17 @@ def write_model(folder, c, n_tokens, layer, stamp):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_bench_models.py OUT_DIR")
+    names = [c["name"] for c, _, _ in MODELS]
+    if len(sys.argv) < 2 or any(n not in names for n in sys.argv[2:]):
+        sys.exit(f"usage: make_bench_models.py OUT_DIR [NAME ...] (names: {', '.join(names)})")
     torch.set_num_threads(1)
     h = hashlib.sha256()
     for path in (__file__, mc.__file__):
         with open(path, "rb") as f:
             h.update(f.read())
     for c, n_tokens, layer in MODELS:
+        if len(sys.argv) > 2 and c["name"] not in sys.argv[2:]:
+            continue
         write_model(os.path.join(sys.argv[1], c["name"]), c, n_tokens, layer, h.hexdigest())
 
 

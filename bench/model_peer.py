@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """model_peer.py — what a Python user would run instead of mhaviz on a model, for bench.py.
 
-  model_peer.py MODEL_DIR OUT_DIR --layer N --ids 1,2,3,...
+  model_peer.py MODEL_DIR OUT_DIR --layer N|all --ids 1,2,3,...
 
 Loads the model folder's safetensors into torch (mapped from the files, as
 safetensors' own loader does, each tensor converted to float32 when the forward
 pass uses it, an embedding's rows only), runs the forward pass up to layer N's attention in float32 (the
 reference forward of tests/models/make_checkpoints.py, written from transformers'
 modeling code, stopping at that layer: the same steps mhaviz runs) and draws each
-head's attention map of that layer with matplotlib, one PNG a head (labelled axes
+head's attention map of that layer (--layer all: the forward through every layer,
+each head of every layer, as mhaviz without --layer) with matplotlib, one PNG a head (labelled axes
 with the tokenizer.json pieces of the ids, colour bar, masked cells apart:
 bench/matplotlib_class.py's heatmap). bench.py times it end to end (Python's start
 and imports included); it prints its phases and its peak memory to stderr:
@@ -84,7 +85,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model_dir")
     ap.add_argument("out_dir")
-    ap.add_argument("--layer", type=int, required=True)
+    ap.add_argument("--layer", required=True, help="a layer, or all")
     ap.add_argument("--ids", required=True, help="comma-separated token ids")
     args = ap.parse_args()
     ids = [int(i) for i in args.ids.split(",")]
@@ -100,19 +101,23 @@ def main():
     t1 = time.perf_counter()
 
     forward = mc.gpt2_forward if cfg["model_type"] == "gpt2" else mc.llama_forward
+    n_layers = cfg.get("n_layer", cfg.get("num_hidden_layers"))
+    shown = range(n_layers) if args.layer == "all" else [int(args.layer)]
     with torch.no_grad():
-        layers, _ = forward(W, cfg, ids, dtype=torch.float32, last_layer=args.layer)
-    attn = layers[args.layer]["attn"].numpy()                     # (n_heads, T, T)
+        layers, _ = forward(W, cfg, ids, dtype=torch.float32, last_layer=shown[-1])
     t2 = time.perf_counter()
 
     tokens = [piece.get(i, str(i)) for i in ids]
     mask = np.tri(len(ids), dtype=bool)
-    for h in range(attn.shape[0]):
-        fig, ax = plt.subplots(figsize=(6, 5.5))
-        fig.colorbar(heatmap(ax, attn[h], mask, tokens, f"layer {args.layer}, head {h}"),
-                     ax=ax, label="attention weight")
-        fig.savefig(os.path.join(args.out_dir, f"head_{h:02d}.png"), dpi=150)
-        plt.close(fig)
+    for layer in shown:
+        attn = layers[layer]["attn"].numpy()                     # (n_heads, T, T)
+        for h in range(attn.shape[0]):
+            fig, ax = plt.subplots(figsize=(6, 5.5))
+            fig.colorbar(heatmap(ax, attn[h], mask, tokens, f"layer {layer}, head {h}"),
+                         ax=ax, label="attention weight")
+            name = f"head_{h:02d}.png" if args.layer != "all" else f"layer_{layer:02d}_head_{h:02d}.png"
+            fig.savefig(os.path.join(args.out_dir, name), dpi=150)
+            plt.close(fig)
     t3 = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"load: {(t1 - t0) * 1e3:.1f} ms\nforward: {(t2 - t1) * 1e3:.1f} ms\n"

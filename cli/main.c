@@ -71,6 +71,7 @@ typedef struct {
     const char *ablate;  /* --ablate: heads switched off for a second prediction ("0.3,5.1"); NULL = none */
     int repeat;          /* --repeat: the sentence's tokens twice (the induction demo) */
     const char *text_file; /* --text-file: sentences, one a line, whose rows the roles rest on; NULL = none */
+    int head_maps;       /* --head-maps: with several layers, every head's head_NN.png */
     int timing;          /* --timing */
     const char *query;   /* --query: the query token of query_NN.png, index or text; NULL = pull.h's default */
     RenderOptions render;
@@ -104,6 +105,8 @@ static void usage(FILE *f)
         "                     switched off, as LAYER.HEAD (5.1) or a list (0.3,5.1)\n"
         "      --repeat       the sentence's tokens twice over (the BOS once): induction\n"
         "                     heads show on the second copy (a model run only)\n"
+        "      --head-maps    with several layers: every head's map in its layer's folder\n"
+        "                     (default: only the heads worth a slide; overview.png has all)\n"
         "  -t, --threads N    threads (default: OMP_NUM_THREADS, else one per core)\n"
         "      --max-memory MB  refuse inputs whose run needs more (default: %d)\n"
         "  -q, --quiet        do not print the report to stdout\n"
@@ -257,7 +260,8 @@ static void parse_args(int argc, char **argv, Options *o)
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
            OPT_NO_ANNOTATE, OPT_SIZE, OPT_STEPS, OPT_TIMING, OPT_LAYERS, OPT_NPY, OPT_QUERY, OPT_NO_HTML, OPT_QUIZ,
            OPT_KV_GROUPS, OPT_TEXT, OPT_LAYER, OPT_SVG, OPT_POOL, OPT_HEAD_EFFECTS,
-           OPT_ABLATE, OPT_REPEAT, OPT_TEXT_FILE };
+           OPT_ABLATE, OPT_REPEAT, OPT_TEXT_FILE,
+           OPT_HEAD_MAPS };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
@@ -288,6 +292,7 @@ static void parse_args(int argc, char **argv, Options *o)
         {"ablate", required_argument, NULL, OPT_ABLATE},
         {"repeat", no_argument, NULL, OPT_REPEAT},
         {"text-file", required_argument, NULL, OPT_TEXT_FILE},
+        {"head-maps", no_argument, NULL, OPT_HEAD_MAPS},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -318,6 +323,7 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_ABLATE: o->ablate = optarg; break; /* read once the model's heads are known */
         case OPT_REPEAT: o->repeat = 1; break;
         case OPT_TEXT_FILE: o->text_file = optarg; break; /* read once the options are all known */
+        case OPT_HEAD_MAPS: o->head_maps = 1; break;
         case OPT_LAYER: o->layer = optarg; break; /* read once the model's layers are known */
         case OPT_SVG: o->svg = 1; break;
         case OPT_QUIZ: o->quiz = optarg; break; /* read and checked before the input */
@@ -423,9 +429,10 @@ static int pick_layers(const Options *o, MhaInput *in, int *n, int *many, char *
  * o->input, on o->text, in one forward: *in (n of them, malloc'd) and
  * *many = 1 when the run shows several (every layer, or a list of more than
  * one; then also the model's prediction, *pred). A --layer the model does not have: a usage error naming its layers.
+ * *bytes: what the load held at most, the layers kept included (model_memory).
  * Returns as model_load does, or MHAVIZ_EUSAGE. */
-static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelPrediction *pred, char *err,
-                      size_t errlen)
+static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelPrediction *pred, size_t *bytes,
+                      char *err, size_t errlen)
 {
     ModelConfig c;
     int rc = model_config_load(o->input, &c, err, errlen);
@@ -476,6 +483,8 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
     const ModelAsk ask = {o->head_effects, off, o->repeat};
     rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, &ask, err, errlen);
     free(layers), free(off);
+    if (rc == MHAVIZ_OK)
+        *bytes = model_memory(o->input, &c, (*in)[0].cfg.T, *n, *many);
     return rc;
 }
 
@@ -579,6 +588,7 @@ int main(int argc, char **argv)
     char err[MHAVIZ_ERRLEN] = "";
     MhaInput *ins = NULL; /* (n_in) the input, or the model's layers shown */
     int n_in = 1, many = 0; /* many: a model run over several layers (run/model_run.h) */
+    size_t model_bytes = 0; /* a model's load, the layers it keeps included */
     ModelPrediction pred = {0}; /* with many: the model's next tokens */
     QuizFile quiz = {0};
     Sentences sentences = {0}; /* --text-file's */
@@ -614,7 +624,7 @@ int main(int argc, char **argv)
         o.text = sentences.text[0];
     }
     if (o.model) {
-        rc = load_model(&o, &ins, &n_in, &many, &pred, err, sizeof err);
+        rc = load_model(&o, &ins, &n_in, &many, &pred, &model_bytes, err, sizeof err);
         if (rc != MHAVIZ_OK && o.text_file && rc != MHAVIZ_ENOMEM && rc != MHAVIZ_EUSAGE) {
             char why[MHAVIZ_ERRLEN]; /* the message names the sentence's line */
             snprintf(why, sizeof why, "%s", err);
@@ -638,21 +648,33 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     /* The memory of the whole run: the arrays of every variant, the parse
-     * (over by now, but counted as if it lasted), the pictures' canvases
-     * and the program. */
+     * (over by now, but counted as if it lasted), or a model's load and the
+     * layers it keeps, the pictures' canvases and the program. A model is
+     * checked once its forward has run (the tokens count is known then),
+     * before any layer is measured or anything written. */
 #ifdef _OPENMP
     const int threads = omp_get_max_threads();
 #else
     const int threads = 1;
 #endif
     double pictures;
-    if (run_memory(renderer, ins, kv, n_vars, o.steps, threads, &tm.estimate_bytes, &pictures) != MHAVIZ_OK)
+    if (run_memory(renderer, ins, kv, n_vars, o.steps, threads, n_in, model_bytes, &tm.estimate_bytes,
+                   &pictures) != MHAVIZ_OK)
         goto oom;
     if (n_vars > 1 && tm.estimate_bytes > lim.max_memory_bytes) {
         snprintf(err, sizeof err,
                  "%s: its %d variants (--kv-heads) would need about %zu MB of memory together, over the limit "
                  "of %zu MB; raise it with --max-memory MB, or list fewer",
                  o.input, n_vars, (tm.estimate_bytes >> 20) + 1, lim.max_memory_bytes >> 20);
+        rc = MHAVIZ_EINPUT;
+        goto cleanup;
+    }
+    if (many && tm.estimate_bytes > lim.max_memory_bytes) {
+        snprintf(err, sizeof err,
+                 "%s: its %d layers would need about %zu MB of memory together (the model's load and the layers "
+                 "it keeps %zu MB of it), over the limit of %zu MB; raise it with --max-memory MB, or show fewer "
+                 "with --layer",
+                 o.input, n_in, (tm.estimate_bytes >> 20) + 1, (model_bytes >> 20) + 1, lim.max_memory_bytes >> 20);
         rc = MHAVIZ_EINPUT;
         goto cleanup;
     }
@@ -713,7 +735,7 @@ int main(int argc, char **argv)
     }
     if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
         goto cleanup;
-    const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html, o.quiz ? &quiz : NULL};
+    const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html, o.quiz ? &quiz : NULL, NULL, o.head_maps};
     const ModelSentences more = {o.input, o.text_file, sentences.n > 1 ? sentences.text + 1 : NULL,
                                  sentences.n > 1 ? sentences.line + 1 : NULL, sentences.n > 1 ? sentences.n - 1 : 0,
                                  o.repeat};

@@ -120,3 +120,11 @@ void sample_run_free(SampleRun *r)
     mha_state_free(&r->multi);
     input_free(&r->in);
 }
+
+void timing_memory(const char *text, double *estimate, double *peak)
+{
+    const char *e = strstr(text, "estimated memory: "), *p = strstr(text, "peak memory: ");
+    *estimate = *peak = -1.0;
+    ck_assert_msg(e && p && sscanf(e, "estimated memory: %lf", estimate) == 1 &&
+                      sscanf(p, "peak memory: %lf", peak) == 1, "%s", text);
+}

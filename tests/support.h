@@ -54,4 +54,19 @@ typedef struct {
 void sample_run(SampleRun *r, const char *path);
 void sample_run_free(SampleRun *r);
 
+/* The memory figures --timing printed into text (mhaviz's stderr), in
+ * MB: *estimate ("estimated memory: ") and *peak ("peak memory: "); fails
+ * the test when either is missing. */
+void timing_memory(const char *text, double *estimate, double *peak);
+
+/* Built with AddressSanitizer (make asan), the binary under test is too. (SANITIZED: a test of memory
+ * figures skips what its shadow memory and redzones change) */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
 #endif

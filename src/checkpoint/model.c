@@ -16,6 +16,7 @@
 #include "checkpoint/tokenizer.h"
 #include "core/big_alloc.h"
 #include "core/matmul.h"
+#include "core/memory.h"
 #include "core/mha.h"
 #include "core/parallel.h"
 #include "core/status.h"
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* One layer's weights as floats, "x@W" layout: (in, out). */
 typedef struct {
@@ -835,4 +837,29 @@ int model_load(const char *dir, const char *text, const int *layers, int n, MhaI
     free(ids);
     tokenizer_free(tok);
     return rc;
+}
+
+size_t model_memory(const char *dir, const ModelConfig *c, int T, int n_kept, int prediction)
+{
+    const double d = c->d_model, ff = c->d_ff, kv = (double)c->n_kv_heads * c->head_dim, H = c->n_heads;
+    double floats = 0;
+    /* layer_weights_alloc: the attention's, the norms', the MLP's three, raw */
+    floats += 2 * d * d + 2 * d * kv + 2 * d + 2 * kv + 4 * d + 3 * d * ff + ff + d + 3 * d * d;
+    /* run_state_alloc: h, x, ff_a, ff_b, and the attention's state (q k v kt, att, concat, out) */
+    floats += 2 * T * d + 2 * T * ff + 3 * T * d + 3 * T * kv + H * T * T;
+    /* the one tensor whose mapped pages a conversion holds (safetensors_floats gives them back
+     * after it), at 4 bytes a value at most: the largest of a layer's */
+    floats += fmax(3 * d * d, d * ff);
+    /* keep_layer: each layer shown, x and its attention's weights */
+    floats += n_kept * (T * d + 2 * d * d + 2 * d * kv + 2 * d + 2 * kv);
+    double bytes = floats * sizeof(float);
+    if (prediction) /* model_load's and head_effects' log-probabilities, unembed's rows */
+        bytes += 2.0 * c->vocab_size * sizeof(double) + (UNEMBED_ROWS + 1.0) * d * sizeof(float);
+    /* tokenizer.json parsed (text and tree; core/memory.h's factor), its tables kept */
+    char path[4096];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    if (stat(path, &sb) == 0)
+        bytes += (double)sb.st_size * MEMORY_JSON_FACTOR;
+    return bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)bytes;
 }

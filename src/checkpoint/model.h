@@ -8,6 +8,7 @@
 #ifndef MHAVIZ_MODEL_H
 #define MHAVIZ_MODEL_H
 
+#include "checkpoint/model_config.h"
 #include "core/layer.h"
 
 #include <stddef.h>
@@ -36,6 +37,14 @@ int model_layers(const char *dir, const int *ids, int T, const int *layers, int 
 
 /* model_layers for the one layer `layer`. */
 int model_layer(const char *dir, const int *ids, int T, int layer, MhaInput *in, char *err, size_t errlen);
+
+/* Bytes model_load holds at most for the checkpoint in folder dir of
+ * config c on T tokens, keeping n_kept layers, with prediction the model's
+ * next tokens (its log-probabilities, also with head effects): one
+ * layer's converted weights, the run state, the mapped pages of the tensor
+ * being converted, the n_kept layers kept (held until the caller frees
+ * them), and tokenizer.json parsed. */
+size_t model_memory(const char *dir, const ModelConfig *c, int T, int n_kept, int prediction);
 
 /* The model's most likely next tokens after the text. */
 #define MODEL_TOP_K 5

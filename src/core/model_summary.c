@@ -10,11 +10,21 @@
 const MeasuresRole model_summary_slides[MODEL_SUMMARY_N_SLIDES] = {
     MEASURES_PREVIOUS_TOKEN, MEASURES_FIRST_TOKEN, MEASURES_DUPLICATE_TOKEN, MEASURES_INDUCTION};
 
+/* k of the kept maps' blocks of k x k tokens, for T tokens. */
+static int thumb_block(int T) { return (T + MODEL_SUMMARY_THUMB - 1) / MODEL_SUMMARY_THUMB; }
+
+size_t model_summary_bytes(int n, int n_heads, int T)
+{
+    const size_t side = (size_t)((T + thumb_block(T) - 1) / thumb_block(T));
+    return (size_t)n * (sizeof(LayerRow) + (size_t)n_heads * sizeof(MeasuresRole) +
+                        (size_t)n_heads * side * side * sizeof(float));
+}
+
 int model_summary_init(ModelSummary *s, int n, int n_heads, int T)
 {
     memset(s, 0, sizeof *s);
     s->n_heads = n_heads;
-    s->block = (T + MODEL_SUMMARY_THUMB - 1) / MODEL_SUMMARY_THUMB;
+    s->block = thumb_block(T);
     s->thumb_T = (T + s->block - 1) / s->block;
     const size_t thumb = (size_t)s->thumb_T * s->thumb_T;
     s->sentences = 1;

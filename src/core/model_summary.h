@@ -77,6 +77,10 @@ typedef struct {
  * tokens. MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int model_summary_init(ModelSummary *s, int n, int n_heads, int T);
 
+/* Bytes a summary of n layers of n_heads heads over T tokens holds once
+ * filled (its rows, the heads' roles, the kept maps). */
+size_t model_summary_bytes(int n, int n_heads, int T);
+
 /* Add the measured variant v (its chance drawn) as the model's layer
  * `layer`. MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int model_summary_add(ModelSummary *s, const Variant *v, int layer);

@@ -16,6 +16,40 @@
 /* Slots per draw in the values array: one per layer number, n_heads per head number. */
 static size_t slots(int H) { return (size_t)CHANCE_HEAD_JS + 2 * (size_t)H; }
 
+/* What the draws of one calibration share: the shape c, the tokens, and
+ * what each kind of draw reads of the rest. */
+typedef struct {
+    const MhaConfig *c;
+    char *const *tokens;
+    int rival;                     /* the input brings its own single head */
+    int n_kv;                      /* pool_draw: the K/V heads pooled into */
+    const int *group_of;           /* pool_draw: which heads share (n_heads), NULL for neighbours */
+    PoolMethod method;             /* pool_draw: how */
+    double heads_norm, rival_norm; /* sharp_draw: the sharpness targets */
+} DrawArgs;
+
+/* One draw of the random layers: seed s, its numbers into val (the
+ * caller's slots). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+typedef int (*DrawFn)(const DrawArgs *a, uint64_t s, double *val);
+
+/* Draws 1..n of draw (arg its settings), draw s's numbers into val + (s - 1)
+ * per, in parallel when their work (n draws of cost units each, chance.h)
+ * is worth threads: each draw writes its own slots, so any thread count
+ * gives the same values. Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+static int draws_run(DrawFn draw, const DrawArgs *arg, int n, size_t cost, double *val, size_t per)
+{
+    int failed = 0;
+    const int threaded = (size_t)n * cost >= CHANCE_PARALLEL_MIN; /* not at class size */
+    (void)threaded; /* read only by the OpenMP pragma */
+#pragma omp parallel for schedule(dynamic) if (threaded)
+    for (int s = 0; s < n; s++)
+        if (draw(arg, (uint64_t)s + 1, val + (size_t)s * per) != MHAVIZ_OK) {
+#pragma omp atomic write
+            failed = 1;
+        }
+    return failed ? MHAVIZ_ENOMEM : MHAVIZ_OK;
+}
+
 /* The layer of seed s and shape c as `mhaviz init --embeddings` draws it:
  * *x (T, d_model) the tokens' embeddings plus positions, w's W_q and W_k
  * from their streams; W_v, W_o and the biases 0 (no map depends on them).
@@ -71,10 +105,13 @@ static void rival_free(MhaWeights *one)
     free(one->W_q), free(one->W_k), free(one->W_v), free(one->b_k), free(one->b_v);
 }
 
-/* Draw s (seed s) of shape c on tokens: its numbers into val (slots(n_heads)),
+/* Draw s (seed s) of shape args->c on args->tokens: its numbers into val (slots(n_heads)),
  * NAN where one is not defined. Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
-static int one_draw(const MhaConfig *c, char *const *tokens, int rival, uint64_t s, double *val)
+static int one_draw(const DrawArgs *args, uint64_t s, double *val)
 {
+    const MhaConfig *c = args->c;
+    char *const *tokens = args->tokens;
+    const int rival = args->rival;
     const int T = c->T, H = c->n_heads;
     const size_t map = (size_t)T * T;
     int rc = MHAVIZ_ENOMEM;
@@ -158,17 +195,8 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
     const size_t per = slots(H);
     double *val = malloc((size_t)n * per * sizeof *val);  /* (draws, slots) */
     double *buf = malloc((size_t)n * H * sizeof *buf);    /* (draws * n_heads) scratch of chance_range */
-    int failed = !val || !buf;
-    /* threads only for work worth waking them: not at class size */
-    const int threaded = (size_t)n * chance_draw_cost(c, rival) >= CHANCE_PARALLEL_MIN;
-    (void)threaded; /* read only by the OpenMP pragma */
-    const int draws = failed ? 0 : n; /* none when out of memory */
-#pragma omp parallel for schedule(dynamic) if (threaded)
-    for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
-        if (one_draw(c, tokens, rival, (uint64_t)s + 1, val + (size_t)s * per) != MHAVIZ_OK) {
-#pragma omp atomic write
-            failed = 1;
-        }
+    const DrawArgs a = {.c = c, .tokens = tokens, .rival = rival};
+    int failed = !val || !buf || draws_run(one_draw, &a, n, chance_draw_cost(c, rival), val, per) != MHAVIZ_OK;
     if (!failed) {
         ch->draws = n;
         for (int k = 0; k < CHANCE_HEAD_JS; k++)
@@ -185,12 +213,16 @@ int chance_draw(Chance *ch, const MhaConfig *c, char *const *tokens, int rival, 
     return MHAVIZ_OK;
 }
 
-/* Draw s of multi-head shape c, pooled into n_kv K/V heads (group_of:
- * which heads share, or NULL for neighbours): each head's JS from its
+/* Draw s of multi-head shape args->c, pooled into args->n_kv K/V heads (args->group_of:
+ * which heads share, or NULL for neighbours) by args->method: each head's JS from its
  * multi-head self into val[h], its top-1 agreement into val[n_heads + h]. */
-static int pool_draw(const MhaConfig *c, char *const *tokens, int n_kv, const int *group_of, PoolMethod method,
-                     uint64_t s, double *val)
+static int pool_draw(const DrawArgs *args, uint64_t s, double *val)
 {
+    const MhaConfig *c = args->c;
+    char *const *tokens = args->tokens;
+    const int n_kv = args->n_kv;
+    const int *group_of = args->group_of;
+    const PoolMethod method = args->method;
     const int T = c->T, H = c->n_heads;
     const size_t map = (size_t)T * T;
     int rc = MHAVIZ_ENOMEM;
@@ -233,16 +265,8 @@ int chance_pooling(Chance *ch, const MhaConfig *c, char *const *tokens, int n_kv
         return MHAVIZ_OK;
     double *val = malloc((size_t)n * 2 * H * sizeof *val); /* (draws, 2, n_heads) */
     double *buf = malloc((size_t)n * H * sizeof *buf);     /* (draws * n_heads) scratch */
-    int failed = !val || !buf;
-    const int threaded = (size_t)n * chance_draw_cost(c, 0) >= CHANCE_PARALLEL_MIN;
-    (void)threaded; /* read only by the OpenMP pragma */
-    const int draws = failed ? 0 : n; /* none when out of memory */
-#pragma omp parallel for schedule(dynamic) if (threaded)
-    for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
-        if (pool_draw(c, tokens, n_kv, group_of, method, (uint64_t)s + 1, val + (size_t)s * 2 * H) != MHAVIZ_OK) {
-#pragma omp atomic write
-            failed = 1;
-        }
+    const DrawArgs a = {.c = c, .tokens = tokens, .n_kv = n_kv, .group_of = group_of, .method = method};
+    int failed = !val || !buf || draws_run(pool_draw, &a, n, chance_draw_cost(c, 0), val, 2 * (size_t)H) != MHAVIZ_OK;
     if (!failed) {
         /* JS of every head of every draw, then top-1: each draw's slots hold H of each */
         failed = head_ranges(val, n, 2 * (size_t)H, H, buf, &ch->r[CHANCE_POOL_JS]) != MHAVIZ_OK;
@@ -309,12 +333,15 @@ static void scale(float *W, size_t len, double a)
         W[k] = (float)(W[k] * a);
 }
 
-/* Draw s of shape c scaled to the sharpness targets (chance.h): the shares
+/* Draw s of shape args->c scaled to the sharpness targets (chance.h): the shares
  * of its relation-rows the wide head kept and lost into val[0] and val[1],
  * NAN when it cannot be scaled so or its heads hold no relation. */
-static int sharp_draw(const MhaConfig *c, char *const *tokens, int rival, double heads_norm, double rival_norm,
-                      uint64_t s, double *val)
+static int sharp_draw(const DrawArgs *args, uint64_t s, double *val)
 {
+    const MhaConfig *c = args->c;
+    char *const *tokens = args->tokens;
+    const int rival = args->rival;
+    const double heads_norm = args->heads_norm, rival_norm = args->rival_norm;
     const int T = c->T, H = c->n_heads;
     const size_t d = (size_t)c->d_model;
     int rc = MHAVIZ_ENOMEM;
@@ -382,16 +409,12 @@ int chance_sharp(Chance *ch, const MhaConfig *c, char *const *tokens, int rival,
         return MHAVIZ_OK; /* no range: the report says there is no fair baseline */
     double *val = malloc((size_t)n * 2 * sizeof *val); /* (draws, 2) kept share, lost share */
     double *buf = malloc((size_t)n * sizeof *buf);     /* (draws) scratch */
-    int failed = !val || !buf;
-    const int threaded = (size_t)n * chance_draw_cost(c, rival) >= CHANCE_PARALLEL_MIN;
-    (void)threaded; /* read only by the OpenMP pragma */
-    const int draws = failed ? 0 : n; /* none when out of memory */
-#pragma omp parallel for schedule(dynamic) if (threaded)
-    for (int s = 0; s < draws; s++) /* each draw its own slots: any thread count, the same values */
-        if (sharp_draw(c, tokens, rival, heads_norm, rival_norm, (uint64_t)s + 1, val + (size_t)s * 2) != MHAVIZ_OK) {
-#pragma omp atomic write
-            failed = 1;
-        }
+    const DrawArgs a = {.c = c, .tokens = tokens, .rival = rival, .heads_norm = heads_norm, .rival_norm = rival_norm};
+    /* a sharp draw's work: a draw's, then its factor's CHANCE_SHARP_STEPS + 1
+     * passes over the heads' maps (and the rival head's: each pass costs at
+     * most a draw), and the forward again: bounded by that many draws */
+    const size_t cost = (CHANCE_SHARP_STEPS + 2) * chance_draw_cost(c, rival);
+    int failed = !val || !buf || draws_run(sharp_draw, &a, n, cost, val, 2) != MHAVIZ_OK;
     if (!failed) {
         ch->sharp_draws = n;
         ch->r[CHANCE_KEPT_SHARE] = chance_range(val, (size_t)n, 2, buf);

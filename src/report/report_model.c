@@ -212,6 +212,8 @@ static void model_txt(FILE *f, const ModelSummary *s, const MhaInput *in, const 
                     measures_role_name(p), b->shown, b->rows, slide_where(p), b->share,
                     b->is_role ? "; its role" : "; not its role");
     }
+    fprintf(f, "Each one's map: layer_NN/head_NN.png; every head of a layer together: its overview.png\n"
+               "(every head's own map too with --head-maps).\n");
 }
 
 static void model_range(FILE *f, const char *name, const ChanceRange *r)

@@ -12,8 +12,55 @@
 #include "report/report.h"
 #include "run/variants.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A head whose head_NN.png a layer's folder got as a head worth a slide. */
+typedef struct {
+    int layer, head;
+} Drawn;
+
+/* 1 when head h of layer is one of s's heads worth a slide. */
+static int worth_a_slide(const ModelSummary *s, int layer, int h)
+{
+    for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++)
+        if (s->best[k].layer == layer && s->best[k].head == h)
+            return 1;
+    return 0;
+}
+
+/* Remove the maps of the drawn heads (n of them, of n_heads a layer) that
+ * are no longer worth a slide: a later layer's head took their place.
+ * head_NN.png, and with steps head_NN_scores.png. Returns MHAVIZ_OK, or
+ * MHAVIZ_EIO with err naming the file. */
+static int remove_passed(const ModelSummary *s, const Drawn *drawn, int n, int n_heads, int steps, const OutDir *out,
+                         char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        if (worth_a_slide(s, drawn[i].layer, drawn[i].head))
+            continue;
+        char folder[32], head[32], name[128];
+        outdir_layer_folder(folder, sizeof folder, drawn[i].layer);
+        outdir_head_name(head, sizeof head, drawn[i].head, n_heads);
+        for (int scores = 0; scores <= steps; scores++) {
+            snprintf(name, sizeof name, "%s/%s%s.png", folder, head, scores ? "_scores" : "");
+            char *path = outdir_path(out, name);
+            if (!path) {
+                snprintf(err, errlen, "out of memory");
+                return MHAVIZ_ENOMEM;
+            }
+            const int failed = remove(path) != 0;
+            if (failed)
+                snprintf(err, errlen, "%s: cannot remove: %s", path, strerror(errno));
+            free(path);
+            if (failed)
+                return MHAVIZ_EIO;
+        }
+    }
+    return MHAVIZ_OK;
+}
 
 /* The layer's number: in the model, or in the file's "layers". */
 static int layer_number(const MhaInput *in)
@@ -58,7 +105,18 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
                     size_t errlen)
 {
     ModelSummary s;
-    int rc = model_summary_init(&s, n, in[0].cfg.n_heads, in[0].cfg.T);
+    const int H = in[0].cfg.n_heads;
+    int rc = model_summary_init(&s, n, H, in[0].cfg.T);
+    /* Each layer's folder gets every map together (overview.png) and the
+     * wide head's, but a heatmap of its own only for a head worth a slide
+     * (with --head-maps: every head, as a run of that layer alone). The
+     * best so far are drawn as each layer is written, and those a later
+     * layer's head outdid removed at the end. */
+    unsigned char *heads = calloc((size_t)H, 1);              /* (n_heads) 1: this layer's head is drawn */
+    Drawn *drawn = malloc((size_t)n * MODEL_SUMMARY_N_SLIDES * sizeof *drawn); /* (n_drawn) */
+    int n_drawn = 0;
+    if (!heads || !drawn)
+        rc = MHAVIZ_ENOMEM;
     /* chance's random layers: drawn once, timed apart as a run of one layer
      * times them. They depend on the shape and the tokens only, the same
      * for every layer of the model, so every layer gets the same numbers
@@ -74,18 +132,24 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
         if ((rc = variant_run(&v, &in[i], in[i].cfg.n_kv_heads, NULL, POOL_ALIGNED, query, in[i].title, tm, err,
                               errlen)) == MHAVIZ_OK) {
             /* chance's layers as sharp as this layer's heads depend on the layer: drawn for each */
-            const int H = v.in.cfg.n_heads;
             double heads_norm;
             measures_blur(v.measures, H, &heads_norm);
             v.chance = chance;
+            timing_phase(tm, TIMING_CHANCE);
             if (chance_sharp(&v.chance, &in[i].cfg, in[i].tokens, in[i].has_single, heads_norm,
                              v.measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK ||
                 model_summary_add(&s, &v, layer_number(&in[i])) != MHAVIZ_OK)
                 rc = MHAVIZ_ENOMEM;
         }
         if (rc == MHAVIZ_OK) {
+            const int layer = in[i].model->layer;
+            for (int h = 0; h < H; h++)
+                if ((heads[h] = worth_a_slide(&s, layer, h)) && !o->head_maps)
+                    drawn[n_drawn++] = (Drawn){layer, h};
+            VariantOptions lo = *o;
+            lo.heads = o->head_maps ? NULL : heads;
             timing_phase(tm, TIMING_WRITE);
-            rc = variants_write_one(&v, r, out, sub, o, tm, err, errlen);
+            rc = variants_write_one(&v, r, out, sub, &lo, tm, err, errlen);
         }
         variant_free(&v);
         if (i > 0)
@@ -98,6 +162,8 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
     }
     if (rc == MHAVIZ_ENOMEM)
         snprintf(err, errlen, "out of memory");
+    if (rc == MHAVIZ_OK)
+        rc = remove_passed(&s, drawn, n_drawn, H, o->steps, out, err, errlen);
     if (rc == MHAVIZ_OK) {
         timing_phase(tm, TIMING_RENDER);
         char *path = outdir_path(out, "model_overview.png");
@@ -116,5 +182,6 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
         rc = report_write_model(out->tmp, &s, &in[0], name, pred, err, errlen);
     }
     model_summary_free(&s);
+    free(heads), free(drawn);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* run_memory.c — the memory a whole run needs (see run_memory.h). */
 #include "run/run_memory.h"
 #include "core/memory.h"
+#include "core/model_summary.h"
 #include "core/status.h"
 #include "draw/draw.h"
 #include "run/variant_write.h"
@@ -53,8 +54,8 @@ static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n
     return at_size * largest + at_fixed * fixed + (held - at_size - at_fixed) * heatmap + held * kept;
 }
 
-int run_memory(Renderer *r, const MhaInput *in, const int *kv, int n_vars, int steps, int threads, size_t *total,
-               double *pictures)
+int run_memory(Renderer *r, const MhaInput *in, const int *kv, int n_vars, int steps, int threads, int n_layers,
+               size_t model_bytes, size_t *total, double *pictures)
 {
     *pictures = pictures_bytes(r, in, threads, variant_pictures(in->cfg.n_heads, steps));
     if (*pictures < 0)
@@ -64,6 +65,15 @@ int run_memory(Renderer *r, const MhaInput *in, const int *kv, int n_vars, int s
         MhaConfig vc = in->cfg;
         vc.n_kv_heads = kv[i];
         arrays += memory_estimate(&vc, 0);
+    }
+    /* a model's load (its layers kept among it), and over several layers their summary and
+     * one more slide's canvas, model_overview.png's or layers.png's, drawn while the
+     * renderer's threads keep theirs (every layer's maps, each at most a row of the slide) */
+    arrays += model_bytes;
+    if (n_layers > 1) {
+        const int H = in->cfg.n_heads, side = in->cfg.T < MODEL_SUMMARY_THUMB ? in->cfg.T : MODEL_SUMMARY_THUMB;
+        arrays += model_summary_bytes(n_layers, H, in->cfg.T);
+        *pictures += picture_bytes(SLIDE_W, SLIDE_H, n_layers * H, side, SLIDE_H / n_layers);
     }
     *total = arrays + in->parse_bytes + (size_t)*pictures + PROGRAM_BYTES;
     return MHAVIZ_OK;

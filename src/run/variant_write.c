@@ -170,15 +170,18 @@ static void list_sharpness(JobList *l, const Variant *v, const Words *w, const f
             "sharpness.png", title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
 }
 
-/* head_NN.png for each head and single_head.png; the titles carry each
- * map's role and entropy (issue 4). */
-static void list_heads(JobList *l, const Variant *v, const Words *w, const float *const *maps)
+/* head_NN.png for each head heads marks (NULL: every head) and
+ * single_head.png; the titles carry each map's role and entropy (issue 4). */
+static void list_heads(JobList *l, const Variant *v, const Words *w, const float *const *maps,
+                       const unsigned char *heads)
 {
     const MhaConfig *c = &v->in.cfg;
     const MapMeasures *m = v->measures; /* (H + 1) */
     const int H = c->n_heads, G = c->n_kv_heads;
     char head[32], name[64], title[192], sub[512];
     for (int h = 0; h < H; h++) {
+        if (heads && !heads[h])
+            continue;
         outdir_head_name(head, sizeof head, h, H);
         snprintf(name, sizeof name, "%s.png", head);
         if (G == 1 && H > 1)
@@ -200,8 +203,9 @@ static void list_heads(JobList *l, const Variant *v, const Words *w, const float
             parts(sub, sizeof sub, w->title, w->wide_from, v->in.has_single ? NULL : w->pooled));
 }
 
-/* With --steps: each map's scores before the softmax. */
-static void list_scores(JobList *l, const Variant *v, const Words *w)
+/* With --steps: the scores before the softmax of each head heads marks
+ * (NULL: every head) and of the wide head. */
+static void list_scores(JobList *l, const Variant *v, const Words *w, const unsigned char *heads)
 {
     const MhaConfig *c = &v->in.cfg;
     const int H = c->n_heads;
@@ -211,6 +215,8 @@ static void list_scores(JobList *l, const Variant *v, const Words *w)
                               "each row's winner is 0, its lightest cell");
     join(sub, sizeof sub, w->pooled);
     for (int p = 0; p <= H; p++) {
+        if (p < H && heads && !heads[p])
+            continue;
         outdir_head_name(head, sizeof head, p, H);
         if (p < H) {
             snprintf(name, sizeof name, "%s_scores.png", head);
@@ -241,17 +247,21 @@ static void list_slides(JobList *l, const Variant *v)
     add_job(l, (RenderJob){.draw = draw_architecture, .arg = v}, "architecture.png", "", "");
 }
 
-/* Render every picture into the folder folder of out: overview.png, one
- * heatmap per head, single_head.png, sharpness.png, with --steps each
- * map's pre-softmax scores (head_NN_scores.png, single_head_scores.png),
- * query_NN.png and architecture.png. The pictures are drawn in parallel by
+/* Render every picture into the folder folder of out: overview.png, a
+ * heatmap for each head heads marks (NULL: every head), single_head.png,
+ * sharpness.png, with --steps those maps' pre-softmax scores
+ * (head_NN_scores.png, single_head_scores.png), query_NN.png and
+ * architecture.png. The pictures are drawn in parallel by
  * render_jobs_progress, in the order listed (an error names the first). */
-static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const char *folder, int steps, Timing *tm,
-                       char *err, size_t errlen)
+static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const char *folder, int steps,
+                       const unsigned char *heads, Timing *tm, char *err, size_t errlen)
 {
     const MhaConfig *c = &v->in.cfg;
     const int H = c->n_heads;
-    const int n_jobs = variant_pictures(H, steps);
+    int drawn = 0; /* heads with a heatmap of their own */
+    for (int h = 0; h < H; h++)
+        drawn += !heads || heads[h];
+    const int n_jobs = variant_pictures(drawn, steps);
     JobList l = {calloc((size_t)n_jobs, sizeof *l.jobs), calloc(3 * (size_t)n_jobs, sizeof *l.owned), 0, n_jobs,
                  0, out, folder};
     char **panels = calloc((size_t)H + 1, sizeof *panels);    /* (H + 1) overview panel titles */
@@ -267,10 +277,10 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     Words w;
     words_of(v, &w);
     list_overview(&l, v, &w, maps, panels);
-    list_heads(&l, v, &w, maps);
+    list_heads(&l, v, &w, maps, heads);
     list_sharpness(&l, v, &w, maps, panels);
     if (steps)
-        list_scores(&l, v, &w);
+        list_scores(&l, v, &w, heads);
     list_slides(&l, v);
     assert(l.n == n_jobs); /* variant_pictures counts what is listed */
     if (!l.failed)
@@ -301,7 +311,7 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     }
     timing_phase(tm, TIMING_RENDER);
-    if ((rc = render_maps(r, v, out, sub, o->steps, tm, err, errlen)) != MHAVIZ_OK)
+    if ((rc = render_maps(r, v, out, sub, o->steps, o->heads, tm, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
     ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,

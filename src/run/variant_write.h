@@ -18,6 +18,9 @@ typedef struct {
     int layers; /* --layers: kv_cache.png counts this many layers (variants.h) */
     int html;   /* 1: lesson.html too (variants.h); 0 with --no-html */
     const QuizFile *quiz; /* --quiz: the teacher's questions for lesson.html; NULL: none */
+    const unsigned char *heads; /* (n_heads) 1: that head's head_NN.png (with steps, its scores too);
+                                 * NULL: every head's (a run over several layers draws fewer: model_run.h) */
+    int head_maps; /* --head-maps: a run over several layers draws every head's map too */
 } VariantOptions;
 
 /* Write v's pictures and report.txt / report.json into the folder sub of
@@ -27,9 +30,9 @@ typedef struct {
 int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
                   Timing *tm, char *err, size_t errlen);
 
-/* How many pictures variant_write draws for n_heads heads: overview.png,
- * one heatmap per head, single_head.png, sharpness.png, query_NN.png and
- * architecture.png, and with steps each map's scores. */
+/* How many pictures variant_write draws when n_heads heads get their own
+ * heatmap: overview.png, those heatmaps, single_head.png, sharpness.png,
+ * query_NN.png and architecture.png, and with steps those maps' scores. */
 int variant_pictures(int n_heads, int steps);
 
 #endif

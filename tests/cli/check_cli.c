@@ -238,15 +238,6 @@ START_TEST(timing_peak_memory_is_this_program_s)
 }
 END_TEST
 
-/* Built with AddressSanitizer (make asan), the binary under test is too. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-
 /* The figure --max-memory is checked against counts everything the run
  * holds at its peak, canvases included: measured (Linux's VmHWM, --timing)
  * it is never above the estimate, and the estimate is not far above it
@@ -276,10 +267,8 @@ START_TEST(memory_estimate_covers_the_measured_peak)
         const char *args[8] = {runs[k][0], runs[k][1], runs[k][2], runs[k][3], runs[k][4], runs[k][5], runs[k][6], NULL};
         run(r, args);
         ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
-        const char *e = strstr(r->err, "estimated memory: "), *p = strstr(r->err, "peak memory: ");
-        double estimate = -1.0, peak = -1.0;
-        ck_assert_msg(e && p && sscanf(e, "estimated memory: %lf", &estimate) == 1 &&
-                      sscanf(p, "peak memory: %lf", &peak) == 1, "%s", r->err);
+        double estimate, peak;
+        timing_memory(r->err, &estimate, &peak);
 #ifndef SANITIZED /* AddressSanitizer's shadow memory and redzones are no part of the estimate */
         ck_assert_msg(peak <= estimate && estimate <= 1.4 * peak + 4.0,
                       "run %d: estimated %.1f MB, peak %.1f MB", k, estimate, peak);

@@ -284,8 +284,15 @@ START_TEST(every_layer_by_default)
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     ck_assert(same_file(r, "one/report.json", "model_mhaviz/layer_01/report.json"));
     ck_assert(same_file(r, "one/report.txt", "model_mhaviz/layer_01/report.txt"));
-    ck_assert(same_file(r, "one/head_01.png", "model_mhaviz/layer_01/head_01.png"));
+    ck_assert(same_file(r, "one/overview.png", "model_mhaviz/layer_01/overview.png"));
+    ck_assert(same_file(r, "one/single_head.png", "model_mhaviz/layer_01/single_head.png"));
     ck_assert(same_file(r, "one/lesson.html", "model_mhaviz/layer_01/lesson.html"));
+    /* --head-maps: every head's map too, each as the run of its layer alone draws it */
+    run(r, (const char *[]){"-q", "--head-maps", "--text", SENTENCE " Mary and John", "-o", "maps", "MODEL", NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    ck_assert(same_file(r, "one/head_00.png", "maps/layer_01/head_00.png"));
+    ck_assert(same_file(r, "one/head_01.png", "maps/layer_01/head_01.png"));
+    ck_assert(same_file(r, "maps/report.json", "model_mhaviz/report.json"));
     run(r, (const char *[]){"-q", "--text", SENTENCE " Mary and John", "--layer", "0,1", "MODEL", NULL});
     ck_assert_msg(r->status == MHAVIZ_OK && strstr(r->err, "wrote model_layers0,1_mhaviz/"), "%s", r->err);
     ck_assert(same_file(r, "model_layers0,1_mhaviz/report.json", "model_mhaviz/report.json"));
@@ -355,8 +362,55 @@ START_TEST(every_layer_by_default)
         ck_assert_int_eq((int)item(b, "head")->valuedouble, best_head[k]);
         ck_assert_int_eq((int)item(b, "shown")->valuedouble, best_shown[k]);
     }
+    /* Without --head-maps a head's own map is drawn only when it is worth a
+     * slide (a head an earlier layer's held the place of until a later one
+     * took it is removed again), the same bytes as --head-maps draws. */
+    for (int l = 0; l < 2; l++)
+        for (int h = 0; h < 2; h++) {
+            int slide = 0;
+            for (int k = 0; k < 4; k++)
+                slide |= best_layer[k] == l && best_head[k] == h;
+            char path[PATH_MAX], mine[64], all[64];
+            snprintf(mine, sizeof mine, "model_mhaviz/layer_%02d/head_%02d.png", l, h);
+            snprintf(all, sizeof all, "maps/layer_%02d/head_%02d.png", l, h);
+            snprintf(path, sizeof path, "%s/%s", r->dir, mine);
+            ck_assert_msg((access(path, F_OK) == 0) == slide, "%s: %s", mine, slide ? "missing" : "drawn");
+            ck_assert(!slide || same_file(r, mine, all));
+        }
     cJSON_Delete(top);
     done(r);
+}
+END_TEST
+
+/* The memory --max-memory is checked against, for a run over several
+ * layers: everything the model's load holds (a layer's weights converted,
+ * the run state, the tensor being converted, every layer kept until it is
+ * written, the tokenizer), the summary and one layer's run; measured
+ * (Linux's VmHWM, --timing) never above it, on both tiny families' every
+ * layer. Under it: exit 1, the message names the layers, nothing written. */
+START_TEST(memory_estimate_covers_every_layer)
+{
+    const char *const models[2][2] = {{"gpt2_vocab", "gpt2"}, {"llama3_vocab", "llama3"}};
+    for (int m = 0; m < 2; m++) {
+        Run *r = calloc(1, sizeof *r);
+        make_model(r, models[m][0], models[m][1]);
+        run(r, (const char *[]){"-t", "2", "-q", "--timing", "--text", SENTENCE, "-o", "out", "MODEL", NULL});
+        ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+        double estimate, peak;
+        timing_memory(r->err, &estimate, &peak);
+#ifndef SANITIZED /* AddressSanitizer's shadow memory and redzones are no part of the estimate */
+        ck_assert_msg(peak <= estimate, "%s: estimated %.1f MB, peak %.1f MB", models[m][0], estimate, peak);
+#endif
+        remove_tree(r->dir);
+        free(r->dir);
+        make_model(r, models[m][0], models[m][1]);
+        run(r, (const char *[]){"-q", "--max-memory", "1", "--text", SENTENCE, "MODEL", NULL});
+        ck_assert_msg(r->status == MHAVIZ_EINPUT, "exit %d: %s", r->status, r->err);
+        ck_assert_msg(strstr(r->err, "layers would need about") && strstr(r->err, "over the limit of 1 MB"), "%s",
+                      r->err);
+        ck_assert_int_eq(written(r), 0);
+        done(r);
+    }
 }
 END_TEST
 
@@ -815,6 +869,7 @@ Suite *model_cli_suite(void)
     tcase_add_test(tc, llama_layer_takes_every_option);
     tcase_add_test(tc, every_layer_by_default);
     tcase_add_test(tc, split_head_in_the_grid);
+    tcase_add_test(tc, memory_estimate_covers_every_layer);
     tcase_add_loop_test(tc, model_usage_refused, 0, (int)(sizeof USAGE / sizeof USAGE[0]));
     tcase_add_test(tc, text_needs_a_model_folder);
     tcase_add_test(tc, ablate_writes_the_prediction_with_heads_off);

@@ -76,10 +76,8 @@ START_TEST(an_svg_beside_every_png)
     /* the memory estimate counts the SVG documents: never under the measured
      * peak, nor far above it (as tests/cli/check_cli.c asks without --svg) */
     char *timing = slurp(log, NULL);
-    const char *e = strstr(timing, "estimated memory: "), *p = strstr(timing, "peak memory: ");
-    double estimate = -1.0, peak = -1.0;
-    ck_assert_msg(e && p && sscanf(e, "estimated memory: %lf", &estimate) == 1 &&
-                      sscanf(p, "peak memory: %lf", &peak) == 1, "%s", timing);
+    double estimate, peak;
+    timing_memory(timing, &estimate, &peak);
 #if !defined(__SANITIZE_ADDRESS__) /* AddressSanitizer's memory is no part of the estimate */
     ck_assert_msg(peak <= estimate && estimate <= 1.4 * peak + 4.0, "estimated %.1f MB, peak %.1f MB", estimate, peak);
 #endif

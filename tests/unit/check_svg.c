@@ -219,7 +219,7 @@ static void write_run(const char *sentence, const int *kv, int n, const char *at
     ck_assert_msg(render_open(&r, &o, err, sizeof err) == MHAVIZ_OK, "%s", err);
     OutDir out;
     ck_assert_msg(outdir_begin(&out, at, err, sizeof err) == MHAVIZ_OK, "%s", err);
-    const VariantOptions vo = {1, 0, 1, 0, NULL}; /* --steps, no .npy, 1 layer, no lesson.html */
+    const VariantOptions vo = {1, 0, 1, 0, NULL, NULL, 0}; /* --steps, no .npy, 1 layer, no lesson.html */
     draw_text_log(log);
     const int rc = variants_write(v, n, r, &out, &vo, &tm, err, sizeof err);
     draw_text_log(NULL);
@@ -346,9 +346,9 @@ START_TEST(maps_are_rects_or_one_image)
         size_t with, without;
         double pictures;
         const int kv = 2;
-        ck_assert_int_eq(run_memory(r, &m.in, &kv, 1, 0, 1, &with, &pictures), MHAVIZ_OK);
+        ck_assert_int_eq(run_memory(r, &m.in, &kv, 1, 0, 1, 1, 0, &with, &pictures), MHAVIZ_OK);
         draw_svg_record(0);
-        ck_assert_int_eq(run_memory(r, &m.in, &kv, 1, 0, 1, &without, &pictures), MHAVIZ_OK);
+        ck_assert_int_eq(run_memory(r, &m.in, &kv, 1, 0, 1, 1, 0, &without, &pictures), MHAVIZ_OK);
         draw_svg_record(1);
         ck_assert_uint_ge(with, without + (T == 45 ? 64 * 45 * 45 : 4 * 750 * 750));
         snprintf(png, sizeof png, "%s/head_%d.png", dir, T);

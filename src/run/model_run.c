@@ -142,7 +142,7 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
                 rc = MHAVIZ_ENOMEM;
         }
         if (rc == MHAVIZ_OK) {
-            const int layer = in[i].model->layer;
+            const int layer = layer_number(&in[i]);
             for (int h = 0; h < H; h++)
                 if ((heads[h] = worth_a_slide(&s, layer, h)) && !o->head_maps)
                     drawn[n_drawn++] = (Drawn){layer, h};

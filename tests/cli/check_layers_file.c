@@ -161,8 +161,9 @@ START_TEST(every_layer_by_default)
 }
 END_TEST
 
-/* Layer 1 of the file, run alone (--layer 1) or among every layer, writes
- * what the same layer in a file of its own writes, byte for byte. */
+/* Layer 1 of the file, run alone (--layer 1) or among every layer with
+ * every head's map (--head-maps), writes what the same layer in a file of
+ * its own writes, byte for byte. */
 START_TEST(a_layer_is_the_layer_alone)
 {
     Run *r = start();
@@ -171,7 +172,7 @@ START_TEST(a_layer_is_the_layer_alone)
     run(r, (const char *[]){"-q", "--layer", "1", "DATA/layers_small.json", NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     ck_assert_msg(strstr(r->err, "wrote layers_small_layer1_mhaviz/"), "%s", r->err);
-    run(r, (const char *[]){"-q", "DATA/layers_small.json", NULL});
+    run(r, (const char *[]){"-q", "--head-maps", "DATA/layers_small.json", NULL});
     ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
     ck_assert_int_ge(folders_same(r, "layers_small_1_mhaviz", "layers_small_layer1_mhaviz"), 8);
     ck_assert_int_ge(folders_same(r, "layers_small_1_mhaviz", "layers_small_mhaviz/layer_01"), 8);

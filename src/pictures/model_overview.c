@@ -17,7 +17,8 @@
 static const DrawRgb GREY_TEXT = {90, 90, 90};
 
 /* Each role's colour and letter, indexed by MeasuresRole: the patterns in
- * clear hues, diffuse and mixed in greys, none white. */
+ * clear hues, split (rows going two ways: a fork) in pink, diffuse and
+ * mixed in greys, none white. */
 static const struct {
     DrawRgb col;
     const char *letter;
@@ -26,9 +27,15 @@ static const struct {
     [MEASURES_NEXT_TOKEN] = {{140, 86, 75}, "N"},       [MEASURES_DUPLICATE_TOKEN] = {{148, 103, 189}, "D"},
     [MEASURES_INDUCTION] = {{44, 160, 44}, "I"},        [MEASURES_FIRST_TOKEN] = {{31, 119, 180}, "F"},
     [MEASURES_LAST_TOKEN] = {{23, 190, 207}, "L"},      [MEASURES_FIXED_TOKEN] = {{188, 189, 34}, "K"},
-    [MEASURES_DIFFUSE] = {{200, 200, 200}, "~"},        [MEASURES_MIXED] = {{120, 120, 120}, "M"},
-    [MEASURES_NONE] = {{255, 255, 255}, "-"},
+    [MEASURES_SPLIT] = {{227, 119, 194}, "Y"},         [MEASURES_DIFFUSE] = {{200, 200, 200}, "~"},
+    [MEASURES_MIXED] = {{120, 120, 120}, "M"},         [MEASURES_NONE] = {{255, 255, 255}, "-"},
 };
+
+const char *model_overview_role(MeasuresRole r, DrawRgb *colour)
+{
+    *colour = ROLE[r].col;
+    return ROLE[r].letter;
+}
 
 /* Black or white, whichever reads on bg. */
 static DrawRgb ink_on(DrawRgb bg)

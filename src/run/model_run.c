@@ -8,8 +8,9 @@
 #include "models/chance_draw.h"
 #include "pictures/layers_chart.h"
 #include "pictures/model_overview.h"
+#include "report/lesson_page.h"
 #include "report/report.h"
-#include "run/variants.h"
+#include "run/variant_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,11 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
 {
     ModelSummary s;
     int rc = model_summary_init(&s, n, in[0].cfg.n_heads, in[0].cfg.T);
+    /* one lesson.html for every layer, at the top (none in the layers' folders) */
+    const RenderColours colours = render_colours(r);
+    LessonPage *page = NULL;
+    if (rc == MHAVIZ_OK && o->html && !(page = lesson_page_begin(n, &colours, o->quiz)))
+        rc = MHAVIZ_ENOMEM;
     /* chance's random layers: drawn once, timed apart as a run of one layer
      * times them. They depend on the shape and the tokens only, the same
      * for every layer of the model, so every layer gets the same numbers
@@ -45,8 +51,10 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
         }
         if (rc == MHAVIZ_OK) {
             timing_phase(tm, TIMING_WRITE);
-            rc = variants_write_one(&v, r, out, sub, o, tm, err, errlen);
+            rc = variant_write(&v, r, out, sub, o, tm, err, errlen);
         }
+        if (rc == MHAVIZ_OK && page)
+            rc = lesson_page_add(page, &v, in[i].model->layer, err, errlen);
         variant_free(&v);
         if (i > 0)
             input_free(&in[i]);
@@ -70,6 +78,15 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
         timing_phase(tm, TIMING_WRITE);
         rc = report_write_model(out->tmp, &s, &in[0], pred, err, errlen);
     }
+    if (rc == MHAVIZ_OK && page) {
+        const LessonModel model = {in[0].model->name, pred};
+        char *path = outdir_path(out, LESSON_PAGE_NAME);
+        rc = path ? lesson_page_finish(page, path, &model, err, errlen) : MHAVIZ_ENOMEM;
+        if (!path)
+            snprintf(err, errlen, "out of memory");
+        free(path);
+    }
+    lesson_page_free(page);
     model_summary_free(&s);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* model_run.h — several layers of a model in one run: each layer run,
  * measured and written into its folder layer_NN/ in turn (as a run of that
- * layer alone writes it), its numbers kept in the whole-model summary
- * (core/model_summary.h), and the summary's report at the top. */
+ * layer alone writes it, but for lesson.html), its numbers kept in the
+ * whole-model summary (core/model_summary.h), and the summary's report at
+ * the top with one lesson.html for every layer (report/lesson_page.h). */
 #ifndef MHAVIZ_MODEL_RUN_H
 #define MHAVIZ_MODEL_RUN_H
 

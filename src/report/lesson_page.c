@@ -312,27 +312,29 @@ static cJSON *map_facts(const MapMeasures *m, const char *who, char *const *toke
 #define PAGE_TOKEN_BYTES 256
 
 /* The page holds every row's contests while they are at most this many
- * numbers (T x n_heads x n_heads at most): a class's sentences hold a few
- * thousand; a layer of 2 048 tokens and 32 heads would add 2 M numbers,
- * over the page's cap. */
+ * numbers (T x n_heads x n_heads at most, for each layer of a model's
+ * page): a class's sentences hold a few thousand; a layer of 2 048 tokens
+ * and 32 heads would add 2 M numbers, over the page's cap; 16 layers of 32
+ * heads over 64 tokens 1 M, 6 MB of the page's facts. */
 #define PAGE_CONTEST_NUMBERS 65536
 
-static int contests_shown(const MhaConfig *c)
+/* Whether a page of `layers` layers (1 for one layer's K/V variants) shaped c shows them. */
+static int contests_shown(const MhaConfig *c, int layers)
 {
-    return (size_t)c->T * c->n_heads * c->n_heads <= PAGE_CONTEST_NUMBERS;
+    return (size_t)layers * c->T * c->n_heads * c->n_heads <= PAGE_CONTEST_NUMBERS;
 }
 
 /* Row i's contests (pull.h) as [key, over, margin, tie, [each head's part]]
  * and their sentences (contest_text): which heads carried the wide head's
  * choice and which lost it. Empty for a head trained on its own. */
-static int contest_facts(const Variant *v, int i, cJSON *row, int *keys, double *contrib)
+static int contest_facts(const Variant *v, int i, cJSON *row, int *keys, double *contrib, int contests)
 {
     const PullLayer *p = &v->pulls;
     const MhaConfig *c = &v->in.cfg;
     cJSON *list = cJSON_AddArrayToObject(row, "contests");
     cJSON *texts = cJSON_AddArrayToObject(row, "contest_sentences");
-    /* a layer too large for them (report.json has them all): none, said by "contests_shown" */
-    const int m = p->identity && contests_shown(c) ? pull_contested(p, i, keys) : 0;
+    /* a page too large for them (report.json has them all): none, said by "contests_shown" */
+    const int m = p->identity && contests ? pull_contested(p, i, keys) : 0;
     char sentence[1536], shown[2][PAGE_TOKEN_BYTES + 2], named[2][PAGE_TOKEN_BYTES + 16], tok[PAGE_TOKEN_BYTES];
     for (int k = 0; k < m; k++) {
         PullContest ct;
@@ -408,7 +410,7 @@ static cJSON *kept_facts(const Variant *v)
 }
 
 /* shown (T): the tokens as the captions show them (token_text). */
-static cJSON *pull_facts(const Variant *v, char *const *shown)
+static cJSON *pull_facts(const Variant *v, char *const *shown, int contests)
 {
     const PullLayer *p = &v->pulls;
     const MhaConfig *c = &v->in.cfg;
@@ -418,7 +420,7 @@ static cJSON *pull_facts(const Variant *v, char *const *shown)
     cJSON_AddNumberToObject(o, "query", v->query);
     cJSON_AddNumberToObject(o, "tie_weight_below", PULL_TIE_WEIGHT);
     cJSON_AddNumberToObject(o, "tie_margin_relative", PULL_TIE_REL);
-    cJSON_AddBoolToObject(o, "contests_shown", p->identity && contests_shown(c));
+    cJSON_AddBoolToObject(o, "contests_shown", p->identity && contests);
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     char caption[2048];
     int *keys = malloc((size_t)c->n_heads * sizeof *keys);         /* (n_heads) a row's contested keys */
@@ -439,14 +441,15 @@ static cJSON *pull_facts(const Variant *v, char *const *shown)
         cJSON_AddNumberToObject(row, "runner_up_weight", r->runner_up_att);
         pull_caption(caption, sizeof caption, p, i, shown, v->single.att);
         cJSON_AddStringToObject(row, "caption", caption);
-        all &= contest_facts(v, i, row, keys, contrib);
+        all &= contest_facts(v, i, row, keys, contrib, contests);
         cJSON_AddItemToArray(rows, whole(row, 10));
     }
     free(keys), free(contrib);
     return whole(o, all && holds(rows, c->T) ? 7 : -1);
 }
 
-static cJSON *variant_facts(const Variant *v, char *const *shown)
+/* contests: whether the page shows each row's contests (contests_shown). */
+static cJSON *variant_facts(const Variant *v, char *const *shown, int contests)
 {
     const MhaConfig *c = &v->in.cfg;
     char name[32], who[32];
@@ -468,7 +471,7 @@ static cJSON *variant_facts(const Variant *v, char *const *shown)
                             map_scores(v, c->n_heads), c->causal);
     cJSON_AddStringToObject(wide, "source", v->in.has_single ? "input" : "same projections");
     cJSON_AddItemToObject(o, "wide", whole(wide, 9));
-    cJSON_AddItemToObject(o, "pulls", pull_facts(v, shown));
+    cJSON_AddItemToObject(o, "pulls", pull_facts(v, shown, contests));
     cJSON_AddItemToObject(o, "kept", kept_facts(v));
 
     CostTable t;
@@ -848,7 +851,7 @@ int lesson_page_add(LessonPage *pg, const Variant *v, int layer, char *err, size
     }
     char **shown = rc == MHAVIZ_OK ? shown_tokens(v->in.tokens, c->T) : NULL; // (T) the tokens as shown
     cJSON *vars = cJSON_GetObjectItemCaseSensitive(pg->facts, "variants");
-    cJSON *facts = shown ? variant_facts(v, shown) : NULL;
+    cJSON *facts = shown ? variant_facts(v, shown, contests_shown(c, layer >= 0 ? pg->n : 1)) : NULL;
     free(shown);
     if (facts && layer >= 0 && !cJSON_AddNumberToObject(facts, "layer", layer)) {
         cJSON_Delete(facts);

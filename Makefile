@@ -167,7 +167,7 @@ run-tests: $(BIN) $(BUILD)/check_mhaviz $(BUILD)/generate_samples $(AXE) $(TOKEN
 	MHAVIZ_BIN=./$(BIN) MHAVIZ_REF=$(BUILD)/reference MHAVIZ_MODELS=$(BUILD)/models MHAVIZ_GEN=$(BUILD)/generate_samples \
 	  MHAVIZ_TOKENIZERS=$(TOKENIZERS) \
 	  $(TEST_RUNNER) $(BUILD)/check_mhaviz
-	$(PYTHON) tests/browser/lesson_pages.py --mhaviz ./$(BIN) --work $(BUILD)/browser --axe $(AXE) \
+	$(PYTHON) tests/browser/lesson_pages.py --mhaviz ./$(BIN) --work $(BUILD)/browser --axe $(AXE) --tokenizers $(TOKENIZERS) \
 	  --screenshot $(BUILD)/browser/lesson_page.png
 
 

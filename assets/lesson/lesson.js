@@ -5,7 +5,11 @@
  * token labels, and shows for one query token every head's row beside the
  * comparison head's, with each weight as text. Point at a token (or focus
  * it) to look, click (Enter) to lock, Esc to unlock; P (or the button)
- * shows one map at a time, full screen. No library, no network.
+ * shows one map at a time, full screen. A run over several layers of a
+ * model (facts.model) opens on the grid of every layer's heads (a cell
+ * opens that head in its layer's view) and switches layers with buttons or
+ * [ and ]: each entry of facts.variants is then one layer. No library, no
+ * network.
  *
  * Every name, token label, role word and threshold comes from the facts
  * (the C side keeps each in one place): this file keeps none of its own.
@@ -22,6 +26,7 @@ const mapsText = document.getElementById('maps-data').textContent.trim();
 const mapsBytes = decodeBase64(mapsText);
 const mapsView = new DataView(mapsBytes.buffer);
 const summary = facts.maps.mode === 'summary';
+const MODEL = facts.model || null; /* a run over several layers: the grid's roles and effects; else null */
 
 const MASK = facts.colours.mask;               /* the masked cells' colour, as in the PNGs */
 const SCORES_MASK = facts.colours.scores_mask; /* the same in the score maps */
@@ -36,6 +41,8 @@ const state = {
   values: 'weights',  /* 'weights' or 'scores' */
   shown: new Array(H).fill(true), /* the head toggles */
   presenter: -1,      /* the map presenter mode shows, -1 when it is off */
+  grid: 'role',       /* the grid's colours: 'role' or 'effect' (on the prediction) */
+  back: null,         /* the element presenter mode gives the focus back to (a grid cell), or null */
 };
 
 /* ------------------------------------------------------------ the embedded numbers */
@@ -314,12 +321,14 @@ function buildHeader() {
   const c = facts;
   document.getElementById('title').textContent = c.title ? `mhaviz lesson: ${c.title}` : 'mhaviz lesson';
   document.title = document.getElementById('title').textContent;
-  const kv = facts.variants.map(v => v.name).join(', ');
+  const kv = [...new Set(facts.variants.map(v => v.name))].join(', ');
+  const n = facts.variants.length;
+  const layers = MODEL ? `${n} layer${n > 1 ? 's' : ''} (${facts.variants.map(v => v.layer).join(', ')}) · ` : '';
   const rival = RIVAL.built_from_heads
     ? `${RIVAL.the} (one head of width ${c.d_model} built from the heads' projections) for comparison`
     : `${RIVAL.the} for comparison`;
   document.getElementById('shape').textContent =
-    `${T} tokens · d_model ${c.d_model} · ${H} heads of width ${c.head_dim} · ${c.causal ? 'causal' : 'not causal'}` +
+    `${layers}${T} tokens · d_model ${c.d_model} · ${H} heads of width ${c.head_dim} · ${c.causal ? 'causal' : 'not causal'}` +
     ` · ${kv} · ${rival}`;
   document.getElementById('maps-h').textContent = `Every head's map, and ${RIVAL.the}'s`;
   if (summary) {
@@ -336,7 +345,7 @@ function buildHeader() {
 }
 
 function buildVariantSwitch() {
-  if (facts.variants.length < 2) return;
+  if (facts.variants.length < 2 || MODEL) return;
   const box = document.getElementById('variant-options');
   document.getElementById('variant-switch').hidden = false;
   facts.variants.forEach((v, k) => {
@@ -396,7 +405,9 @@ function layoutMaps() {
   const box = document.getElementById('maps');
   const n = visibleMaps().length;
   const width = box.clientWidth || 800;
-  const height = window.innerHeight - box.getBoundingClientRect().top - window.scrollY - LEGEND;
+  /* a model's page opens on its grid: the maps fit the window from the top of their layer's view */
+  const from = MODEL ? document.getElementById('explore').getBoundingClientRect().top : -window.scrollY;
+  const height = window.innerHeight - (box.getBoundingClientRect().top - from) - LEGEND;
   const plans = facts.labels.maps;
   let best = null;
   for (let cols = 1; cols <= n; cols++) {
@@ -499,7 +510,8 @@ function closePresenter() {
   state.presenter = -1;
   document.getElementById('presenter').hidden = true;
   document.body.classList.remove('presenting');
-  const b = document.querySelector(`#maps .map[data-map="${p}"]`);
+  const b = state.back || document.querySelector(`#maps .map[data-map="${p}"]`);
+  state.back = null;
   if (b) b.focus();
 }
 
@@ -515,6 +527,9 @@ function presenterKey(e) {
   } else if (e.key === 'Escape' || e.key === 'p' || e.key === 'P') {
     e.preventDefault();
     closePresenter();
+  } else if (MODEL && (e.key === '[' || e.key === ']')) {
+    e.preventDefault();
+    stepLayer(e.key === '[' ? -1 : 1);
   } else if (e.key === 'Tab') { /* the dialog keeps the focus: its one button */
     e.preventDefault();
     document.getElementById('presenter-close').focus();
@@ -528,11 +543,208 @@ document.addEventListener('keydown', e => {
   }
   if (e.key === 'Escape') {
     if (state.locked) unlock();
+  } else if (MODEL && (e.key === '[' || e.key === ']') && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    e.preventDefault();
+    stepLayer(e.key === '[' ? -1 : 1);
   } else if ((e.key === 'p' || e.key === 'P') && !e.ctrlKey && !e.metaKey && !e.altKey) {
     e.preventDefault();
     openPresenter(firstShownMap());
   }
 });
+
+/* ------------------------------------------------------------ the layers of a model */
+
+/* Entry k of facts.variants as the page names it: "layer 5". */
+function layerName(k) { return `layer ${facts.variants[k].layer}`; }
+
+/* Layer k's heads counted by role: "3 previous-token, 1 induction, 28 mixed". */
+function roleCounts(k) {
+  const counts = new Map();
+  for (const f of facts.variants[k].heads) counts.set(f.role, (counts.get(f.role) || 0) + 1);
+  return [...counts].map(([r, n]) => `${n} ${r}`).join(', ');
+}
+
+/* The layer switch: previous, one button per layer, next; [ and ] anywhere. */
+function buildLayerSwitch() {
+  if (!MODEL) return;
+  document.getElementById('layer-switch').hidden = false;
+  document.getElementById('layer-help').hidden = false;
+  document.getElementById('presenter-layers').hidden = false;
+  const box = document.getElementById('layer-options');
+  facts.variants.forEach((v, k) => {
+    const b = el('button', { type: 'button', 'data-layer-index': k, 'aria-pressed': 'false',
+                             'aria-label': layerName(k) }, v.layer);
+    b.addEventListener('click', () => setLayer(k));
+    box.append(b);
+  });
+  document.getElementById('layer-prev').addEventListener('click', () => stepLayer(-1));
+  document.getElementById('layer-next').addEventListener('click', () => stepLayer(1));
+}
+
+function stepLayer(by) {
+  setLayer(Math.min(facts.variants.length - 1, Math.max(0, state.variant + by)));
+}
+
+/* Show layer k (every view follows), and say so to a screen reader. */
+function setLayer(k) {
+  state.variant = k;
+  renderAll();
+  document.getElementById('layer-status').textContent =
+    `${capital(layerName(k))} (${k + 1} of ${facts.variants.length}): ${roleCounts(k)}.`;
+}
+
+/* The switch, the view's heading and the grid's row follow the layer shown. */
+function renderLayer() {
+  if (!MODEL) return;
+  const k = state.variant, n = facts.variants.length;
+  for (const b of document.querySelectorAll('#layer-options button'))
+    b.setAttribute('aria-pressed', Number(b.dataset.layerIndex) === k ? 'true' : 'false');
+  document.getElementById('layer-prev').disabled = k === 0;
+  document.getElementById('layer-next').disabled = k === n - 1;
+  document.getElementById('explore-h').textContent = `${capital(layerName(k))}: where does each head look from here?`;
+  for (const tr of document.querySelectorAll('#grid tbody tr'))
+    tr.classList.toggle('current', Number(tr.dataset.layerIndex) === k);
+}
+
+/* The grid: one row per layer, one cell per head, the first view. */
+function buildGrid() {
+  if (!MODEL) return;
+  document.getElementById('model').hidden = false;
+  const n = facts.variants.length;
+  document.getElementById('model-h').textContent = `Every layer's heads: ${n} layer${n > 1 ? 's' : ''} × ${H} heads`;
+  const head = el('tr', {}, el('td', {}));
+  for (let h = 0; h < H; h++) head.append(el('th', { scope: 'col', 'aria-label': `head ${h}` }, h));
+  const body = el('tbody');
+  facts.variants.forEach((v, k) => {
+    const tr = el('tr', { 'data-layer-index': k }, el('th', { scope: 'row' }, layerName(k)));
+    for (let h = 0; h < H; h++) {
+      const td = el('td', { role: 'gridcell', tabindex: k === 0 && h === 0 ? 0 : -1, 'data-layer': v.layer, 'data-head': h });
+      td.addEventListener('click', () => openHead(k, h, td));
+      td.addEventListener('keydown', e => gridKey(e, k, h));
+      tr.append(td);
+    }
+    body.append(tr);
+  });
+  document.getElementById('grid').replaceChildren(el('thead', {}, head), body);
+  if (MODEL.effects) {
+    document.getElementById('grid-colour').hidden = false;
+    document.getElementById('effect-choice').textContent =
+      `its effect on the prediction '${MODEL.effects.top_token}' (the head switched off)`;
+    for (const input of document.querySelectorAll('input[name=grid-colour]'))
+      input.addEventListener('change', () => { state.grid = input.value; renderGrid(); });
+  }
+  sizeGrid();
+  renderGrid();
+}
+
+/* Cells as large as lets the whole grid sit in the window under its
+ * heading, 18 to 64 px a side, the letter about half of it. */
+function sizeGrid() {
+  if (!MODEL) return;
+  const grid = document.getElementById('grid');
+  const rowHead = grid.querySelector('tbody th').getBoundingClientRect().width + 8;
+  const L = facts.variants.length, top = grid.getBoundingClientRect().top + window.scrollY;
+  const byWidth = (document.getElementById('model').clientWidth - rowHead) / H - 4;
+  const byHeight = (window.innerHeight - top - 60) / (L + 1) - 4;
+  const side = Math.floor(Math.max(18, Math.min(64, byWidth, byHeight)));
+  for (const td of grid.querySelectorAll('td[role=gridcell]')) {
+    td.style.width = td.style.height = `${side}px`;
+    td.style.fontSize = `${Math.max(12, Math.round(side * 0.55))}px`;
+  }
+  grid.dataset.side = side;
+}
+
+/* Effect e on the colour scale C sent: -end .. end over its 256 colours. */
+function effectColour(e) {
+  const colours = hexColours(MODEL.effects.colours), end = MODEL.effects.end;
+  const t = end > 0 ? (e / end + 1) / 2 : 0.5;
+  return colours[Math.round(255 * Math.min(1, Math.max(0, t)))];
+}
+
+/* A head's effect as report.txt prints it: "+0.0123". */
+function effectText(e) { return `${e >= 0 ? '+' : '−'}${Math.abs(e).toFixed(4)}`; }
+
+function headWords(k, h) {
+  const f = facts.variants[k].heads[h];
+  const effect = MODEL.effects ? `; switched off, it changes the log-probability of ` +
+    `'${MODEL.effects.top_token}' by ${effectText(MODEL.effects.heads[k][h])}` : '';
+  return `${layerName(k)}, head ${h}: ${f.role}${effect}`;
+}
+
+function renderGrid() {
+  if (!MODEL) return;
+  const byEffect = state.grid === 'effect';
+  const present = new Set();
+  for (const td of document.querySelectorAll('#grid td[role=gridcell]')) {
+    const k = Number(td.parentNode.dataset.layerIndex), h = Number(td.dataset.head);
+    const role = facts.variants[k].heads[h].role;
+    present.add(role);
+    const rgb = byEffect ? effectColour(MODEL.effects.heads[k][h]) : MODEL.roles[role].colour;
+    td.style.background = css(rgb);
+    td.style.color = inkOn(rgb);
+    td.textContent = MODEL.roles[role].letter;
+    td.setAttribute('aria-label', headWords(k, h));
+    td.title = headWords(k, h);
+  }
+  const box = document.getElementById('grid-legend');
+  if (byEffect) {
+    const end = MODEL.effects.end;
+    const bar = el('canvas', { width: 256, height: 20, role: 'img',
+                               'aria-label': `colour scale from ${effectText(-end)} to ${effectText(end)}` });
+    const ctx = bar.getContext('2d'), colours = hexColours(MODEL.effects.colours);
+    for (let x = 0; x < 256; x++) {
+      ctx.fillStyle = css(colours[x]);
+      ctx.fillRect(x, 0, 1, 20);
+    }
+    box.replaceChildren(el('span', {}, effectText(-end)), bar, el('span', {}, effectText(end)),
+      el('span', {}, `the change in the log-probability of the top next token '${MODEL.effects.top_token}' ` +
+        `when the head's output is switched off: at ${effectText(-end)} the prediction leans on the head most. ` +
+        'The letters are the roles.'));
+    return;
+  }
+  /* the roles present, in C's order, each a swatch with its letter */
+  box.replaceChildren(...Object.keys(MODEL.roles).filter(r => present.has(r)).map(r => {
+    const sw = el('span', { class: 'swatch', 'aria-hidden': 'true' }, MODEL.roles[r].letter);
+    sw.style.background = css(MODEL.roles[r].colour);
+    sw.style.color = inkOn(MODEL.roles[r].colour);
+    return el('span', { title: roleWords(r) }, sw, r);
+  }));
+}
+
+/* Arrow keys move in the grid, Home and End to a row's ends; Enter or
+ * space opens the head. */
+function gridKey(e, k, h) {
+  const L = facts.variants.length;
+  const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0],
+                  Home: [0, -H], End: [0, H] };
+  if (e.key === 'Enter' || e.key === ' ') {
+    e.preventDefault();
+    openHead(k, h, e.target);
+  } else if (e.key in moves) {
+    e.preventDefault();
+    const k2 = Math.min(L - 1, Math.max(0, k + moves[e.key][0]));
+    const h2 = Math.min(H - 1, Math.max(0, h + moves[e.key][1]));
+    const to = document.querySelector(`#grid tr[data-layer-index="${k2}"] td[data-head="${h2}"]`);
+    for (const td of document.querySelectorAll('#grid td[tabindex="0"]')) td.setAttribute('tabindex', -1);
+    to.setAttribute('tabindex', 0);
+    to.focus();
+  }
+}
+
+/* Head h of layer k: its layer's view, the head in presenter mode (its
+ * map, its sentence and the report's numbers); leaving it returns to the
+ * grid's cell. */
+function openHead(k, h, cell) {
+  if (!state.shown[h]) { /* a head toggled off is shown again */
+    state.shown[h] = true;
+    document.querySelectorAll('#head-toggles input')[h].checked = true;
+    layoutMaps();
+  }
+  setLayer(k);
+  document.getElementById('explore').scrollIntoView();
+  openPresenter(h);
+  state.back = cell;
+}
 
 /* ------------------------------------------------------------ rendering */
 
@@ -557,6 +769,7 @@ function renderAll() {
     b.hidden = p !== WIDE && !state.shown[p];
     b.querySelector('.map-name').textContent = mapLabel(k, p);
   }
+  renderLayer();
   renderLegend();
   renderSentences();
   renderCost();
@@ -706,7 +919,8 @@ function renderLegend() {
 function renderPresenter() {
   const k = state.variant, p = state.presenter, i = state.query;
   const f = mapFacts(k, p);
-  document.getElementById('presenter-h').textContent = `${mapLabel(k, p)} · query ${tokenName(i)}`;
+  document.getElementById('presenter-h').textContent =
+    `${MODEL ? `${layerName(k)} · ` : ''}${mapLabel(k, p)} · query ${tokenName(i)}`;
   const box = document.getElementById('presenter-map');
   /* the window less the title above and the side column (380 px and its gap) beside */
   const room = Math.min(window.innerWidth - 48 - 404, window.innerHeight - 80);
@@ -803,6 +1017,8 @@ function renderCost() {
 function start() {
   buildHeader();
   buildVariantSwitch();
+  buildLayerSwitch();
+  buildGrid();
   buildControls();
   buildTokens();
   state.query = facts.variants[0].pulls.query;
@@ -811,7 +1027,7 @@ function start() {
   let resized = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resized);
-    resized = setTimeout(() => { layoutMaps(); renderAll(); }, 150);
+    resized = setTimeout(() => { sizeGrid(); layoutMaps(); renderAll(); }, 150);
   });
   renderAll();
   buildQuiz(); /* quiz.js */

@@ -16,7 +16,9 @@
  * about a number that could be chance, rests on a difference the page does
  * not show (facts.words.clear_margin), names its answer, or asks about a
  * row with fewer than three keys. The same run always gives the same
- * questions, options and order.
+ * questions, options and order. On a page of several layers of a model the
+ * fact questions are drawn from layers spread over the model (layersFrom),
+ * each saying its layer.
  *
  * A question is {kind, concept, at, text, options, proof}: at names what
  * it is about (data-* attributes a test can read), options are
@@ -227,6 +229,22 @@ function trainingQuestion() {
 
 /* ------------------------------------------------------------ facts of this run */
 
+/* The fact questions' kinds that look for a layer, in QUESTION_KINDS' order. */
+const LAYER_KINDS = 4;
+
+/* The variants (layers) where the n-th of them looks, in order: on a page of
+ * several layers of a model, all of them from the n-th of LAYER_KINDS
+ * points spread over the layers, so the questions come from the whole
+ * model; else the first variant only. */
+function layersFrom(n) {
+  if (!MODEL) return [0];
+  const L = facts.variants.length, start = Math.floor(n * L / LAYER_KINDS);
+  return [...Array(L).keys()].map(i => (start + i) % L);
+}
+
+/* " in layer 5" on a model's page, else nothing. */
+function inLayer(k) { return MODEL ? ` in ${layerName(k)}` : ''; }
+
 /* Why role `role` is (or is not) map p's, from the pattern's numbers in the report. */
 function roleWhy(k, p, role, right) {
   const f = mapFacts(k, p);
@@ -248,7 +266,7 @@ function roleQuestion(k, p) {
   const f = mapFacts(k, p);
   const choices = [f.role, ...ROLE_CHOICES.filter(r => r !== f.role)].slice(0, 4).sort();
   const v = facts.variants[k];
-  const under = facts.variants.length > 1 ? ` under ${v.name}` : '';
+  const under = MODEL ? inLayer(k) : facts.variants.length > 1 ? ` under ${v.name}` : '';
   return {
     kind: 'role', concept: false, at: { variant: k, map: p },
     text: `What does ${mapName(p)} do${under}? (Look at its map: where are its bright cells?)`,
@@ -258,11 +276,14 @@ function roleQuestion(k, p) {
 }
 
 function firstRoleQuestion() {
-  const h = facts.variants[0].heads.findIndex(f => isPatternRole(f.role));
-  return roleQuestion(0, h >= 0 ? h : 0);
+  for (const k of layersFrom(0)) {
+    const h = facts.variants[k].heads.findIndex(f => isPatternRole(f.role));
+    if (h >= 0) return roleQuestion(k, h);
+  }
+  return roleQuestion(layersFrom(0)[0], 0);
 }
 
-function wideRoleQuestion() { return roleQuestion(0, WIDE); }
+function wideRoleQuestion() { return roleQuestion(layersFrom(3)[0], WIDE); }
 
 /* Map p's top weight less its second in query q's row (the whole top
  * weight when the row has one key). */
@@ -298,7 +319,15 @@ function weightOn(k, p, q, j) {
  * itself nor a token of the same text (the run's own query first). The
  * question does not name the head's role: that would give the answer. */
 function whereQuestion() {
-  const k = 0, v = facts.variants[k];
+  for (const k of layersFrom(1)) {
+    const q = whereRow(k);
+    if (q) return q;
+  }
+  return null;
+}
+
+function whereRow(k) {
+  const v = facts.variants[k];
   const queries = [v.pulls.query, ...v.pulls.rows.keys()];
   for (const q of queries) {
     if (visibleKeys(q) < MIN_KEYS) continue;
@@ -310,7 +339,7 @@ function whereQuestion() {
       const answer = top.key;
       return {
         kind: 'where', concept: false, at: { variant: k, map: h, query: q },
-        text: `Which key does head ${h} send the query ${tokenName(q)} to?`,
+        text: `Which key does head ${h}${inLayer(k)} send the query ${tokenName(q)} to?`,
         options: keyChoices(v, q, answer).map(j => ({
           value: j, text: tokenName(j), right: j === answer,
           why: j === answer
@@ -337,7 +366,15 @@ function clearRow(k, q) {
  * there, else the first row where it was; in either case a row of at least
  * MIN_KEYS keys the shown weights decide (clearRow). */
 function pullQuestion() {
-  const k = 0, v = facts.variants[k];
+  for (const k of layersFrom(2)) {
+    const q = pullRow(k);
+    if (q) return q;
+  }
+  return null;
+}
+
+function pullRow(k) {
+  const v = facts.variants[k];
   const telling = q => visibleKeys(q) >= MIN_KEYS && ['followed', 'split'].includes(v.pulls.rows[q].outcome) &&
     clearRow(k, q);
   const q = telling(v.pulls.query) ? v.pulls.query : v.pulls.rows.findIndex((r, i) => telling(i));
@@ -368,7 +405,7 @@ function pullQuestion() {
     : `${RIVAL.the} has its own weights, not the heads'. `);
   return {
     kind: 'pull', concept: false, at: { variant: k, query: q },
-    text: `${how}For the query ${tokenName(q)}, where does its row go?`,
+    text: `${how}For the query ${tokenName(q)}${inLayer(k)}, where does its row go?`,
     options, proof: () => proofRows(k, q, [...Array(H).keys(), WIDE]),
   };
 }

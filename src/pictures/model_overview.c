@@ -31,6 +31,12 @@ static const struct {
     [MEASURES_MIXED] = {{120, 120, 120}, "M"},          [MEASURES_NONE] = {{255, 255, 255}, "-"},
 };
 
+const char *model_overview_role(MeasuresRole r, DrawRgb *colour)
+{
+    *colour = ROLE[r].col;
+    return ROLE[r].letter;
+}
+
 /* Black or white, whichever reads on bg. */
 static DrawRgb ink_on(DrawRgb bg)
 {

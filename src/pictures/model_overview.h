@@ -10,6 +10,7 @@
 #define MHAVIZ_MODEL_OVERVIEW_H
 
 #include "core/model_summary.h"
+#include "draw/draw.h"
 #include "pictures/render.h"
 
 #include <stddef.h>
@@ -19,5 +20,9 @@
  * names the file) or MHAVIZ_ENOMEM. */
 int model_overview_draw(const Renderer *r, const char *path, const ModelSummary *s, const char *name, int T,
                         int causal, char *err, size_t errlen);
+
+/* Role r's letter (a static string) and, into *colour, its colour, as
+ * the grid's cells show them (lesson.html's grid too). */
+const char *model_overview_role(MeasuresRole r, DrawRgb *colour);
 
 #endif

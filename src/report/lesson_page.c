@@ -11,6 +11,7 @@
 #include "core/rival.h"
 #include "core/status.h"
 #include "pictures/labels.h"
+#include "pictures/model_overview.h"
 #include "report/report.h"
 #include "report/report_parts.h"
 #include "text/contest.h"
@@ -89,44 +90,33 @@ static uint16_t half_of_weight(float w)
     return (uint16_t)(w < at ? h - 1 : h + 1);
 }
 
-/* A base64 stream into a file. */
+/* The maps' bytes, before base64: room for all of them is taken at once
+ * (their size is known from the shape). */
 typedef struct {
-    FILE *f;
-    unsigned char in[3];
-    int n;
-} Base64;
+    unsigned char *p;
+    size_t n;
+} Bytes;
+
+static void bytes_put(Bytes *b, unsigned char byte) { b->p[b->n++] = byte; }
+
+static void bytes_put16(Bytes *b, uint16_t v)
+{
+    bytes_put(b, (unsigned char)(v & 0xFF)); /* little-endian */
+    bytes_put(b, (unsigned char)(v >> 8));
+}
 
 static const char BASE64_DIGITS[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/* The 4 digits of the bytes held (1 to 3; '=' for the missing ones). */
-static void base64_flush(Base64 *b)
+/* The n bytes at p into f as base64, '=' padding the last group. */
+static void base64_write(FILE *f, const unsigned char *p, size_t n)
 {
-    const unsigned v = (unsigned)b->in[0] << 16 | (b->n > 1 ? (unsigned)b->in[1] << 8 : 0) |
-                       (b->n > 2 ? b->in[2] : 0);
-    const char out[4] = {BASE64_DIGITS[v >> 18], BASE64_DIGITS[(v >> 12) & 63],
-                         b->n > 1 ? BASE64_DIGITS[(v >> 6) & 63] : '=', b->n > 2 ? BASE64_DIGITS[v & 63] : '='};
-    fwrite(out, 1, 4, b->f);
-    b->n = 0;
-}
-
-static void base64_put(Base64 *b, unsigned char byte)
-{
-    b->in[b->n++] = byte;
-    if (b->n == 3)
-        base64_flush(b);
-}
-
-static void base64_put16(Base64 *b, uint16_t v)
-{
-    base64_put(b, (unsigned char)(v & 0xFF)); /* little-endian */
-    base64_put(b, (unsigned char)(v >> 8));
-}
-
-/* The last one or two bytes, padded with '='. */
-static void base64_end(Base64 *b)
-{
-    if (b->n > 0)
-        base64_flush(b);
+    for (size_t at = 0; at < n; at += 3) {
+        const size_t k = n - at < 3 ? n - at : 3; /* the bytes of this group */
+        const unsigned v = (unsigned)p[at] << 16 | (k > 1 ? (unsigned)p[at + 1] << 8 : 0) | (k > 2 ? p[at + 2] : 0);
+        const char out[4] = {BASE64_DIGITS[v >> 18], BASE64_DIGITS[(v >> 12) & 63],
+                             k > 1 ? BASE64_DIGITS[(v >> 6) & 63] : '=', k > 2 ? BASE64_DIGITS[v & 63] : '='};
+        fwrite(out, 1, 4, f);
+    }
 }
 
 static size_t base64_len(size_t bytes) { return (bytes + 2) / 3 * 4; }
@@ -191,22 +181,20 @@ static const float *map_scores(const Variant *v, int p)
     return p < c->n_heads ? v->multi.scores + (size_t)p * c->T * c->T : v->single.scores;
 }
 
-/* Every visible cell of every map, variant by variant, map by map (the
- * heads, then the wide head): the weights row by row, then the scores. */
-static void write_full(Base64 *b, const Variant *v, int n)
+/* Every visible cell of every map of variant v, map by map (the heads,
+ * then the wide head): the weights row by row, then the scores. */
+static void write_full(Bytes *b, const Variant *v)
 {
-    for (int k = 0; k < n; k++) {
-        const MhaConfig *c = &v[k].in.cfg;
-        for (int p = 0; p <= c->n_heads; p++)
-            for (int which = 0; which < 2; which++) {
-                const float *m = which ? map_scores(&v[k], p) : map_att(&v[k], p); /* (T, T) */
-                for (int i = 0; i < c->T; i++)
-                    for (int j = 0; j < visible(c, i); j++) {
-                        const float x = m[(size_t)i * c->T + j];
-                        base64_put16(b, which ? half_of(x) : half_of_weight(x));
-                    }
-            }
-    }
+    const MhaConfig *c = &v->in.cfg;
+    for (int p = 0; p <= c->n_heads; p++)
+        for (int which = 0; which < 2; which++) {
+            const float *m = which ? map_scores(v, p) : map_att(v, p); /* (T, T) */
+            for (int i = 0; i < c->T; i++)
+                for (int j = 0; j < visible(c, i); j++) {
+                    const float x = m[(size_t)i * c->T + j];
+                    bytes_put16(b, which ? half_of(x) : half_of_weight(x));
+                }
+        }
 }
 
 /* One map's summary: its thumbnail (thumb, thumb), each pixel the largest
@@ -214,7 +202,7 @@ static void write_full(Base64 *b, const Variant *v, int n)
  * then for each row its top_k keys by weight (ties: the lower key), as
  * three arrays of top_k: the keys (uint16, 0xFFFF past the row's keys), their
  * weights and their scores (float16). */
-static void write_summary_map(Base64 *b, const MhaConfig *c, const float *att, const float *scores, int thumb,
+static void write_summary_map(Bytes *b, const MhaConfig *c, const float *att, const float *scores, int thumb,
                               int top_k)
 {
     const int T = c->T;
@@ -227,7 +215,7 @@ static void write_summary_map(Base64 *b, const MhaConfig *c, const float *att, c
                 for (int j = j0; j < j1 && j < visible(c, i); j++)
                     if (att[(size_t)i * T + j] > top)
                         top = att[(size_t)i * T + j];
-            base64_put(b, top < 0.0f ? THUMB_MASKED : (unsigned char)lrintf(254.0f * top));
+            bytes_put(b, top < 0.0f ? THUMB_MASKED : (unsigned char)lrintf(254.0f * top));
         }
     int keys[8]; /* the row's top_k keys so far, largest weight first (top_k <= 8: SUMMARY_LEVELS) */
     for (int i = 0; i < T; i++) {
@@ -244,29 +232,23 @@ static void write_summary_map(Base64 *b, const MhaConfig *c, const float *att, c
                 keys[at] = j;
         }
         for (int r = 0; r < top_k; r++)
-            base64_put16(b, r < got ? (uint16_t)keys[r] : 0xFFFF);
+            bytes_put16(b, r < got ? (uint16_t)keys[r] : 0xFFFF);
         for (int r = 0; r < top_k; r++)
-            base64_put16(b, half_of_weight(r < got ? row[keys[r]] : 0.0f));
+            bytes_put16(b, half_of_weight(r < got ? row[keys[r]] : 0.0f));
         for (int r = 0; r < top_k; r++)
-            base64_put16(b, half_of(r < got ? scores[(size_t)i * T + keys[r]] : 0.0f));
+            bytes_put16(b, half_of(r < got ? scores[(size_t)i * T + keys[r]] : 0.0f));
     }
 }
 
-static size_t full_bytes(const Variant *v, int n)
+/* The bytes of one variant's maps: every visible cell, or summaries. */
+static size_t full_bytes(const MhaConfig *c)
 {
-    size_t b = 0;
-    for (int k = 0; k < n; k++)
-        b += ((size_t)v[k].in.cfg.n_heads + 1) * visible_cells(&v[k].in.cfg) * 2 * sizeof(uint16_t);
-    return b;
+    return ((size_t)c->n_heads + 1) * visible_cells(c) * 2 * sizeof(uint16_t);
 }
 
-static size_t summary_bytes(const Variant *v, int n, int thumb, int top_k)
+static size_t summary_bytes(const MhaConfig *c, int thumb, int top_k)
 {
-    size_t b = 0;
-    for (int k = 0; k < n; k++)
-        b += ((size_t)v[k].in.cfg.n_heads + 1) *
-             ((size_t)thumb * thumb + (size_t)v[k].in.cfg.T * top_k * 3 * sizeof(uint16_t));
-    return b;
+    return ((size_t)c->n_heads + 1) * ((size_t)thumb * thumb + (size_t)c->T * top_k * 3 * sizeof(uint16_t));
 }
 
 /* ------------------------------------------------------------ the facts */
@@ -330,27 +312,29 @@ static cJSON *map_facts(const MapMeasures *m, const char *who, char *const *toke
 #define PAGE_TOKEN_BYTES 256
 
 /* The page holds every row's contests while they are at most this many
- * numbers (T x n_heads x n_heads at most): a class's sentences hold a few
- * thousand; a layer of 2 048 tokens and 32 heads would add 2 M numbers,
- * over the page's cap. */
+ * numbers (T x n_heads x n_heads at most, for each layer of a model's
+ * page): a class's sentences hold a few thousand; a layer of 2 048 tokens
+ * and 32 heads would add 2 M numbers, over the page's cap; 16 layers of 32
+ * heads over 64 tokens 1 M, 6 MB of the page's facts. */
 #define PAGE_CONTEST_NUMBERS 65536
 
-static int contests_shown(const MhaConfig *c)
+/* Whether a page of `layers` layers (1 for one layer's K/V variants) shaped c shows them. */
+static int contests_shown(const MhaConfig *c, int layers)
 {
-    return (size_t)c->T * c->n_heads * c->n_heads <= PAGE_CONTEST_NUMBERS;
+    return (size_t)layers * c->T * c->n_heads * c->n_heads <= PAGE_CONTEST_NUMBERS;
 }
 
 /* Row i's contests (pull.h) as [key, over, margin, tie, [each head's part]]
  * and their sentences (contest_text): which heads carried the wide head's
  * choice and which lost it. Empty for a head trained on its own. */
-static int contest_facts(const Variant *v, int i, cJSON *row, int *keys, double *contrib)
+static int contest_facts(const Variant *v, int i, cJSON *row, int *keys, double *contrib, int contests)
 {
     const PullLayer *p = &v->pulls;
     const MhaConfig *c = &v->in.cfg;
     cJSON *list = cJSON_AddArrayToObject(row, "contests");
     cJSON *texts = cJSON_AddArrayToObject(row, "contest_sentences");
-    /* a layer too large for them (report.json has them all): none, said by "contests_shown" */
-    const int m = p->identity && contests_shown(c) ? pull_contested(p, i, keys) : 0;
+    /* a page too large for them (report.json has them all): none, said by "contests_shown" */
+    const int m = p->identity && contests ? pull_contested(p, i, keys) : 0;
     char sentence[1536], shown[2][PAGE_TOKEN_BYTES + 2], named[2][PAGE_TOKEN_BYTES + 16], tok[PAGE_TOKEN_BYTES];
     for (int k = 0; k < m; k++) {
         PullContest ct;
@@ -426,7 +410,7 @@ static cJSON *kept_facts(const Variant *v)
 }
 
 /* shown (T): the tokens as the captions show them (token_text). */
-static cJSON *pull_facts(const Variant *v, char *const *shown)
+static cJSON *pull_facts(const Variant *v, char *const *shown, int contests)
 {
     const PullLayer *p = &v->pulls;
     const MhaConfig *c = &v->in.cfg;
@@ -436,7 +420,7 @@ static cJSON *pull_facts(const Variant *v, char *const *shown)
     cJSON_AddNumberToObject(o, "query", v->query);
     cJSON_AddNumberToObject(o, "tie_weight_below", PULL_TIE_WEIGHT);
     cJSON_AddNumberToObject(o, "tie_margin_relative", PULL_TIE_REL);
-    cJSON_AddBoolToObject(o, "contests_shown", p->identity && contests_shown(c));
+    cJSON_AddBoolToObject(o, "contests_shown", p->identity && contests);
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     char caption[2048];
     int *keys = malloc((size_t)c->n_heads * sizeof *keys);         /* (n_heads) a row's contested keys */
@@ -457,14 +441,15 @@ static cJSON *pull_facts(const Variant *v, char *const *shown)
         cJSON_AddNumberToObject(row, "runner_up_weight", r->runner_up_att);
         pull_caption(caption, sizeof caption, p, i, shown, v->single.att);
         cJSON_AddStringToObject(row, "caption", caption);
-        all &= contest_facts(v, i, row, keys, contrib);
+        all &= contest_facts(v, i, row, keys, contrib, contests);
         cJSON_AddItemToArray(rows, whole(row, 10));
     }
     free(keys), free(contrib);
     return whole(o, all && holds(rows, c->T) ? 7 : -1);
 }
 
-static cJSON *variant_facts(const Variant *v, char *const *shown)
+/* contests: whether the page shows each row's contests (contests_shown). */
+static cJSON *variant_facts(const Variant *v, char *const *shown, int contests)
 {
     const MhaConfig *c = &v->in.cfg;
     char name[32], who[32];
@@ -486,7 +471,7 @@ static cJSON *variant_facts(const Variant *v, char *const *shown)
                             map_scores(v, c->n_heads), c->causal);
     cJSON_AddStringToObject(wide, "source", v->in.has_single ? "input" : "same projections");
     cJSON_AddItemToObject(o, "wide", whole(wide, 9));
-    cJSON_AddItemToObject(o, "pulls", pull_facts(v, shown));
+    cJSON_AddItemToObject(o, "pulls", pull_facts(v, shown, contests));
     cJSON_AddItemToObject(o, "kept", kept_facts(v));
 
     CostTable t;
@@ -668,10 +653,12 @@ static cJSON *visible_keys(const MhaConfig *c)
     return whole(a, c->T);
 }
 
-static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, const Embedding *e,
-                         const QuizFile *quiz)
+/* The facts every variant (or layer) of the page shares, from the first
+ * one, v: "maps" is filled when the page is written (maps_facts),
+ * "variants" as they are added. */
+static cJSON *page_facts(const Variant *v, const RenderColours *colours, const QuizFile *quiz)
 {
-    const MhaInput *in = &v[0].in;
+    const MhaInput *in = &v->in;
     const MhaConfig *c = &in->cfg;
     char **shown = shown_tokens(in->tokens, c->T); // (T) the tokens as shown
     if (!shown)
@@ -707,19 +694,63 @@ static cJSON *page_facts(const Variant *v, int n, const RenderColours *colours, 
     cJSON_AddItemToObject(cols, "scores_mask", cJSON_CreateIntArray(scores_mask, 3));
     const int clipped[3] = {colours->scores_clipped.r, colours->scores_clipped.g, colours->scores_clipped.b};
     cJSON_AddItemToObject(cols, "scores_clipped", cJSON_CreateIntArray(clipped, 3));
-    cJSON *maps = cJSON_AddObjectToObject(o, "maps");
+    cJSON_AddObjectToObject(o, "maps");
+    cJSON_AddArrayToObject(o, "variants");
+    free(shown);
+    return whole(o, holds(cols, 6) && holds(labels, 2) ? 19 : -1);
+}
+
+/* The facts' "maps": what the page embeds of them (e). */
+static int maps_facts(cJSON *facts, const Embedding *e)
+{
+    cJSON *maps = cJSON_CreateObject();
     cJSON_AddStringToObject(maps, "mode", e->summary ? "summary" : "full");
     cJSON_AddNumberToObject(maps, "thumb", e->thumb);
     cJSON_AddNumberToObject(maps, "top_k", e->top_k);
     cJSON_AddNumberToObject(maps, "cap_bytes", (double)LESSON_PAGE_CAP_BYTES);
-    cJSON *vars = cJSON_AddArrayToObject(o, "variants");
-    for (int k = 0; k < n; k++)
-        cJSON_AddItemToArray(vars, variant_facts(&v[k], shown));
-    free(shown);
-    const int trained = n > 1 && in->training.n_kv_losses > 0; /* beside the pooled variants */
-    if (trained)
-        cJSON_AddItemToObject(o, "trained", trained_facts(&in->training, c));
-    return whole(o, holds(cols, 6) && holds(maps, 4) && holds(vars, n) && holds(labels, 2) ? 19 + trained : -1);
+    return (maps = whole(maps, 4)) && cJSON_ReplaceItemInObjectCaseSensitive(facts, "maps", maps);
+}
+
+/* The facts of a run over several layers of a model (model.name; pred: its
+ * prediction) for the page's grid: each role's colour and letter as
+ * model_overview.png draws them, and when pred holds them each head's
+ * effect on the prediction (layers: the model's layer of each of the n
+ * layers of the page), with the colours they are shown in. */
+static cJSON *model_facts(const LessonModel *model, const int *layers, int n, int n_heads)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", model->name);
+    cJSON *roles = cJSON_AddObjectToObject(o, "roles");
+    for (int k = 0; k <= MEASURES_NONE; k++) {
+        DrawRgb col;
+        const char *letter = model_overview_role((MeasuresRole)k, &col);
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "letter", letter);
+        const int rgb[3] = {col.r, col.g, col.b};
+        cJSON_AddItemToObject(r, "colour", cJSON_CreateIntArray(rgb, 3));
+        cJSON_AddItemToObject(roles, measures_role_name((MeasuresRole)k), whole(r, 2));
+    }
+    const ModelPrediction *pred = model->pred;
+    if (!pred || !pred->effect || pred->n == 0) {
+        cJSON_AddNullToObject(o, "effects");
+        return whole(o, holds(roles, MEASURES_NONE + 1) ? 3 : -1);
+    }
+    /* the change in the top token's log-probability with the head off:
+     * below 0, the prediction leans on the head */
+    cJSON *eff = cJSON_AddObjectToObject(o, "effects");
+    char tok[PAGE_TOKEN_BYTES];
+    cJSON_AddStringToObject(eff, "top_token", token_text(tok, sizeof tok, pred->text[0]));
+    cJSON *heads = cJSON_AddArrayToObject(eff, "heads"); /* (n, n_heads), in the page's layers' order */
+    double end = 0.0;
+    for (int k = 0; k < n; k++) {
+        const double *e = pred->effect + (size_t)layers[k] * pred->n_heads; /* (n_heads) */
+        for (int h = 0; h < n_heads; h++)
+            end = fabs(e[h]) > end ? fabs(e[h]) : end;
+        cJSON_AddItemToArray(heads, cJSON_CreateDoubleArray(e, n_heads));
+    }
+    cJSON_AddNumberToObject(eff, "end", end); /* the colour scale's ends: -end and end */
+    cJSON_AddItemToObject(eff, "colours", cmap_hex(draw_cmap("rdbu"), 256)); /* -end (blue) .. end (red) */
+    return whole(o, holds(roles, MEASURES_NONE + 1) && holds(heads, n) && holds(eff, 4) ? 3 : -1);
 }
 
 /* ------------------------------------------------------------ the page */
@@ -746,31 +777,138 @@ static void copy_to_marker(FILE *f, const char **at, const char *end, const char
     *at = m ? m + strlen(marker) : end;
 }
 
-int lesson_page_write(const char *path, const Variant *v, int n, const RenderColours *colours,
-                      const QuizFile *quiz, char *err, size_t errlen)
+/* The maps at each embedding the page may choose: every visible cell, then
+ * each of SUMMARY_LEVELS. */
+#define N_EMBEDDINGS (1 + N_SUMMARY_LEVELS)
+
+struct LessonPage {
+    int n, added;                /* the variants (or layers) the page holds; those added so far */
+    RenderColours colours;
+    const QuizFile *quiz;
+    cJSON *facts;                /* page_facts, its "variants" filled as they are added */
+    cJSON *trained;              /* the input's models trained by K/V heads (a run of several variants), or NULL */
+    int *layers;                 /* (n) the model's layer of each one added, -1: a variant of one layer */
+    int n_heads, T;              /* every variant's */
+    Embedding e[N_EMBEDDINGS];   /* each embedding's sizes, bytes for all n */
+    Bytes maps[N_EMBEDDINGS];    /* each one's bytes so far; p NULL: over the cap on its own, never chosen */
+};
+
+LessonPage *lesson_page_begin(int n, const RenderColours *colours, const QuizFile *quiz)
+{
+    LessonPage *pg = calloc(1, sizeof *pg);
+    if (!pg || !(pg->layers = malloc((size_t)n * sizeof *pg->layers))) {
+        free(pg);
+        return NULL;
+    }
+    pg->n = n;
+    pg->colours = *colours;
+    pg->quiz = quiz;
+    return pg;
+}
+
+/* The first variant v sets the page's shape, its shared facts and the room
+ * for the maps of every embedding that could fit under the cap (the last,
+ * smallest, always: it is chosen when none fits). */
+static int page_start(LessonPage *pg, const Variant *v)
+{
+    const MhaConfig *c = &v->in.cfg;
+    pg->n_heads = c->n_heads;
+    pg->T = c->T;
+    if (!(pg->facts = page_facts(v, &pg->colours, pg->quiz)))
+        return MHAVIZ_ENOMEM;
+    if (pg->n > 1 && v->in.training.n_kv_losses > 0 && !(pg->trained = trained_facts(&v->in.training, c)))
+        return MHAVIZ_ENOMEM; /* beside the pooled variants */
+    for (int k = 0; k < N_EMBEDDINGS; k++) {
+        Embedding *e = &pg->e[k];
+        if (k == 0) {
+            *e = (Embedding){0, 0, 0, (size_t)pg->n * full_bytes(c)};
+        } else {
+            const int thumb = SUMMARY_LEVELS[k - 1].thumb, top_k = SUMMARY_LEVELS[k - 1].top_k;
+            *e = (Embedding){1, c->T < thumb ? c->T : thumb, top_k, 0};
+            e->bytes = (size_t)pg->n * summary_bytes(c, e->thumb, top_k);
+        }
+        if ((base64_len(e->bytes) <= LESSON_PAGE_CAP_BYTES || k == N_EMBEDDINGS - 1) &&
+            !(pg->maps[k].p = malloc(e->bytes ? e->bytes : 1)))
+            return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
+int lesson_page_add(LessonPage *pg, const Variant *v, int layer, char *err, size_t errlen)
+{
+    const MhaConfig *c = &v->in.cfg;
+    int rc = MHAVIZ_OK;
+    if (pg->added == 0)
+        rc = page_start(pg, v);
+    else if (c->n_heads != pg->n_heads || c->T != pg->T) {
+        snprintf(err, errlen, "lesson.html: a variant of %d heads over %d tokens beside %d heads over %d tokens",
+                 c->n_heads, c->T, pg->n_heads, pg->T);
+        return MHAVIZ_EINPUT;
+    }
+    if (rc == MHAVIZ_OK && pg->added == pg->n) {
+        snprintf(err, errlen, "lesson.html: more than the %d variants it was begun for", pg->n);
+        return MHAVIZ_EINPUT;
+    }
+    char **shown = rc == MHAVIZ_OK ? shown_tokens(v->in.tokens, c->T) : NULL; // (T) the tokens as shown
+    cJSON *vars = cJSON_GetObjectItemCaseSensitive(pg->facts, "variants");
+    cJSON *facts = shown ? variant_facts(v, shown, contests_shown(c, layer >= 0 ? pg->n : 1)) : NULL;
+    free(shown);
+    if (facts && layer >= 0 && !cJSON_AddNumberToObject(facts, "layer", layer)) {
+        cJSON_Delete(facts);
+        facts = NULL;
+    }
+    if (!facts || !cJSON_AddItemToArray(vars, facts)) {
+        cJSON_Delete(facts);
+        snprintf(err, errlen, "out of memory");
+        return MHAVIZ_ENOMEM;
+    }
+    pg->layers[pg->added++] = layer;
+    for (int k = 0; k < N_EMBEDDINGS; k++) {
+        if (!pg->maps[k].p)
+            continue;
+        if (!pg->e[k].summary)
+            write_full(&pg->maps[k], v);
+        else
+            for (int p = 0; p <= c->n_heads; p++)
+                write_summary_map(&pg->maps[k], c, map_att(v, p), map_scores(v, p), pg->e[k].thumb, pg->e[k].top_k);
+    }
+    return MHAVIZ_OK;
+}
+
+int lesson_page_finish(LessonPage *pg, const char *path, const LessonModel *model, char *err, size_t errlen)
 {
     int rc = MHAVIZ_ENOMEM;
     char *facts = NULL;
-    cJSON *root = NULL;
     FILE *f = NULL;
     const size_t code = assets_lesson_lesson_html_len + assets_lesson_lesson_css_len +
                         assets_lesson_lesson_js_len + assets_lesson_quiz_js_len;
+    if (pg->added != pg->n) {
+        snprintf(err, errlen, "lesson.html: %d of its %d variants added", pg->added, pg->n);
+        return MHAVIZ_EINPUT;
+    }
+    if (pg->trained) {
+        cJSON_AddItemToObject(pg->facts, "trained", pg->trained);
+        pg->trained = NULL; /* the facts own it */
+    }
+    if (model) {
+        cJSON *m = model_facts(model, pg->layers, pg->n, pg->n_heads);
+        if (!m || !cJSON_AddItemToObject(pg->facts, "model", m) ||
+            !cJSON_ReplaceItemInObjectCaseSensitive(pg->facts, "title", cJSON_CreateString(model->name)))
+            goto cleanup;
+    }
 
     /* Every visible cell when the page stays under the cap, else the
-     * largest summary that does. */
-    Embedding e = {0, 0, 0, full_bytes(v, n)};
-    for (int level = 0; level <= N_SUMMARY_LEVELS; level++) {
-        cJSON_Delete(root);
+     * largest summary that does (the smallest when none does). */
+    int k = 0;
+    for (; k < N_EMBEDDINGS; k++) {
+        if (!pg->maps[k].p)
+            continue;
         free(facts);
-        if (!(root = page_facts(v, n, colours, &e, quiz)) || !(facts = cJSON_PrintUnformatted(root)))
+        if (!maps_facts(pg->facts, &pg->e[k]) || !(facts = cJSON_PrintUnformatted(pg->facts)))
             goto cleanup;
-        if (code + json_for_html(NULL, facts) + base64_len(e.bytes) <= LESSON_PAGE_CAP_BYTES ||
-            level == N_SUMMARY_LEVELS)
+        if (code + json_for_html(NULL, facts) + base64_len(pg->e[k].bytes) <= LESSON_PAGE_CAP_BYTES ||
+            k == N_EMBEDDINGS - 1)
             break;
-        e.summary = 1;
-        e.thumb = v[0].in.cfg.T < SUMMARY_LEVELS[level].thumb ? v[0].in.cfg.T : SUMMARY_LEVELS[level].thumb;
-        e.top_k = SUMMARY_LEVELS[level].top_k;
-        e.bytes = summary_bytes(v, n, e.thumb, e.top_k);
     }
 
     if (!(f = fopen(path, "wb"))) {
@@ -785,14 +923,7 @@ int lesson_page_write(const char *path, const Variant *v, int n, const RenderCol
     copy_to_marker(f, &at, end, "facts");
     json_for_html(f, facts);
     copy_to_marker(f, &at, end, "maps");
-    Base64 b = {f, {0}, 0};
-    if (e.summary)
-        for (int k = 0; k < n; k++)
-            for (int p = 0; p <= v[k].in.cfg.n_heads; p++)
-                write_summary_map(&b, &v[k].in.cfg, map_att(&v[k], p), map_scores(&v[k], p), e.thumb, e.top_k);
-    else
-        write_full(&b, v, n);
-    base64_end(&b);
+    base64_write(f, pg->maps[k].p, pg->maps[k].n);
     copy_to_marker(f, &at, end, "script");
     fwrite(assets_lesson_lesson_js, 1, assets_lesson_lesson_js_len, f);
     fwrite(assets_lesson_quiz_js, 1, assets_lesson_quiz_js_len, f);
@@ -808,7 +939,33 @@ cleanup:
     }
     if (rc == MHAVIZ_ENOMEM)
         snprintf(err, errlen, "out of memory");
-    cJSON_Delete(root);
     free(facts);
+    return rc;
+}
+
+void lesson_page_free(LessonPage *pg)
+{
+    if (!pg)
+        return;
+    cJSON_Delete(pg->facts);
+    cJSON_Delete(pg->trained);
+    for (int k = 0; k < N_EMBEDDINGS; k++)
+        free(pg->maps[k].p);
+    free(pg->layers);
+    free(pg);
+}
+
+int lesson_page_write(const char *path, const Variant *v, int n, const RenderColours *colours,
+                      const QuizFile *quiz, char *err, size_t errlen)
+{
+    LessonPage *pg = lesson_page_begin(n, colours, quiz);
+    int rc = pg ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+    for (int k = 0; k < n && rc == MHAVIZ_OK; k++)
+        rc = lesson_page_add(pg, &v[k], -1, err, errlen);
+    if (rc == MHAVIZ_OK)
+        rc = lesson_page_finish(pg, path, NULL, err, errlen);
+    else if (rc == MHAVIZ_ENOMEM)
+        snprintf(err, errlen, "out of memory");
+    lesson_page_free(pg);
     return rc;
 }

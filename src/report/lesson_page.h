@@ -15,10 +15,17 @@
  *     "full": every visible cell of every map, the softmax weight and the
  *     score, as float16 (IEEE half, little-endian); past LESSON_PAGE_CAP_BYTES
  *     "summary": each map as a thumbnail (one byte a pixel) and the top keys
- *     of each row with their weights and scores, which the page says. */
+ *     of each row with their weights and scores, which the page says.
+ *
+ * A run over several layers of a model writes one page for them all: each
+ * layer is one entry of the facts' "variants" (with its "layer"), the maps
+ * layer after layer, and "model" holds what the page's grid of every
+ * layer's heads needs (the roles' colours and letters, each head's effect
+ * on the prediction when the run measured them). */
 #ifndef MHAVIZ_LESSON_PAGE_H
 #define MHAVIZ_LESSON_PAGE_H
 
+#include "checkpoint/model.h"
 #include "core/variant.h"
 #include "io/quiz_file.h"
 #include "pictures/render.h"
@@ -36,6 +43,40 @@
 /* The page shows a weight to 2 decimals: no quiz answer, and no
  * explanation, rests on a gap between two weights smaller than this. */
 #define LESSON_PAGE_CLEAR_MARGIN 0.01
+
+/* A page being built, one variant (or layer) at a time: begun for n of
+ * them (n >= 1), each added in turn, then written. Only the facts and the
+ * maps as the page embeds them are kept, never a variant itself, so a run
+ * can free each layer once it is added. */
+typedef struct LessonPage LessonPage;
+
+/* What a page of several layers of a model says of the model: its name
+ * (the page's title) and its prediction (each head's effect, when measured;
+ * NULL: none). */
+typedef struct {
+    const char *name;
+    const ModelPrediction *pred;
+} LessonModel;
+
+/* A page for n variants, its maps in the PNGs' colours, its quiz followed
+ * by the teacher's questions quiz (NULL: none; kept, not copied). NULL when
+ * memory runs out. Free with lesson_page_free. */
+LessonPage *lesson_page_begin(int n, const RenderColours *colours, const QuizFile *quiz);
+
+/* Add variant v (the same heads and tokens as the first), the model's layer
+ * `layer` (-1: a K/V layout of one layer). v is only read. Returns
+ * MHAVIZ_OK, MHAVIZ_ENOMEM, or MHAVIZ_EINPUT for a variant of another shape
+ * or one too many (err says which). */
+int lesson_page_add(LessonPage *pg, const Variant *v, int layer, char *err, size_t errlen);
+
+/* Write the page of the variants added (all n of them) into file path;
+ * model: the model whose layers they are (NULL: one layer's variants).
+ * Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file), MHAVIZ_EINPUT (not
+ * all added) or MHAVIZ_ENOMEM. Call once. */
+int lesson_page_finish(LessonPage *pg, const char *path, const LessonModel *model, char *err, size_t errlen);
+
+/* Free the page; safe on NULL. */
+void lesson_page_free(LessonPage *pg);
 
 /* Write the page of the n variants v (most K/V heads first; n >= 1) into
  * file path, its maps in the PNGs' colours, its quiz followed by the

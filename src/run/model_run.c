@@ -9,8 +9,9 @@
 #include "models/chance_draw.h"
 #include "pictures/layers_chart.h"
 #include "pictures/model_overview.h"
+#include "report/lesson_page.h"
 #include "report/report.h"
-#include "run/variants.h"
+#include "run/variant_write.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -115,7 +116,10 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
     unsigned char *heads = calloc((size_t)H, 1);              /* (n_heads) 1: this layer's head is drawn */
     Drawn *drawn = malloc((size_t)n * MODEL_SUMMARY_N_SLIDES * sizeof *drawn); /* (n_drawn) */
     int n_drawn = 0;
-    if (!heads || !drawn)
+    /* one lesson.html for every layer, at the top (none in the layers' folders) */
+    const RenderColours colours = render_colours(r);
+    LessonPage *page = NULL;
+    if (!heads || !drawn || (rc == MHAVIZ_OK && o->html && !(page = lesson_page_begin(n, &colours, o->quiz))))
         rc = MHAVIZ_ENOMEM;
     /* chance's random layers: drawn once, timed apart as a run of one layer
      * times them. They depend on the shape and the tokens only, the same
@@ -149,8 +153,10 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
             VariantOptions lo = *o;
             lo.heads = o->head_maps ? NULL : heads;
             timing_phase(tm, TIMING_WRITE);
-            rc = variants_write_one(&v, r, out, sub, &lo, tm, err, errlen);
+            rc = variant_write(&v, r, out, sub, &lo, tm, err, errlen);
         }
+        if (rc == MHAVIZ_OK && page)
+            rc = lesson_page_add(page, &v, layer_number(&in[i]), err, errlen);
         variant_free(&v);
         if (i > 0)
             input_free(&in[i]);
@@ -181,6 +187,15 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
         timing_phase(tm, TIMING_WRITE);
         rc = report_write_model(out->tmp, &s, &in[0], name, pred, err, errlen);
     }
+    if (rc == MHAVIZ_OK && page) {
+        const LessonModel model = {name, pred};
+        char *path = outdir_path(out, LESSON_PAGE_NAME);
+        rc = path ? lesson_page_finish(page, path, &model, err, errlen) : MHAVIZ_ENOMEM;
+        if (!path)
+            snprintf(err, errlen, "out of memory");
+        free(path);
+    }
+    lesson_page_free(page);
     model_summary_free(&s);
     free(heads), free(drawn);
     return rc;

@@ -3,7 +3,8 @@
  * layer alone writes it, but for the heads' own maps: head_NN.png only for
  * the heads worth a slide, every head's with VariantOptions' head_maps),
  * its numbers kept in the whole-model summary (core/model_summary.h), and
- * the summary's report at the top. */
+ * the summary's report at the top with one lesson.html for every layer
+ * (report/lesson_page.h). */
 #ifndef MHAVIZ_MODEL_RUN_H
 #define MHAVIZ_MODEL_RUN_H
 

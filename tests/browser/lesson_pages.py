@@ -17,12 +17,20 @@ which it shows; the quiz's right answers are what report.json says, at
 least half its questions are about concepts, none names its answer, and
 every option explains itself; a hostile token is text; the T = 2048 page
 paints in under 2 s and stays under its size cap; axe-core finds no
-accessibility violation. Every name, role and threshold the checks need is
+accessibility violation. A run over every layer of a model writes one page:
+it is checked on a model of the Llama-3.2-1B shape made small (16 layers
+x 32 heads, 64 tokens: 512 heads) and on a one-layer model that also
+measures each head's effect on the prediction: the grid (first view) shows
+each head's role as report.json states it, in the facts' colours and
+letters, and its effect; a cell opens that head in its layer's view (mouse
+and keyboard); the layer switch (buttons, [ and ]) shows each layer's
+weights as its report.json holds them and announces the layer; the quiz
+draws from several layers; the page's size and load time are printed. Every name, role and threshold the checks need is
 read from the page's facts or report.json, never repeated here. Prints one
 line per check and a last line "browser: N passed, M failed"; exits 1 on
 any failure.
 
-usage: lesson_pages.py --mhaviz BIN --work DIR --axe AXE_JS [--screenshot PNG]
+usage: lesson_pages.py --mhaviz BIN --work DIR --axe AXE_JS --tokenizers DIR [--screenshot PNG]
 """
 import argparse
 import json
@@ -41,6 +49,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'models'))
+import make_checkpoints  # noqa: E402  (the checkpoints' case builder, from transformers' definitions)
 SAMPLES = os.path.join(HERE, '..', '..', 'samples')
 
 # A weight is shown to 2 decimals from a float16: off by at most half of
@@ -179,7 +189,9 @@ class Report:
 
 
 def variant_reports(out, page_facts):
-    """The report of each variant the page shows, in its order."""
+    """The report of each variant (or a model's layer) the page shows, in its order."""
+    if 'model' in page_facts:
+        return [Report(os.path.join(out, f"layer_{v['layer']:02d}")) for v in page_facts['variants']]
     if len(page_facts['variants']) == 1:
         return [Report(out)]
     return [Report(os.path.join(out, f"kv{v['n_kv_heads']}")) for v in page_facts['variants']]
@@ -628,12 +640,209 @@ def check_axe(c, d, name, axe_source):
     c.check(not result, f'{name}: axe-core finds no accessibility violation' + (': ' + ', '.join(result) if result else ''))
 
 
+# ---------------------------------------------------------------- a model's page
+
+# The Llama-3.2-1B shape made small: 16 layers of 32 heads (8 K/V heads), width 128;
+# the Llama 3 tokenizer. One layer of it for the page of a single layer.
+MODEL_512 = dict(name='llama_16x32', family='llama', dtype='F16', seed=31, d=128, heads=32, kv_heads=8,
+                 layers=16, inter=256, vocab=128256, tied=True, shards=1, rope_theta=500000.0, bos=128000,
+                 head_dim_in_config=True, max_positions=131072, rope_scaling=make_checkpoints.LLAMA32_ROPE)
+# Its own unembedding (not tied) keeps the prediction short of certainty, so
+# switching a head off moves it.
+MODEL_1 = dict(MODEL_512, name='llama_1x32', seed=32, layers=1, tied=False)
+# 64 tokens with the BOS: a sentence that repeats, so induction can show.
+MODEL_TEXT = ('When Mary and John went to the store, John gave a drink to Mary. The cat sat on the mat and the '
+              'dog sat on the log. When Mary and John went to the store, John gave a drink to Mary. The cat sat '
+              'on the mat and the dog sat on the log, and so the cat')
+
+
+def model_folder(case, work, tokenizers):
+    """case's checkpoint (make_checkpoints' builder) with the Llama 3 tokenizer's files, in work."""
+    folder = os.path.join(work, case['name'])
+    make_checkpoints.write_model(case, folder)
+    for f in ('tokenizer.json', 'tokenizer_config.json'):
+        with open(os.path.join(tokenizers, 'llama3', f), 'rb') as src, open(os.path.join(folder, f), 'wb') as dst:
+            dst.write(src.read())
+    return folder
+
+
+def grid_cells(d):
+    return d.execute_script("""return [...document.querySelectorAll('#grid td[role=gridcell]')].map(td => ({
+      layer: Number(td.dataset.layer), head: Number(td.dataset.head), letter: td.textContent,
+      background: td.style.background, label: td.getAttribute('aria-label'), box: td.getBoundingClientRect().toJSON()}))""")
+
+
+def css_rgb(rgb):
+    return 'rgb({}, {}, {})'.format(*rgb)
+
+
+def layer_state(d):
+    """The layer the page shows: its heading, the switch's pressed button and the announcement."""
+    return d.execute_script("""return {heading: document.getElementById('explore-h').textContent,
+      pressed: [...document.querySelectorAll('#layer-options button[aria-pressed=true]')].map(b => b.textContent),
+      status: document.getElementById('layer-status').textContent}""")
+
+
+def shows_layer(d, facts, reports, k, i):
+    """Layer k is the one shown (heading, switch, announcement) and query i's weights are its report.json's."""
+    st = layer_state(d)
+    name = f"layer {facts['variants'][k]['layer']}"
+    tokens = d.find_elements(By.CSS_SELECTOR, '#tokens button')
+    d.execute_script('arguments[0].scrollIntoView({block: "center"})', tokens[i])
+    ActionChains(d).move_to_element(tokens[i]).perform()
+    worst, cells = compare_row(shown_weights(d), reports[k], i, range(facts['n_heads'] + 1))
+    roles = d.execute_script("return [...document.querySelectorAll('#sentences li strong')].map(s => s.textContent)")
+    roles_ok = all(f"· {reports[k].role(h)}:" in roles[h] for h in range(facts['n_heads']))
+    return (st['heading'].lower().startswith(name) and st['pressed'] == [str(facts['variants'][k]['layer'])]
+            and st['status'].lower().startswith(name) and worst <= WEIGHT_TOLERANCE and cells > 0 and roles_ok), \
+        f'{st["heading"][:24]!r}, announced {st["status"][:40]!r}, {cells} weights, largest difference {worst:.4f}'
+
+
+def names_head(title, facts, reports, k, h):
+    """Presenter mode's title names layer k's head h and its role in report.json
+    ("layer 5 · head 3 · K/V 0 · previous-token · query ...")."""
+    return title.startswith(f"layer {facts['variants'][k]['layer']} · head {h} · ") and \
+        f" · {reports[k].role(h)} · " in title
+
+
+def check_model_page(c, d, name, out, axe_source, shots):
+    """The page of a run over every layer of a model: grid, layer switch, cells, effects, quiz."""
+    page = os.path.join(out, 'lesson.html')
+    size = os.path.getsize(page)
+    load(d, page)
+    others, errors = requests_and_errors(d, page)
+    facts = d.execute_script("return JSON.parse(document.getElementById('facts').textContent)")
+    reports = variant_reports(out, facts)
+    with open(os.path.join(out, 'report.json')) as f:
+        top = json.load(f)
+    L, H, T = len(facts['variants']), facts['n_heads'], facts['T']
+    paint = d.execute_script("""const p = performance.getEntriesByName('first-contentful-paint')[0];
+                                return p ? p.startTime : null""")
+    drawn = int(d.execute_script('return document.body.dataset.drawnMs'))
+    # Printed, not held to a limit (the machine's load decides a test's time; speed targets live in make bench).
+    c.check(paint is not None and drawn > 0 and not others and not errors and size <= facts['maps']['cap_bytes'],
+            f'{name}: {L} layers x {H} heads, {T} tokens: {size / 2 ** 20:.1f} MB (cap '
+            f'{facts["maps"]["cap_bytes"] / 2 ** 20:.0f} MB, maps "{facts["maps"]["mode"]}"), first paint '
+            f'{"none" if paint is None else round(paint)} ms, drawn at {drawn} ms; no request, no console error'
+            + (f': {others[:3]} {errors[:3]}' if others or errors else ''))
+
+    # The grid: the first view, each head's role as report.json states it, in the facts' colour and letter.
+    cells = grid_cells(d)
+    first = d.execute_script("""const g = document.getElementById('grid').getBoundingClientRect();
+      return g.top >= 0 && g.bottom <= window.innerHeight && g.right <= window.innerWidth""")
+    roles = facts['model']['roles']
+    bad = [f"L{x['layer']}H{x['head']}" for x in cells
+           if (lambda role: x['letter'] != roles[role]['letter'] or x['background'] != css_rgb(roles[role]['colour'])
+               or role not in x['label'])(reports[[v['layer'] for v in facts['variants']].index(x['layer'])].role(x['head']))]
+    c.check(len(cells) == L * H and first and not bad,
+            f'{name}: the grid is the first view, inside the window: {len(cells)} cells, each the head\'s role in '
+            f'report.json as its colour and letter (from the facts)' + (f': {bad[:4]}' if bad else ''))
+
+    # Each head's effect on the prediction (report.json's head_effects), coloured on the facts' scale.
+    if top.get('head_effects'):
+        d.find_element(By.CSS_SELECTOR, 'input[name=grid-colour][value=effect]').click()
+        effects = [top['head_effects'][v['layer']] for v in facts['variants']]
+        end = max(abs(e) for row in effects for e in row)
+        colours = [[int(facts['model']['effects']['colours'][i + k:i + k + 2], 16) for k in (0, 2, 4)]
+                   for i in range(0, 256 * 6, 6)]
+        wrong = []
+        for x in grid_cells(d):
+            e = effects[[v['layer'] for v in facts['variants']].index(x['layer'])][x['head']]
+            want = css_rgb(colours[round(255 * min(1, max(0, (e / end + 1) / 2))) if end > 0 else 128])
+            text = f"{'+' if e >= 0 else '−'}{abs(e):.4f}"
+            if x['background'] != want or text not in x['label']:
+                wrong.append(f"L{x['layer']}H{x['head']}: {x['label']} {x['background']}, report {e:+.4f}")
+        c.check(not wrong, f'{name}: coloured by effect, each cell says and colours report.json\'s head_effects '
+                           f'(scale ends ±{end:.4f})' + (f': {wrong[:3]}' if wrong else ''))
+        if shots:
+            d.save_screenshot(os.path.join(os.path.dirname(out), f'{os.path.basename(out)}_effects.png'))
+        d.find_element(By.CSS_SELECTOR, 'input[name=grid-colour][value=role]').click()
+
+    # A cell opens its head in its layer's view (mouse), and Esc gives the focus back to the cell.
+    k, h = L - 1, H - 1
+    cell = d.find_element(By.CSS_SELECTOR, f'#grid tr[data-layer-index="{k}"] td[data-head="{h}"]')
+    cell.click()
+    title = d.find_element(By.ID, 'presenter-h').text
+    shown = d.find_element(By.ID, 'presenter').is_displayed()
+    ActionChains(d).send_keys(Keys.ESCAPE).perform()
+    back = d.execute_script("return document.activeElement.dataset.head + '/' + document.activeElement.dataset.layer")
+    c.check(shown and names_head(title, facts, reports, k, h) and back == f"{h}/{facts['variants'][k]['layer']}",
+            f'{name}: a click on cell (layer {facts["variants"][k]["layer"]}, head {h}) opens "{title[:48]}" '
+            f'(report.json: {reports[k].role(h)}); Esc returns to the cell')
+    # Keyboard: from the first cell, down and right, Enter.
+    d.execute_script("document.querySelector('#grid td[tabindex=\"0\"]').focus()")
+    ActionChains(d).send_keys(Keys.HOME).perform()
+    for key in [Keys.ARROW_UP] * L + [Keys.ARROW_DOWN] * min(2, L - 1) + [Keys.ARROW_RIGHT] * 3:
+        ActionChains(d).send_keys(key).perform()
+    kk, hh = min(2, L - 1), 3
+    ActionChains(d).send_keys(Keys.ENTER).perform()
+    title = d.find_element(By.ID, 'presenter-h').text
+    ok = names_head(title, facts, reports, kk, hh)
+    # In presenter mode, ] steps to the next layer with the same head.
+    if L > 1:
+        ActionChains(d).send_keys(']').perform()
+        kn = min(kk + 1, L - 1)
+        ok = ok and names_head(d.find_element(By.ID, 'presenter-h').text, facts, reports, kn, hh)
+    ActionChains(d).send_keys(Keys.ESCAPE).perform()
+    c.check(ok,
+            f'{name}: keyboard in the grid (Home, arrows, Enter) opens layer {facts["variants"][kk]["layer"]} '
+            f'head {hh} ("{title[:48]}"); ] steps its layer in presenter mode')
+
+    # The layer switch by mouse: each button, previous and next; by keyboard: ] and [.
+    load(d, page)
+    i = min(T - 1, facts['variants'][0]['pulls']['query'])
+    results = []
+    for k in sorted({0, L // 2, L - 1}):
+        d.find_element(By.CSS_SELECTOR, f'#layer-options button[data-layer-index="{k}"]').click()
+        results.append(shows_layer(d, facts, reports, k, i))
+    if L > 1:
+        d.find_element(By.ID, 'layer-prev').click()
+        results.append(shows_layer(d, facts, reports, L - 2, i))
+        d.find_element(By.ID, 'layer-next').click()
+        results.append(shows_layer(d, facts, reports, L - 1, i))
+    disabled = d.find_element(By.ID, 'layer-next').get_attribute('disabled') is not None
+    c.check(all(r[0] for r in results) and disabled,
+            f'{name}: the layer switch by mouse (layer buttons, previous, next) shows each layer\'s weights as its '
+            f'report.json holds them, its heading, its roles and an announcement; next is off at the last layer: '
+            + '; '.join(r[1] for r in results[:2]))
+    load(d, page)
+    results = []
+    d.execute_script('document.activeElement.blur()')
+    for key, k in [(']', min(1, L - 1)), (']', min(2, L - 1)), ('[', min(1, L - 1)), ('[', 0), ('[', 0)]:
+        d.execute_script('document.body.focus()')
+        ActionChains(d).send_keys(key).perform()
+        results.append(shows_layer(d, facts, reports, k, (i + k) % T))
+    c.check(all(r[0] for r in results),
+            f'{name}: the layer switch by keyboard (] ] [ [ [, stopping at the first layer) shows each layer\'s '
+            f'weights as its report.json holds them and announces it: ' + '; '.join(r[1] for r in results[:2]))
+
+    # The quiz: right answers as the layers' report.json say; its fact questions come from several layers.
+    load(d, page)
+    check_quiz(c, d, name, reports, facts)
+    layers = {int(x) for x in d.execute_script("""return [...document.querySelectorAll(
+      '#questions > li:is([data-kind=role], [data-kind=where], [data-kind=pull])')].map(li => li.dataset.variant)""")}
+    c.check(L == 1 or len(layers) > 1, f'{name}: the quiz\'s fact questions come from {len(layers)} layers '
+                                       f'({sorted(facts["variants"][k]["layer"] for k in layers)})')
+    if shots:
+        for width, height in WINDOWS:
+            window(d, width, height)
+            load(d, page)
+            d.save_screenshot(os.path.join(os.path.dirname(out), f'{os.path.basename(out)}_{width}x{height}.png'))
+            d.execute_script("document.getElementById('explore').scrollIntoView()")
+            d.save_screenshot(os.path.join(os.path.dirname(out), f'{os.path.basename(out)}_{width}x{height}_layer.png'))
+        window(d, *WINDOWS[0])
+    load(d, page)
+    check_axe(c, d, name, axe_source)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--mhaviz', required=True)
     ap.add_argument('--work', required=True)
     ap.add_argument('--axe', required=True)
+    ap.add_argument('--tokenizers', required=True)
     ap.add_argument('--screenshot')
+    ap.add_argument('--model-shots', action='store_true', help='screenshots of the model pages beside them')
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     with open(a.axe) as f:
@@ -659,6 +868,15 @@ def main():
     no_html = run_mhaviz(a.mhaviz, ['--no-html', samples.format('lesson1')], os.path.join(a.work, 'no_html'))
     c.check(not os.path.exists(os.path.join(no_html, 'lesson.html')) and
             os.path.exists(os.path.join(no_html, 'report.json')), '--no-html: no lesson.html, the rest written')
+    models = {
+        '512 heads': run_mhaviz(a.mhaviz, ['--text', MODEL_TEXT, model_folder(MODEL_512, a.work, a.tokenizers)],
+                                os.path.join(a.work, 'model512')),
+        'one layer': run_mhaviz(a.mhaviz, ['--head-effects', '--text', MODEL_TEXT,
+                                           model_folder(MODEL_1, a.work, a.tokenizers)], os.path.join(a.work, 'model1')),
+    }
+    c.check(all(os.path.exists(os.path.join(out, 'lesson.html')) and
+                not os.path.exists(os.path.join(out, 'layer_00', 'lesson.html')) for out in models.values()),
+            'a run over every layer of a model writes one lesson.html, at the top (none in layer_NN/)')
 
     d = browser()
     try:
@@ -703,6 +921,9 @@ def main():
                         f'--quiz FILE: the teacher\'s {len(items)} question(s) close the quiz, as the file gives them')
             load(d, page)
             check_axe(c, d, name, axe_source)
+
+        for name, out in models.items():
+            check_model_page(c, d, name, out, axe_source, a.model_shots)
 
         page = os.path.join(hostile, 'lesson.html')
         load(d, page)

@@ -690,10 +690,12 @@ def ablations_for(case, cfg):
     return names
 
 
-def make_case(c, root):
-    t0 = time.perf_counter()
-    folder = os.path.join(root, c["name"])
-    os.makedirs(os.path.join(folder, "ref"), exist_ok=True)
+def write_model(c, folder):
+    """Case c's checkpoint into folder (made when missing): config.json and the
+    safetensors files, the tensors drawn from c's seed. Returns the generator
+    (drawn on next), the config, the tensors and the files. The browser test
+    writes its 16 x 32-head model with it."""
+    os.makedirs(folder, exist_ok=True)
     for f in os.listdir(folder):   # a rerun with other shards leaves no stale file
         if f.endswith(".safetensors") or f == "model.safetensors.index.json":
             os.remove(os.path.join(folder, f))
@@ -703,7 +705,14 @@ def make_case(c, root):
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2, sort_keys=True)
         f.write("\n")
-    files = write_checkpoint(folder, tensors, c["shards"])
+    return gen, cfg, tensors, write_checkpoint(folder, tensors, c["shards"])
+
+
+def make_case(c, root):
+    t0 = time.perf_counter()
+    folder = os.path.join(root, c["name"])
+    os.makedirs(os.path.join(folder, "ref"), exist_ok=True)
+    gen, cfg, tensors, files = write_model(c, folder)
 
     # Token ids: the last vocabulary row and a BOS when the family's tokenizer adds one.
     ids = torch.randint(0, c["vocab"], (c["T"],), generator=gen).tolist()

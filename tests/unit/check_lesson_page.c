@@ -15,7 +15,12 @@
  *     labels are token_text's (a newline as \n), the comparison head's name
  *     is rival_name's, the thresholds are measures.h's, every label plan's
  *     line height is at least LABELS_MIN_PX, the visible keys are
- *     mha_visible_keys'. */
+ *     mha_visible_keys';
+ *   - a page of several layers of a model (begun, added to, finished) holds
+ *     each layer's facts with its number and its maps after the one
+ *     before, the grid's colours and letters as model_overview_role gives
+ *     them, the model's name as its title; a layer of another shape, or a
+ *     page finished short of its layers, is refused. */
 #include "core/measures.h"
 #include "core/rival.h"
 #include "core/status.h"
@@ -23,6 +28,7 @@
 #include "core/variant.h"
 #include "io/input.h"
 #include "pictures/labels.h"
+#include "pictures/model_overview.h"
 #include "report/lesson_page.h"
 #include "text/token_text.h"
 
@@ -365,6 +371,85 @@ START_TEST(cap_held_from_both_sides)
 }
 END_TEST
 
+/* Two layers (the same numbers: their order is in their "layer") as the
+ * model run writes them; the maps' bytes are two layers' worth, the second
+ * layer's the same as the first's. */
+START_TEST(a_page_of_several_layers)
+{
+    MhaInput in = {0}, in5 = {0};
+    Variant v = {0}, v5 = {0};
+    make_layer(&in, &v, 9, NULL);
+    make_layer(&in5, &v5, 5, NULL);
+    char path[] = "/tmp/mhaviz-lesson-XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    const RenderColours colours = {draw_cmap("viridis"), "viridis", {222, 222, 222}, {196, 196, 196}, {70, 70, 70}};
+    char err[MHAVIZ_ERRLEN] = "";
+    const LessonModel model = {"tiny", NULL};
+
+    LessonPage *pg = lesson_page_begin(2, &colours, NULL);
+    ck_assert_ptr_nonnull(pg);
+    ck_assert_int_eq(lesson_page_add(pg, &v, 3, err, sizeof err), MHAVIZ_OK);
+    ck_assert_int_eq(lesson_page_finish(pg, path, &model, err, sizeof err), MHAVIZ_EINPUT); /* 1 of 2 */
+    ck_assert_ptr_nonnull(strstr(err, "1 of its 2"));
+    ck_assert_int_eq(lesson_page_add(pg, &v5, 4, err, sizeof err), MHAVIZ_EINPUT); /* 5 tokens beside 9 */
+    ck_assert_ptr_nonnull(strstr(err, "lesson.html"));
+    ck_assert_int_eq(lesson_page_add(pg, &v, 7, err, sizeof err), MHAVIZ_OK);
+    ck_assert_msg(lesson_page_finish(pg, path, &model, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    lesson_page_free(pg);
+
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    const size_t len = (size_t)ftell(f);
+    rewind(f);
+    char *page = malloc(len + 1);
+    ck_assert_ptr_nonnull(page);
+    ck_assert_uint_eq(fread(page, 1, len, f), len);
+    page[len] = '\0';
+    fclose(f);
+    unlink(path);
+
+    size_t n, bytes;
+    const char *facts = script_text(page, "facts", &n);
+    cJSON *root = cJSON_ParseWithLength(facts, n);
+    ck_assert_ptr_nonnull(root);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(root, "title")->valuestring, "tiny");
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(root, "variants");
+    ck_assert_int_eq(cJSON_GetArraySize(vars), 2);
+    ck_assert_int_eq((int)cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(vars, 0), "layer")->valuedouble, 3);
+    ck_assert_int_eq((int)cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(vars, 1), "layer")->valuedouble, 7);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "model");
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(m, "effects")));
+    const cJSON *roles = cJSON_GetObjectItemCaseSensitive(m, "roles");
+    ck_assert_int_eq(cJSON_GetArraySize(roles), MEASURES_NONE + 1);
+    for (int k = 0; k <= MEASURES_NONE; k++) {
+        DrawRgb col;
+        const char *letter = model_overview_role((MeasuresRole)k, &col);
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(roles, measures_role_name((MeasuresRole)k));
+        ck_assert_ptr_nonnull(r);
+        ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r, "letter")->valuestring, letter);
+        const cJSON *rgb = cJSON_GetObjectItemCaseSensitive(r, "colour");
+        ck_assert_int_eq((int)cJSON_GetArrayItem(rgb, 0)->valuedouble, col.r);
+        ck_assert_int_eq((int)cJSON_GetArrayItem(rgb, 1)->valuedouble, col.g);
+        ck_assert_int_eq((int)cJSON_GetArrayItem(rgb, 2)->valuedouble, col.b);
+    }
+    const char *maps = script_text(page, "maps-data", &n);
+    unsigned char *b = base64_decode(maps, n, &bytes);
+    const size_t one = (size_t)(2 + 1) * (9 * 10 / 2) * 2 * 2; /* (H + 1) maps, weights and scores, float16 */
+    ck_assert_uint_eq(bytes, 2 * one);
+    ck_assert(memcmp(b, b + one, one) == 0);
+    free(b);
+    cJSON_Delete(root);
+    free(page);
+    variant_free(&v);
+    variant_free(&v5);
+    input_free(&in);
+    input_free(&in5);
+}
+END_TEST
+
 Suite *lesson_page_suite(void)
 {
     Suite *s = suite_create("lesson_page");
@@ -376,6 +461,7 @@ Suite *lesson_page_suite(void)
     tcase_add_test(tc, weights_keep_their_side_of_half);
     tcase_add_test(tc, past_the_cap_a_summary);
     tcase_add_test(tc, cap_held_from_both_sides);
+    tcase_add_test(tc, a_page_of_several_layers);
     suite_add_tcase(s, tc);
     return s;
 }

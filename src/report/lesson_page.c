@@ -13,6 +13,7 @@
 #include "pictures/labels.h"
 #include "report/report.h"
 #include "report/report_parts.h"
+#include "report/report_txt.h"
 #include "text/contest.h"
 #include "text/token_text.h"
 

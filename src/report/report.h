@@ -11,27 +11,7 @@
 #include "core/pull.h"
 #include "core/variant.h"
 #include "io/input.h"
-
-/* What a report is written from; nothing here is owned by the report. */
-typedef struct {
-    const MhaInput *in;     /* config, tokens */
-    const MhaState *multi;  /* the multi-head forward pass (in->cfg) */
-    const MhaState *single; /* the single wide head: one head of width d_model */
-    int single_given;       /* 1: "single_head" weights from the input; 0: built from the same projections */
-    const char *notes;      /* extra lines for the report (e.g. a K/V conversion), or NULL */
-    const MapMeasures *measures; /* (n_heads + 1) the maps' measures_layer, the wide head last;
-                                  * NULL: report_write computes them */
-    int npy;                /* 1: every matrix of report.json in a .npy file (--npy), whatever its size */
-    const PullLayer *pulls;      /* how the wide head combines the heads' scores (pull.h);
-                                  * NULL: the reports leave that section out */
-    int scores;             /* 1: report.json holds the heads' scores too (--steps); the forward
-                             * pass keeps them either way, for the pulls */
-    const Chance *chance;   /* what random layers of this shape and sentence give (chance.h);
-                             * NULL: the reports compare with nothing */
-    const int *kv_of;       /* (n_heads) each query head's K/V head (--kv-groups); NULL: h / (n_heads / n_kv_heads) */
-    int pooled_from;        /* the input's K/V heads when this layer pooled them (--kv-heads), else 0: the
-                             * input's "training" losses are then the model's before pooling */
-} ReportData;
+#include "report/report_data.h"
 
 /* report.json holds its matrices inline up to this many numbers in all (the
  * attention maps, the scores with --steps, both outputs: about 12 MB of
@@ -72,15 +52,4 @@ int report_write_variants(const char *dir, const Variant *v, int n, const Groupi
  * and in->model name the run); pred: the model's next tokens. Returns as report_write does. */
 int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const ModelPrediction *pred,
                        char *err, size_t errlen);
-
-/* The report's sentence about map m into line (len bytes): what it does,
- * true for the numbers behind it ("head 0 looks at the previous token: 100%
- * of its attention on average ..."). who is "head 2" or "the wide head";
- * tokens (T) name the keys. */
-void report_sentence(char *line, size_t len, const char *who, const MapMeasures *m, char *const *tokens, int T);
-
-/* Role r in words, for any map ("looks at the previous token", "has no
- * clear role (mixed)"), into buf (n bytes; 96 hold any). Returns buf. */
-const char *report_role_words(char *buf, size_t n, MeasuresRole r);
-
 #endif

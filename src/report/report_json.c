@@ -281,7 +281,7 @@ static void json_kept(FILE *f, const KeptLayer *k)
 
 /* "chance": what random layers of this shape and sentence give (chance.h),
  * and where this layer's numbers fall. */
-static void json_chance(FILE *f, const ReportData *d, const Summary *s)
+static void json_chance(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const Chance *ch = d->chance;
     const PullLayer *p = d->pulls;
@@ -322,7 +322,7 @@ static void json_chance(FILE *f, const ReportData *d, const Summary *s)
 }
 
 /* Long on purpose: report.json's keys in the order they are written. */
-void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
+void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *mx)
 {
     const MhaConfig *c = s->c;
     const int T = c->T;
@@ -361,7 +361,7 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
     char head[32], name[64];
     fputs("  \"heads\": [\n", f);
     for (int h = 0; h < c->n_heads; h++) {
-        fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, report_kv_head(d, h));
+        fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, layer_summary_kv_head(s, h));
         json_measures(f, &s->heads[h], "      ");
         fputs("      \"js_to_single\": ", f);
         json_number(f, s->cmp[h].js_to_single);

@@ -1,5 +1,6 @@
 /* report_variants.c — the report of several K/V layouts (--kv-heads
  * 4,2,1): each one's cost, how far each head moved, a sentence each. */
+#include "report/report.h"
 #include "report/report_parts.h"
 #include "core/align.h"
 #include "core/measures.h"

@@ -305,7 +305,7 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
     ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,
-                    v->measures, o->npy, &v->pulls, o->steps, &v->chance, v->kv_of, v->pooled_from};
+                    v->measures, o->npy, &v->pulls, o->steps, &v->chance, v->kv_of, v->pooled_from, &v->summary};
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);

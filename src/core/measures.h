@@ -110,6 +110,7 @@ typedef struct {
     int64_t mac_projections; /* T (d*d + 2 d*kv_dim + d*d): q, k, v and the output projection */
     int64_t mac_scores;      /* pairs * n_heads * head_dim: one dot product per visible (query, key) pair per head */
     int64_t mac_value_mix;   /* pairs * n_heads * head_dim: one weighted value per visible pair per head */
+    int64_t mac_total;       /* the three above */
     int64_t kv_cache_bytes;  /* per token at fp16: 2 (K and V) * n_kv_heads * head_dim * 2 bytes */
 } CostRow;
 

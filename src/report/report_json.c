@@ -110,6 +110,17 @@ void json_range(FILE *f, const ChanceRange *r)
     fputc('}', f);
 }
 
+const char *const cost_row_keys[COST_ROW_FIELDS] = {
+    "n_heads", "n_kv_heads", "head_dim", "params", "mac_projections", "mac_scores", "mac_value_mix", "mac_total",
+    "kv_cache_bytes_per_token"};
+
+void cost_row_values(const CostRow *r, int64_t v[COST_ROW_FIELDS])
+{
+    const int64_t x[COST_ROW_FIELDS] = {r->n_heads,  r->n_kv_heads,    r->head_dim,  r->params,        r->mac_projections,
+                                        r->mac_scores, r->mac_value_mix, r->mac_total, r->kv_cache_bytes};
+    memcpy(v, x, sizeof x);
+}
+
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last)
 {
     if (key)
@@ -118,14 +129,13 @@ void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int la
         fputs("    ", f);
     if (!valid)
         fputs("null", f);
-    else
-        fprintf(f,
-                "{\"n_heads\": %d, \"n_kv_heads\": %d, \"head_dim\": %d, \"params\": %" PRId64
-                ", \"mac_projections\": %" PRId64 ", \"mac_scores\": %" PRId64
-                ", \"mac_value_mix\": %" PRId64 ", \"mac_total\": %" PRId64
-                ", \"kv_cache_bytes_per_token\": %" PRId64 "}",
-                r->n_heads, r->n_kv_heads, r->head_dim, r->params, r->mac_projections, r->mac_scores,
-                r->mac_value_mix, r->mac_projections + r->mac_scores + r->mac_value_mix, r->kv_cache_bytes);
+    else {
+        int64_t v[COST_ROW_FIELDS];
+        cost_row_values(r, v);
+        for (int k = 0; k < COST_ROW_FIELDS; k++)
+            fprintf(f, "%s\"%s\": %" PRId64, k ? ", " : "{", cost_row_keys[k], v[k]);
+        fputc('}', f);
+    }
     fputs(last ? "\n" : ",\n", f);
 }
 

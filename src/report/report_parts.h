@@ -84,6 +84,12 @@ const char *txt_blur_text(char *buf, size_t n, double blur, const ChanceRange *r
 
 /* ---- report_json.c: report.json */
 
+/* A cost row (measures.h) as report.json and the page write it: its
+ * fields' keys, in order, and its values in the same order. */
+#define COST_ROW_FIELDS 9
+extern const char *const cost_row_keys[COST_ROW_FIELDS];
+void cost_row_values(const CostRow *r, int64_t v[COST_ROW_FIELDS]);
+
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last);
 
 /* A range of chance.h as {"n": .., "lo": .., "hi": ..}, or null when it has no values. */

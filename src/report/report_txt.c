@@ -211,7 +211,7 @@ static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
     for (int r = 0; r < n_rows; r++) {
         const CostRow *x = rows[r];
         const int64_t v[8] = {x->n_heads, x->n_kv_heads, x->params, x->mac_projections, x->mac_scores,
-                              x->mac_value_mix, x->mac_projections + x->mac_scores + x->mac_value_mix,
+                              x->mac_value_mix, x->mac_total,
                               x->kv_cache_bytes};
         for (int k = 0; k < 8; k++) {
             format_grouped(num[r][k], v[k]);
@@ -256,8 +256,7 @@ static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
                t->mha.mac_scores == t->wide.mac_scores && t->mha.mac_value_mix == t->wide.mac_value_mix) {
         /* the counts are the cost table's own rows: MHA's equal the wide head's; a GQA or MQA input's are fewer */
         const CostRow *in = &t->input;
-        const int64_t mac_mha = t->mha.mac_projections + t->mha.mac_scores + t->mha.mac_value_mix,
-                      mac_in = in->mac_projections + in->mac_scores + in->mac_value_mix;
+        const int64_t mac_mha = t->mha.mac_total, mac_in = in->mac_total;
         char p1[32], m1[32], p2[32], m2[32], layout[16];
         format_grouped(p1, t->mha.params);
         format_grouped(m1, mac_mha);

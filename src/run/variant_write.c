@@ -55,9 +55,7 @@ static int draw_architecture(Renderer *r, DrawCanvas *canvas, const RenderJob *j
     (void)T, (void)tokens, (void)causal;
     const Variant *v = j->arg;
     const MhaInput *in = &v->in;
-    CostTable cost;
-    measures_cost(&in->cfg, in->w.has_bias, in->w.has_bias, &cost);
-    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, v->kv_of, cost.input.params, in->w.has_bias,
+    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, v->kv_of, v->summary.cost.input.params, in->w.has_bias,
                              err, errlen);
 }
 

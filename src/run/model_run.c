@@ -9,6 +9,7 @@
 #include "pictures/layers_chart.h"
 #include "pictures/model_overview.h"
 #include "report/report.h"
+#include "run/run_chance.h"
 #include "run/variants.h"
 
 #include <stdio.h>
@@ -34,12 +35,7 @@ int model_run_write(MhaInput *in, int n, const ModelPrediction *pred, int query,
         if ((rc = variant_run(&v, &in[i], in[i].cfg.n_kv_heads, NULL, POOL_ALIGNED, query, in[i].title, tm, err,
                               errlen)) == MHAVIZ_OK) {
             /* chance's layers as sharp as this layer's heads depend on the layer: drawn for each */
-            const int H = v.in.cfg.n_heads;
-            double heads_norm;
-            measures_blur(v.measures, H, &heads_norm);
-            v.chance = chance;
-            if (chance_sharp(&v.chance, &in[i].cfg, in[i].tokens, in[i].has_single, heads_norm,
-                             v.measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK ||
+            if (run_chance(&v, &in[i], &chance, NULL, POOL_ALIGNED) != MHAVIZ_OK ||
                 model_summary_add(&s, &v, in[i].model->layer) != MHAVIZ_OK)
                 rc = MHAVIZ_ENOMEM;
         }

@@ -21,23 +21,7 @@
 #define MHAVIZ_PULL_H
 
 #include "core/layer.h"
-
-/* A row blurs when the wide head gives no key more than this share of its
- * attention (a tie of two keys at one half each blurs). A head pulls in a
- * row when it gives its top key more than this share and the row is sharp
- * (normalised entropy below MEASURES_SHARP_BELOW, measures.h): a head that
- * spreads its row has no pull for the wide head to keep, follow or split. */
-#define PULL_BLUR_AT_MOST 0.5
-
-/* Two keys tie for the wide head when a verdict between them would rest on
- * a difference too small to mean anything: its weights on them differ by
- * less than PULL_TIE_WEIGHT (0.499 against 0.501 is no choice), or the
- * margin between their scores is within float error, at most PULL_TIE_REL
- * times the scale of the numbers added up (pull_contest). A row whose
- * wide head ties its top key with another is a tie, never "followed" or "a
- * choice no head made". */
-#define PULL_TIE_WEIGHT 0.005
-#define PULL_TIE_REL 1e-5
+#include "core/thresholds.h"
 
 /* What the wide head did with one query row. A top key is the key with the
  * highest score (the lowest index on ties). Exactly one holds, in order

@@ -20,6 +20,7 @@
 #define MHAVIZ_LESSON_PAGE_H
 
 #include "core/variant.h"
+#include "core/thresholds.h"
 #include "io/quiz_file.h"
 #include "pictures/render.h"
 
@@ -32,10 +33,6 @@
 
 /* The page's file name in the output folder. */
 #define LESSON_PAGE_NAME "lesson.html"
-
-/* The page shows a weight to 2 decimals: no quiz answer, and no
- * explanation, rests on a gap between two weights smaller than this. */
-#define LESSON_PAGE_CLEAR_MARGIN 0.01
 
 /* Write the page of the n variants v (most K/V heads first; n >= 1) into
  * file path, its maps in the PNGs' colours, its quiz followed by the

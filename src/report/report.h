@@ -7,6 +7,7 @@
 #include "core/grouping.h"
 #include "core/measures.h"
 #include "core/model_summary.h"
+#include "core/thresholds.h"
 #include "core/mha.h"
 #include "core/pull.h"
 #include "core/variant.h"
@@ -30,12 +31,6 @@ size_t report_matrix_numbers(const MhaConfig *c, int with_scores);
  * it) into folder dir. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file) or
  * MHAVIZ_ENOMEM. */
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
-
-/* Thresholds of "barely changes" in the variants section: a head whose
- * map's mean JS divergence from the reference is below REPORT_BARELY_JS bits
- * and whose top key stays in at least REPORT_BARELY_TOP1 of the rows. */
-#define REPORT_BARELY_JS 0.02
-#define REPORT_BARELY_TOP1 0.9
 
 /* The variants section: report.txt and report.json in folder dir comparing
  * the n variants v (most K/V heads first; n >= 2) with v[0], the reference:

@@ -9,13 +9,11 @@
 #include "io/outdir.h"
 #include "report/report_data.h"
 #include "core/kept.h"
+#include "core/thresholds.h"
 #include "core/layer_summary.h"
 
 #include <stddef.h>
 #include <stdio.h>
-
-/* A blur smaller than this (in normalised entropy, 0..1) is read as "about as sharp". */
-#define BLUR_NOTICEABLE 0.05
 
 #define REPORT_WIDTH 100 /* report.txt fits in this many columns */
 

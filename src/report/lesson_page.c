@@ -8,6 +8,7 @@
 #include "core/kept.h"
 #include "core/measures.h"
 #include "core/pull.h"
+#include "text/pull_caption.h"
 #include "core/rival.h"
 #include "core/status.h"
 #include "pictures/labels.h"

@@ -5,6 +5,7 @@
  * number what random layers of the same shape give (core/chance.h). */
 #include "report/report_parts.h"
 #include "core/chance.h"
+#include "text/chance_words.h"
 #include "core/kept.h"
 #include "core/measures.h"
 #include "core/pull.h"

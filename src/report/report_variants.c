@@ -5,6 +5,7 @@
 #include "core/align.h"
 #include "core/measures.h"
 #include "core/status.h"
+#include "text/chance_words.h"
 #include "text/format.h"
 #include "text/utf8.h"
 

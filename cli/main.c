@@ -22,7 +22,7 @@
 #include "io/outdir.h"
 #include "io/quiz_file.h"
 #include "io/sentences.h"
-#include "models/chance_draw.h"
+#include "run/run_chance.h"
 #include "pictures/pull_slide.h"
 #include "pictures/render.h"
 #include "report/report.h"
@@ -705,18 +705,8 @@ int main(int argc, char **argv)
          * for a layout pooled from a multi-head input, also how far pooling moves their heads (the same
          * numbers whether it runs alone or among others). Timed apart: no part of the forward pass. */
         timing_phase(&tm, TIMING_CHANCE);
-        if (chance_draw(&vars[i].chance, &vars[i].in.cfg, ins->tokens, ins->has_single, CHANCE_DRAWS) != MHAVIZ_OK)
-            goto oom;
-        /* and, for what one softmax keeps, random layers as sharp as these heads */
-        const int H = vars[i].in.cfg.n_heads;
-        double heads_norm;
-        measures_blur(vars[i].measures, H, &heads_norm);
-        if (chance_sharp(&vars[i].chance, &vars[i].in.cfg, ins->tokens, ins->has_single, heads_norm,
-                         vars[i].measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK)
-            goto oom;
         const int *group_of = grouped && kv[i] == groups.n_groups && !grouping_is_contiguous(&groups) ? groups.of : NULL;
-        if (kv[i] < ins->cfg.n_kv_heads && ins->cfg.n_kv_heads == ins->cfg.n_heads &&
-            chance_pooling(&vars[i].chance, &ins->cfg, ins->tokens, kv[i], group_of, o.pool, CHANCE_DRAWS) != MHAVIZ_OK)
+        if (run_chance(&vars[i], ins, NULL, group_of, o.pool) != MHAVIZ_OK)
             goto oom;
     }
 

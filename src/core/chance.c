@@ -60,12 +60,3 @@ int chance_side(const ChanceRange *r, double x)
     return x < r->lo ? -1 : x > r->hi ? 1 : 0;
 }
 
-const char *chance_span(const ChanceRange *r)
-{
-    return r->n >= CHANCE_TAIL ? "95%" : "smallest to largest";
-}
-
-const char *chance_words(int side)
-{
-    return side < 0 ? "fewer than chance gives" : side > 0 ? "more than chance gives" : "within what chance gives";
-}

@@ -1,6 +1,6 @@
 /* chance.h — what random, untrained layers of the same shape and sentence
- * give: the numbers compared, their ranges, and the words for where a
- * number falls. models/chance_draw.h draws the layers.
+ * give: the numbers compared and their ranges (their words:
+ * text/chance_words.h). models/chance_draw.h draws the layers.
  *
  * A number alone cannot say whether it is a finding: one random layer's
  * blur is not 0, and its heads are "split" or "followed" in some rows too.
@@ -124,14 +124,6 @@ ChanceRange chance_range(const double *v, size_t n, size_t stride, double *buf);
 /* Where x falls against range r: -1 below it, 0 within (or no range, or x
  * null), +1 above. */
 int chance_side(const ChanceRange *r, double x);
-
-/* The words of a side: "fewer than chance gives", "within what chance
- * gives", "more than chance gives". */
-const char *chance_words(int side);
-
-/* What range r spans, in words: "95%" (from CHANCE_TAIL values on) or
- * "smallest to largest". */
-const char *chance_span(const ChanceRange *r);
 
 /* The JSON names of the numbers: "blur", "kept", "lost", "agreed", ... */
 const char *chance_stat_name(ChanceStat s);

@@ -24,11 +24,7 @@
 
 #include "core/layer.h"
 #include "core/measures.h"
-
-/* The wide head halved a relation in a row when its cells of it hold at
- * least this share of its row, and less than MEASURES_SHOWN_SHARE: half of
- * a half. Below it, the relation is lost. */
-#define KEPT_HALVED_AT_LEAST 0.25
+#include "core/thresholds.h"
 
 typedef enum {
     KEPT_KEPT,   /* share >= MEASURES_SHOWN_SHARE */

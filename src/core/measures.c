@@ -371,6 +371,7 @@ static CostRow cost_row(int64_t T, int64_t pairs, int64_t d, int n_heads, int n_
      * weighted sum per visible pair; n_heads * head_dim = d */
     r.mac_scores = pairs * n_heads * head_dim;
     r.mac_value_mix = pairs * n_heads * head_dim;
+    r.mac_total = r.mac_projections + r.mac_scores + r.mac_value_mix;
     r.kv_cache_bytes = 2 * kv_dim * 2;
     return r;
 }

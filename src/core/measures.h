@@ -11,6 +11,7 @@
 #define MHAVIZ_MEASURES_H
 
 #include "core/layer.h"
+#include "core/thresholds.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,17 +38,6 @@ typedef enum {
 } MeasuresRole;
 
 #define MEASURES_N_PATTERNS 8    /* the first eight roles are patterns */
-
-/* The role rule's thresholds (the role's comment below; report.txt prints
- * its legend from these). */
-#define MEASURES_SHOWN_SHARE 0.5   /* a row shows a pattern holding this share of it, or more */
-#define MEASURES_ROLE_SHARE 0.5    /* a role's mean share, at least */
-#define MEASURES_ROLE_EVEN_TIMES 2 /* and at least this many times its even share */
-#define MEASURES_MIN_ROLE_ROWS 2   /* rows that must show a pattern before it names the role */
-#define MEASURES_ROLE_ROWS_PART 4  /* and at least 1/this of the rows that could show it */
-#define MEASURES_DIFFUSE_NORM 0.8  /* no role, and a mean entropy_norm this high or more: diffuse */
-#define MEASURES_SPLIT_EACH 0.2    /* split: each of its two patterns this share at least, */
-#define MEASURES_SPLIT_EVEN_TIMES 1.5 /* the two together this many times their even shares */
 
 /* The per-map measures. NAN = null (not defined for this map).
  *
@@ -110,6 +100,7 @@ typedef struct {
     int64_t mac_projections; /* T (d*d + 2 d*kv_dim + d*d): q, k, v and the output projection */
     int64_t mac_scores;      /* pairs * n_heads * head_dim: one dot product per visible (query, key) pair per head */
     int64_t mac_value_mix;   /* pairs * n_heads * head_dim: one weighted value per visible pair per head */
+    int64_t mac_total;       /* the three above */
     int64_t kv_cache_bytes;  /* per token at fp16: 2 (K and V) * n_kv_heads * head_dim * 2 bytes */
 } CostRow;
 
@@ -179,12 +170,6 @@ const char *measures_weight_text(char *buf, size_t n, double w);
  * shares and entropies so (MEASURES_ROLE_SHARE, MEASURES_DIFFUSE_NORM).
  * Returns buf. */
 const char *measures_side_text(char *buf, size_t n, double x, int decimals, double at);
-
-/* A row is sharp enough to pull when its normalised entropy (below) is
- * under this: half of what spreading evenly gives. Two keys at 0.89 / 0.11
- * are just sharp enough; a head that spreads its rows (the diffuse heads of
- * random layers, 0.7 to 0.9) has no pull to keep, follow or split. */
-#define MEASURES_SHARP_BELOW 0.5
 
 /* The normalised entropy of one row of n_i visible cells: its entropy over
  * log2(n_i), 0 = all on one key, 1 = spread evenly; NAN when n_i < 2. */

@@ -21,23 +21,7 @@
 #define MHAVIZ_PULL_H
 
 #include "core/layer.h"
-
-/* A row blurs when the wide head gives no key more than this share of its
- * attention (a tie of two keys at one half each blurs). A head pulls in a
- * row when it gives its top key more than this share and the row is sharp
- * (normalised entropy below MEASURES_SHARP_BELOW, measures.h): a head that
- * spreads its row has no pull for the wide head to keep, follow or split. */
-#define PULL_BLUR_AT_MOST 0.5
-
-/* Two keys tie for the wide head when a verdict between them would rest on
- * a difference too small to mean anything: its weights on them differ by
- * less than PULL_TIE_WEIGHT (0.499 against 0.501 is no choice), or the
- * margin between their scores is within float error, at most PULL_TIE_REL
- * times the scale of the numbers added up (pull_contest). A row whose
- * wide head ties its top key with another is a tie, never "followed" or "a
- * choice no head made". */
-#define PULL_TIE_WEIGHT 0.005
-#define PULL_TIE_REL 1e-5
+#include "core/thresholds.h"
 
 /* What the wide head did with one query row. A top key is the key with the
  * highest score (the lowest index on ties). Exactly one holds, in order
@@ -143,14 +127,5 @@ int pull_contested(const PullLayer *p, int i, int *keys);
 
 /* "no_choice", "agreed", "split", "followed", "own_choice", "no_pull", "tie": the names report.json uses. */
 const char *pull_outcome_name(PullOutcome o);
-
-/* A one-line caption for query i: what the wide head did, holding for the
- * numbers, e.g. "the wide head's top key 'John' (0.99) is the top key of head 0 too; it gives
- * 0.01 to 'Mary' (head 1), 0.00 to 'because' (heads 2, 3)" or "the pulls
- * split and the row blurs: the wide head gives 0.50 to 'the' (head 0),
- * 0.50 to 'book' (heads 2, 3), ...". Weights are the wide head's, from
- * wide_att (T, T). */
-void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *tokens,
-                  const float *wide_att);
 
 #endif

@@ -85,6 +85,10 @@ int variant_run(Variant *v, const MhaInput *in, int n_kv, const Grouping *groups
         goto oom;
     v->query = query < 0 ? v->pulls.default_query : query;
     v->in.cfg.n_kv_heads = n_kv; /* the layer's shape from here on (a scattered grouping ran with n_heads blocks) */
+    /* All the reports say about it, before any of them is written. */
+    if (layer_summary_build(&v->summary, &v->in, &v->multi, &v->single, in->has_single, v->measures, v->kv_of) !=
+        MHAVIZ_OK)
+        goto oom;
     return MHAVIZ_OK;
 oom:
     snprintf(err, errlen, "out of memory");
@@ -93,6 +97,7 @@ oom:
 
 void variant_free(Variant *v)
 {
+    layer_summary_free(&v->summary);
     free(v->measures);
     free(v->kv_of);
     pull_layer_free(&v->pulls);

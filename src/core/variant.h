@@ -13,6 +13,7 @@
 #include "core/chance.h"
 #include "core/grouping.h"
 #include "core/layer.h"
+#include "core/layer_summary.h"
 #include "core/measures.h"
 #include "core/mha.h"
 #include "core/pool.h"
@@ -28,6 +29,7 @@ typedef struct {
     MhaConfig wide_cfg;    /* one head of width d_model */
     MhaState single;       /* the single wide head's forward pass */
     MapMeasures *measures; /* (n_heads + 1) each head's map, then the wide head's */
+    LayerSummary summary;  /* everything the report says about the layer, measured once (layer_summary.h) */
     PullLayer pulls;       /* how the wide head combines the heads' scores (pull.h) */
     int query;             /* the token of query_NN.png */
     Chance chance;         /* what random layers of this shape and sentence give (chance.h); drawn

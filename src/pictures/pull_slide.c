@@ -11,6 +11,7 @@
 #include "pictures/render.h"
 #include "pictures/render_parts.h"
 #include "text/contest.h"
+#include "text/pull_caption.h"
 
 #include <math.h>
 #include <stdio.h>

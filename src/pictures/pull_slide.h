@@ -10,7 +10,7 @@
  *          constant (a separately trained wide head: its own scores)
  *   right: each head's softmax weights, then the wide head's
  * The title names the query token and its index; the caption under it is
- * pull_caption's sentence. */
+ * pull_caption's sentence (text/pull_caption.h). */
 #ifndef MHAVIZ_SLIDE_H
 #define MHAVIZ_SLIDE_H
 

@@ -233,13 +233,12 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
         const int kv_mul = nh / c->n_kv_heads, y = y0 + k * row_pitch, my = y + MARK_H;
 
         /* The variant's name, K/V heads and K/V cache per token. */
-        CostTable cost;
-        measures_cost(c, v[k].in.w.has_bias, v[k].in.w.has_bias, &cost);
+        const CostTable *cost = &v[k].summary.cost;
         variant_name(a, sizeof a, nh, c->n_kv_heads);
         figure_text(&s, a, NAME_PX, 30, my + side / 2 - 30, DRAW_START, DRAW_BOTTOM, DRAW_INK);
         snprintf(a, sizeof a, "%d K/V head%s", c->n_kv_heads, c->n_kv_heads == 1 ? "" : "s");
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 - 22, DRAW_START, DRAW_TOP, GREY_TEXT);
-        snprintf(a, sizeof a, "%s B/token", format_grouped(b, cost.input.kv_cache_bytes));
+        snprintf(a, sizeof a, "%s B/token", format_grouped(b, cost->input.kv_cache_bytes));
         figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 14, DRAW_START, DRAW_TOP, GREY_TEXT);
         int line_y = my + side / 2 + 50;
         if (v[k].grouping[0]) { /* --kv-groups chose who shares */

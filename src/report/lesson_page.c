@@ -8,12 +8,14 @@
 #include "core/kept.h"
 #include "core/measures.h"
 #include "core/pull.h"
+#include "text/pull_caption.h"
 #include "core/rival.h"
 #include "core/status.h"
 #include "pictures/labels.h"
 #include "pictures/model_overview.h"
 #include "report/report.h"
 #include "report/report_parts.h"
+#include "report/report_txt.h"
 #include "text/contest.h"
 #include "text/token_text.h"
 
@@ -269,16 +271,11 @@ static cJSON *whole(cJSON *o, int n)
 static cJSON *cost_row(const CostRow *r)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "n_heads", r->n_heads);
-    cJSON_AddNumberToObject(o, "n_kv_heads", r->n_kv_heads);
-    cJSON_AddNumberToObject(o, "head_dim", r->head_dim);
-    cJSON_AddNumberToObject(o, "params", (double)r->params);
-    cJSON_AddNumberToObject(o, "mac_projections", (double)r->mac_projections);
-    cJSON_AddNumberToObject(o, "mac_scores", (double)r->mac_scores);
-    cJSON_AddNumberToObject(o, "mac_value_mix", (double)r->mac_value_mix);
-    cJSON_AddNumberToObject(o, "mac_total", (double)(r->mac_projections + r->mac_scores + r->mac_value_mix));
-    cJSON_AddNumberToObject(o, "kv_cache_bytes_per_token", (double)r->kv_cache_bytes);
-    return whole(o, 9);
+    int64_t v[COST_ROW_FIELDS];
+    cost_row_values(r, v);
+    for (int k = 0; k < COST_ROW_FIELDS; k++)
+        cJSON_AddNumberToObject(o, cost_row_keys[k], (double)v[k]);
+    return whole(o, COST_ROW_FIELDS);
 }
 
 /* Map m's facts as the report states them: role, sentence, each pattern's
@@ -364,10 +361,7 @@ static int contest_facts(const Variant *v, int i, cJSON *row, int *keys, double 
  * there is no fair baseline. */
 static cJSON *kept_facts(const Variant *v)
 {
-    const MhaConfig *c = &v->in.cfg;
-    KeptLayer k;
-    if (kept_layer_build(&k, c, v->multi.att, v->single.att, v->in.tokens, v->measures) != MHAVIZ_OK)
-        return NULL;
+    const KeptLayer k = v->summary.kept; /* a view: the summary owns its arrays */
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "kept_at_least", MEASURES_SHOWN_SHARE);
     cJSON_AddNumberToObject(o, "halved_at_least", KEPT_HALVED_AT_LEAST);
@@ -404,9 +398,7 @@ static cJSON *kept_facts(const Variant *v)
     } else {
         cJSON_AddNullToObject(o, "lost_share_chance"); /* no fair baseline: no verdict */
     }
-    const int n_rel = k.n_relations;
-    kept_layer_free(&k);
-    return whole(o, holds(rels, n_rel) ? 8 : -1);
+    return whole(o, holds(rels, k.n_relations) ? 8 : -1);
 }
 
 /* shown (T): the tokens as the captions show them (token_text). */
@@ -474,9 +466,7 @@ static cJSON *variant_facts(const Variant *v, char *const *shown, int contests)
     cJSON_AddItemToObject(o, "pulls", pull_facts(v, shown, contests));
     cJSON_AddItemToObject(o, "kept", kept_facts(v));
 
-    CostTable t;
-    const int wide_bias = v->in.has_single ? v->in.single.has_bias : v->in.w.has_bias;
-    measures_cost(c, v->in.w.has_bias, wide_bias, &t);
+    const CostTable t = v->summary.cost;
     cJSON *cost = cJSON_AddObjectToObject(o, "cost");
     cJSON_AddNumberToObject(cost, "visible_pairs", (double)t.pairs);
     cJSON_AddBoolToObject(cost, "biases_counted", v->in.w.has_bias);

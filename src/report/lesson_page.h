@@ -27,6 +27,7 @@
 
 #include "checkpoint/model.h"
 #include "core/variant.h"
+#include "core/thresholds.h"
 #include "io/quiz_file.h"
 #include "pictures/render.h"
 
@@ -39,10 +40,6 @@
 
 /* The page's file name in the output folder. */
 #define LESSON_PAGE_NAME "lesson.html"
-
-/* The page shows a weight to 2 decimals: no quiz answer, and no
- * explanation, rests on a gap between two weights smaller than this. */
-#define LESSON_PAGE_CLEAR_MARGIN 0.01
 
 /* A page being built, one variant (or layer) at a time: begun for n of
  * them (n >= 1), each added in turn, then written. Only the facts and the

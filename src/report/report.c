@@ -23,67 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int report_kv_head(const ReportData *d, int h)
-{
-    const MhaConfig *c = &d->in->cfg;
-    return d->kv_of ? d->kv_of[h] : h / (c->n_heads / c->n_kv_heads);
-}
-
-static void summary_free(Summary *s)
-{
-    free(s->heads);
-    free(s->cmp);
-    kept_layer_free(&s->kept);
-}
-
-static int summarise(const ReportData *d, Summary *s)
-{
-    const MhaConfig *c = &d->in->cfg;
-    const int T = c->T;
-    const size_t map = (size_t)T * T;
-    memset(s, 0, sizeof *s);
-    s->c = c;
-    s->wide_att = d->single->att;
-    s->heads = malloc((size_t)c->n_heads * sizeof *s->heads);
-    s->cmp = malloc((size_t)c->n_heads * sizeof *s->cmp);
-    /* Each map's measures: the caller's (computed once for the pictures and
-     * the reports), else computed here the same way. */
-    const MapMeasures *m = d->measures;
-    MapMeasures *computed = NULL; /* (n_heads + 1) when the caller has none */
-    if (s->heads && s->cmp && !m) {
-        computed = malloc(((size_t)c->n_heads + 1) * sizeof *computed);
-        if (computed && measures_layer(d->multi->att, c->n_heads, s->wide_att, T, c->causal, d->in->tokens,
-                                       computed) == MHAVIZ_OK)
-            m = computed;
-    }
-    if (!s->heads || !s->cmp || !m) {
-        free(computed);
-        summary_free(s);
-        return MHAVIZ_ENOMEM;
-    }
-    memcpy(s->heads, m, (size_t)c->n_heads * sizeof *s->heads);
-    s->wide = m[c->n_heads];
-    s->blur = measures_blur(m, c->n_heads, &s->heads_norm_mean);
-    const int kept_rc = kept_layer_build(&s->kept, c, d->multi->att, s->wide_att, d->in->tokens, m);
-    free(computed);
-    if (kept_rc != MHAVIZ_OK) {
-        summary_free(s);
-        return MHAVIZ_ENOMEM;
-    }
-#pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= PARALLEL_MIN_CELLS)
-    for (int h = 0; h < c->n_heads; h++)
-        measures_compare(d->multi->att + (size_t)h * map, s->wide_att, T, c->causal, &s->cmp[h]);
-    double bits_sum = 0.0;
-    for (int h = 0; h < c->n_heads; h++) /* in head order: the same sum for any thread count */
-        bits_sum += s->heads[h].entropy_bits;
-    s->heads_bits_mean = bits_sum / c->n_heads;
-    s->rel_diff = measures_output_rel_diff(d->multi->out, d->single->out, T, c->d_model);
-    s->cosine = measures_output_cosine(d->multi->out, d->single->out, T, c->d_model);
-    const int wide_bias = d->single_given ? d->in->single.has_bias : d->in->w.has_bias;
-    measures_cost(c, d->in->w.has_bias, wide_bias, &s->cost);
-    return MHAVIZ_OK;
-}
-
 /* ---------------------------------------------------------------- files */
 
 FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t errlen, int *rc)
@@ -128,19 +67,24 @@ size_t report_matrix_numbers(const MhaConfig *c, int with_scores)
 
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 {
-    Summary s;
+    LayerSummary own = {0}; /* when the caller has no summary */
+    const LayerSummary *s = d->summary;
     char *path = NULL;
     FILE *f = NULL;
-    int rc = summarise(d, &s);
-    if (rc != MHAVIZ_OK) {
-        snprintf(err, errlen, "out of memory");
-        return rc;
+    int rc = MHAVIZ_OK;
+    if (!s) {
+        rc = layer_summary_build(&own, d->in, d->multi, d->single, d->single_given, d->measures, d->kv_of);
+        if (rc != MHAVIZ_OK) {
+            snprintf(err, errlen, "out of memory");
+            return rc;
+        }
+        s = &own;
     }
 
     f = open_out(dir, "report.txt", &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
-    write_txt(f, d, &s);
+    write_txt(f, d, s);
     rc = close_out(f, path, err, errlen);
     if (rc != MHAVIZ_OK)
         goto cleanup;
@@ -152,7 +96,7 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
     f = open_out(dir, "report.json", &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
-    write_json(f, d, &s, &mx);
+    write_json(f, d, s, &mx);
     if (mx.rc != MHAVIZ_OK) { /* a .npy file's failure, named in err */
         fclose(f);
         rc = mx.rc;
@@ -162,6 +106,6 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 
 cleanup:
     free(path);
-    summary_free(&s);
+    layer_summary_free(&own);
     return rc;
 }

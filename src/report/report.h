@@ -7,31 +7,12 @@
 #include "core/grouping.h"
 #include "core/measures.h"
 #include "core/model_summary.h"
+#include "core/thresholds.h"
 #include "core/mha.h"
 #include "core/pull.h"
 #include "core/variant.h"
 #include "io/input.h"
-
-/* What a report is written from; nothing here is owned by the report. */
-typedef struct {
-    const MhaInput *in;     /* config, tokens */
-    const MhaState *multi;  /* the multi-head forward pass (in->cfg) */
-    const MhaState *single; /* the single wide head: one head of width d_model */
-    int single_given;       /* 1: "single_head" weights from the input; 0: built from the same projections */
-    const char *notes;      /* extra lines for the report (e.g. a K/V conversion), or NULL */
-    const MapMeasures *measures; /* (n_heads + 1) the maps' measures_layer, the wide head last;
-                                  * NULL: report_write computes them */
-    int npy;                /* 1: every matrix of report.json in a .npy file (--npy), whatever its size */
-    const PullLayer *pulls;      /* how the wide head combines the heads' scores (pull.h);
-                                  * NULL: the reports leave that section out */
-    int scores;             /* 1: report.json holds the heads' scores too (--steps); the forward
-                             * pass keeps them either way, for the pulls */
-    const Chance *chance;   /* what random layers of this shape and sentence give (chance.h);
-                             * NULL: the reports compare with nothing */
-    const int *kv_of;       /* (n_heads) each query head's K/V head (--kv-groups); NULL: h / (n_heads / n_kv_heads) */
-    int pooled_from;        /* the input's K/V heads when this layer pooled them (--kv-heads), else 0: the
-                             * input's "training" losses are then the model's before pooling */
-} ReportData;
+#include "report/report_data.h"
 
 /* report.json holds its matrices inline up to this many numbers in all (the
  * attention maps, the scores with --steps, both outputs: about 12 MB of
@@ -51,12 +32,6 @@ size_t report_matrix_numbers(const MhaConfig *c, int with_scores);
  * MHAVIZ_ENOMEM. */
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
 
-/* Thresholds of "barely changes" in the variants section: a head whose
- * map's mean JS divergence from the reference is below REPORT_BARELY_JS bits
- * and whose top key stays in at least REPORT_BARELY_TOP1 of the rows. */
-#define REPORT_BARELY_JS 0.02
-#define REPORT_BARELY_TOP1 0.9
-
 /* The variants section: report.txt and report.json in folder dir comparing
  * the n variants v (most K/V heads first; n >= 2) with v[0], the reference:
  * each variant's cost row and blur, each query head's JS divergence from
@@ -74,15 +49,4 @@ int report_write_variants(const char *dir, const Variant *v, int n, const Groupi
 int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *in, const char *name,
                        const ModelPrediction *pred,
                        char *err, size_t errlen);
-
-/* The report's sentence about map m into line (len bytes): what it does,
- * true for the numbers behind it ("head 0 looks at the previous token: 100%
- * of its attention on average ..."). who is "head 2" or "the wide head";
- * tokens (T) name the keys. */
-void report_sentence(char *line, size_t len, const char *who, const MapMeasures *m, char *const *tokens, int T);
-
-/* Role r in words, for any map ("looks at the previous token", "has no
- * clear role (mixed)"), into buf (n bytes; 96 hold any). Returns buf. */
-const char *report_role_words(char *buf, size_t n, MeasuresRole r);
-
 #endif

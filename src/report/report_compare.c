@@ -5,6 +5,7 @@
  * number what random layers of the same shape give (core/chance.h). */
 #include "report/report_parts.h"
 #include "core/chance.h"
+#include "text/chance_words.h"
 #include "core/kept.h"
 #include "core/measures.h"
 #include "core/pull.h"
@@ -331,20 +332,8 @@ void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int 
     txt_wrapped(f, "  ", line);
 }
 
-int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
-{
-    int used = snprintf(buf, len, k == 1 ? "head" : "heads"), seen = 0;
-    for (int h = 0; h < n_heads && used < (int)len; h++)
-        if (pick[h]) {
-            seen++;
-            used += snprintf(buf + used, len - (size_t)used, "%s%d",
-                             seen == 1 ? " " : seen == k ? " and " : ", ", h);
-        }
-    return used;
-}
-
 /* Each head's JS and top1 against what the heads of random layers give. */
-void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s)
+void txt_heads_chance(FILE *f, const Chance *ch, const LayerSummary *s)
 {
     char line[1024], clause[256];
     if (!chance_has_choice(s->c)) {
@@ -431,7 +420,7 @@ static void txt_kept_chance(char *line, size_t len, const KeptLayer *k, const Ch
 
 /* The headline: which of the heads' relations the wide head kept, halved
  * and lost, row by row (kept.h), against chance. */
-void txt_kept(FILE *f, const ReportData *d, const Summary *s)
+void txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const KeptLayer *k = &s->kept;
     const RivalName *who = rival_name(d->single_given);
@@ -484,23 +473,8 @@ void txt_kept(FILE *f, const ReportData *d, const Summary *s)
     txt_wrapped(f, "", line);
 }
 
-const char *txt_blur_text(char *buf, size_t n, double blur, const ChanceRange *r, int side)
-{
-    if (fabs(blur) < 0.005 && side == 0) {
-        snprintf(buf, n, "0.00"); /* not "-0.00" */
-        return buf;
-    }
-    const double end = side > 0 ? r->hi : side < 0 ? r->lo : NAN;
-    char num[16], at_end[16];
-    measures_side_text(num, sizeof num, blur, 2, blur >= 0 ? BLUR_NOTICEABLE : -BLUR_NOTICEABLE);
-    if (side != 0 && strcmp(num, measures_side_text(at_end, sizeof at_end, end, 2, end)) == 0)
-        measures_side_text(num, sizeof num, blur, 2, end);
-    snprintf(buf, n, "%s%s", blur > 0 ? "+" : "", num); /* the sign, as "%+.2f" gives it */
-    return buf;
-}
-
 /* The blur, its meaning, and what chance gives. */
-void txt_blur(FILE *f, const ReportData *d, const Summary *s)
+void txt_blur(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     if (measures_is_null(s->blur)) {
         fputs("blur: not defined (no row can see two or more tokens)\n", f);

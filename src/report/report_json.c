@@ -110,6 +110,17 @@ void json_range(FILE *f, const ChanceRange *r)
     fputc('}', f);
 }
 
+const char *const cost_row_keys[COST_ROW_FIELDS] = {
+    "n_heads", "n_kv_heads", "head_dim", "params", "mac_projections", "mac_scores", "mac_value_mix", "mac_total",
+    "kv_cache_bytes_per_token"};
+
+void cost_row_values(const CostRow *r, int64_t v[COST_ROW_FIELDS])
+{
+    const int64_t x[COST_ROW_FIELDS] = {r->n_heads,  r->n_kv_heads,    r->head_dim,  r->params,        r->mac_projections,
+                                        r->mac_scores, r->mac_value_mix, r->mac_total, r->kv_cache_bytes};
+    memcpy(v, x, sizeof x);
+}
+
 void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last)
 {
     if (key)
@@ -118,14 +129,13 @@ void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int la
         fputs("    ", f);
     if (!valid)
         fputs("null", f);
-    else
-        fprintf(f,
-                "{\"n_heads\": %d, \"n_kv_heads\": %d, \"head_dim\": %d, \"params\": %" PRId64
-                ", \"mac_projections\": %" PRId64 ", \"mac_scores\": %" PRId64
-                ", \"mac_value_mix\": %" PRId64 ", \"mac_total\": %" PRId64
-                ", \"kv_cache_bytes_per_token\": %" PRId64 "}",
-                r->n_heads, r->n_kv_heads, r->head_dim, r->params, r->mac_projections, r->mac_scores,
-                r->mac_value_mix, r->mac_projections + r->mac_scores + r->mac_value_mix, r->kv_cache_bytes);
+    else {
+        int64_t v[COST_ROW_FIELDS];
+        cost_row_values(r, v);
+        for (int k = 0; k < COST_ROW_FIELDS; k++)
+            fprintf(f, "%s\"%s\": %" PRId64, k ? ", " : "{", cost_row_keys[k], v[k]);
+        fputc('}', f);
+    }
     fputs(last ? "\n" : ",\n", f);
 }
 
@@ -281,7 +291,7 @@ static void json_kept(FILE *f, const KeptLayer *k)
 
 /* "chance": what random layers of this shape and sentence give (chance.h),
  * and where this layer's numbers fall. */
-static void json_chance(FILE *f, const ReportData *d, const Summary *s)
+static void json_chance(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const Chance *ch = d->chance;
     const PullLayer *p = d->pulls;
@@ -322,7 +332,7 @@ static void json_chance(FILE *f, const ReportData *d, const Summary *s)
 }
 
 /* Long on purpose: report.json's keys in the order they are written. */
-void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
+void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *mx)
 {
     const MhaConfig *c = s->c;
     const int T = c->T;
@@ -361,7 +371,7 @@ void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx)
     char head[32], name[64];
     fputs("  \"heads\": [\n", f);
     for (int h = 0; h < c->n_heads; h++) {
-        fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, report_kv_head(d, h));
+        fprintf(f, "    {\n      \"index\": %d,\n      \"kv_head\": %d,\n", h, layer_summary_kv_head(s, h));
         json_measures(f, &s->heads[h], "      ");
         fputs("      \"js_to_single\": ", f);
         json_number(f, s->cmp[h].js_to_single);

@@ -1,40 +1,24 @@
 /* report_parts.h — what the report's files share (report.c, report_txt.c,
- * report_json.c, report_variants.c); not for use outside report/. */
+ * report_json.c, report_compare.c, report_words.c, report_variants.c,
+ * report_model.c); not for use outside report/. */
 #ifndef MHAVIZ_REPORT_PARTS_H
 #define MHAVIZ_REPORT_PARTS_H
 
 #include "core/parallel.h"
 #include "io/json.h"
 #include "io/outdir.h"
-#include "report/report.h"
+#include "report/report_data.h"
 #include "core/kept.h"
+#include "core/thresholds.h"
+#include "core/layer_summary.h"
 
 #include <stddef.h>
 #include <stdio.h>
-
-/* A blur smaller than this (in normalised entropy, 0..1) is read as "about as sharp". */
-#define BLUR_NOTICEABLE 0.05
 
 #define REPORT_WIDTH 100 /* report.txt fits in this many columns */
 
 /* Heads a sentence about chance names at most (of more, it gives the range only). */
 #define REPORT_CHANCE_HEADS 64
-
-/* Everything both files say, computed once. */
-typedef struct {
-    const MhaConfig *c;
-    const float *wide_att;  /* (T, T) the single wide head's map */
-    MapMeasures *heads;     /* (n_heads) */
-    MapComparison *cmp;     /* (n_heads) each head against the wide head */
-    MapMeasures wide;       /* the single wide head */
-    double heads_bits_mean; /* mean of the heads' entropy_bits */
-    double heads_norm_mean; /* mean of the heads' entropy_norm (NAN = null) */
-    double blur;            /* wide entropy_norm - heads_norm_mean */
-    double rel_diff;        /* ||O_multi - O_single||_F / ||O_multi||_F */
-    double cosine;          /* mean over tokens of cos(O_multi row, O_single row) */
-    KeptLayer kept;         /* the heads' relations the wide head kept and lost (kept.h) */
-    CostTable cost;
-} Summary;
 
 /* Where report.json's matrices go: inline, or each in a .npy file of its
  * own in the output folder, report.json holding the file's name. */
@@ -46,10 +30,7 @@ typedef struct {
     size_t errlen;
 } Matrices;
 
-/* ---- report.c: the summary both files share, and the files themselves */
-
-/* Query head h's K/V head: d->kv_of[h], or h / (n_heads / n_kv_heads). */
-int report_kv_head(const ReportData *d, int h);
+/* ---- report.c: the files */
 
 /* Open dir/name for writing. The caller frees *path. */
 FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t errlen, int *rc);
@@ -58,16 +39,7 @@ FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t
  * latest) is MHAVIZ_EIO naming the file. */
 int close_out(FILE *f, const char *path, char *err, size_t errlen);
 
-/* ---- report_json.c: report.json */
-
-void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last);
-
-/* A range of chance.h as {"n": .., "lo": .., "hi": ..}, or null when it has no values. */
-void json_range(FILE *f, const ChanceRange *r);
-
-void write_json(FILE *f, const ReportData *d, const Summary *s, Matrices *mx);
-
-/* ---- report_txt.c: report.txt */
+/* ---- report_words.c: report.txt's words, for every section */
 
 /* A measure in a table cell: "-" for null. */
 const char *txt_cell(char *buf, size_t n, const char *fmt, double x);
@@ -80,6 +52,9 @@ const char *txt_cell(char *buf, size_t n, const char *fmt, double x);
  * spaces; a line breaks after a "|", or inside a token too long for a line
  * of its own. Each token as text/token_text.h shows it (the pictures' way). */
 void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent);
+
+/* Columns text takes: UTF-8 code points of its n bytes. */
+int txt_columns(const char *s, size_t n);
 
 /* Print text word-wrapped to REPORT_WIDTH columns: the first line after
  * indent, the next ones after indent plus two spaces. */
@@ -105,7 +80,24 @@ const char *txt_fraction_word(char *buf, size_t n, double x);
  * at "+0.09". Returns buf (at least 16 bytes). */
 const char *txt_blur_text(char *buf, size_t n, double blur, const ChanceRange *r, int side);
 
-void write_txt(FILE *f, const ReportData *d, const Summary *s);
+/* ---- report_json.c: report.json */
+
+/* A cost row (measures.h) as report.json and the page write it: its
+ * fields' keys, in order, and its values in the same order. */
+#define COST_ROW_FIELDS 9
+extern const char *const cost_row_keys[COST_ROW_FIELDS];
+void cost_row_values(const CostRow *r, int64_t v[COST_ROW_FIELDS]);
+
+void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last);
+
+/* A range of chance.h as {"n": .., "lo": .., "hi": ..}, or null when it has no values. */
+void json_range(FILE *f, const ChanceRange *r);
+
+void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *mx);
+
+/* ---- report_txt.c: report.txt */
+
+void write_txt(FILE *f, const ReportData *d, const LayerSummary *s);
 
 /* ---- report_compare.c: report.txt's heads against the one head */
 
@@ -130,13 +122,13 @@ const double *trained_row(const Training *t, const MhaConfig *c, int r, char *na
                           double *mean);
 
 /* Each head's JS and top1 against what the heads of random layers give. */
-void txt_heads_chance(FILE *f, const Chance *ch, const Summary *s);
+void txt_heads_chance(FILE *f, const Chance *ch, const LayerSummary *s);
 
 /* The headline: which of the heads' relations the one head kept, row by
  * row, and which it lost (kept.h), against chance. */
-void txt_kept(FILE *f, const ReportData *d, const Summary *s);
+void txt_kept(FILE *f, const ReportData *d, const LayerSummary *s);
 
 /* The blur, its meaning, and what chance gives. */
-void txt_blur(FILE *f, const ReportData *d, const Summary *s);
+void txt_blur(FILE *f, const ReportData *d, const LayerSummary *s);
 
 #endif

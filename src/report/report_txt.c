@@ -1,6 +1,8 @@
 /* report_txt.c — report.txt: what each head does and what splitting into
  * heads bought, for a class. */
+#include "report/report_txt.h"
 #include "report/report_parts.h"
+#include "core/variant.h"
 #include "text/token_text.h"
 #include "core/measures.h"
 #include "core/status.h"
@@ -18,15 +20,6 @@
 
 /* ------------------------------------------------------------- report.txt */
 
-const char *txt_cell(char *buf, size_t n, const char *fmt, double x)
-{
-    if (measures_is_null(x))
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, fmt, x);
-    return buf;
-}
-
 /* A number the role rule judges against threshold at, with two decimals
  * (measures_side_text: never printed as the threshold unless it is it). */
 static const char *txt_judged(char *buf, size_t n, double x, double at)
@@ -40,88 +33,6 @@ static const char *share_percent(char *buf, size_t n, double share)
 {
     measures_side_text(buf, n, 100.0 * share, 0, 100.0 * MEASURES_ROLE_SHARE);
     strncat(buf, "%", n - strlen(buf) - 1);
-    return buf;
-}
-
-void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent)
-{
-    char shown[REPORT_TOKEN_BYTES];
-    for (int t = 0; t < T; t++) {
-        const unsigned char *p = (const unsigned char *)token_text(shown, sizeof shown, tokens[t]);
-        int w = 0; /* the token's columns, one per code point */
-        for (const unsigned char *q = p; *q; q++)
-            w += (*q & 0xC0) != 0x80;
-        const int sep = t + 1 < T ? 2 : 0; /* " |" after it */
-        if (t > 0) {
-            if (col + 1 + w + sep > REPORT_WIDTH && col > indent) {
-                fprintf(f, "\n%*s", indent, "");
-                col = indent;
-            } else {
-                fputc(' ', f);
-                col++;
-            }
-        }
-        while (*p) {
-            if (col >= REPORT_WIDTH - sep) { /* a token longer than a line */
-                fprintf(f, "\n%*s", indent, "");
-                col = indent;
-            }
-            const int n = utf8_decode(p, SIZE_MAX, NULL); /* token_text's output is UTF-8 */
-            fwrite(p, 1, (size_t)n, f);
-            p += n;
-            col++;
-        }
-        if (sep) {
-            fputs(" |", f);
-            col += sep;
-        }
-    }
-    fputc('\n', f);
-}
-
-/* Columns text takes: UTF-8 code points. */
-static int columns(const char *s, size_t n)
-{
-    int c = 0;
-    for (size_t k = 0; k < n; k++)
-        c += ((unsigned char)s[k] & 0xC0) != 0x80;
-    return c;
-}
-
-void txt_wrapped(FILE *f, const char *indent, const char *text)
-{
-    const int ind = (int)strlen(indent);
-    int col = 0;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        size_t n = strcspn(p, " ");
-        if (n == 0)
-            break;
-        const int w = columns(p, n);
-        if (col == 0) {
-            col = fprintf(f, "%s", indent);
-        } else if (col + 1 + w > REPORT_WIDTH) {
-            fprintf(f, "\n%s  ", indent);
-            col = ind + 2;
-        } else {
-            fputc(' ', f);
-            col++;
-        }
-        fwrite(p, 1, n, f);
-        col += w;
-        p += n;
-    }
-    fputc('\n', f);
-}
-
-/* A token as the sentences quote it: 'text', as token_text shows it (the
- * empty token '""'), at most n - 1 bytes of it. */
-const char *txt_quoted_token(char *buf, size_t n, const char *token)
-{
-    char shown[REPORT_TOKEN_BYTES];
-    snprintf(buf, n, "'%s'", token_text(shown, sizeof shown, token));
     return buf;
 }
 
@@ -258,18 +169,6 @@ static const char *times_word(char *buf, size_t n, int k)
     return buf;
 }
 
-const char *txt_fraction_word(char *buf, size_t n, double x)
-{
-    static const char *const words[] = {NULL, "all", "half", "a third", "a quarter", "a fifth"};
-    for (int k = 1; k <= 5; k++)
-        if (x == 1.0 / k) {
-            snprintf(buf, n, "%s", words[k]);
-            return buf;
-        }
-    snprintf(buf, n, "%.2f", x);
-    return buf;
-}
-
 /* A map's row of the pattern table: each pattern's mean share. */
 static void txt_pattern_row(FILE *f, const char *label, const MapMeasures *m)
 {
@@ -281,7 +180,7 @@ static void txt_pattern_row(FILE *f, const char *label, const MapMeasures *m)
 }
 
 /* The cost table, columns as wide as their widest number. */
-static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
+static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const CostTable *t = &s->cost;
     const MhaConfig *c = s->c;
@@ -312,7 +211,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
     for (int r = 0; r < n_rows; r++) {
         const CostRow *x = rows[r];
         const int64_t v[8] = {x->n_heads, x->n_kv_heads, x->params, x->mac_projections, x->mac_scores,
-                              x->mac_value_mix, x->mac_projections + x->mac_scores + x->mac_value_mix,
+                              x->mac_value_mix, x->mac_total,
                               x->kv_cache_bytes};
         for (int k = 0; k < 8; k++) {
             format_grouped(num[r][k], v[k]);
@@ -357,8 +256,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
                t->mha.mac_scores == t->wide.mac_scores && t->mha.mac_value_mix == t->wide.mac_value_mix) {
         /* the counts are the cost table's own rows: MHA's equal the wide head's; a GQA or MQA input's are fewer */
         const CostRow *in = &t->input;
-        const int64_t mac_mha = t->mha.mac_projections + t->mha.mac_scores + t->mha.mac_value_mix,
-                      mac_in = in->mac_projections + in->mac_scores + in->mac_value_mix;
+        const int64_t mac_mha = t->mha.mac_total, mac_in = in->mac_total;
         char p1[32], m1[32], p2[32], m2[32], layout[16];
         format_grouped(p1, t->mha.params);
         format_grouped(m1, mac_mha);
@@ -396,7 +294,7 @@ static void txt_cost(FILE *f, const ReportData *d, const Summary *s)
 }
 
 /* Long on purpose: report.txt's sections in the order they are printed. */
-void write_txt(FILE *f, const ReportData *d, const Summary *s)
+void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const MhaConfig *c = s->c;
     const char *layout = measures_layout_name(c->n_heads, c->n_kv_heads);
@@ -433,7 +331,7 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
         fputs("\nNotes\n", f);
         for (const char *p = d->notes; *p;) {
             size_t n = strcspn(p, "\n");
-            char *line = columns(p, n) > REPORT_WIDTH ? strndup(p, n) : NULL;
+            char *line = txt_columns(p, n) > REPORT_WIDTH ? strndup(p, n) : NULL;
             if (line)
                 txt_wrapped(f, "", line);
             else
@@ -450,7 +348,7 @@ void write_txt(FILE *f, const ReportData *d, const Summary *s)
     for (int h = 0; h < c->n_heads; h++) {
         char label[16], kv[16];
         snprintf(label, sizeof label, "%d", h);
-        snprintf(kv, sizeof kv, "%d", report_kv_head(d, h));
+        snprintf(kv, sizeof kv, "%d", layer_summary_kv_head(s, h));
         txt_table_row(f, label, kv, &s->heads[h], &s->cmp[h]);
     }
     txt_table_row(f, rival->label, "-", &s->wide, NULL);

@@ -1,9 +1,11 @@
 /* report_variants.c — the report of several K/V layouts (--kv-heads
  * 4,2,1): each one's cost, how far each head moved, a sentence each. */
+#include "report/report.h"
 #include "report/report_parts.h"
 #include "core/align.h"
 #include "core/measures.h"
 #include "core/status.h"
+#include "text/chance_words.h"
 #include "text/format.h"
 #include "text/utf8.h"
 
@@ -349,7 +351,7 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
         const CostRow *r = &s[i].cost.input;
         char p[32], m[32], kv[32], at[32], bl[16];
         fprintf(f, "%-8s %9d %12s %14s %12s %16s %6s\n", s[i].name, r->n_kv_heads, format_grouped(p, r->params),
-                format_grouped(m, r->mac_projections + r->mac_scores + r->mac_value_mix), format_grouped(kv, r->kv_cache_bytes),
+                format_grouped(m, r->mac_total), format_grouped(kv, r->kv_cache_bytes),
                 format_grouped(at, r->kv_cache_bytes * c->T), txt_cell(bl, sizeof bl, "%+.2f", s[i].blur));
     }
     if (v[0].in.has_single)
@@ -533,9 +535,9 @@ int report_write_variants(const char *dir, const Variant *v, int n, const Groupi
     for (int i = 0; i < n; i++) {
         const Variant *x = &v[i];
         variant_name(s[i].name, sizeof s[i].name, H, x->in.cfg.n_kv_heads);
-        const int wide_bias = x->in.has_single ? x->in.single.has_bias : x->in.w.has_bias;
-        measures_cost(&x->in.cfg, x->in.w.has_bias, wide_bias, &s[i].cost);
-        s[i].blur = measures_blur(x->measures, H, &s[i].heads_norm_mean);
+        s[i].cost = x->summary.cost;
+        s[i].blur = x->summary.blur;
+        s[i].heads_norm_mean = x->summary.heads_norm_mean;
         if (!(s[i].cmp = malloc((size_t)H * sizeof *s[i].cmp)))
             goto cleanup;
 #pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= PARALLEL_MIN_CELLS)

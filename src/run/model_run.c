@@ -11,6 +11,7 @@
 #include "pictures/model_overview.h"
 #include "report/lesson_page.h"
 #include "report/report.h"
+#include "run/run_chance.h"
 #include "run/variant_write.h"
 
 #include <errno.h>
@@ -136,12 +137,8 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
         if ((rc = variant_run(&v, &in[i], in[i].cfg.n_kv_heads, NULL, POOL_ALIGNED, query, in[i].title, tm, err,
                               errlen)) == MHAVIZ_OK) {
             /* chance's layers as sharp as this layer's heads depend on the layer: drawn for each */
-            double heads_norm;
-            measures_blur(v.measures, H, &heads_norm);
-            v.chance = chance;
             timing_phase(tm, TIMING_CHANCE);
-            if (chance_sharp(&v.chance, &in[i].cfg, in[i].tokens, in[i].has_single, heads_norm,
-                             v.measures[H].entropy_norm, CHANCE_DRAWS) != MHAVIZ_OK ||
+            if (run_chance(&v, &in[i], &chance, NULL, POOL_ALIGNED) != MHAVIZ_OK ||
                 model_summary_add(&s, &v, layer_number(&in[i])) != MHAVIZ_OK)
                 rc = MHAVIZ_ENOMEM;
         }

@@ -55,9 +55,7 @@ static int draw_architecture(Renderer *r, DrawCanvas *canvas, const RenderJob *j
     (void)T, (void)tokens, (void)causal;
     const Variant *v = j->arg;
     const MhaInput *in = &v->in;
-    CostTable cost;
-    measures_cost(&in->cfg, in->w.has_bias, in->w.has_bias, &cost);
-    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, v->kv_of, cost.input.params, in->w.has_bias,
+    return architecture_draw(canvas, render_font(r), j->path, &in->cfg, v->kv_of, v->summary.cost.input.params, in->w.has_bias,
                              err, errlen);
 }
 
@@ -315,7 +313,7 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
     ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,
-                    v->measures, o->npy, &v->pulls, o->steps, &v->chance, v->kv_of, v->pooled_from};
+                    v->measures, o->npy, &v->pulls, o->steps, &v->chance, v->kv_of, v->pooled_from, &v->summary};
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);

@@ -19,10 +19,8 @@ static int kv_cache_picture(const Variant *v, int n, const DrawFont *f, const ch
     char names[VARIANTS_MAX][16];
     for (int i = 0; i < n; i++) {
         const MhaConfig *c = &v[i].in.cfg;
-        CostTable t;
-        measures_cost(c, v[i].in.w.has_bias, v[i].in.w.has_bias, &t);
         variant_name(names[i], sizeof names[i], c->n_heads, c->n_kv_heads);
-        lines[i] = (KvCacheLine){names[i], c->n_kv_heads, t.input.kv_cache_bytes};
+        lines[i] = (KvCacheLine){names[i], c->n_kv_heads, v[i].summary.cost.input.kv_cache_bytes};
     }
     const MhaConfig *c = &v[0].in.cfg;
     return kv_cache_chart_draw(f, path, lines, n, c->n_heads, c->head_dim, c->T, layers, err, errlen);

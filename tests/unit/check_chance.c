@@ -6,6 +6,7 @@
  * smallest to the largest (k = floor(20 / 40) = 0), so it must match the
  * extremes of those 20 init layers exactly. */
 #include "core/chance.h"
+#include "text/chance_words.h"
 #include "models/chance_draw.h"
 #include "models/init.h"
 #include "core/kept.h"

@@ -8,6 +8,7 @@
 #include "core/measures.h"
 #include "core/mha.h"
 #include "core/pull.h"
+#include "text/pull_caption.h"
 #include "core/status.h"
 #include "io/input.h"
 #include "models/chance_draw.h"

@@ -9,6 +9,7 @@
 #include "io/input.h"
 #include "core/mha.h"
 #include "core/pull.h"
+#include "text/pull_caption.h"
 #include "text/query.h"
 #include "pictures/pull_slide.h"
 #include "core/status.h"

@@ -11,6 +11,7 @@
 #include "core/mha.h"
 #include "io/npy.h"
 #include "report/report.h"
+#include "report/report_txt.h"
 #include "report/report_parts.h"
 #include "core/status.h"
 
@@ -92,7 +93,7 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
 
 static int fixture_write(Fixture *f, const char *notes, char *err)
 {
-    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy, NULL, f->multi.scores != NULL, NULL, NULL, 0};
+    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy, NULL, f->multi.scores != NULL, NULL, NULL, 0, NULL};
     return report_write(f->dir, &d, err, MHAVIZ_ERRLEN);
 }
 
@@ -746,7 +747,7 @@ START_TEST(missing_folder_is_an_error_naming_the_file)
     char *tokens[] = {"a", "b"};
     Fixture f;
     fixture_build(&f, tokens, 2, 4, 1, 1, 1);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0, NULL, 0, NULL, NULL, 0};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL};
     char err[MHAVIZ_ERRLEN] = "", missing[96];
     snprintf(missing, sizeof missing, "%s/nope", f.dir);
     ck_assert_int_eq(report_write(missing, &d, err, sizeof err), MHAVIZ_EIO);
@@ -773,7 +774,7 @@ START_TEST(given_measures_give_the_same_files)
     MapMeasures m[5]; /* n_heads + 1 */
     ck_assert_int_eq(measures_layer(f.multi.att, c->n_heads, f.single.att, c->T, c->causal, tokens, m),
                      MHAVIZ_OK);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0, NULL, 0, NULL, NULL, 0};
+    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0, NULL, 0, NULL, NULL, 0, NULL};
     ck_assert_int_eq(report_write(f.dir, &d, err, sizeof err), MHAVIZ_OK);
     size_t n_txt2, n_json2;
     char *txt2 = slurp_in(f.dir, "report.txt", &n_txt2), *json2 = slurp_in(f.dir, "report.json", &n_json2);

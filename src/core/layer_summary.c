@@ -1,0 +1,69 @@
+/* layer_summary.c — the layer measured once, for every writer. */
+#include "core/layer_summary.h"
+#include "core/parallel.h"
+#include "core/status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void layer_summary_free(LayerSummary *s)
+{
+    free(s->heads);
+    free(s->cmp);
+    kept_layer_free(&s->kept);
+    memset(s, 0, sizeof *s);
+}
+
+int layer_summary_kv_head(const LayerSummary *s, int h)
+{
+    return s->kv_of ? s->kv_of[h] : h / (s->c->n_heads / s->c->n_kv_heads);
+}
+
+int layer_summary_build(LayerSummary *s, const MhaInput *in, const MhaState *multi, const MhaState *single,
+                        int single_given, const MapMeasures *m, const int *kv_of)
+{
+    const MhaConfig *c = &in->cfg;
+    const int T = c->T;
+    const size_t map = (size_t)T * T;
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    s->wide_att = single->att;
+    s->kv_of = kv_of;
+    s->heads = malloc((size_t)c->n_heads * sizeof *s->heads);
+    s->cmp = malloc((size_t)c->n_heads * sizeof *s->cmp);
+    /* Each map's measures: the caller's (computed once for the pictures and
+     * the reports), else computed here the same way. */
+    MapMeasures *computed = NULL; /* (n_heads + 1) when the caller has none */
+    if (s->heads && s->cmp && !m) {
+        computed = malloc(((size_t)c->n_heads + 1) * sizeof *computed);
+        if (computed &&
+            measures_layer(multi->att, c->n_heads, s->wide_att, T, c->causal, in->tokens, computed) == MHAVIZ_OK)
+            m = computed;
+    }
+    if (!s->heads || !s->cmp || !m) {
+        free(computed);
+        layer_summary_free(s);
+        return MHAVIZ_ENOMEM;
+    }
+    memcpy(s->heads, m, (size_t)c->n_heads * sizeof *s->heads);
+    s->wide = m[c->n_heads];
+    s->blur = measures_blur(m, c->n_heads, &s->heads_norm_mean);
+    const int kept_rc = kept_layer_build(&s->kept, c, multi->att, s->wide_att, in->tokens, m);
+    free(computed);
+    if (kept_rc != MHAVIZ_OK) {
+        layer_summary_free(s);
+        return MHAVIZ_ENOMEM;
+    }
+#pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= PARALLEL_MIN_CELLS)
+    for (int h = 0; h < c->n_heads; h++)
+        measures_compare(multi->att + (size_t)h * map, s->wide_att, T, c->causal, &s->cmp[h]);
+    double bits_sum = 0.0;
+    for (int h = 0; h < c->n_heads; h++) /* in head order: the same sum for any thread count */
+        bits_sum += s->heads[h].entropy_bits;
+    s->heads_bits_mean = bits_sum / c->n_heads;
+    s->rel_diff = measures_output_rel_diff(multi->out, single->out, T, c->d_model);
+    s->cosine = measures_output_cosine(multi->out, single->out, T, c->d_model);
+    const int wide_bias = single_given ? in->single.has_bias : in->w.has_bias;
+    measures_cost(c, in->w.has_bias, wide_bias, &s->cost);
+    return MHAVIZ_OK;
+}

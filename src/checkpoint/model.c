@@ -614,6 +614,32 @@ static int positions_check(const char *dir, const ModelConfig *c, int T, const c
     return MHAVIZ_EINPUT;
 }
 
+/* Layer l's weights into lw, as its family stores them. */
+static int load_layer(Model *m, int l, LayerWeights *lw)
+{
+    return m->c.family == MODEL_GPT2 ? load_gpt2_layer(m, l, lw) : load_llama_layer(m, l, lw);
+}
+
+/* The checkpoint of m->dir (m->c loaded) opened, one layer's buffers and
+ * the run's allocated, and s->h the embeddings of ids (T): before layer 0.
+ * session_close frees what it opened, whatever it returned. */
+static int session_open(Model *m, LayerWeights *lw, RunState *s, const int *ids, int T)
+{
+    int rc;
+    if ((rc = safetensors_open(m->dir, &m->st, m->err, m->errlen)) != MHAVIZ_OK || (rc = find_prefix(m)) != MHAVIZ_OK)
+        return rc;
+    if ((rc = layer_weights_alloc(lw, &m->c)) != MHAVIZ_OK || (rc = run_state_alloc(s, &m->c, T)) != MHAVIZ_OK)
+        return rc;
+    return embed(m, ids, T, s->h);
+}
+
+static void session_close(Model *m, LayerWeights *lw, RunState *s)
+{
+    layer_weights_free(lw);
+    run_state_free(s);
+    safetensors_close(&m->st);
+}
+
 int model_layers(const char *dir, const int *ids, int T, const int *layers, int n, MhaInput *in, double *logprobs,
                  const unsigned char *off, char *err, size_t errlen)
 {
@@ -635,17 +661,13 @@ int model_layers(const char *dir, const int *ids, int T, const int *layers, int 
         }
     if ((rc = positions_check(dir, c, T, "", err, errlen)) != MHAVIZ_OK)
         return rc;
-    if ((rc = safetensors_open(dir, &m.st, err, errlen)) != MHAVIZ_OK || (rc = find_prefix(&m)) != MHAVIZ_OK)
-        goto cleanup;
-
-    if ((rc = layer_weights_alloc(&lw, c)) != MHAVIZ_OK || (rc = run_state_alloc(&s, c, T)) != MHAVIZ_OK ||
-        (rc = embed(&m, ids, T, s.h)) != MHAVIZ_OK)
+    if ((rc = session_open(&m, &lw, &s, ids, T)) != MHAVIZ_OK)
         goto cleanup;
     /* One forward up to the last layer shown (with logprobs: through every
      * layer), each block converted in turn into the same buffers; a layer
      * shown is kept before its block runs. */
     for (int l = 0, next = 0; next < n || (logprobs && l < c->n_layers); l++) {
-        if ((rc = c->family == MODEL_GPT2 ? load_gpt2_layer(&m, l, &lw) : load_llama_layer(&m, l, &lw)) != MHAVIZ_OK)
+        if ((rc = load_layer(&m, l, &lw)) != MHAVIZ_OK)
             goto cleanup;
         if (next < n && l == layers[next] && (rc = keep_layer(&m, &lw, &s, ids, T, l, &in[next++])) != MHAVIZ_OK)
             goto cleanup;
@@ -662,9 +684,7 @@ cleanup:
         if (rc == MHAVIZ_ENOMEM)
             snprintf(err, errlen, "out of memory");
     }
-    layer_weights_free(&lw);
-    run_state_free(&s);
-    safetensors_close(&m.st);
+    session_close(&m, &lw, &s);
     return rc;
 }
 
@@ -727,24 +747,65 @@ static int repeat_ids(int **ids, int *T, int n_prefix, int n_suffix)
     return MHAVIZ_OK;
 }
 
-/* pred->effect: each head of the model switched off in turn, one forward
- * each, the top token's log-probability against clean's (vocab). */
+int model_head_effects(const char *dir, const int *ids, int T, int token, double *top, char *err, size_t errlen)
+{
+    Model m = {.dir = dir, .err = err, .errlen = errlen};
+    LayerWeights lw = {0};
+    RunState s = {0};
+    int rc = model_config_load(dir, &m.c, err, errlen);
+    if (rc != MHAVIZ_OK)
+        return rc;
+    const ModelConfig *c = &m.c;
+    const size_t n_h = (size_t)T * c->d_model;
+    unsigned char *off = calloc((size_t)c->n_layers * c->n_heads, 1); /* (n_layers, n_heads) 1: switched off */
+    float *saved = malloc(n_h * sizeof *saved);                         /* (T, d) h before layer l */
+    double *logprobs = malloc((size_t)c->vocab_size * sizeof *logprobs); /* (vocab) */
+    rc = off && saved && logprobs ? MHAVIZ_OK : MHAVIZ_ENOMEM;
+    if (rc == MHAVIZ_OK && (token < 0 || token >= c->vocab_size)) {
+        snprintf(err, errlen, "%s/config.json: token %d is outside the vocabulary (\"vocab_size\" %d)", dir, token,
+                 c->vocab_size);
+        rc = MHAVIZ_EINPUT;
+    }
+    if (rc == MHAVIZ_OK && (rc = positions_check(dir, c, T, "", err, errlen)) == MHAVIZ_OK)
+        rc = session_open(&m, &lw, &s, ids, T);
+    /* The residual stream before layer l is the same whichever head of l
+     * is off: it is saved, and each of l's heads runs from there. */
+    for (int l = 0; l < c->n_layers && rc == MHAVIZ_OK; l++) {
+        memcpy(saved, s.h, n_h * sizeof *saved);
+        for (int h = 0; h < c->n_heads && rc == MHAVIZ_OK; h++) {
+            const int k = l * c->n_heads + h;
+            off[k] = 1;
+            for (int j = l; j < c->n_layers && rc == MHAVIZ_OK; j++)
+                if ((rc = load_layer(&m, j, &lw)) == MHAVIZ_OK)
+                    rc = block(&m, &lw, &s, T, off + (size_t)j * c->n_heads);
+            if (rc == MHAVIZ_OK && (rc = unembed(&m, &s, T, logprobs)) == MHAVIZ_OK)
+                top[k] = logprobs[token];
+            off[k] = 0;
+            memcpy(s.h, saved, n_h * sizeof *saved);
+        }
+        /* the clean stream on, to before layer l + 1 */
+        if (rc == MHAVIZ_OK && (rc = load_layer(&m, l, &lw)) == MHAVIZ_OK)
+            rc = block(&m, &lw, &s, T, NULL);
+    }
+    if (rc == MHAVIZ_ENOMEM)
+        snprintf(err, errlen, "out of memory");
+    session_close(&m, &lw, &s);
+    free(logprobs), free(saved), free(off);
+    return rc;
+}
+
+/* pred->effect: each head of the model switched off in turn, the top
+ * token's log-probability against clean's (vocab). */
 static int head_effects(const char *dir, const int *ids, int T, const ModelConfig *c, const double *clean,
-                        double *logprobs, ModelPrediction *pred, char *err, size_t errlen)
+                        ModelPrediction *pred, char *err, size_t errlen)
 {
     const int n = c->n_layers * c->n_heads;
-    unsigned char *off = calloc((size_t)n, 1); /* (n_layers, n_heads) 1: switched off */
-    pred->effect = malloc((size_t)n * sizeof *pred->effect);
+    if (!(pred->effect = malloc((size_t)n * sizeof *pred->effect)))
+        return MHAVIZ_ENOMEM;
     pred->n_layers = c->n_layers, pred->n_heads = c->n_heads;
-    int rc = off && pred->effect ? MHAVIZ_OK : MHAVIZ_ENOMEM;
-    for (int k = 0; k < n && rc == MHAVIZ_OK; k++) {
-        MhaInput none; /* no layer kept */
-        off[k] = 1;
-        rc = model_layers(dir, ids, T, NULL, 0, &none, logprobs, off, err, errlen);
-        off[k] = 0;
-        pred->effect[k] = logprobs[pred->ids[0]] - clean[pred->ids[0]];
-    }
-    free(off);
+    const int rc = model_head_effects(dir, ids, T, pred->ids[0], pred->effect, err, errlen);
+    for (int k = 0; k < n && rc == MHAVIZ_OK; k++)
+        pred->effect[k] -= clean[pred->ids[0]];
     return rc;
 }
 
@@ -793,7 +854,7 @@ int model_load(const char *dir, const char *text, const int *layers, int n, MhaI
             if (!scratch)
                 rc = MHAVIZ_ENOMEM;
             if (rc == MHAVIZ_OK && ask->effects)
-                rc = head_effects(dir, ids, T, &c, logprobs, scratch, pred, err, errlen);
+                rc = head_effects(dir, ids, T, &c, logprobs, pred, err, errlen);
             if (rc == MHAVIZ_OK && ask->off)
                 rc = heads_off(dir, ids, T, &c, ask->off, scratch, pred, err, errlen);
             free(scratch);

@@ -79,6 +79,13 @@ typedef struct {
                                 * end tokens) once: the induction demo */
 } ModelAsk;
 
+/* top (n_layers, n_heads) = token's log-probability (as model_layers'
+ * logprobs) with each head switched off alone, in turn: the residual
+ * stream before layer l is the same whichever of l's heads is off, so
+ * each of them runs from there, layers l to the last. Status as
+ * model_layers; a token outside the vocabulary is MHAVIZ_EINPUT. */
+int model_head_effects(const char *dir, const int *ids, int T, int token, double *top, char *err, size_t errlen);
+
 /* Free what pred holds and zero it. */
 void model_prediction_free(ModelPrediction *pred);
 

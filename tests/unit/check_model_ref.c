@@ -17,6 +17,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,27 @@ START_TEST(heads_off_match_the_reference)
     ck_assert_msg(worst <= TOL, "%s: heads off: the top token's log-probability differs by %g", CASES[_i], worst);
     fprintf(stderr, "model_ref: %-24s %d heads off one at a time: within %.2e (they move it by up to %.2e)\n",
             CASES[_i], n_layers * H, worst, moved);
+
+    /* --head-effects' way, each head from its layer's saved input: the
+     * same bits as the whole forward above, on 1 thread and on 2. */
+    double *one = malloc((size_t)n_layers * H * sizeof *one), *two = malloc((size_t)n_layers * H * sizeof *two);
+    char err[MHAVIZ_ERRLEN];
+    omp_set_num_threads(1);
+    ck_assert_msg(model_head_effects(dir, ids, T, top, one, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    omp_set_num_threads(2);
+    ck_assert_msg(model_head_effects(dir, ids, T, top, two, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    for (int k = 0; k < n_layers * H; k++) {
+        const int first = 0;
+        MhaInput in;
+        off[k] = 1;
+        ck_assert_msg(model_layers(dir, ids, T, &first, 1, &in, got, off, err, sizeof err) == MHAVIZ_OK, "%s", err);
+        off[k] = 0;
+        input_free(&in);
+        ck_assert_msg(one[k] == got[top] && two[k] == got[top], "%s: head %d: from its layer's input %.17g (1 thread) "
+                      "and %.17g (2), from the start %.17g", CASES[_i], k, one[k], two[k], got[top]);
+        ck_assert_msg(fabs(one[k] - want[k]) <= TOL, "%s: head %d: %g from the reference", CASES[_i], k, one[k] - want[k]);
+    }
+    free(one), free(two);
     free(off), free(got), free(want), free(clean), free(ids);
     cJSON_Delete(root);
 }

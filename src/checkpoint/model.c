@@ -904,8 +904,11 @@ size_t model_memory(const char *dir, const ModelConfig *c, int T, int n_kept, in
 {
     const double d = c->d_model, ff = c->d_ff, kv = (double)c->n_kv_heads * c->head_dim, H = c->n_heads;
     double floats = 0;
-    /* layer_weights_alloc: the attention's, the norms', the MLP's three, raw */
-    floats += 2 * d * d + 2 * d * kv + 2 * d + 2 * kv + 4 * d + 3 * d * ff + ff + d + 3 * d * d;
+    /* layer_weights_alloc: the attention's, the norms'; GPT-2's MLP (c_fc, c_proj and their biases)
+     * and c_attn as stored (raw); Llama's MLP is converted a block of rows at a time (bytes below) */
+    floats += 2 * d * d + 2 * d * kv + 2 * d + 2 * kv + 4 * d;
+    if (c->family == MODEL_GPT2)
+        floats += 2 * d * ff + ff + d + 3 * d * d;
     /* run_state_alloc: h, x, ff_a, ff_b, and the attention's state (q k v kt, att, concat, out) */
     floats += 2 * T * d + 2 * T * ff + 3 * T * d + 3 * T * kv + H * T * T;
     /* the one tensor whose mapped pages a conversion holds (safetensors_floats gives them back
@@ -913,9 +916,10 @@ size_t model_memory(const char *dir, const ModelConfig *c, int T, int n_kept, in
     floats += fmax(3 * d * d, d * ff);
     /* keep_layer: each layer shown, x and its attention's weights */
     floats += n_kept * (T * d + 2 * d * d + 2 * d * kv + 2 * d + 2 * kv);
-    double bytes = floats * sizeof(float);
-    if (prediction) /* model_load's and head_effects' log-probabilities, unembed's rows */
-        bytes += 2.0 * c->vocab_size * sizeof(double) + (UNEMBED_ROWS + 1.0) * d * sizeof(float);
+    /* layer_weights_alloc's scratch: a block of rows for each thread (core/matmul.h) */
+    double bytes = floats * sizeof(float) + (double)matmul_scratch_bytes(c->d_model > c->d_ff ? c->d_model : c->d_ff);
+    if (prediction) /* model_load's two log-probabilities and model_head_effects', unembed's rows, h saved (T, d) */
+        bytes += 3.0 * c->vocab_size * sizeof(double) + (UNEMBED_ROWS + 1.0 + T) * d * sizeof(float);
     /* tokenizer.json parsed (text and tree; core/memory.h's factor), its tables kept */
     char path[4096];
     struct stat sb;

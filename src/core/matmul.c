@@ -57,13 +57,24 @@ void matmul_xw(float *out, const float *x, const float *W, MatmulLayout layout, 
     }
 }
 
-int matmul_scratch_alloc(MatmulScratch *s, int n_in)
+/* The threads that may use a scratch allocated now. */
+static int scratch_slots(void)
 {
 #ifdef _OPENMP
-    s->slots = omp_get_max_threads();
+    return omp_get_max_threads();
 #else
-    s->slots = 1;
+    return 1;
 #endif
+}
+
+size_t matmul_scratch_bytes(int n_in)
+{
+    return (size_t)scratch_slots() * MATMUL_ROW_BLOCK * n_in * sizeof(float);
+}
+
+int matmul_scratch_alloc(MatmulScratch *s, int n_in)
+{
+    s->slots = scratch_slots();
     s->slot_floats = (size_t)MATMUL_ROW_BLOCK * n_in;
     s->buf = big_alloc((size_t)s->slots * s->slot_floats * sizeof *s->buf);
     return s->buf ? MHAVIZ_OK : MHAVIZ_ENOMEM;

@@ -42,6 +42,9 @@ typedef struct {
  * OpenMP may use now; the memory comes from core/big_alloc.h. MHAVIZ_OK
  * or MHAVIZ_ENOMEM. Free with matmul_scratch_free. */
 int matmul_scratch_alloc(MatmulScratch *s, int n_in);
+
+/* The bytes matmul_scratch_alloc(s, n_in) would take now. */
+size_t matmul_scratch_bytes(int n_in);
 void matmul_scratch_free(MatmulScratch *s);
 
 /* The calling thread's slot of s (MATMUL_ROW_BLOCK * n_in floats), for a

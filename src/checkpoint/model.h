@@ -55,8 +55,8 @@ typedef struct {
     char *text[MODEL_TOP_K];    /* each one's piece as shown (malloc'd) */
     int n_layers, n_heads;
     double *effect;             /* (n_layers, n_heads) the change in the top token's log-probability
-                                 * when that one head is switched off (model_layers' off): one
-                                 * forward per head (malloc'd); NULL when not asked */
+                                 * when that one head is switched off (model_layers' off):
+                                 * model_head_effects (malloc'd); NULL when not asked */
     /* With ModelAsk's off: the prediction with those heads switched off at once. */
     unsigned char *off;         /* (n_layers, n_heads) 1: switched off (malloc'd copy); NULL: none asked */
     int off_n;                  /* as n */

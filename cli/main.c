@@ -255,6 +255,45 @@ static int kv_layouts(const Options *o, const MhaConfig *c, int *kv, Grouping *g
     return n;
 }
 
+/* --size WIDTHxHEIGHT: the overview's size in pixels, from 320x240 to 7680x4320 (a usage error
+ * otherwise). */
+static void parse_size(const char *arg, Options *o)
+{
+    int w, h;
+    char x, extra;
+    if (sscanf(arg, "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') ||
+        w < 320 || w > 7680 || h < 240 || h > 4320)
+        usage_error("--size wants WIDTHxHEIGHT from 320x240 to 7680x4320, not '%s'", arg);
+    o->render.overview_w = w;
+    o->render.overview_h = h;
+}
+
+/* After the options: the one input file, whether it is a model folder, and the options that need
+ * (or exclude) one.  A usage error (exit) when they do not fit together. */
+static void check_args(int argc, char **argv, Options *o)
+{
+    if (o->quiz && o->no_html)
+        usage_error("--quiz adds questions to lesson.html, which --no-html leaves out%s", "");
+    if (optind == argc)
+        usage_error("no input file given%s", "");
+    if (optind + 1 < argc)
+        usage_error("one input file at a time; extra argument '%s'", argv[optind + 1]);
+    o->input = argv[optind];
+    /* A model: a folder holding config.json. */
+    char config[PATH_MAX];
+    struct stat sb;
+    snprintf(config, sizeof config, "%s/config.json", o->input);
+    o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
+    if (!o->model && (o->text || o->ablate || o->repeat || o->text_file))
+        usage_error("--text, --text-file, --ablate and --repeat are for a model folder (one holding config.json); "
+                    "'%s' is not one", o->input);
+    if (o->text && o->text_file)
+        usage_error("give the sentences with --text or with --text-file, not both (--text-file %s)", o->text_file);
+    if (o->model && !o->text && !o->text_file)
+        usage_error("'%s' is a model folder: give the sentence it reads with --text TEXT", o->input);
+}
+
+/* The command line into o: every option, then check_args on what they leave. */
 static void parse_args(int argc, char **argv, Options *o)
 {
     enum { OPT_VERSION = 256, OPT_KV_HEADS, OPT_MAX_MEMORY, OPT_CMAP, OPT_FONT, OPT_CELL, OPT_ANNOTATE,
@@ -337,41 +376,14 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_CELL: o->render.cell_px = parse_int(optarg, 1, 200, "--cell"); break;
         case OPT_ANNOTATE: o->render.annotate = 1; break;
         case OPT_NO_ANNOTATE: o->render.annotate = 0; break;
-        case OPT_SIZE: {
-            int w, h;
-            char x, extra;
-            if (sscanf(optarg, "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') ||
-                w < 320 || w > 7680 || h < 240 || h > 4320)
-                usage_error("--size wants WIDTHxHEIGHT from 320x240 to 7680x4320, not '%s'", optarg);
-            o->render.overview_w = w;
-            o->render.overview_h = h;
-            break;
-        }
+        case OPT_SIZE: parse_size(optarg, o); break;
         case OPT_STEPS: o->steps = 1; break;
         case OPT_QUERY: o->query = optarg; break; /* checked against the tokens once they are loaded */
         case ':': usage_error("option '%s' needs an argument", argv[optind - 1]); break;
         default: usage_error("unknown option '%s' (or an abbreviation that fits several)", argv[optind - 1]); break;
         }
     }
-    if (o->quiz && o->no_html)
-        usage_error("--quiz adds questions to lesson.html, which --no-html leaves out%s", "");
-    if (optind == argc)
-        usage_error("no input file given%s", "");
-    if (optind + 1 < argc)
-        usage_error("one input file at a time; extra argument '%s'", argv[optind + 1]);
-    o->input = argv[optind];
-    /* A model: a folder holding config.json. */
-    char config[PATH_MAX];
-    struct stat sb;
-    snprintf(config, sizeof config, "%s/config.json", o->input);
-    o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
-    if (!o->model && (o->text || o->ablate || o->repeat || o->text_file))
-        usage_error("--text, --text-file, --ablate and --repeat are for a model folder (one holding config.json); "
-                    "'%s' is not one", o->input);
-    if (o->text && o->text_file)
-        usage_error("give the sentences with --text or with --text-file, not both (--text-file %s)", o->text_file);
-    if (o->model && !o->text && !o->text_file)
-        usage_error("'%s' is a model folder: give the sentence it reads with --text TEXT", o->input);
+    check_args(argc, argv, o);
 }
 
 /* 1, with err saying so, when an option asks for one layer at a time. */

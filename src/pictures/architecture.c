@@ -118,8 +118,119 @@ static void row_name(Figure *p, int y, int h, const char *name, const char *deta
 /* Query head h's K/V head: kv_of[h], or (NULL) h / kv_mul, neighbours sharing. */
 static int kv_group(const int *kv_of, int h, int kv_mul) { return kv_of ? kv_of[h] : h / kv_mul; }
 
-/* Long on purpose: the diagram drawn in one pass, bottom to top, box by
- * box, as the lesson's figure reads. */
+/* The title and subtitle: the layer's heads and how they get their keys and values. */
+static void arch_titles(Figure *p, const MhaConfig *c)
+{
+    const int hd = c->head_dim, nh = c->n_heads, nkv = c->n_kv_heads;
+    const int kv_mul = nh / nkv;
+    char a[256];
+    /* Title: the layer and how its heads get their keys and values. */
+    char name[16];
+    variant_name(name, sizeof name, nh, nkv);
+    const char *heads = nh == 1 ? "head" : "heads";
+    snprintf(a, sizeof a, "Multi-head attention, read bottom to top: %d %s of width d_k = %d", nh, heads, hd);
+    figure_text(p, a, TITLE_PX, SLIDE_W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
+    if (nkv == nh)
+        snprintf(a, sizeof a, "%s: every query head has its own keys and values", name);
+    else if (nkv == 1)
+        snprintf(a, sizeof a, "%s: one key/value head shared by all %d query heads", name, nh);
+    else
+        snprintf(a, sizeof a, "%s: %d key/value heads, each shared by %d query heads", name, nkv, kv_mul);
+    figure_text(p, a, SUBTITLE_PX, SLIDE_W / 2, 78, DRAW_MID, DRAW_TOP, GREY_TEXT);
+}
+
+/* The rows' names at the left, with their shapes: the axes by name (T tokens, d_model, d_k =
+ * head_dim), their sizes in the boxes and at the bottom. */
+static void arch_row_names(Figure *p, const MhaConfig *c)
+{
+    const int T = c->T, d = c->d_model, nh = c->n_heads, nkv = c->n_kv_heads;
+    char a[256], b[256];
+    /* The rows' names, with their shapes: the axes by name (T tokens,
+     * d_model, d_k = head_dim), their sizes in the boxes and at the bottom. */
+    row_name(p, WO_Y, WO_H, "output projection", "W_O: d_model\xc3\x97" "d_model", NULL);
+    row_name(p, CAT_Y, CAT_H, "concatenate", "back to T\xc3\x97" "d_model", NULL);
+    snprintf(a, sizeof a, nh == 1 ? "1 head" : "%d heads in parallel", nh);
+    snprintf(b, sizeof b, "scores,%s softmax, \xc3\x97 V", c->causal ? " mask," : "");
+    row_name(p, HEADS_Y, HEADS_H, a, nh == 1 ? "its steps:" : "each its own steps:", b);
+    snprintf(a, sizeof a, "W_q: %d of d_model\xc3\x97" "d_k", nh);
+    snprintf(b, sizeof b, "W_k, W_v: %d of d_model\xc3\x97" "d_k", nkv);
+    row_name(p, PROJ_Y, PROJ_H, c->rope.dim > 0 ? "projections, q k rotated by position" : "projections", a, b);
+    snprintf(a, sizeof a, "T = %d token%s", T, T == 1 ? "" : "s");
+    snprintf(b, sizeof b, "d_model = %d", d);
+    row_name(p, X_Y, X_H, "input x", a, b);
+}
+
+/* Where a column's K/V box sits inside it: from KV_LEFT to KV_RIGHT of the column's width. */
+#define KV_LEFT 0.54f
+#define KV_RIGHT 0.94f
+
+/* Column i's K/V box for group g, when i is the middle one of the group's shown columns (col_head
+ * (n_cols): each column's head, or HEAD_COLUMNS_ELIDED), with a line to each query head of the
+ * group and to the "..." when some of them are left out; columns cw wide from x0. */
+static void arch_kv_box(Figure *p, const int *col_head, int n_cols, int i, int g, const int *kv_of, int kv_mul, int x0,
+                        int cw, const char *box_shape)
+{
+    char a[256];
+    /* the K/V box of head h's group, in the middle one of the group's shown columns */
+    int first = -1, last = -1, shown = 0;
+    for (int k = 0; k < n_cols; k++)
+        if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g)
+            last = k, first = first < 0 ? k : first, shown++;
+    int mid = first; /* the middle of the group's shown columns */
+    for (int k = first, seen = 0; k <= last; k++)
+        if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g && seen++ == (shown - 1) / 2)
+            mid = k;
+    if (mid != i)
+        return;
+    const int kx = x0 + i * cw + (int)(KV_LEFT * cw), kw = (int)((KV_RIGHT - KV_LEFT) * cw);
+    snprintf(a, sizeof a, "k, v %d", g);
+    box(p, kx, PROJ_Y, kw, PROJ_H, KV_FILL, DRAW_FRAME, 2, a, box_shape);
+    arrow(p, kx + kw / 2.0f, X_Y, kx + kw / 2.0f, PROJ_Y + PROJ_H);
+    for (int k = first; k <= last; k++) /* one line to each query head of the group */
+        if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g)
+            arrow(p, kx + kw / 2.0f, PROJ_Y, x0 + k * cw + (KV_LEFT + KV_RIGHT) / 2 * cw, HEADS_Y + HEADS_H);
+    int hidden = 0; /* heads of the group among the left-out ones: a line to the "..." */
+    for (int k = 0, e = -1; k < n_cols && !hidden; k++)
+        if (col_head[k] == HEAD_COLUMNS_ELIDED) {
+            e = k;
+            hidden = g * kv_mul + kv_mul - 1 > col_head[e - 1] && g * kv_mul < col_head[e + 1];
+            if (hidden)
+                arrow(p, kx + kw / 2.0f, PROJ_Y, x0 + e * cw + cw / 2.0f, HEADS_Y + HEADS_H - 30);
+        }
+}
+
+/* Top and bottom: x, the concatenation, W_O, as wide as the heads (columns from x0 to x1, pad
+ * inside), or as their texts when fewer heads leave them narrower (centred); the arrow from the
+ * concatenation up to W_O. */
+static void arch_wide_boxes(Figure *p, const MhaConfig *c, int x0, int x1, int pad)
+{
+    const int T = c->T, d = c->d_model, hd = c->head_dim, nh = c->n_heads;
+    Shape td, dd; /* T x d_model, d_model x d_model */
+    shape_text(td, "T", "d_model", T, d);
+    shape_text(dd, "d_model", "d_model", d, d);
+    char wide[3][256];
+    snprintf(wide[0], sizeof wide[0], "x  \xc2\xb7  %s", td[SIZED]);
+    if (nh == 1) /* nothing to put side by side */
+        snprintf(wide[1], sizeof wide[1], "one head: its output is already %s", td[SIZED]);
+    else
+        snprintf(wide[1], sizeof wide[1], "concatenate the %d heads  \xc2\xb7  %s (%d\xc3\x97" "d_k = %d\xc3\x97%d = %d)",
+                 nh, td[SIZED], nh, nh, hd, d);
+    snprintf(wide[2], sizeof wide[2], "W_O (%s) mixes %s  \xc2\xb7  output %s", dd[SIZED],
+             nh == 1 ? "its output" : "the heads", td[SIZED]);
+    int wide_w = x1 - x0 - 2 * pad;
+    for (int k = 0; k < 3; k++) {
+        const int need = (int)ceilf(draw_text_width(p->f, wide[k], NAME_PX)) + 40;
+        if (need > wide_w)
+            wide_w = need < COLS_W ? need : COLS_W;
+    }
+    const int wide_x = (x0 + x1 - wide_w) / 2;
+    box(p, wide_x, X_Y, wide_w, X_H, WIDE_FILL, DRAW_FRAME, 2, wide[0], NULL);
+    box(p, wide_x, CAT_Y, wide_w, CAT_H, WIDE_FILL, DRAW_FRAME, 2, wide[1], NULL);
+    box(p, wide_x, WO_Y, wide_w, WO_H, WIDE_FILL, DRAW_FRAME, 2, wide[2], NULL);
+    arrow(p, (x0 + x1) / 2.0f, CAT_Y, (x0 + x1) / 2.0f, WO_Y + WO_H);
+}
+
+/* The diagram drawn in one pass, bottom to top, box by box, as the lesson's figure reads. */
 int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, const MhaConfig *c, const int *kv_of,
                       int64_t params, int has_bias, char *err, size_t errlen)
 {
@@ -135,68 +246,19 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
     const int x0 = COLS_X + (COLS_W - n_cols * cw) / 2, x1 = x0 + n_cols * cw;
     const int pad = cw / 16 > 4 ? cw / 16 : 4;
     char a[256], b[256];
-    Shape td, dd, tt, tk; /* T x d_model, d_model x d_model, T x T, T x d_k */
-    shape_text(td, "T", "d_model", T, d);
-    shape_text(dd, "d_model", "d_model", d, d);
+    Shape tt, tk; /* T x T, T x d_k */
     shape_text(tt, "T", "T", T, T);
     shape_text(tk, "T", "d_k", T, hd);
 
-    /* Title: the layer and how its heads get their keys and values. */
-    char name[16];
-    variant_name(name, sizeof name, nh, nkv);
-    const char *heads = nh == 1 ? "head" : "heads";
-    snprintf(a, sizeof a, "Multi-head attention, read bottom to top: %d %s of width d_k = %d", nh, heads, hd);
-    figure_text(&p, a, TITLE_PX, SLIDE_W / 2, 20, DRAW_MID, DRAW_TOP, DRAW_INK);
-    if (nkv == nh)
-        snprintf(a, sizeof a, "%s: every query head has its own keys and values", name);
-    else if (nkv == 1)
-        snprintf(a, sizeof a, "%s: one key/value head shared by all %d query heads", name, nh);
-    else
-        snprintf(a, sizeof a, "%s: %d key/value heads, each shared by %d query heads", name, nkv, kv_mul);
-    figure_text(&p, a, SUBTITLE_PX, SLIDE_W / 2, 78, DRAW_MID, DRAW_TOP, GREY_TEXT);
-
-    /* The rows' names, with their shapes: the axes by name (T tokens,
-     * d_model, d_k = head_dim), their sizes in the boxes and at the bottom. */
-    row_name(&p, WO_Y, WO_H, "output projection", "W_O: d_model\xc3\x97" "d_model", NULL);
-    row_name(&p, CAT_Y, CAT_H, "concatenate", "back to T\xc3\x97" "d_model", NULL);
-    snprintf(a, sizeof a, nh == 1 ? "1 head" : "%d heads in parallel", nh);
-    snprintf(b, sizeof b, "scores,%s softmax, \xc3\x97 V", c->causal ? " mask," : "");
-    row_name(&p, HEADS_Y, HEADS_H, a, nh == 1 ? "its steps:" : "each its own steps:", b);
-    snprintf(a, sizeof a, "W_q: %d of d_model\xc3\x97" "d_k", nh);
-    snprintf(b, sizeof b, "W_k, W_v: %d of d_model\xc3\x97" "d_k", nkv);
-    row_name(&p, PROJ_Y, PROJ_H, c->rope.dim > 0 ? "projections, q k rotated by position" : "projections", a, b);
-    snprintf(a, sizeof a, "T = %d token%s", T, T == 1 ? "" : "s");
-    snprintf(b, sizeof b, "d_model = %d", d);
-    row_name(&p, X_Y, X_H, "input x", a, b);
-
-    /* Top and bottom: x, the concatenation, W_O, as wide as the heads, or
-     * as their texts when fewer heads leave them narrower (centred). */
-    char wide[3][256];
-    snprintf(wide[0], sizeof wide[0], "x  \xc2\xb7  %s", td[SIZED]);
-    if (nh == 1) /* nothing to put side by side */
-        snprintf(wide[1], sizeof wide[1], "one head: its output is already %s", td[SIZED]);
-    else
-        snprintf(wide[1], sizeof wide[1], "concatenate the %d heads  \xc2\xb7  %s (%d\xc3\x97" "d_k = %d\xc3\x97%d = %d)",
-                 nh, td[SIZED], nh, nh, hd, d);
-    snprintf(wide[2], sizeof wide[2], "W_O (%s) mixes %s  \xc2\xb7  output %s", dd[SIZED],
-             nh == 1 ? "its output" : "the heads", td[SIZED]);
-    int wide_w = x1 - x0 - 2 * pad;
-    for (int k = 0; k < 3; k++) {
-        const int need = (int)ceilf(draw_text_width(f, wide[k], NAME_PX)) + 40;
-        if (need > wide_w)
-            wide_w = need < COLS_W ? need : COLS_W;
-    }
-    const int wide_x = (x0 + x1 - wide_w) / 2;
-    box(&p, wide_x, X_Y, wide_w, X_H, WIDE_FILL, DRAW_FRAME, 2, wide[0], NULL);
-    box(&p, wide_x, CAT_Y, wide_w, CAT_H, WIDE_FILL, DRAW_FRAME, 2, wide[1], NULL);
-    box(&p, wide_x, WO_Y, wide_w, WO_H, WIDE_FILL, DRAW_FRAME, 2, wide[2], NULL);
-    arrow(&p, (x0 + x1) / 2.0f, CAT_Y, (x0 + x1) / 2.0f, WO_Y + WO_H);
+    arch_titles(&p, c);
+    arch_row_names(&p, c);
+    arch_wide_boxes(&p, c, x0, x1, pad);
 
     /* Each column: its head, its query box, and the K/V box of its group
      * when the group's box stands in this column (the middle column of the
      * group's shown heads). */
-    const float q_l = 0.06f, q_r = 0.50f, kv_l = 0.54f, kv_r = 0.94f; /* parts of a column */
-    const int kv_w = (int)((kv_r - kv_l) * cw);
+    const float q_l = 0.06f, q_r = 0.50f; /* the query box's part of a column */
+    const int kv_w = (int)((KV_RIGHT - KV_LEFT) * cw);
     /* every q and K/V box shows T x d_k the same way, with its sizes when the narrower box holds them */
     const char *box_shape = tk[fit_px(&p, tk[SIZED], SHAPE_PX, kv_w - 10) > 0.0f ? SIZED : NAMED];
     /* each head's steps: scores Q Kᵀ / √d_k (T × T), the causal mask, the
@@ -242,33 +304,7 @@ int architecture_draw(DrawCanvas *canvas, const DrawFont *f, const char *path, c
         arrow(&p, qx + qw / 2.0f, X_Y, qx + qw / 2.0f, PROJ_Y + PROJ_H);
         arrow(&p, qx + qw / 2.0f, PROJ_Y, qx + qw / 2.0f, HEADS_Y + HEADS_H);
 
-        /* the K/V box of head h's group, in the middle one of the group's shown columns */
-        const int g = kv_group(kv_of, h, kv_mul);
-        int first = -1, last = -1, shown = 0;
-        for (int k = 0; k < n_cols; k++)
-            if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g)
-                last = k, first = first < 0 ? k : first, shown++;
-        int mid = first; /* the middle of the group's shown columns */
-        for (int k = first, seen = 0; k <= last; k++)
-            if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g && seen++ == (shown - 1) / 2)
-                mid = k;
-        if (mid != i)
-            continue;
-        const int kx = cx + (int)(kv_l * cw), kw = kv_w;
-        snprintf(a, sizeof a, "k, v %d", g);
-        box(&p, kx, PROJ_Y, kw, PROJ_H, KV_FILL, DRAW_FRAME, 2, a, box_shape);
-        arrow(&p, kx + kw / 2.0f, X_Y, kx + kw / 2.0f, PROJ_Y + PROJ_H);
-        for (int k = first; k <= last; k++) /* one line to each query head of the group */
-            if (col_head[k] != HEAD_COLUMNS_ELIDED && kv_group(kv_of, col_head[k], kv_mul) == g)
-                arrow(&p, kx + kw / 2.0f, PROJ_Y, x0 + k * cw + (kv_l + kv_r) / 2 * cw, HEADS_Y + HEADS_H);
-        int hidden = 0; /* heads of the group among the left-out ones: a line to the "..." */
-        for (int k = 0, e = -1; k < n_cols && !hidden; k++)
-            if (col_head[k] == HEAD_COLUMNS_ELIDED) {
-                e = k;
-                hidden = g * kv_mul + kv_mul - 1 > col_head[e - 1] && g * kv_mul < col_head[e + 1];
-                if (hidden)
-                    arrow(&p, kx + kw / 2.0f, PROJ_Y, x0 + e * cw + cw / 2.0f, HEADS_Y + HEADS_H - 30);
-            }
+        arch_kv_box(&p, col_head, n_cols, i, kv_group(kv_of, h, kv_mul), kv_of, kv_mul, x0, cw, box_shape);
     }
 
     /* The caption: the parameters, counted as the cost table counts them. */

@@ -67,6 +67,65 @@ static int ov_best(const OvLayout *L, int n_grid, int apart, int aw, int ah, int
     return best;
 }
 
+/* The note under the overview into L->note: the blocks averaged (when the grid L->g averages k x k
+ * tokens) and, when labels are planned in ls (labelled_any), how they were thinned. */
+static void ov_note(OvLayout *L, int T, int labelled_any, const LabelSet *ls)
+{
+    L->note[0] = '\0';
+    char blocks[64] = "";
+    if (L->g.k > 1) {
+        const int kmin = T / L->g.B; /* even blocks hold kmin or kmin + 1 tokens a side */
+        if (kmin == L->g.k || T % L->g.B == 0)
+            snprintf(blocks, sizeof blocks, "blocks of %d\xc3\x97%d tokens averaged", L->g.k, L->g.k);
+        else
+            snprintf(blocks, sizeof blocks, "blocks of %d to %d tokens a side averaged", kmin, L->g.k);
+    }
+    char labelled[160] = "";
+    if (labelled_any)
+        labels_note(&ls->plan, labelled, sizeof labelled);
+    snprintf(L->note, sizeof L->note, "%s%s%s", blocks, blocks[0] && labelled[0] ? " \xc2\xb7 " : "", labelled);
+}
+
+/* Place the grid (n_grid maps in best_cols columns), the wide head's panel (apart) and the bar,
+ * centred in the area (ay, aw x ah) below the title; lw the token labels' width, bar_block the bar's
+ * width with its ticks, the masked swatch under the bar when causal. */
+static void ov_place(const Renderer *r, OvLayout *L, int n_grid, int apart, int best_cols, float lw, int ay, int aw,
+                     int ah, int bar_block, int causal)
+{
+    ov_margins(r, L, lw, &L->lm_left, &L->lm_bottom);
+    const int mp = L->g.B * L->g.cell;
+    const int cols = best_cols, rows = (n_grid + cols - 1) / cols;
+    const int grid_w = L->lm_left + cols * mp + (cols - 1) * L->gap;
+    const int gw = grid_w + (apart ? L->sep + L->lm_left + mp : 0) + bar_block;
+    const int gh = rows * (L->pth + mp) + (rows - 1) * L->gap + L->lm_bottom;
+    L->pub.cols = cols;
+    L->pub.rows = rows;
+    L->pub.side = mp;
+    L->pub.cell = L->g.cell;
+    L->pub.block = L->g.k;
+    L->pub.label_px = L->lp_px;
+    L->pub.dx = mp + L->gap;
+    L->pub.dy = L->pth + mp + L->gap;
+    L->pub.map_x = L->m + (aw - gw) / 2 + L->lm_left;
+    L->pub.map_y = ay + (ah - gh) / 2 + L->pth;
+    int right = L->pub.map_x + (cols - 1) * L->pub.dx + mp; /* right edge of the last map */
+    if (apart) {
+        /* the wide head's panel: centred on the grid's height */
+        L->rule_x = L->pub.map_x - L->lm_left + grid_w + L->sep / 2;
+        L->rule_y0 = L->pub.map_y - L->pth;
+        L->rule_y1 = L->pub.map_y + gh - L->pth;
+        L->pub.wide_x = L->rule_x + L->sep / 2 + L->lm_left;
+        L->pub.wide_y = L->pub.map_y + (gh - (L->pth + mp + L->lm_bottom)) / 2;
+        right = L->pub.wide_x + mp;
+    }
+    const int sw = causal ? L->bar_w + (int)(1.5f * L->pt_px) : 0; /* the "masked" swatch under the bar */
+    L->bar_x = right + L->pub.frame + L->gap;
+    L->bar_y = L->pub.map_y;
+    L->bar_h = (rows - 1) * L->pub.dy + mp - sw;
+    if (L->bar_h < mp / 2)
+        L->bar_h = mp / 2;
+}
+
 /* Lay out the overview of n_maps maps of T tokens; plans the token labels
  * into ls. With two maps or more the last (the wide head's) stands apart:
  * the others in a grid, then a rule, then its panel with labels of its
@@ -74,9 +133,8 @@ static int ov_best(const OvLayout *L, int n_grid, int apart, int aw, int ah, int
  * (labels.h) get the largest size from H/32 down to LABELS_MIN_PX at which
  * every token has a line of its own, else the largest at which every token
  * has a label on two staggered levels, else LABELS_MIN_PX thinned, else
- * none (maps too small to carry any).
- * Long on purpose: one layout decided in order (margins, grid, label size,
- * note), each step using the last. */
+ * none (maps too small to carry any). One layout decided in order
+ * (margins, grid, label size, note, placing), each step using the last. */
 static void overview_layout(const Renderer *r, int n_maps, int T, char *const *tokens, int causal,
                             const char *subtitle, OvLayout *L, LabelSet *ls)
 {
@@ -152,54 +210,11 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         L->pub.label_step = best_lp > 0.0f ? ls->plan.step : 0;
         L->pub.label_levels = best_lp > 0.0f ? ls->plan.levels : 0;
         L->pub.labelled = best_lp > 0.0f ? ls->plan.n : 0;
-        L->note[0] = '\0';
-        char blocks[64] = "";
-        if (L->g.k > 1) {
-            const int kmin = T / L->g.B; /* even blocks hold kmin or kmin + 1 tokens a side */
-            if (kmin == L->g.k || T % L->g.B == 0)
-                snprintf(blocks, sizeof blocks, "blocks of %d\xc3\x97%d tokens averaged", L->g.k, L->g.k);
-            else
-                snprintf(blocks, sizeof blocks, "blocks of %d to %d tokens a side averaged", kmin, L->g.k);
-        }
-        char labelled[160] = "";
-        if (best_lp > 0.0f)
-            labels_note(&ls->plan, labelled, sizeof labelled);
-        snprintf(L->note, sizeof L->note, "%s%s%s", blocks, blocks[0] && labelled[0] ? " \xc2\xb7 " : "", labelled);
+        ov_note(L, T, best_lp > 0.0f, ls);
         if (L->note[0] && pass == 0)
             continue; /* lay out again with room for the note */
 
-        /* Place the grid, the wide panel and the bar, centred in the area. */
-        ov_margins(r, L, lw, &L->lm_left, &L->lm_bottom);
-        const int cols = best_cols, rows = (n_grid + cols - 1) / cols;
-        const int grid_w = L->lm_left + cols * mp + (cols - 1) * L->gap;
-        const int gw = grid_w + (apart ? L->sep + L->lm_left + mp : 0) + bar_block;
-        const int gh = rows * (L->pth + mp) + (rows - 1) * L->gap + L->lm_bottom;
-        L->pub.cols = cols;
-        L->pub.rows = rows;
-        L->pub.side = mp;
-        L->pub.cell = L->g.cell;
-        L->pub.block = L->g.k;
-        L->pub.label_px = L->lp_px;
-        L->pub.dx = mp + L->gap;
-        L->pub.dy = L->pth + mp + L->gap;
-        L->pub.map_x = L->m + (aw - gw) / 2 + L->lm_left;
-        L->pub.map_y = ay + (ah - gh) / 2 + L->pth;
-        int right = L->pub.map_x + (cols - 1) * L->pub.dx + mp; /* right edge of the last map */
-        if (apart) {
-            /* the wide head's panel: centred on the grid's height */
-            L->rule_x = L->pub.map_x - L->lm_left + grid_w + L->sep / 2;
-            L->rule_y0 = L->pub.map_y - L->pth;
-            L->rule_y1 = L->pub.map_y + gh - L->pth;
-            L->pub.wide_x = L->rule_x + L->sep / 2 + L->lm_left;
-            L->pub.wide_y = L->pub.map_y + (gh - (L->pth + mp + L->lm_bottom)) / 2;
-            right = L->pub.wide_x + mp;
-        }
-        const int sw = causal ? L->bar_w + (int)(1.5f * L->pt_px) : 0; /* the "masked" swatch under the bar */
-        L->bar_x = right + L->pub.frame + L->gap;
-        L->bar_y = L->pub.map_y;
-        L->bar_h = (rows - 1) * L->pub.dy + mp - sw;
-        if (L->bar_h < mp / 2)
-            L->bar_h = mp / 2;
+        ov_place(r, L, n_grid, apart, best_cols, lw, ay, aw, ah, bar_block, causal);
         break;
     }
 }

@@ -379,6 +379,166 @@ static int draw_contests(DrawCanvas *cv, const DrawFont *f, const PullContest *c
 
 /* Long on purpose: the slide drawn in one pass, top to bottom: title, one
  * row of charts per head, the wide head, caption. */
+/* The title and the caption (pull_caption into caption (2048)) over the slide of query i; shown (T)
+ * the keys' labels, wide_att (T, T) the map of the head compared. */
+static int draw_title(DrawCanvas *cv, const DrawFont *font, const PullLayer *p, int i, char **shown,
+                      const float *wide_att, char *caption)
+{
+    char text[512];
+    snprintf(text, sizeof text, "The pulls on '%s' (token %d): each head's, and the %s", shown[i], i,
+             p->identity ? "wide head's, which adds them up" : "one head's, trained on its own");
+    draw_ellipsize(font, text, sizeof text, TITLE_PX, (float)(SLIDE_W - 2 * MARGIN));
+    if (draw_text(cv, font, text, TITLE_PX, MARGIN, MARGIN - 12, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    pull_caption(caption, 2048, p, i, shown, wide_att);
+    if (draw_caption(cv, font, caption, 86) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    return MHAVIZ_OK;
+}
+
+/* The contests on query i (pull.h), the closest first (the one that decided; insertion, stable):
+ * the wide head's margin between its top key and each pulling head's favourite, split into the
+ * heads' parts.  contested (n_heads) and parts (n_heads, n_heads) are scratch, contests (n_heads)
+ * the result; returns how many.  None for a head trained on its own. */
+static int sorted_contests(const MhaConfig *c, const MhaState *multi, const MhaState *single, const PullLayer *p,
+                           int i, int *contested, double *parts, PullContest *contests)
+{
+    const int H = c->n_heads;
+    const PullRow *row = &p->rows[i];
+    int n_contests = p->identity ? pull_contested(p, i, contested) : 0;
+    for (int k = 0; k < n_contests; k++) { /* the closest first: the one that decided (insertion, stable) */
+        PullContest ct;
+        pull_contest(c, multi->scores, single->scores, single->att, i, row->wide_top, contested[k],
+                     parts + (size_t)k * H, &ct);
+        int at = k;
+        for (; at > 0 && fabs(contests[at - 1].margin) > fabs(ct.margin); at--)
+            contests[at] = contests[at - 1];
+        contests[at] = ct;
+    }
+    return n_contests;
+}
+
+/* How deep the heads' bars on query i go (contests (n_contests), the closest first).  One scale for
+ * every bar on the left: each head's score less its top score, times per_head (1/sqrt(n_heads)
+ * when the wide head adds them up: its part of the wide head's score), and the contests' parts
+ * below, as deep as the closest choice needs (the heads' falls at the wide head's top key and at
+ * the closest contested key, or its runner-up when none is; the closest contest's parts): there
+ * the eye compares the heads on one axis. A bar deeper than that is cut (a white line across its
+ * end): a head that falls by thousands far from its favourite shows it without hiding the others'
+ * and the last keys' few points. */
+static double bar_depth(const MhaConfig *c, const MhaState *multi, const PullLayer *p, int i,
+                        const PullContest *contests, int n_contests, double per_head)
+{
+    const int T = c->T, H = c->n_heads;
+    const PullRow *row = &p->rows[i];
+    const int *top = p->top + (size_t)i * H;
+    const int near = n_contests ? contests[0].other : row->runner_up;
+    double depth = 0;
+    for (int h = 0; h < H; h++) {
+        const float *s_hi = multi->scores + ((size_t)h * T + i) * T;
+        const double top_h = s_hi[top[h]];
+        depth = fmax(depth, (top_h - s_hi[row->wide_top]) * per_head);
+        if (near >= 0)
+            depth = fmax(depth, (top_h - s_hi[near]) * per_head);
+        if (n_contests) {
+            double pro = 0, con = 0;
+            for (int g = 0; g < H; g++)
+                pro += fmax(contests[0].contrib[g], 0), con += fmax(-contests[0].contrib[g], 0);
+            depth = fmax(depth, fmax(pro, con));
+        }
+    }
+    return depth > 0 ? round_depth(depth) : 1;
+}
+
+/* The wide head's own scores when it has weights of its own (w_i (T) its row of scores): each key's
+ * fall from its top key on its own scale, bars bar_w wide in L's slots, from y0 to y1. */
+static int draw_own_scores(DrawCanvas *cv, const DrawFont *font, const float *w_i, const PullRow *row,
+                           const Labels *L, int bar_w, int y0, int y1)
+{
+    double own_depth = 0;
+    for (int j = 0; j < row->n_keys; j++)
+        own_depth = fmax(own_depth, (double)w_i[row->wide_top] - w_i[j]);
+    own_depth = own_depth > 0 ? round_depth(own_depth) : 1;
+    if (draw_score_axis(cv, font, y0, y1, own_depth) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    for (int j = 0; j < row->n_keys; j++) {
+        const int x = SCORES_X + (int)(j * L->slot_s + (L->slot_s - bar_w) / 2);
+        draw_fill_rect(cv, x, y0, bar_w, (int)lround((w_i[row->wide_top] - w_i[j]) / own_depth * (y1 - y0)),
+                       WIDE_COLOUR);
+    }
+    draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
+    dot(cv, SCORES_X + (int)((row->wide_top + 0.5f) * L->slot_s), y0, WIDE_COLOUR);
+    return MHAVIZ_OK;
+}
+
+/* The two column headers over the rows: the scores' scale (each head's part of the wide head's when
+ * identity, else its own) and the softmax's. */
+static int draw_headers(DrawCanvas *cv, const DrawFont *font, int identity, int H)
+{
+    char text[512];
+    const int header_y = BODY_Y - (int)draw_line_height(HEADER_PX) - 8;
+    if (identity)
+        snprintf(text, sizeof text, "score \xe2\x88\x92 top score, \xc3\xb7 \xe2\x88\x9a%d: each head's part of "
+                 "the wide head's", H);
+    else
+        snprintf(text, sizeof text, "score \xe2\x88\x92 the head's top score (0: its favourite), one scale");
+    draw_ellipsize(font, text, sizeof text, HEADER_PX, (float)(WEIGHTS_X - SCORES_X - 20));
+    if (draw_text(cv, font, text, HEADER_PX, SCORES_X, header_y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
+        draw_text(cv, font, "softmax: its share of attention", HEADER_PX, WEIGHTS_X, header_y, DRAW_START,
+                  DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    return MHAVIZ_OK;
+}
+
+/* The wide head's row label (from y0 to y1, its rule at y - WIDE_GAP): what its row shows, and the
+ * heads' colour legend when it adds them up (identity). */
+static int draw_wide_label(DrawCanvas *cv, const DrawFont *font, int identity, int H, int y, int y0, int y1)
+{
+    char more[256];
+    if (identity)
+        snprintf(more, sizeof more, "who chose its top\nkey: its margin over\neach pulling head's\nfavourite, split "
+                 "into\nthe heads' parts;\n| : the margin");
+    else
+        snprintf(more, sizeof more, "trained separately:\nits own scores, not\nthe heads' sum, so no\nsplit into "
+                 "parts;\ndot: its top key");
+    if (draw_row_label(cv, font, y0, y1 - y0, NULL, identity ? "wide head" : "one head", more) != MHAVIZ_OK ||
+        (identity && draw_legend(cv, font, H, y - WIDE_GAP + 14) != MHAVIZ_OK))
+        return MHAVIZ_ENOMEM;
+    return MHAVIZ_OK;
+}
+
+/* Head h's row (from y to y + unit, pad inside): its name and favourite key (top_h, shown as
+ * top_label), its scores' falls from its top score (s_hi (n), times per_head) as bars bar_w wide on
+ * the common depth, a cut line on bars deeper than it, and its softmax weights (att_hi (n)) with
+ * numbers num_w wide; L's slots place the keys. */
+static int draw_head_row(DrawCanvas *cv, const DrawFont *font, const float *s_hi, const float *att_hi, int n, int h,
+                         int top_h, const char *top_label, const Labels *L, int y, int unit, int pad, int bar_w,
+                         double depth, double per_head, float num_w)
+{
+    const int y0 = y + pad, y1 = y + unit - pad;
+    const DrawRgb col = draw_colour(h);
+    char name[32], second[200];
+    snprintf(name, sizeof name, "head %d", h);
+    favourite_text(font, top_label, top_h, unit - pad, second, sizeof second);
+    if (draw_row_label(cv, font, y + pad, unit - pad, &col, name, second) != MHAVIZ_OK ||
+        draw_score_axis(cv, font, y0, y1, depth) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    for (int j = 0; j < n; j++) {
+        const int x = SCORES_X + (int)(j * L->slot_s + (L->slot_s - bar_w) / 2);
+        const double fall = (s_hi[top_h] - s_hi[j]) * per_head;
+        const int len = (int)lround(fmin(fall, depth) / depth * (y1 - y0));
+        draw_fill_rect(cv, x, y0, bar_w, len, col);
+        if (fall > depth && y1 - y0 > 12) /* cut: deeper than the scale */
+            draw_fill_rect(cv, x, y1 - 7, bar_w, 3, (DrawRgb){255, 255, 255});
+    }
+    draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
+    dot(cv, SCORES_X + (int)((top_h + 0.5f) * L->slot_s), y0, col);
+    if (draw_weights(cv, font, att_hi, n, L->slot_w, num_w, y0, y1, col) !=
+        MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    return MHAVIZ_OK;
+}
+
 int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, const MhaConfig *c, char *const *tokens,
                 const MhaState *multi, const MhaState *single, const PullLayer *p, int query, char *err,
                 size_t errlen)
@@ -402,70 +562,21 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
         shown[j] = labels + (size_t)j * RENDER_LABEL_BYTES;
         render_token_label(font, tokens[j], LABEL_PX, LABEL_MAX_LENGTH, shown[j]);
     }
-    char text[512];
 
-    /* Title and caption. */
-    snprintf(text, sizeof text, "The pulls on '%s' (token %d): each head's, and the %s", shown[i], i,
-             p->identity ? "wide head's, which adds them up" : "one head's, trained on its own");
-    draw_ellipsize(font, text, sizeof text, TITLE_PX, (float)(SLIDE_W - 2 * MARGIN));
-    if (draw_text(cv, font, text, TITLE_PX, MARGIN, MARGIN - 12, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
-        goto cleanup;
-    pull_caption(caption, 2048, p, i, shown, single->att);
-    if (draw_caption(cv, font, caption, 86) != MHAVIZ_OK)
+    if (draw_title(cv, font, p, i, shown, single->att, caption) != MHAVIZ_OK)
         goto cleanup;
 
     /* The contests (pull.h): the wide head's margin between its top key and
      * each pulling head's favourite, split into the heads' parts. None for a
      * head trained on its own. */
-    int n_contests = p->identity ? pull_contested(p, i, contested) : 0;
-    for (int k = 0; k < n_contests; k++) { /* the closest first: the one that decided (insertion, stable) */
-        PullContest ct;
-        pull_contest(c, multi->scores, single->scores, single->att, i, row->wide_top, contested[k],
-                     parts + (size_t)k * H, &ct);
-        int at = k;
-        for (; at > 0 && fabs(contests[at - 1].margin) > fabs(ct.margin); at--)
-            contests[at] = contests[at - 1];
-        contests[at] = ct;
-    }
+    const int n_contests = sorted_contests(c, multi, single, p, i, contested, parts, contests);
 
-    /* One scale for every bar on the left: each head's score less its top
-     * score, divided by sqrt(n_heads) when the wide head adds them up (its
-     * part of the wide head's score), and the contests' parts below, as
-     * deep as the closest choice needs (the heads' falls at the wide head's
-     * top key and at the closest contested key, or its runner-up when none
-     * is; the closest contest's parts): there the eye compares the heads on
-     * one axis. A bar deeper than that is cut (a white line across its
-     * end): a head that falls by thousands far from its favourite shows it
-     * without hiding the others' and the last keys' few points. */
+    /* One scale for every bar on the left (bar_depth). */
     const double per_head = p->identity ? 1.0 / sqrt((double)H) : 1.0;
-    const int near = n_contests ? contests[0].other : row->runner_up;
-    double depth = 0;
-    for (int h = 0; h < H; h++) {
-        const float *s_hi = multi->scores + ((size_t)h * T + i) * T;
-        const double top_h = s_hi[top[h]];
-        depth = fmax(depth, (top_h - s_hi[row->wide_top]) * per_head);
-        if (near >= 0)
-            depth = fmax(depth, (top_h - s_hi[near]) * per_head);
-        if (n_contests) {
-            double pro = 0, con = 0;
-            for (int g = 0; g < H; g++)
-                pro += fmax(contests[0].contrib[g], 0), con += fmax(-contests[0].contrib[g], 0);
-            depth = fmax(depth, fmax(pro, con));
-        }
-    }
-    depth = depth > 0 ? round_depth(depth) : 1;
+    const double depth = bar_depth(c, multi, p, i, contests, n_contests, per_head);
 
     /* Column headers. */
-    const int header_y = BODY_Y - (int)draw_line_height(HEADER_PX) - 8;
-    if (p->identity)
-        snprintf(text, sizeof text, "score \xe2\x88\x92 top score, \xc3\xb7 \xe2\x88\x9a%d: each head's part of "
-                 "the wide head's", H);
-    else
-        snprintf(text, sizeof text, "score \xe2\x88\x92 the head's top score (0: its favourite), one scale");
-    draw_ellipsize(font, text, sizeof text, HEADER_PX, (float)(WEIGHTS_X - SCORES_X - 20));
-    if (draw_text(cv, font, text, HEADER_PX, SCORES_X, header_y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
-        draw_text(cv, font, "softmax: its share of attention", HEADER_PX, WEIGHTS_X, header_y, DRAW_START,
-                  DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+    if (draw_headers(cv, font, p->identity, H) != MHAVIZ_OK)
         goto cleanup;
 
     /* The numbers over the softmax bars: as wide as the widest of the slide. */
@@ -482,27 +593,9 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     const int bar_w = (int)fmaxf(1.0f, L.slot_s * 0.7f);
 
     for (int h = 0; h < H; h++) {
-        const int y = BODY_Y + h * unit, y0 = y + pad, y1 = y + unit - pad;
-        const float *s_hi = multi->scores + ((size_t)h * T + i) * T;
-        const DrawRgb col = draw_colour(h);
-        char name[32], second[200];
-        snprintf(name, sizeof name, "head %d", h);
-        favourite_text(font, shown[top[h]], top[h], unit - pad, second, sizeof second);
-        if (draw_row_label(cv, font, y + pad, unit - pad, &col, name, second) != MHAVIZ_OK ||
-            draw_score_axis(cv, font, y0, y1, depth) != MHAVIZ_OK)
-            goto cleanup;
-        for (int j = 0; j < n; j++) {
-            const int x = SCORES_X + (int)(j * L.slot_s + (L.slot_s - bar_w) / 2);
-            const double fall = (s_hi[top[h]] - s_hi[j]) * per_head;
-            const int len = (int)lround(fmin(fall, depth) / depth * (y1 - y0));
-            draw_fill_rect(cv, x, y0, bar_w, len, col);
-            if (fall > depth && y1 - y0 > 12) /* cut: deeper than the scale */
-                draw_fill_rect(cv, x, y1 - 7, bar_w, 3, (DrawRgb){255, 255, 255});
-        }
-        draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
-        dot(cv, SCORES_X + (int)((top[h] + 0.5f) * L.slot_s), y0, col);
-        if (draw_weights(cv, font, multi->att + ((size_t)h * T + i) * T, n, L.slot_w, num_w, y0, y1, col) !=
-            MHAVIZ_OK)
+        const int y = BODY_Y + h * unit;
+        if (draw_head_row(cv, font, multi->scores + ((size_t)h * T + i) * T, multi->att + ((size_t)h * T + i) * T, n,
+                          h, top[h], shown[top[h]], &L, y, unit, pad, bar_w, depth, per_head, num_w) != MHAVIZ_OK)
             goto cleanup;
         if (h + 1 < H)
             draw_fill_rect(cv, LABEL_X, y + unit - 1, SLIDE_W - 2 * MARGIN, 1, (DrawRgb){235, 235, 235});
@@ -513,33 +606,14 @@ int render_pull(DrawCanvas *cv, const DrawFont *font, const char *png_path, cons
     const int y = BODY_Y + H * unit + WIDE_GAP, y0 = y + pad, y1 = y + WIDE_ROWS * unit - pad;
     draw_fill_rect(cv, LABEL_X, y - WIDE_GAP + 4, SLIDE_W - 2 * MARGIN, 2, DRAW_FRAME);
     const float *w_i = single->scores + (size_t)i * T;
-    char more[256];
-    if (p->identity)
-        snprintf(more, sizeof more, "who chose its top\nkey: its margin over\neach pulling head's\nfavourite, split "
-                 "into\nthe heads' parts;\n| : the margin");
-    else
-        snprintf(more, sizeof more, "trained separately:\nits own scores, not\nthe heads' sum, so no\nsplit into "
-                 "parts;\ndot: its top key");
-    if (draw_row_label(cv, font, y0, y1 - y0, NULL, p->identity ? "wide head" : "one head", more) != MHAVIZ_OK ||
-        (p->identity && draw_legend(cv, font, H, y - WIDE_GAP + 14) != MHAVIZ_OK))
+    if (draw_wide_label(cv, font, p->identity, H, y, y0, y1) != MHAVIZ_OK)
         goto cleanup;
     if (p->identity) {
         if (draw_contests(cv, font, contests, n_contests, H, shown, tokens, n, depth, y0, y1) != MHAVIZ_OK)
             goto cleanup;
     } else {
-        double own_depth = 0;
-        for (int j = 0; j < n; j++)
-            own_depth = fmax(own_depth, (double)w_i[row->wide_top] - w_i[j]);
-        own_depth = own_depth > 0 ? round_depth(own_depth) : 1;
-        if (draw_score_axis(cv, font, y0, y1, own_depth) != MHAVIZ_OK)
+        if (draw_own_scores(cv, font, w_i, row, &L, bar_w, y0, y1) != MHAVIZ_OK)
             goto cleanup;
-        for (int j = 0; j < n; j++) {
-            const int x = SCORES_X + (int)(j * L.slot_s + (L.slot_s - bar_w) / 2);
-            draw_fill_rect(cv, x, y0, bar_w, (int)lround((w_i[row->wide_top] - w_i[j]) / own_depth * (y1 - y0)),
-                           WIDE_COLOUR);
-        }
-        draw_fill_rect(cv, SCORES_X, y0, SCORES_W, 1, RULE);
-        dot(cv, SCORES_X + (int)((row->wide_top + 0.5f) * L.slot_s), y0, WIDE_COLOUR);
     }
     if (draw_weights(cv, font, single->att + (size_t)i * T, n, L.slot_w, num_w, y0, y1, WIDE_COLOUR) != MHAVIZ_OK)
         goto cleanup;

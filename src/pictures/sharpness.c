@@ -214,11 +214,84 @@ static void draw_series(DrawCanvas *c, const RenderSharpnessLayout *P, const dou
     }
 }
 
+/* The axes on c: grid lines and ticks at whole numbers of keys, the axis lines, the captions and the
+ * query tokens (T, the ones L shows) turned under the axis.  MHAVIZ_ENOMEM when text cannot be drawn. */
+static int sharpness_axes(DrawCanvas *c, const DrawFont *font, const Layout *L, int T, char *const *tokens)
+{
+    const RenderSharpnessLayout *P = &L->pub;
+    const float s = L->s;
+    const int m = L->m, bottom = P->plot_y + P->plot_h;
+    const int step = key_step(P->keys_max);
+    for (int k = 1; k <= P->keys_max; k += k == 1 && step > 1 ? step - 1 : step) {
+        const int y = (int)lroundf(y_of(P, k));
+        char tick[16];
+        snprintf(tick, sizeof tick, "%d", k);
+        draw_fill_rect(c, P->plot_x, y, P->plot_w, 1, GRID);
+        draw_fill_rect(c, P->plot_x - (int)(8.0f * s), y, (int)(8.0f * s), 2, DRAW_INK);
+        if (draw_text(c, font, tick, L->tick_px, P->plot_x - (int)(14.0f * s), y, DRAW_END, DRAW_MID, DRAW_INK, 0) !=
+            MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+    }
+    draw_fill_rect(c, P->plot_x - 2, P->plot_y, 2, P->plot_h + 2, DRAW_INK);
+    draw_fill_rect(c, P->plot_x - 2, bottom, P->plot_w + 2, 2, DRAW_INK);
+    if (draw_text(c, font, Y_CAPTION, L->cap_px, m, P->plot_y + P->plot_h / 2, DRAW_MID, DRAW_TOP, DRAW_INK, 1) !=
+        MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    /* The query tokens, turned, under the axis: the second level of
+     * staggered labels beyond the first, a thin tick leading up to it. */
+    const int label_top = bottom + (int)(10.0f * s);
+    for (int t = 0; t < T; t++) {
+        if (!L->shown[t])
+            continue;
+        char label[RENDER_LABEL_BYTES];
+        render_token_label(font, tokens[t], P->label_px, 8.0f * P->label_px, label);
+        const int x = P->plot_x + (int)L->centre[t];
+        const int dy = L->shown[t] == 2 ? (int)ceilf(L->level0_w + 8.0f * s) : 0;
+        if (dy)
+            draw_fill_rect(c, x, label_top, 1, dy - 3, GRID);
+        if (labels_draw(c, font, label, P->label_px, x, label_top + dy, DRAW_END, 1) != MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+    }
+    if (draw_text(c, font, X_CAPTION, L->cap_px, P->plot_x + P->plot_w / 2, label_top + L->label_w + (int)(8.0f * s),
+                  DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+        return MHAVIZ_ENOMEM;
+    return MHAVIZ_OK;
+}
+
+/* The legend on c (w wide), level with the plot's top: one line per map (legend's names), and why
+ * lines lie side by side when the heads are coloured.  MHAVIZ_ENOMEM when text cannot be drawn. */
+static int sharpness_legend(DrawCanvas *c, const DrawFont *font, const Layout *L, int w, char *const *legend,
+                            int coloured)
+{
+    const RenderSharpnessLayout *P = &L->pub;
+    const float s = L->s;
+    const int m = L->m;
+    char line[RENDER_LABEL_BYTES * 2];
+    const int n_lines = legend_lines(L);
+    for (int k = 0; coloured && L->n_heads > 1 && k < N_SHIFTED; k++)
+        if (draw_text(c, font, SHIFTED[k], 0.85f * L->legend_px, L->legend_x,
+                      P->plot_y + n_lines * L->legend_dy + L->legend_dy / 2 + (int)(k * draw_line_height(0.85f * L->legend_px)),
+                      DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+    for (int k = 0; k < n_lines; k++) {
+        const int wide = k == n_lines - 1;
+        const DrawRgb col = wide ? DRAW_INK : coloured ? draw_colour(k) : MANY_HEADS;
+        const int y = P->plot_y + L->legend_dy / 2 + k * L->legend_dy;
+        draw_line(c, (float)L->legend_x, (float)y + 0.5f, (float)(L->legend_x + L->swatch_w), (float)y + 0.5f,
+                  wide ? P->wide_px : P->head_px, col);
+        legend_text(L, legend, k, line, sizeof line);
+        draw_ellipsize(font, line, sizeof line, L->legend_px, (float)(w - m - L->legend_x - L->swatch_w) - 14.0f * s);
+        if (draw_text(c, font, line, L->legend_px, L->legend_x + L->swatch_w + (int)(14.0f * s), y, DRAW_START, DRAW_MID,
+                      DRAW_INK, 0) != MHAVIZ_OK)
+            return MHAVIZ_ENOMEM;
+    }
+    return MHAVIZ_OK;
+}
+
 /* Draw sharpness.png on c (w x h) and write it to png_path: maps (n_maps)
  * pointers to (T, T) softmax maps, the last the single wide head's; title
  * and subtitle (NULL: none) on top. Returns MHAVIZ_OK, MHAVIZ_EIO (err
- * names the file) or MHAVIZ_ENOMEM.
- * Long on purpose: the picture drawn in one pass, top to bottom. */
+ * names the file) or MHAVIZ_ENOMEM. */
 static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int h, const char *png_path,
                           const float *const *maps, int n_maps, int T, char *const *tokens, int causal,
                           const char *title, const char *subtitle, char *const *legend, char *err, size_t errlen)
@@ -231,8 +304,7 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
         goto oom;
     layout(font, w, h, n_maps, T, tokens, legend, subtitle, effective_keys(maps, n_maps, T, causal, v), &L);
     const RenderSharpnessLayout *P = &L.pub;
-    const float s = L.s;
-    const int m = L.m, bottom = P->plot_y + P->plot_h;
+    const int m = L.m;
 
     /* Title and subtitle. */
     char line[RENDER_LABEL_BYTES * 2];
@@ -246,40 +318,7 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
                   DRAW_INK, 0) != MHAVIZ_OK)
         goto oom;
 
-    /* The axes: grid lines and ticks at whole numbers of keys, the captions. */
-    const int step = key_step(P->keys_max);
-    for (int k = 1; k <= P->keys_max; k += k == 1 && step > 1 ? step - 1 : step) {
-        const int y = (int)lroundf(y_of(P, k));
-        char tick[16];
-        snprintf(tick, sizeof tick, "%d", k);
-        draw_fill_rect(c, P->plot_x, y, P->plot_w, 1, GRID);
-        draw_fill_rect(c, P->plot_x - (int)(8.0f * s), y, (int)(8.0f * s), 2, DRAW_INK);
-        if (draw_text(c, font, tick, L.tick_px, P->plot_x - (int)(14.0f * s), y, DRAW_END, DRAW_MID, DRAW_INK, 0) !=
-            MHAVIZ_OK)
-            goto oom;
-    }
-    draw_fill_rect(c, P->plot_x - 2, P->plot_y, 2, P->plot_h + 2, DRAW_INK);
-    draw_fill_rect(c, P->plot_x - 2, bottom, P->plot_w + 2, 2, DRAW_INK);
-    if (draw_text(c, font, Y_CAPTION, L.cap_px, m, P->plot_y + P->plot_h / 2, DRAW_MID, DRAW_TOP, DRAW_INK, 1) !=
-        MHAVIZ_OK)
-        goto oom;
-    /* The query tokens, turned, under the axis: the second level of
-     * staggered labels beyond the first, a thin tick leading up to it. */
-    const int label_top = bottom + (int)(10.0f * s);
-    for (int t = 0; t < T; t++) {
-        if (!L.shown[t])
-            continue;
-        char label[RENDER_LABEL_BYTES];
-        render_token_label(font, tokens[t], P->label_px, 8.0f * P->label_px, label);
-        const int x = P->plot_x + (int)L.centre[t];
-        const int dy = L.shown[t] == 2 ? (int)ceilf(L.level0_w + 8.0f * s) : 0;
-        if (dy)
-            draw_fill_rect(c, x, label_top, 1, dy - 3, GRID);
-        if (labels_draw(c, font, label, P->label_px, x, label_top + dy, DRAW_END, 1) != MHAVIZ_OK)
-            goto oom;
-    }
-    if (draw_text(c, font, X_CAPTION, L.cap_px, P->plot_x + P->plot_w / 2, label_top + L.label_w + (int)(8.0f * s),
-                  DRAW_MID, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK)
+    if (sharpness_axes(c, font, &L, T, tokens) != MHAVIZ_OK)
         goto oom;
 
     /* The lines: the wide head's bold one first, so that a head's line on
@@ -299,25 +338,8 @@ static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int
                       MHAVIZ_OK)
         goto oom;
 
-    /* The legend, level with the plot's top, and why lines lie side by side. */
-    const int n_lines = legend_lines(&L);
-    for (int k = 0; coloured && L.n_heads > 1 && k < N_SHIFTED; k++)
-        if (draw_text(c, font, SHIFTED[k], 0.85f * L.legend_px, L.legend_x,
-                      P->plot_y + n_lines * L.legend_dy + L.legend_dy / 2 + (int)(k * draw_line_height(0.85f * L.legend_px)),
-                      DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)
-            goto oom;
-    for (int k = 0; k < n_lines; k++) {
-        const int wide = k == n_lines - 1;
-        const DrawRgb col = wide ? DRAW_INK : coloured ? draw_colour(k) : MANY_HEADS;
-        const int y = P->plot_y + L.legend_dy / 2 + k * L.legend_dy;
-        draw_line(c, (float)L.legend_x, (float)y + 0.5f, (float)(L.legend_x + L.swatch_w), (float)y + 0.5f,
-                  wide ? P->wide_px : P->head_px, col);
-        legend_text(&L, legend, k, line, sizeof line);
-        draw_ellipsize(font, line, sizeof line, L.legend_px, (float)(w - m - L.legend_x - L.swatch_w) - 14.0f * s);
-        if (draw_text(c, font, line, L.legend_px, L.legend_x + L.swatch_w + (int)(14.0f * s), y, DRAW_START, DRAW_MID,
-                      DRAW_INK, 0) != MHAVIZ_OK)
-            goto oom;
-    }
+    if (sharpness_legend(c, font, &L, w, legend, coloured) != MHAVIZ_OK)
+        goto oom;
 
     free(v), free(L.shown), free(L.centre);
     return draw_write_png(c, png_path, err, errlen);

@@ -331,13 +331,12 @@ static void json_chance(FILE *f, const ReportData *d, const LayerSummary *s)
     fputs("}\n  },\n", f);
 }
 
-/* Long on purpose: report.json's keys in the order they are written. */
-void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *mx)
+/* report.json's opening keys: format and version, the tokens (T), the checkpoint's token ids and
+ * model (when from one), the layer's shape and the input's notes. */
+static void json_header(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const MhaConfig *c = s->c;
     const int T = c->T;
-    const size_t map = (size_t)T * T;
-
     fputs("{\n  \"format\": \"mhaviz-report\",\n  \"version\": 2,\n  \"tokens\": [", f);
     for (int t = 0; t < T; t++) {
         if (t > 0)
@@ -366,6 +365,15 @@ void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *m
         json_string(f, d->notes);
         fputs(",\n", f);
     }
+}
+
+/* "heads" and "single_head": each head's place, measures, difference from the one head and its
+ * map (T, T) (and scores (T, T) when asked), then the one head's measures and map. */
+static void json_heads(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *mx)
+{
+    const MhaConfig *c = s->c;
+    const int T = c->T;
+    const size_t map = (size_t)T * T;
 
     /* Each head: where it sits, what it does, how it differs, its map. */
     char head[32], name[64];
@@ -400,9 +408,11 @@ void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *m
         json_matrix(f, mx, d->single->scores, T, T, "single_head_scores.npy", "        ");
     }
     fputs("\n  },\n", f);
-    if (d->in->training.n_seeds)
-        json_training(f, &d->in->training, d->pooled_from);
+}
 
+/* "comparison": the blur, the mean normalised entropies and how far the outputs are apart. */
+static void json_comparison(FILE *f, const LayerSummary *s)
+{
     fputs("  \"comparison\": {\n    \"blur\": ", f);
     json_number(f, s->blur);
     fputs(",\n    \"heads_mean_entropy_norm\": ", f);
@@ -414,13 +424,12 @@ void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *m
     fputs(",\n    \"output_cosine\": ", f);
     json_number(f, s->cosine);
     fputs("\n  },\n", f);
+}
 
-    json_kept(f, &s->kept);
-    if (d->pulls)
-        json_pulls(f, d, d->pulls);
-    if (d->chance)
-        json_chance(f, d, s);
-
+/* "cost": the pairs counted, then the cost table's rows: this input, MHA, every GQA-g, MQA, the one head. */
+static void json_cost(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    const int T = s->c->T;
     const CostTable *t = &s->cost;
     fprintf(f, "  \"cost\": {\n    \"T\": %d,\n    \"visible_pairs\": %" PRId64 ",\n"
                "    \"masked_cells_counted\": false,\n    \"biases_counted\": %s,\n",
@@ -436,6 +445,25 @@ void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *m
     json_cost_row(f, "mqa", &t->mqa, 1, 0);
     json_cost_row(f, "single_head", &t->wide, 1, 1);
     fputs("  },\n", f);
+}
+
+/* report.json's keys in the order they are written; "output" last: both outputs (T, d_model). */
+void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *mx)
+{
+    const MhaConfig *c = s->c;
+    const int T = c->T;
+
+    json_header(f, d, s);
+    json_heads(f, d, s, mx);
+    if (d->in->training.n_seeds)
+        json_training(f, &d->in->training, d->pooled_from);
+    json_comparison(f, s);
+    json_kept(f, &s->kept);
+    if (d->pulls)
+        json_pulls(f, d, d->pulls);
+    if (d->chance)
+        json_chance(f, d, s);
+    json_cost(f, d, s);
 
     fputs("  \"output\": {\n    \"multi_head\": ", f);
     json_matrix(f, mx, d->multi->out, T, c->d_model, "output_multi_head.npy", "      ");

@@ -244,6 +244,84 @@ static void prediction_json(FILE *f, int n, const int *ids, const double *logpro
     fprintf(f, "]");
 }
 
+/* The values of "ablated" (the heads turned off, as [layer, head], and the prediction without them;
+ * null when none) and "head_effects" (n_layers, n_heads; null when not measured); the caller closes
+ * the outer bracket. */
+static void model_json_ablated(FILE *f, const ModelPrediction *pred)
+{
+    if (!pred->off)
+        fprintf(f, "null");
+    else {
+        fprintf(f, "{\"heads\": [");
+        for (int k = 0, first = 1; k < pred->n_layers * pred->n_heads; k++)
+            if (pred->off[k]) {
+                fprintf(f, "%s[%d, %d]", first ? "" : ", ", k / pred->n_heads, k % pred->n_heads);
+                first = 0;
+            }
+        fprintf(f, "], \"prediction\": ");
+        prediction_json(f, pred->off_n, pred->off_ids, pred->off_logprob, pred->off_text);
+        fprintf(f, ", \"top_logprob\": ");
+        json_number(f, pred->off_top);
+        fprintf(f, ", \"top_change\": ");
+        json_number(f, pred->off_top - pred->logprob[0]);
+        fprintf(f, "}");
+    }
+    fprintf(f, ",\n  \"head_effects\": %s", pred->effect ? "[" : "null");
+    for (int l = 0; pred->effect && l < pred->n_layers; l++) {
+        fprintf(f, "%s[", l ? ", " : "");
+        for (int h = 0; h < pred->n_heads; h++) {
+            fprintf(f, h ? ", " : "");
+            json_number(f, pred->effect[(size_t)l * pred->n_heads + h]);
+        }
+        fprintf(f, "]");
+    }
+}
+
+/* "layers": one line per layer run: its folder, roles counted, each head's role, rows kept and lost,
+ * the blur and chance's ranges. */
+static void model_json_layers(FILE *f, const ModelSummary *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        const LayerRow *l = &s->layers[i];
+        char folder[32];
+        outdir_layer_folder(folder, sizeof folder, l->layer);
+        fprintf(f, "    {\"layer\": %d, \"folder\": \"%s\", \"roles\": {", l->layer, folder);
+        for (int r = 0, first = 1; r <= MEASURES_NONE; r++)
+            if (l->roles[r] > 0) {
+                fprintf(f, "%s\"%s\": %d", first ? "" : ", ", measures_role_name(r), l->roles[r]);
+                first = 0;
+            }
+        fprintf(f, "}, \"head_roles\": [");
+        for (int h = 0; h < l->n_heads; h++)
+            fprintf(f, "%s\"%s\"", h ? ", " : "", measures_role_name(l->head_role[h]));
+        fprintf(f, "], \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->lost);
+        json_number(f, l->blur);
+        fprintf(f, ", \"chance\": {\"draws\": %d", l->draws);
+        model_range(f, "blur", &l->blur_r);
+        model_range(f, "kept", &l->kept_r);
+        model_range(f, "lost", &l->lost_r);
+        fprintf(f, "}}%s\n", i + 1 < s->n ? "," : "");
+    }
+}
+
+/* "heads_worth_a_slide": for each pattern with a slide, the head that shows it best (or nulls). */
+static void model_json_slides(FILE *f, const ModelSummary *s)
+{
+    for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++) {
+        const SlideHead *b = &s->best[k];
+        fprintf(f, "    {\"pattern\": \"%s\", ", measures_role_name(model_summary_slides[k]));
+        if (b->layer < 0)
+            fprintf(f, "\"layer\": null, \"head\": null, \"shown\": 0, \"rows\": %d}", b->rows);
+        else {
+            fprintf(f, "\"layer\": %d, \"head\": %d, \"shown\": %d, \"rows\": %d, \"share\": ", b->layer, b->head,
+                    b->shown, b->rows);
+            json_number(f, b->share);
+            fprintf(f, ", \"is_role\": %s}", b->is_role ? "true" : "false");
+        }
+        fprintf(f, "%s\n", k + 1 < MODEL_SUMMARY_N_SLIDES ? "," : "");
+    }
+}
+
 /* A file's layers: "model" null, "input" its name and size, no token ids
  * and no prediction ("prediction", "ablated" and "head_effects" null). */
 static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const char *name, const ModelPrediction *pred)
@@ -292,68 +370,11 @@ static void model_json(FILE *f, const ModelSummary *s, const MhaInput *in, const
         fprintf(f, "}");
     }
     fprintf(f, "],\n  \"ablated\": ");
-    if (!pred->off)
-        fprintf(f, "null");
-    else {
-        fprintf(f, "{\"heads\": [");
-        for (int k = 0, first = 1; k < pred->n_layers * pred->n_heads; k++)
-            if (pred->off[k]) {
-                fprintf(f, "%s[%d, %d]", first ? "" : ", ", k / pred->n_heads, k % pred->n_heads);
-                first = 0;
-            }
-        fprintf(f, "], \"prediction\": ");
-        prediction_json(f, pred->off_n, pred->off_ids, pred->off_logprob, pred->off_text);
-        fprintf(f, ", \"top_logprob\": ");
-        json_number(f, pred->off_top);
-        fprintf(f, ", \"top_change\": ");
-        json_number(f, pred->off_top - pred->logprob[0]);
-        fprintf(f, "}");
-    }
-    fprintf(f, ",\n  \"head_effects\": %s", pred->effect ? "[" : "null");
-    for (int l = 0; pred->effect && l < pred->n_layers; l++) {
-        fprintf(f, "%s[", l ? ", " : "");
-        for (int h = 0; h < pred->n_heads; h++) {
-            fprintf(f, h ? ", " : "");
-            json_number(f, pred->effect[(size_t)l * pred->n_heads + h]);
-        }
-        fprintf(f, "]");
-    }
+    model_json_ablated(f, pred);
     fprintf(f, "%s,\n  \"layers\": [\n", pred->effect ? "]" : "");
-    for (int i = 0; i < s->n; i++) {
-        const LayerRow *l = &s->layers[i];
-        char folder[32];
-        outdir_layer_folder(folder, sizeof folder, l->layer);
-        fprintf(f, "    {\"layer\": %d, \"folder\": \"%s\", \"roles\": {", l->layer, folder);
-        for (int r = 0, first = 1; r <= MEASURES_NONE; r++)
-            if (l->roles[r] > 0) {
-                fprintf(f, "%s\"%s\": %d", first ? "" : ", ", measures_role_name(r), l->roles[r]);
-                first = 0;
-            }
-        fprintf(f, "}, \"head_roles\": [");
-        for (int h = 0; h < l->n_heads; h++)
-            fprintf(f, "%s\"%s\"", h ? ", " : "", measures_role_name(l->head_role[h]));
-        fprintf(f, "], \"rows\": %d, \"kept\": %d, \"lost\": %d, \"blur\": ", l->rows, l->kept, l->lost);
-        json_number(f, l->blur);
-        fprintf(f, ", \"chance\": {\"draws\": %d", l->draws);
-        model_range(f, "blur", &l->blur_r);
-        model_range(f, "kept", &l->kept_r);
-        model_range(f, "lost", &l->lost_r);
-        fprintf(f, "}}%s\n", i + 1 < s->n ? "," : "");
-    }
+    model_json_layers(f, s);
     fprintf(f, "  ],\n  \"heads_worth_a_slide\": [\n");
-    for (int k = 0; k < MODEL_SUMMARY_N_SLIDES; k++) {
-        const SlideHead *b = &s->best[k];
-        fprintf(f, "    {\"pattern\": \"%s\", ", measures_role_name(model_summary_slides[k]));
-        if (b->layer < 0)
-            fprintf(f, "\"layer\": null, \"head\": null, \"shown\": 0, \"rows\": %d}", b->rows);
-        else {
-            fprintf(f, "\"layer\": %d, \"head\": %d, \"shown\": %d, \"rows\": %d, \"share\": ", b->layer, b->head,
-                    b->shown, b->rows);
-            json_number(f, b->share);
-            fprintf(f, ", \"is_role\": %s}", b->is_role ? "true" : "false");
-        }
-        fprintf(f, "%s\n", k + 1 < MODEL_SUMMARY_N_SLIDES ? "," : "");
-    }
+    model_json_slides(f, s);
     fprintf(f, "  ]\n}\n");
 }
 

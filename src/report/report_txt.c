@@ -179,29 +179,35 @@ static void txt_pattern_row(FILE *f, const char *label, const MapMeasures *m)
     fputc('\n', f);
 }
 
-/* The cost table, columns as wide as their widest number. */
-static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
+/* The cost table's rows and their labels: this input, MHA, each GQA-g, MQA (when it is not MHA: one
+ * head), the one head compared.  labels (MEASURES_MAX_GQA + 4, 48) and rows (MEASURES_MAX_GQA + 4) are
+ * filled in that order; returns how many rows. */
+static int txt_cost_rows(const ReportData *d, const LayerSummary *s, char labels[][48], const CostRow **rows)
 {
     const CostTable *t = &s->cost;
     const MhaConfig *c = s->c;
-    /* the rows: this input, MHA, each GQA-g, MQA (when it is not MHA: one head), the one head compared */
-    char labels[MEASURES_MAX_GQA + 4][48];
-    const CostRow *rows[MEASURES_MAX_GQA + 4];
     int n_rows = 0;
-    snprintf(labels[n_rows], sizeof labels[0], "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
+    snprintf(labels[n_rows], 48, "this input (%s)", measures_layout_name(c->n_heads, c->n_kv_heads));
     rows[n_rows++] = &t->input;
-    snprintf(labels[n_rows], sizeof labels[0], "%s", LAYOUT_MHA);
+    snprintf(labels[n_rows], 48, "%s", LAYOUT_MHA);
     rows[n_rows++] = &t->mha;
     for (int g = 0; g < t->n_gqa; g++) {
-        variant_name(labels[n_rows], sizeof labels[0], c->n_heads, t->gqa[g].n_kv_heads);
+        variant_name(labels[n_rows], 48, c->n_heads, t->gqa[g].n_kv_heads);
         rows[n_rows++] = &t->gqa[g];
     }
     if (c->n_heads > 1) {
-        snprintf(labels[n_rows], sizeof labels[0], "%s", LAYOUT_MQA);
+        snprintf(labels[n_rows], 48, "%s", LAYOUT_MQA);
         rows[n_rows++] = &t->mqa;
     }
-    snprintf(labels[n_rows], sizeof labels[0], "%s", d->single_given ? "one head" : "one wide head");
+    snprintf(labels[n_rows], 48, "%s", d->single_given ? "one head" : "one wide head");
     rows[n_rows++] = &t->wide;
+    return n_rows;
+}
+
+/* The cost table itself: a header line, then one line per row (labels (n_rows, 48), rows (n_rows)),
+ * each column as wide as its widest number; the total column is dropped when the table would not fit. */
+static void txt_cost_table(FILE *f, char labels[][48], const CostRow *const *rows, int n_rows)
+{
     const char *heads[8] = {"heads", "K/V", "params", "MAC proj", "MAC scores", "MAC mix", "MAC total",
                             "K/V B/token"};
     char num[MEASURES_MAX_GQA + 4][8][32];
@@ -237,11 +243,19 @@ static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
                 fprintf(f, "  %*s", w[k], num[r][k]);
         fputc('\n', f);
     }
+}
+
+/* Under the cost table: why there is no GQA row (when there is none) and the formulas the counts
+ * come from. */
+static void txt_cost_legend(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    const CostTable *t = &s->cost;
+    const MhaConfig *c = s->c;
     if (t->n_gqa == 0 && c->n_heads > 1)
         fprintf(f, "(no GQA row: %d heads split into no number of K/V heads between 1 and %d)\n", c->n_heads,
                 c->n_heads);
 
-    char a[32], b[32];
+    char a[32];
     fprintf(f,
             "params = 2 d^2 + 2 d kv%s; MAC proj = T (2 d^2 + 2 d kv); MAC scores = MAC mix = P d;\n"
             "kv = K/V heads x head_dim; P = %s = %s (masked cells are\n"
@@ -249,6 +263,14 @@ static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
             "token per layer = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
             c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", format_grouped(a, t->pairs));
+}
+
+/* The sentence comparing MHA's counts with the wide head's (the same, when they are; a GQA or MQA
+ * input's are fewer), or that one head is itself the wide head. */
+static void txt_cost_same(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    const CostTable *t = &s->cost;
+    const MhaConfig *c = s->c;
     char line[512];
     if (c->n_heads == 1) {
         fputs("With one head, the multi-head layer is itself one wide head: the same counts.\n", f);
@@ -275,9 +297,15 @@ static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
                      d->single_given ? "one head" : "the wide head");
         txt_wrapped(f, "", line);
     }
-    if (c->n_heads == 1)
-        return; /* one head: nothing to share */
-    char c1[32];
+}
+
+/* The sentence on how sharing K/V heads shrinks the K/V cache: MHA's bytes per token per layer, then
+ * each GQA-g's and MQA's.  Only with more than one head. */
+static void txt_cost_kv_cache(FILE *f, const LayerSummary *s)
+{
+    const CostTable *t = &s->cost;
+    const MhaConfig *c = s->c;
+    char line[512], a[32], b[32], c1[32];
     int n = snprintf(line, sizeof line,
                      "Sharing K/V heads shrinks the K/V cache from %s bytes per token per layer (MHA)",
                      format_grouped(a, t->mha.kv_cache_bytes));
@@ -293,8 +321,23 @@ static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
     txt_wrapped(f, "", line);
 }
 
-/* Long on purpose: report.txt's sections in the order they are printed. */
-void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
+/* The cost section: the table, its legend, and the two sentences that read it. */
+static void txt_cost(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    char labels[MEASURES_MAX_GQA + 4][48];
+    const CostRow *rows[MEASURES_MAX_GQA + 4];
+    const int n_rows = txt_cost_rows(d, s, labels, rows);
+    txt_cost_table(f, labels, rows, n_rows);
+    txt_cost_legend(f, d, s);
+    txt_cost_same(f, d, s);
+    if (s->c->n_heads == 1)
+        return; /* one head: nothing to share */
+    txt_cost_kv_cache(f, s);
+}
+
+/* report.txt's head: the title, the model and layer (when from a checkpoint), the tokens, the
+ * layer's shape, and the input's notes as given. */
+static void txt_header(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const MhaConfig *c = s->c;
     const char *layout = measures_layout_name(c->n_heads, c->n_kv_heads);
@@ -303,7 +346,6 @@ void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
                                                           : "grouped-query: heads share key/value heads in groups";
     const int kv_mul = c->n_heads / c->n_kv_heads;
 
-    const RivalName *rival = rival_name(d->single_given);
     fprintf(f, "mhaviz report: multi-head attention against %s\n\n",
             d->single_given ? "one head trained on its own" : "one wide head");
     const ModelSource *m = d->in->model;
@@ -340,7 +382,14 @@ void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
             p += n + (p[n] == '\n');
         }
     }
+}
 
+/* "What each head does": one row per head, then the one head compared, with the columns' legend and
+ * (when the input names one) the chance line. */
+static void txt_heads(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    const MhaConfig *c = s->c;
+    const RivalName *rival = rival_name(d->single_given);
     fprintf(f, "\nWhat each head does (rows: the heads, then %s)\n",
             d->single_given ? rival->the : "the single wide head");
     fprintf(f, "%5s %4s  %-15s %6s %5s %5s %6s %5s %5s\n", "head", "K/V", "role", "bits", "norm", "conf",
@@ -363,7 +412,14 @@ void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
               "top1: share of rows whose top key is the wide head's.  - : not defined for this input.\n", f);
     if (d->chance)
         txt_heads_chance(f, d->chance, s);
+}
 
+/* "Where the attention goes": each pattern's mean share (rows: the heads, then the one head
+ * compared), the rows where each could show, and the role rule's legend. */
+static void txt_patterns(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    const MhaConfig *c = s->c;
+    const RivalName *rival = rival_name(d->single_given);
     fputs("\nWhere the attention goes: each pattern's share of a row, on average over the rows where\n"
           "it could show\n",
           f);
@@ -403,7 +459,13 @@ void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
             txt_fraction_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
             txt_fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART), MEASURES_SPLIT_EACH,
             MEASURES_ROLE_SHARE, MEASURES_ROLE_SHARE, MEASURES_SPLIT_EVEN_TIMES);
+}
 
+/* "In words": one sentence per head, then one for the head compared. */
+static void txt_in_words(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    const MhaConfig *c = s->c;
+    const RivalName *rival = rival_name(d->single_given);
     fputs("\nIn words\n", f);
     for (int h = 0; h < c->n_heads; h++) {
         char who[32];
@@ -411,7 +473,14 @@ void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
         txt_sentence(f, who, &s->heads[h], d->in->tokens, c->T);
     }
     txt_sentence(f, rival->the, &s->wide, d->in->tokens, c->T);
+}
 
+/* "Many heads against" the one head: training (when given), what is kept, the blur, the mean
+ * entropies and how far the outputs are apart. */
+static void txt_against(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    const MhaConfig *c = s->c;
+    const RivalName *rival = rival_name(d->single_given);
     fprintf(f, "\nMany heads against %s\n", d->single_given ? "one head trained on its own" : "one wide head");
     if (d->in->training.n_seeds)
         txt_training(f, &d->in->training, c->n_heads, d->pooled_from, c->n_kv_heads);
@@ -422,7 +491,17 @@ void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
             s->heads_bits_mean, s->wide.entropy_bits, rival->the);
     fprintf(f, "outputs: ||O_multi - O_single|| / ||O_multi|| = %s, mean cosine %s\n",
             txt_cell(b1, sizeof b1, "%.4f", s->rel_diff), txt_cell(b2, sizeof b2, "%.4f", s->cosine));
+}
 
+/* report.txt's sections in the order they are printed. */
+void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
+{
+    const MhaConfig *c = s->c;
+    txt_header(f, d, s);
+    txt_heads(f, d, s);
+    txt_patterns(f, d, s);
+    txt_in_words(f, d, s);
+    txt_against(f, d, s);
     if (d->pulls)
         txt_pulls(f, d);
 

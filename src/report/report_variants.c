@@ -304,6 +304,35 @@ static void json_trained(FILE *f, const Training *t, const MhaConfig *c)
     fputs("\n  ]},\n", f);
 }
 
+/* The variants' cost per layer at T (one line per variant, s (n)), its legend, and the trained
+ * K/V losses when the input has them. */
+static void variants_txt_cost(FILE *f, const Variant *v, int n, const VariantSummary *s)
+{
+    const MhaConfig *c = &v[0].in.cfg;
+    fprintf(f, "\nCost at T = %d, per layer\n", c->T);
+    fprintf(f, "%-8s %9s %12s %14s %12s %16s %6s\n", "variant", "K/V heads", "params", "MAC total",
+            "K/V B/token", "K/V cache at T", "blur");
+    for (int i = 0; i < n; i++) {
+        const CostRow *r = &s[i].cost.input;
+        char p[32], m[32], kv[32], at[32], bl[16];
+        fprintf(f, "%-8s %9d %12s %14s %12s %16s %6s\n", s[i].name, r->n_kv_heads, format_grouped(p, r->params),
+                format_grouped(m, r->mac_total), format_grouped(kv, r->kv_cache_bytes),
+                format_grouped(at, r->kv_cache_bytes * c->T), txt_cell(bl, sizeof bl, "%+.2f", s[i].blur));
+    }
+    if (v[0].in.has_single)
+        fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the normalised\n"
+              "entropy of the one head trained on its own less the heads' mean (above 0: it is blurrier).\n",
+              f);
+    else
+        fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
+              "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
+              f);
+    if (v[0].in.training.n_kv_losses)
+        txt_trained(f, &v[0].in.training, c);
+}
+
+/* variants.txt: the variants named, how they were pooled, their cost, how far each head moves from
+ * the first variant, in words, and which heads share a K/V head. */
 static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSummary *s, int *pick,
                                const GroupingRanking *ranks)
 {
@@ -344,26 +373,7 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
             txt_wrapped(f, "", line);
         }
 
-    fprintf(f, "\nCost at T = %d, per layer\n", c->T);
-    fprintf(f, "%-8s %9s %12s %14s %12s %16s %6s\n", "variant", "K/V heads", "params", "MAC total",
-            "K/V B/token", "K/V cache at T", "blur");
-    for (int i = 0; i < n; i++) {
-        const CostRow *r = &s[i].cost.input;
-        char p[32], m[32], kv[32], at[32], bl[16];
-        fprintf(f, "%-8s %9d %12s %14s %12s %16s %6s\n", s[i].name, r->n_kv_heads, format_grouped(p, r->params),
-                format_grouped(m, r->mac_total), format_grouped(kv, r->kv_cache_bytes),
-                format_grouped(at, r->kv_cache_bytes * c->T), txt_cell(bl, sizeof bl, "%+.2f", s[i].blur));
-    }
-    if (v[0].in.has_single)
-        fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the normalised\n"
-              "entropy of the one head trained on its own less the heads' mean (above 0: it is blurrier).\n",
-              f);
-    else
-        fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the wide head's\n"
-              "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
-              f);
-    if (v[0].in.training.n_kv_losses)
-        txt_trained(f, &v[0].in.training, c);
+    variants_txt_cost(f, v, n, s);
 
     fprintf(f, "\nHow far each head moves from its %s self\n", ref);
     fprintf(f, "%5s", "head");

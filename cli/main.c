@@ -757,10 +757,10 @@ cleanup:
     timing_end(&tm);
     if (committed) {
         if (!o.quiet) { /* the report before the line below, also when both go to one pipe */
-            size_t n = strlen(out_dir) + sizeof "/report.txt";
+            size_t n = strlen(out_dir) + sizeof "/" OUTDIR_REPORT_TXT;
             char *report = malloc(n);
             if (report) {
-                snprintf(report, n, "%s/report.txt", out_dir);
+                snprintf(report, n, "%s/" OUTDIR_REPORT_TXT, out_dir);
                 rc = print_file(report, err, sizeof err);
                 free(report);
             } else {

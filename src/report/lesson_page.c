@@ -11,6 +11,7 @@
 #include "text/pull_caption.h"
 #include "core/rival.h"
 #include "core/status.h"
+#include "io/outdir.h"
 #include "pictures/labels.h"
 #include "pictures/model_overview.h"
 #include "report/report.h"
@@ -831,12 +832,12 @@ int lesson_page_add(LessonPage *pg, const Variant *v, int layer, char *err, size
     if (pg->added == 0)
         rc = page_start(pg, v);
     else if (c->n_heads != pg->n_heads || c->T != pg->T) {
-        snprintf(err, errlen, "lesson.html: a variant of %d heads over %d tokens beside %d heads over %d tokens",
+        snprintf(err, errlen, OUTDIR_LESSON_PAGE ": a variant of %d heads over %d tokens beside %d heads over %d tokens",
                  c->n_heads, c->T, pg->n_heads, pg->T);
         return MHAVIZ_EINPUT;
     }
     if (rc == MHAVIZ_OK && pg->added == pg->n) {
-        snprintf(err, errlen, "lesson.html: more than the %d variants it was begun for", pg->n);
+        snprintf(err, errlen, OUTDIR_LESSON_PAGE ": more than the %d variants it was begun for", pg->n);
         return MHAVIZ_EINPUT;
     }
     char **shown = rc == MHAVIZ_OK ? shown_tokens(v->in.tokens, c->T) : NULL; // (T) the tokens as shown
@@ -873,7 +874,7 @@ int lesson_page_finish(LessonPage *pg, const char *path, const LessonModel *mode
     const size_t code = assets_lesson_lesson_html_len + assets_lesson_lesson_css_len +
                         assets_lesson_lesson_js_len + assets_lesson_quiz_js_len;
     if (pg->added != pg->n) {
-        snprintf(err, errlen, "lesson.html: %d of its %d variants added", pg->added, pg->n);
+        snprintf(err, errlen, OUTDIR_LESSON_PAGE ": %d of its %d variants added", pg->added, pg->n);
         return MHAVIZ_EINPUT;
     }
     if (pg->trained) {

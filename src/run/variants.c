@@ -32,7 +32,7 @@ static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir 
                        const QuizFile *quiz, char *err, size_t errlen)
 {
     char name[64];
-    snprintf(name, sizeof name, "%s%s%s", sub, sub[0] ? "/" : "", LESSON_PAGE_NAME);
+    snprintf(name, sizeof name, "%s%s%s", sub, sub[0] ? "/" : "", OUTDIR_LESSON_PAGE);
     char *path = outdir_path(out, name);
     if (!path) {
         snprintf(err, errlen, "out of memory");
@@ -97,7 +97,7 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
 
     /* The comparison at the top: the two pictures, then the report. */
     timing_phase(tm, TIMING_RENDER);
-    char *slide = outdir_path(out, "variants.png"), *chart = outdir_path(out, "kv_cache.png");
+    char *slide = outdir_path(out, OUTDIR_VARIANTS), *chart = outdir_path(out, OUTDIR_KV_CACHE);
     if (!slide || !chart) {
         snprintf(err, errlen, "out of memory");
         rc = MHAVIZ_ENOMEM;

@@ -163,12 +163,6 @@ static size_t json_for_html(FILE *f, const char *s)
 /* Keys query i may see. */
 static int visible(const MhaConfig *c, int i) { return mha_visible_keys(c->causal, i, c->T); }
 
-/* Visible cells of one map. */
-static size_t visible_cells(const MhaConfig *c)
-{
-    const size_t T = (size_t)c->T;
-    return c->causal ? T * (T + 1) / 2 : T * T;
-}
 
 /* Map p of variant v (p < n_heads: a head; p = n_heads: the wide head):
  * its softmax weights and scores, (T, T) each. */
@@ -246,7 +240,7 @@ static void write_summary_map(Bytes *b, const MhaConfig *c, const float *att, co
 /* The bytes of one variant's maps: every visible cell, or summaries. */
 static size_t full_bytes(const MhaConfig *c)
 {
-    return ((size_t)c->n_heads + 1) * visible_cells(c) * 2 * sizeof(uint16_t);
+    return ((size_t)c->n_heads + 1) * (size_t)mha_visible_pairs(c->causal, c->T) * 2 * sizeof(uint16_t);
 }
 
 static size_t summary_bytes(const MhaConfig *c, int thumb, int top_k)

@@ -128,10 +128,12 @@ static void usage(FILE *f)
         "      --quiz FILE    add your own questions to lesson.html's quiz (a JSON file:\n"
         "                     see docs/lesson.md)\n",
         INPUT_MAX_MEMORY_MB, (int)(REPORT_INLINE_MAX_NUMBERS >> 20));
+    char cmaps[128];
+    draw_cmap_names(cmaps, sizeof cmaps, 1);
     fprintf(f,
         "\n"
         "Pictures:\n"
-        "      --cmap NAME    viridis (default), magma, cividis or gray\n"
+        "      --cmap NAME    %s\n"
         "      --font FILE    TrueType font for the labels (default: DejaVu Sans)\n"
         "      --cell PX      cell size in pixels (default: chosen for slides)\n"
         "      --annotate     print each weight in its cell (default: when T <= 16)\n"
@@ -151,7 +153,7 @@ static void usage(FILE *f)
         "\n"
         "       mhaviz init --tokens \"SENTENCE\" [options] > my.json\n"
         "writes a starter input for your own sentence ('mhaviz init --help').\n",
-        SLIDE_W, SLIDE_H);
+        cmaps, SLIDE_W, SLIDE_H);
 }
 
 static _Noreturn void usage_error(const char *fmt, const char *arg)
@@ -368,8 +370,12 @@ static void parse_args(int argc, char **argv, Options *o)
         case OPT_QUIZ: o->quiz = optarg; break; /* read and checked before the input */
         case OPT_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); exit(MHAVIZ_OK);
         case OPT_CMAP:
-            if (!render_cmap_known(optarg))
-                usage_error("--cmap wants viridis, magma, cividis or gray, not '%s'", optarg);
+            if (!render_cmap_known(optarg)) {
+                char cmaps[128], fmt[192];
+                draw_cmap_names(cmaps, sizeof cmaps, 0);
+                snprintf(fmt, sizeof fmt, "--cmap wants %s, not '%%s'", cmaps);
+                usage_error(fmt, optarg);
+            }
             o->render.cmap = optarg;
             break;
         case OPT_FONT: o->render.font_path = optarg; break;
@@ -763,10 +769,10 @@ cleanup:
     timing_end(&tm);
     if (committed) {
         if (!o.quiet) { /* the report before the line below, also when both go to one pipe */
-            size_t n = strlen(out_dir) + sizeof "/report.txt";
+            size_t n = strlen(out_dir) + sizeof "/" OUTDIR_REPORT_TXT;
             char *report = malloc(n);
             if (report) {
-                snprintf(report, n, "%s/report.txt", out_dir);
+                snprintf(report, n, "%s/" OUTDIR_REPORT_TXT, out_dir);
                 rc = print_file(report, err, sizeof err);
                 free(report);
             } else {

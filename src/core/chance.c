@@ -15,7 +15,7 @@ const char *chance_stat_name(ChanceStat s)
 size_t chance_draw_cost(const MhaConfig *c, int rival)
 {
     const size_t d = (size_t)c->d_model, kv = (size_t)mha_kv_dim(c), T = (size_t)c->T;
-    const size_t pairs = c->causal ? T * (T + 1) / 2 : T * T; /* visible cells of a map */
+    const size_t pairs = (size_t)mha_visible_pairs(c->causal, c->T); /* visible cells of a map */
     const size_t numbers = d * (d + kv) + T * d + (rival ? 2 * d * d : 0);
     return numbers + CHANCE_CELL_COST * ((size_t)c->n_heads + 1) * pairs;
 }

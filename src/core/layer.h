@@ -4,6 +4,7 @@
 #define MHAVIZ_LAYER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Rotary positions (RoPE, Su et al. 2021) as Llama, Mistral and Qwen2 use
  * them: q and k are rotated by their token's position before the scores
@@ -34,6 +35,13 @@ typedef struct {
 /* The keys query i may see among T: keys 0..i under the causal mask
  * (i + 1 of them), every key without it. */
 static inline int mha_visible_keys(int causal, int i, int T) { return causal ? i + 1 : T; }
+
+/* The (query, key) cells of one map a query may see: mha_visible_keys
+ * summed over the T queries, T(T+1)/2 under the causal mask, T^2 without. */
+static inline int64_t mha_visible_pairs(int causal, int T)
+{
+    return causal ? (int64_t)T * (T + 1) / 2 : (int64_t)T * T;
+}
 
 /* kv_dim = n_kv_heads * head_dim: width of k and v. */
 static inline int mha_kv_dim(const MhaConfig *c) { return c->n_kv_heads * c->head_dim; }

@@ -125,7 +125,7 @@ static int cell_pattern(int i, int j, int T, int causal, const int *ids, int fix
 double measures_row_share(const float *row, int i, int T, int causal, const int *ids, int fixed_key,
                           MeasuresRole p)
 {
-    const int n_i = causal ? i + 1 : T; /* keys query i may see */
+    const int n_i = mha_visible_keys(causal, i, T);
     double share = 0.0;
     for (int j = 0; j < n_i; j++)
         if (cell_pattern(i, j, T, causal, ids, fixed_key) == (int)p)
@@ -380,7 +380,7 @@ void measures_cost(const MhaConfig *c, int with_bias, int wide_bias, CostTable *
 {
     const int64_t T = c->T, d = c->d_model, hd = c->head_dim;
     const int h = c->n_heads;
-    t->pairs = c->causal ? T * (T + 1) / 2 : T * T;
+    t->pairs = mha_visible_pairs(c->causal, c->T);
     t->input = cost_row(T, t->pairs, d, h, c->n_kv_heads, hd, with_bias);
     t->mha = cost_row(T, t->pairs, d, h, h, hd, with_bias);
     t->mqa = cost_row(T, t->pairs, d, h, 1, hd, with_bias);

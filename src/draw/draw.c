@@ -482,20 +482,50 @@ void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thic
 
 /* ------------------------------------------------------------- colour maps */
 
-static const struct {
-    const char *name;
-    DrawCmap table;
-} CMAPS[] = {
-    {"viridis", cmap_viridis}, {"magma", cmap_magma}, {"cividis", cmap_cividis},
-    {"gray", cmap_gray},       {"rdbu", cmap_rdbu},
+static const DrawCmapEntry CMAPS[] = {
+    /* Light grey with darker hatching: no colour of these maps is a grey this light. */
+    {"viridis", cmap_viridis, 1, {222, 222, 222}, {168, 168, 168}},
+    {"magma", cmap_magma, 1, {222, 222, 222}, {168, 168, 168}},
+    {"cividis", cmap_cividis, 1, {222, 222, 222}, {150, 150, 150}},
+    /* A grey map needs a mask that is not grey: pale rose with rose hatching. */
+    {"gray", cmap_gray, 1, {250, 218, 214}, {214, 120, 110}},
+    /* Diverging, for the scores (their mask colours are the scores' own). */
+    {"rdbu", cmap_rdbu, 0, {0, 0, 0}, {0, 0, 0}},
 };
+#define N_CMAPS (sizeof CMAPS / sizeof CMAPS[0])
 
 DrawCmap draw_cmap(const char *name)
 {
-    for (size_t i = 0; i < sizeof CMAPS / sizeof CMAPS[0]; i++)
+    for (size_t i = 0; i < N_CMAPS; i++)
         if (strcmp(name, CMAPS[i].name) == 0)
             return CMAPS[i].table;
     return NULL;
+}
+
+const DrawCmapEntry *draw_cmap_choosable(const char *name)
+{
+    for (size_t i = 0; i < N_CMAPS; i++)
+        if (CMAPS[i].choosable && strcmp(name, CMAPS[i].name) == 0)
+            return &CMAPS[i];
+    return NULL;
+}
+
+void draw_cmap_names(char *buf, size_t cap, int mark_default)
+{
+    size_t n_choosable = 0, k = 0, len = 0;
+    for (size_t i = 0; i < N_CMAPS; i++)
+        n_choosable += (size_t)CMAPS[i].choosable;
+    if (cap > 0)
+        buf[0] = '\0';
+    for (size_t i = 0; i < N_CMAPS && len < cap; i++) {
+        if (!CMAPS[i].choosable)
+            continue;
+        const char *sep = k == 0 ? "" : k + 1 == n_choosable ? " or " : ", ";
+        const int dflt = mark_default && strcmp(CMAPS[i].name, DRAW_CMAP_DEFAULT) == 0;
+        const int w = snprintf(buf + len, cap - len, "%s%s%s", sep, CMAPS[i].name, dflt ? " (default)" : "");
+        len += w > 0 ? (size_t)w : 0;
+        k++;
+    }
 }
 
 DrawRgb draw_cmap_at(DrawCmap map, float t)

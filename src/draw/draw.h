@@ -199,6 +199,29 @@ void draw_ellipsize(const DrawFont *f, char *s, size_t cap, float px, float max_
 typedef const unsigned char (*DrawCmap)[3];
 DrawCmap draw_cmap(const char *name);
 
+/* One colour map of the table every other place reads: its name, its
+ * colours, whether a user may choose it for the softmax maps (--cmap: the
+ * sequential ones; rdbu is the scores' map), and for those the colours of a
+ * masked cell, which no colour of the map resembles. */
+typedef struct {
+    const char *name;
+    DrawCmap table;        /* (256, 3) */
+    int choosable;         /* 1: viridis, magma, cividis, gray */
+    DrawRgb mask_bg;       /* a masked cell's background ... */
+    DrawRgb mask_hatch;    /* ... and its hatching */
+} DrawCmapEntry;
+
+/* The map the softmax maps use unless the user chooses another. */
+#define DRAW_CMAP_DEFAULT "viridis"
+
+/* The entry of the map called name that a user may choose, or NULL. */
+const DrawCmapEntry *draw_cmap_choosable(const char *name);
+
+/* The names of the maps a user may choose into buf (cap bytes), in the
+ * table's order, as "viridis, magma, cividis or gray"; with mark_default
+ * the default one is followed by " (default)". */
+void draw_cmap_names(char *buf, size_t cap, int mark_default);
+
 /* The colour of map at t in [0, 1]: entry round(255 t); below 0 (and NaN)
  * entry 0, above 1 entry 255. */
 DrawRgb draw_cmap_at(DrawCmap map, float t);

@@ -556,3 +556,11 @@ void outdir_layer_folder(char *buf, size_t len, int layer)
 {
     snprintf(buf, len, "layer_%02d", layer);
 }
+
+void outdir_query_name(char *buf, size_t len, int q, int T)
+{
+    int digits = 2;
+    for (int t = T - 1; t >= 100; t /= 10)
+        digits++;
+    snprintf(buf, len, "query_%0*d" OUTDIR_PNG, digits, q);
+}

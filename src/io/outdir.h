@@ -58,6 +58,34 @@ void outdir_variant_folder(char *buf, size_t len, int n_kv);
  * from 100 "layer_100"). */
 void outdir_layer_folder(char *buf, size_t len, int layer);
 
+/* The names of a run's files, in every folder or at the top; every writer
+ * and run/ take them from here. A head's map is outdir_head_name's name
+ * + OUTDIR_PNG ("head_03.png"), its scores' map + OUTDIR_SCORES_PNG, its
+ * matrices in .npy + OUTDIR_ATTENTION_NPY or OUTDIR_SCORES_NPY; the wide
+ * head's are named the same from OUTDIR_SINGLE_HEAD. */
+#define OUTDIR_REPORT_TXT "report.txt"
+#define OUTDIR_REPORT_JSON "report.json"
+#define OUTDIR_LESSON_PAGE "lesson.html"
+#define OUTDIR_OVERVIEW "overview.png"
+#define OUTDIR_SHARPNESS "sharpness.png"
+#define OUTDIR_ARCHITECTURE "architecture.png"
+#define OUTDIR_VARIANTS "variants.png"
+#define OUTDIR_KV_CACHE "kv_cache.png"
+#define OUTDIR_MODEL_OVERVIEW "model_overview.png"
+#define OUTDIR_LAYERS "layers.png"
+#define OUTDIR_SINGLE_HEAD "single_head"
+#define OUTDIR_PNG ".png"
+#define OUTDIR_SCORES_PNG "_scores.png"
+#define OUTDIR_ATTENTION_NPY "_attention.npy"
+#define OUTDIR_SCORES_NPY "_scores.npy"
+#define OUTDIR_OUTPUT_MULTI_NPY "output_multi_head.npy"
+#define OUTDIR_OUTPUT_SINGLE_NPY "output_single_head.npy"
+
+/* The pull slide of query q among T tokens: "query_06.png", its number
+ * zero-padded to the digits of the last token's, at least two
+ * ("query_006.png" from 100 tokens). buf holds at least 32 bytes. */
+void outdir_query_name(char *buf, size_t len, int q, int T);
+
 /* The SVG written beside the picture at png_path (--svg): its ".png"
  * replaced by ".svg" ("out/head_00.png" -> "out/head_00.svg"), or ".svg"
  * added to a name without one. The caller frees it; NULL when out of

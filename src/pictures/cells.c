@@ -21,7 +21,7 @@ static const DrawRgb CLIPPED = {70, 70, 70};
 
 RenderColours render_colours(const Renderer *r)
 {
-    return (RenderColours){r->cmap, r->opt.cmap ? r->opt.cmap : "viridis", r->mask_bg, SCORES_MASK_BG, CLIPPED};
+    return (RenderColours){r->cmap, r->opt.cmap ? r->opt.cmap : DRAW_CMAP_DEFAULT, r->mask_bg, SCORES_MASK_BG, CLIPPED};
 }
 
 /* ------------------------------------------------------------------ scales */

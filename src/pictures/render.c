@@ -30,33 +30,16 @@
 void render_default_options(RenderOptions *o)
 {
     o->font_path = NULL;
-    o->cmap = "viridis";
+    o->cmap = DRAW_CMAP_DEFAULT;
     o->cell_px = 0;
     o->annotate = -1;
     o->overview_w = SLIDE_W;
     o->overview_h = SLIDE_H;
 }
 
-/* The colour maps a user may choose (draw_cmap has them), each with the
- * colours of its masked cells. */
-static const struct {
-    const char *name;
-    DrawRgb mask_bg, mask_hatch;
-} CMAPS[] = {
-    /* Light grey with darker hatching: no colour of these maps is a grey this light. */
-    {"viridis", {222, 222, 222}, {168, 168, 168}},
-    {"magma", {222, 222, 222}, {168, 168, 168}},
-    {"cividis", {222, 222, 222}, {150, 150, 150}},
-    /* A grey map needs a mask that is not grey: pale rose with rose hatching. */
-    {"gray", {250, 218, 214}, {214, 120, 110}},
-};
-
 int render_cmap_known(const char *name)
 {
-    for (size_t i = 0; i < sizeof CMAPS / sizeof CMAPS[0]; i++)
-        if (strcmp(name, CMAPS[i].name) == 0)
-            return 1;
-    return 0;
+    return draw_cmap_choosable(name) != NULL;
 }
 
 /* --------------------------------------------------------- open and close */
@@ -72,19 +55,18 @@ int render_open(Renderer **out, const RenderOptions *o, char *err, size_t errlen
     }
     r->opt = *o;
 
-    const char *cmap = o->cmap ? o->cmap : "viridis";
-    for (size_t i = 0; i < sizeof CMAPS / sizeof CMAPS[0]; i++) {
-        if (strcmp(cmap, CMAPS[i].name) == 0) {
-            r->cmap = draw_cmap(cmap);
-            r->mask_bg = CMAPS[i].mask_bg;
-            r->mask_hatch = CMAPS[i].mask_hatch;
-        }
-    }
-    if (!r->cmap) {
-        snprintf(err, errlen, "unknown colormap '%s' (known: viridis, magma, cividis, gray)", cmap);
+    const char *cmap = o->cmap ? o->cmap : DRAW_CMAP_DEFAULT;
+    const DrawCmapEntry *map = draw_cmap_choosable(cmap);
+    if (!map) {
+        char known[128];
+        draw_cmap_names(known, sizeof known, 0);
+        snprintf(err, errlen, "unknown colormap '%s' (known: %s)", cmap, known);
         rc = MHAVIZ_EINPUT;
         goto cleanup;
     }
+    r->cmap = map->table;
+    r->mask_bg = map->mask_bg;
+    r->mask_hatch = map->mask_hatch;
     rc = draw_font_open(&r->font, o->font_path, err, errlen);
 
 cleanup:

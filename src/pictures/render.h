@@ -25,14 +25,14 @@
 
 typedef struct {
     const char *font_path; /* NULL: DejaVu Sans at its Debian path */
-    const char *cmap;      /* "viridis" (default), "magma", "cividis", "gray" */
+    const char *cmap;      /* a map draw_cmap_choosable knows; NULL: DRAW_CMAP_DEFAULT */
     int cell_px;           /* cell size in pixels; 0 = chosen for slides */
     int annotate;          /* -1 = when T <= 16, 0 = never, 1 = always (when the cells are big enough) */
     int overview_w;        /* overview.png size in pixels, default 1920 x 1080 */
     int overview_h;
 } RenderOptions;
 
-/* Defaults: DejaVu Sans, viridis, automatic cell size and annotation, 1920x1080 overview. */
+/* Defaults: DejaVu Sans, DRAW_CMAP_DEFAULT, automatic cell size and annotation, 1920x1080 overview. */
 void render_default_options(RenderOptions *o);
 
 /* 1 when name is a colormap render_open accepts. */

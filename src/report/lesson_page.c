@@ -11,6 +11,7 @@
 #include "text/pull_caption.h"
 #include "core/rival.h"
 #include "core/status.h"
+#include "io/outdir.h"
 #include "pictures/labels.h"
 #include "pictures/model_overview.h"
 #include "report/report.h"
@@ -162,12 +163,6 @@ static size_t json_for_html(FILE *f, const char *s)
 /* Keys query i may see. */
 static int visible(const MhaConfig *c, int i) { return mha_visible_keys(c->causal, i, c->T); }
 
-/* Visible cells of one map. */
-static size_t visible_cells(const MhaConfig *c)
-{
-    const size_t T = (size_t)c->T;
-    return c->causal ? T * (T + 1) / 2 : T * T;
-}
 
 /* Map p of variant v (p < n_heads: a head; p = n_heads: the wide head):
  * its softmax weights and scores, (T, T) each. */
@@ -245,7 +240,7 @@ static void write_summary_map(Bytes *b, const MhaConfig *c, const float *att, co
 /* The bytes of one variant's maps: every visible cell, or summaries. */
 static size_t full_bytes(const MhaConfig *c)
 {
-    return ((size_t)c->n_heads + 1) * visible_cells(c) * 2 * sizeof(uint16_t);
+    return ((size_t)c->n_heads + 1) * (size_t)mha_visible_pairs(c->causal, c->T) * 2 * sizeof(uint16_t);
 }
 
 static size_t summary_bytes(const MhaConfig *c, int thumb, int top_k)
@@ -831,12 +826,12 @@ int lesson_page_add(LessonPage *pg, const Variant *v, int layer, char *err, size
     if (pg->added == 0)
         rc = page_start(pg, v);
     else if (c->n_heads != pg->n_heads || c->T != pg->T) {
-        snprintf(err, errlen, "lesson.html: a variant of %d heads over %d tokens beside %d heads over %d tokens",
+        snprintf(err, errlen, OUTDIR_LESSON_PAGE ": a variant of %d heads over %d tokens beside %d heads over %d tokens",
                  c->n_heads, c->T, pg->n_heads, pg->T);
         return MHAVIZ_EINPUT;
     }
     if (rc == MHAVIZ_OK && pg->added == pg->n) {
-        snprintf(err, errlen, "lesson.html: more than the %d variants it was begun for", pg->n);
+        snprintf(err, errlen, OUTDIR_LESSON_PAGE ": more than the %d variants it was begun for", pg->n);
         return MHAVIZ_EINPUT;
     }
     char **shown = rc == MHAVIZ_OK ? shown_tokens(v->in.tokens, c->T) : NULL; // (T) the tokens as shown
@@ -873,7 +868,7 @@ int lesson_page_finish(LessonPage *pg, const char *path, const LessonModel *mode
     const size_t code = assets_lesson_lesson_html_len + assets_lesson_lesson_css_len +
                         assets_lesson_lesson_js_len + assets_lesson_quiz_js_len;
     if (pg->added != pg->n) {
-        snprintf(err, errlen, "lesson.html: %d of its %d variants added", pg->added, pg->n);
+        snprintf(err, errlen, OUTDIR_LESSON_PAGE ": %d of its %d variants added", pg->added, pg->n);
         return MHAVIZ_EINPUT;
     }
     if (pg->trained) {

@@ -38,9 +38,6 @@
  * cap the page keeps thumbnails and each row's top keys. */
 #define LESSON_PAGE_CAP_BYTES ((size_t)16 << 20)
 
-/* The page's file name in the output folder. */
-#define LESSON_PAGE_NAME "lesson.html"
-
 /* A page being built, one variant (or layer) at a time: begun for n of
  * them (n >= 1), each added in turn, then written. Only the facts and the
  * maps as the page embeds them are kept, never a variant itself, so a run

@@ -13,6 +13,7 @@
 #include "report/report_parts.h"
 #include "core/measures.h"
 #include "core/status.h"
+#include "io/outdir.h"
 #include "text/utf8.h"
 
 #include <errno.h>
@@ -81,7 +82,7 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
         s = &own;
     }
 
-    f = open_out(dir, "report.txt", &path, err, errlen, &rc);
+    f = open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
     write_txt(f, d, s);
@@ -93,7 +94,7 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 
     Matrices mx = {dir, 0, MHAVIZ_OK, err, errlen};
     mx.npy = d->npy || report_matrix_numbers(&d->in->cfg, d->scores && d->multi->scores) > REPORT_INLINE_MAX_NUMBERS;
-    f = open_out(dir, "report.json", &path, err, errlen, &rc);
+    f = open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
     write_json(f, d, s, &mx);

@@ -4,6 +4,7 @@
 #include "core/measures.h"
 #include "core/status.h"
 #include "io/npy.h"
+#include "io/outdir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -387,11 +388,11 @@ static void json_heads(FILE *f, const ReportData *d, const LayerSummary *s, Matr
         json_number(f, s->cmp[h].top1_agreement);
         fputs(",\n      \"attention\": ", f);
         outdir_head_name(head, sizeof head, h, c->n_heads);
-        snprintf(name, sizeof name, "%s_attention.npy", head);
+        snprintf(name, sizeof name, "%s" OUTDIR_ATTENTION_NPY, head);
         json_matrix(f, mx, d->multi->att + (size_t)h * map, T, T, name, "        ");
         if (d->scores && d->multi->scores) {
             fputs(",\n      \"scores\": ", f);
-            snprintf(name, sizeof name, "%s_scores.npy", head);
+            snprintf(name, sizeof name, "%s" OUTDIR_SCORES_NPY, head);
             json_matrix(f, mx, d->multi->scores + (size_t)h * map, T, T, name, "        ");
         }
         fputs(h + 1 < c->n_heads ? "\n    },\n" : "\n    }\n", f);
@@ -402,10 +403,10 @@ static void json_heads(FILE *f, const ReportData *d, const LayerSummary *s, Matr
             d->single_given ? "input" : "same projections");
     json_measures(f, &s->wide, "      ");
     fputs("      \"attention\": ", f);
-    json_matrix(f, mx, s->wide_att, T, T, "single_head_attention.npy", "        ");
+    json_matrix(f, mx, s->wide_att, T, T, OUTDIR_SINGLE_HEAD OUTDIR_ATTENTION_NPY, "        ");
     if (d->scores && d->single->scores) {
         fputs(",\n      \"scores\": ", f);
-        json_matrix(f, mx, d->single->scores, T, T, "single_head_scores.npy", "        ");
+        json_matrix(f, mx, d->single->scores, T, T, OUTDIR_SINGLE_HEAD OUTDIR_SCORES_NPY, "        ");
     }
     fputs("\n  },\n", f);
 }
@@ -466,8 +467,8 @@ void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *m
     json_cost(f, d, s);
 
     fputs("  \"output\": {\n    \"multi_head\": ", f);
-    json_matrix(f, mx, d->multi->out, T, c->d_model, "output_multi_head.npy", "      ");
+    json_matrix(f, mx, d->multi->out, T, c->d_model, OUTDIR_OUTPUT_MULTI_NPY, "      ");
     fputs(",\n    \"single_head\": ", f);
-    json_matrix(f, mx, d->single->out, T, c->d_model, "output_single_head.npy", "      ");
+    json_matrix(f, mx, d->single->out, T, c->d_model, OUTDIR_OUTPUT_SINGLE_NPY, "      ");
     fputs("\n  }\n}\n", f);
 }

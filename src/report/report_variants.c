@@ -5,6 +5,7 @@
 #include "core/align.h"
 #include "core/measures.h"
 #include "core/status.h"
+#include "io/outdir.h"
 #include "text/chance_words.h"
 #include "text/format.h"
 #include "text/utf8.h"
@@ -556,14 +557,14 @@ int report_write_variants(const char *dir, const Variant *v, int n, const Groupi
                              &s[i].cmp[h]);
     }
 
-    if (!(f = open_out(dir, "report.txt", &path, err, errlen, &rc)))
+    if (!(f = open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc)))
         goto cleanup;
     write_variants_txt(f, v, n, s, pick, ranks);
     if ((rc = close_out(f, path, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     free(path);
     path = NULL;
-    if (!(f = open_out(dir, "report.json", &path, err, errlen, &rc)))
+    if (!(f = open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc)))
         goto cleanup;
     write_variants_json(f, v, n, s, pick, ranks);
     rc = close_out(f, path, err, errlen);

@@ -47,7 +47,7 @@ static int remove_passed(const ModelSummary *s, const Drawn *drawn, int n, int n
         outdir_layer_folder(folder, sizeof folder, drawn[i].layer);
         outdir_head_name(head, sizeof head, drawn[i].head, n_heads);
         for (int scores = 0; scores <= steps; scores++) {
-            snprintf(name, sizeof name, "%s/%s%s.png", folder, head, scores ? "_scores" : "");
+            snprintf(name, sizeof name, "%s/%s%s", folder, head, scores ? OUTDIR_SCORES_PNG : OUTDIR_PNG);
             char *path = outdir_path(out, name);
             if (!path) {
                 snprintf(err, errlen, "out of memory");
@@ -169,15 +169,15 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
         rc = remove_passed(&s, drawn, n_drawn, H, o->steps, out, err, errlen);
     if (rc == MHAVIZ_OK) {
         timing_phase(tm, TIMING_RENDER);
-        char *path = outdir_path(out, "model_overview.png");
+        char *path = outdir_path(out, OUTDIR_MODEL_OVERVIEW);
         rc = path ? model_overview_draw(r, path, &s, name, in[0].cfg.T, in[0].cfg.causal, err, errlen)
-                  : draw_nomem(err, errlen, "model_overview.png");
+                  : draw_nomem(err, errlen, OUTDIR_MODEL_OVERVIEW);
         free(path);
     }
     if (rc == MHAVIZ_OK) {
-        char *path = outdir_path(out, "layers.png");
+        char *path = outdir_path(out, OUTDIR_LAYERS);
         rc = path ? layers_chart_draw(r, path, &s, name, err, errlen)
-                  : draw_nomem(err, errlen, "layers.png");
+                  : draw_nomem(err, errlen, OUTDIR_LAYERS);
         free(path);
     }
     if (rc == MHAVIZ_OK) {
@@ -186,7 +186,7 @@ int model_run_write(MhaInput *in, int n, const char *name, const ModelPrediction
     }
     if (rc == MHAVIZ_OK && page) {
         const LessonModel model = {name, pred};
-        char *path = outdir_path(out, LESSON_PAGE_NAME);
+        char *path = outdir_path(out, OUTDIR_LESSON_PAGE);
         rc = path ? lesson_page_finish(page, path, &model, err, errlen) : MHAVIZ_ENOMEM;
         if (!path)
             snprintf(err, errlen, "out of memory");

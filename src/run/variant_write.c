@@ -154,7 +154,7 @@ static void list_overview(JobList *l, const Variant *v, const Words *w, const fl
                                                    : "%s: %d heads of width %d, and one wide head of width %d", w->variant,
              c->n_heads, c->head_dim, c->d_model);
     add_job(l, (RenderJob){.draw = render_draw_overview, .maps = maps, .n_maps = c->n_heads + 1, .panel_titles = panels},
-            "overview.png", title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
+            OUTDIR_OVERVIEW, title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
 }
 
 /* sharpness.png: every map's rows' entropy, panels[p] naming map p. */
@@ -165,7 +165,7 @@ static void list_sharpness(JobList *l, const Variant *v, const Words *w, const f
     snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and %s (bold)",
              w->variant, H, rival_name(v->in.has_single)->the);
     add_job(l, (RenderJob){.draw = render_draw_sharpness, .maps = maps, .n_maps = H + 1, .panel_titles = panels},
-            "sharpness.png", title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
+            OUTDIR_SHARPNESS, title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
 }
 
 /* head_NN.png for each head heads marks (NULL: every head) and
@@ -181,7 +181,7 @@ static void list_heads(JobList *l, const Variant *v, const Words *w, const float
         if (heads && !heads[h])
             continue;
         outdir_head_name(head, sizeof head, h, H);
-        snprintf(name, sizeof name, "%s.png", head);
+        snprintf(name, sizeof name, "%s" OUTDIR_PNG, head);
         if (G == 1 && H > 1)
             snprintf(title, sizeof title, "head %d of %d \xc2\xb7 the shared K/V head \xc2\xb7 %s \xc2\xb7 %.2f bits",
                      h, H, measures_role_name(m[h].role), m[h].entropy_bits);
@@ -197,7 +197,7 @@ static void list_heads(JobList *l, const Variant *v, const Words *w, const float
     snprintf(title, sizeof title, v->in.has_single ? "one head of width %d, trained on its own \xc2\xb7 %s \xc2\xb7 %.2f bits"
                                                    : "single wide head (1 head of width %d) \xc2\xb7 %s \xc2\xb7 %.2f bits",
              c->d_model, measures_role_name(m[H].role), m[H].entropy_bits);
-    add_job(l, (RenderJob){.draw = render_draw_weights, .values = maps[H]}, "single_head.png", title,
+    add_job(l, (RenderJob){.draw = render_draw_weights, .values = maps[H]}, OUTDIR_SINGLE_HEAD OUTDIR_PNG, title,
             parts(sub, sizeof sub, w->title, w->wide_from, v->in.has_single ? NULL : w->pooled));
 }
 
@@ -217,12 +217,12 @@ static void list_scores(JobList *l, const Variant *v, const Words *w, const unsi
             continue;
         outdir_head_name(head, sizeof head, p, H);
         if (p < H) {
-            snprintf(name, sizeof name, "%s_scores.png", head);
+            snprintf(name, sizeof name, "%s" OUTDIR_SCORES_PNG, head);
             snprintf(title, sizeof title,
                      "head %d of %d \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum", p, H,
                      c->head_dim);
         } else {
-            snprintf(name, sizeof name, "single_head_scores.png");
+            snprintf(name, sizeof name, OUTDIR_SINGLE_HEAD OUTDIR_SCORES_PNG);
             snprintf(title, sizeof title, "%s \xc2\xb7 scores q\xc2\xb7k/\xe2\x88\x9a%d, less the row's maximum",
                      v->in.has_single ? rival_name(1)->title : "single wide head", c->d_model);
         }
@@ -236,13 +236,10 @@ static void list_scores(JobList *l, const Variant *v, const Words *w, const unsi
  * two) and architecture.png. */
 static void list_slides(JobList *l, const Variant *v)
 {
-    int digits = 2;
-    for (int t = v->in.cfg.T - 1; t >= 100; t /= 10)
-        digits++;
     char query_png[32];
-    snprintf(query_png, sizeof query_png, "query_%0*d.png", digits, v->query);
+    outdir_query_name(query_png, sizeof query_png, v->query, v->in.cfg.T);
     add_job(l, (RenderJob){.draw = draw_pull_slide, .arg = v}, query_png, "", "");
-    add_job(l, (RenderJob){.draw = draw_architecture, .arg = v}, "architecture.png", "", "");
+    add_job(l, (RenderJob){.draw = draw_architecture, .arg = v}, OUTDIR_ARCHITECTURE, "", "");
 }
 
 /* Render every picture into the folder folder of out: overview.png, a

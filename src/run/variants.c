@@ -32,7 +32,7 @@ static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir 
                        const QuizFile *quiz, char *err, size_t errlen)
 {
     char name[64];
-    snprintf(name, sizeof name, "%s%s%s", sub, sub[0] ? "/" : "", LESSON_PAGE_NAME);
+    snprintf(name, sizeof name, "%s%s%s", sub, sub[0] ? "/" : "", OUTDIR_LESSON_PAGE);
     char *path = outdir_path(out, name);
     if (!path) {
         snprintf(err, errlen, "out of memory");
@@ -85,31 +85,32 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
 {
     if (n == 1)
         return variants_write_one(&v[0], r, out, "", o, tm, err, errlen);
-    int rc = MHAVIZ_OK;
+    /* The groupings ranked before anything is written: the writers only format them. */
     GroupingRanking ranks[VARIANTS_MAX] = {{0}};
+    int rc = rank_groupings(v, n, ranks, err, errlen);
     for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
         char sub[16];
         outdir_variant_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
         rc = variant_write(&v[i], r, out, sub, o, tm, err, errlen);
     }
-    if (rc != MHAVIZ_OK)
-        return rc;
 
     /* The comparison at the top: the two pictures, then the report. */
+    char *slide = NULL, *chart = NULL;
+    if (rc != MHAVIZ_OK)
+        goto cleanup;
     timing_phase(tm, TIMING_RENDER);
-    char *slide = outdir_path(out, "variants.png"), *chart = outdir_path(out, "kv_cache.png");
+    slide = outdir_path(out, OUTDIR_VARIANTS), chart = outdir_path(out, OUTDIR_KV_CACHE);
     if (!slide || !chart) {
         snprintf(err, errlen, "out of memory");
         rc = MHAVIZ_ENOMEM;
     } else if ((rc = variants_slide_draw(r, slide, v, n, err, errlen)) == MHAVIZ_OK &&
                (rc = kv_cache_picture(v, n, render_font(r), chart, o->layers, err, errlen)) == MHAVIZ_OK) {
         timing_phase(tm, TIMING_WRITE);
-        rc = rank_groupings(v, n, ranks, err, errlen);
-        if (rc == MHAVIZ_OK)
-            rc = report_write_variants(out->tmp, v, n, ranks, err, errlen);
+        rc = report_write_variants(out->tmp, v, n, ranks, err, errlen);
     }
     if (rc == MHAVIZ_OK && o->html)
         rc = lesson_page(v, n, r, out, "", o->quiz, err, errlen);
+cleanup:
     for (int i = 0; i < n; i++)
         free(ranks[i].scores);
     free(slide);

@@ -74,7 +74,6 @@ DrawSvg *svg_new(void); /* NULL when out of memory */
 void svg_free(DrawSvg *s);
 void svg_begin(DrawSvg *s, int w, int h); /* a new document of a white w x h canvas */
 void svg_rect(DrawSvg *s, int x, int y, int w, int h, DrawRgb col);
-void svg_fill(DrawSvg *s, int x, int y, int w, int h, int fill); /* fill: 0xRRGGBB, or a pattern's */
 void svg_hatched(DrawSvg *s, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch);
 /* the outline of the rectangle at (x, y), w x h, a line width wide centred on it */
 void svg_stroke(DrawSvg *s, float x, float y, float w, float h, float width, DrawRgb col);

@@ -159,12 +159,9 @@ void svg_begin(DrawSvg *s, int w, int h)
         w, h, w, h, w, h);
 }
 
-void svg_rect(DrawSvg *s, int x, int y, int w, int h, DrawRgb col)
-{
-    svg_fill(s, x, y, w, h, rgb(col));
-}
-
-void svg_fill(DrawSvg *s, int x, int y, int w, int h, int fill)
+/* A w x h rectangle at (x, y) in fill (0xRRGGBB, or a pattern's), joined
+ * to the pending one when it continues it. */
+static void svg_fill(DrawSvg *s, int x, int y, int w, int h, int fill)
 {
     if (w <= 0 || h <= 0)
         return;
@@ -181,6 +178,11 @@ void svg_fill(DrawSvg *s, int x, int y, int w, int h, int fill)
     flush(s);
     s->pending = 1;
     s->px = x, s->py = y, s->pw = w, s->ph = h, s->pfill = fill;
+}
+
+void svg_rect(DrawSvg *s, int x, int y, int w, int h, DrawRgb col)
+{
+    svg_fill(s, x, y, w, h, rgb(col));
 }
 
 /* The pattern of hatching from origin (ox, oy) in bg and hatch, defined

@@ -29,7 +29,7 @@
 /* Shapes from the models' published configurations: GPT-2 small (Radford
  * et al. 2019), Llama 3 8B and 70B (Meta, 2024: grouped-query attention
  * with 8 K/V heads). */
-const KvCacheModel KV_CACHE_CHART_MODELS[KV_CACHE_CHART_N_MODELS] = {
+static const KvCacheModel KV_CACHE_CHART_MODELS[KV_CACHE_CHART_N_MODELS] = {
     {"GPT-2 small", 12, 12, 12, 64, 1024},
     {"Llama-3-8B", 32, 32, 8, 128, 8192},
     {"Llama-3-70B", 80, 64, 8, 128, 8192},

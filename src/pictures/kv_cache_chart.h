@@ -35,7 +35,6 @@ typedef struct {
 } KvCacheModel;
 
 #define KV_CACHE_CHART_N_MODELS 3
-extern const KvCacheModel KV_CACHE_CHART_MODELS[KV_CACHE_CHART_N_MODELS];
 
 /* Draw the n lines (n >= 1, most bytes first) of an input of shape
  * d_model, n_heads, head_dim and T tokens, counted over `layers` layers,

@@ -80,7 +80,8 @@ void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, T
 
 /* ------------------------------------------------------------ the rule */
 
-int labels_repeated(char *const *tokens, int T, int t)
+/* 1 when token t's text appears again among tokens (T). */
+static int labels_repeated(char *const *tokens, int T, int t)
 {
     if (!tokens)
         return 0;

@@ -59,9 +59,6 @@ LabelsPlan labels_plan(int T, char *const *tokens, int query, float pitch, float
 LabelsPlan labels_plan_min(int T, char *const *tokens, int query, float pitch, float min_px, float max_px,
                            int max_levels, unsigned char *shown, float *centre);
 
-/* 1 when token t's text appears again among tokens (T). */
-int labels_repeated(char *const *tokens, int T, int t);
-
 /* The first pair of labels that overlap, as a picture placed plan p's
  * labels: level l's labels start from[l] pixels from the axis (across it)
  * and reach to[l]. Labels a and b (a < b) overlap when their centres lie

@@ -73,8 +73,12 @@ static int rank_groupings(const Variant *v, int n, GroupingRanking *ranks, char 
     return MHAVIZ_OK;
 }
 
-int variants_write_one(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
-                       Timing *tm, char *err, size_t errlen)
+/* One variant as a run of it alone writes it (its pictures, report and,
+ * unless o->html is 0, lesson.html), into the folder sub of out ("" = out
+ * itself; a sub-folder such as "layer_05" is made here). Returns as
+ * variants_write does. */
+static int variants_write_one(const Variant *v, Renderer *r, const OutDir *out, const char *sub,
+                              const VariantOptions *o, Timing *tm, char *err, size_t errlen)
 {
     const int rc = variant_write(v, r, out, sub, o, tm, err, errlen);
     return rc != MHAVIZ_OK || !o->html ? rc : lesson_page(v, 1, r, out, sub, o->quiz, err, errlen);

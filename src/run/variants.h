@@ -26,11 +26,4 @@
 int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, const VariantOptions *o, Timing *tm,
                    char *err, size_t errlen);
 
-/* One variant as a run of it alone writes it (its pictures, report and,
- * unless o->html is 0, lesson.html), into the folder sub of out ("" = out
- * itself; a sub-folder such as "layer_05" is made here). Returns as
- * variants_write does. */
-int variants_write_one(const Variant *v, Renderer *r, const OutDir *out, const char *sub, const VariantOptions *o,
-                       Timing *tm, char *err, size_t errlen);
-
 #endif

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-char *contest_number(char *buf, size_t n, double x)
+/* x as contest_text prints a margin or a part: with its sign ("+5.8",
+ * "-0.25", "+1 234"), one decimal from 1 on, two below, the digits that
+ * show it when smaller. Returns buf (at least 32 bytes). */
+static char *contest_number(char *buf, size_t n, double x)
 {
     const double a = fabs(x);
     const char sign = x > 0 ? '+' : x < 0 ? '-' : '+';

@@ -23,9 +23,4 @@ char *contest_text(char *buf, size_t n, const PullContest *ct, int n_heads, cons
  * captions name keys. Returns buf. */
 char *contest_key(char *buf, size_t n, const char *shown, char *const *tokens, int n_keys, int key);
 
-/* x as contest_text prints a margin or a part: with its sign ("+5.8",
- * "-0.25", "+1 234"), one decimal from 1 on, two below, the digits that
- * show it when smaller. Returns buf (at least 32 bytes). */
-char *contest_number(char *buf, size_t n, double x);
-
 #endif

@@ -50,7 +50,7 @@ static int glyph_lookup(const DrawFont *f, int cp)
     return g;
 }
 
-int glyph_for(const DrawFont *f, int cp)
+int draw_glyph_for(const DrawFont *f, int cp)
 {
     return cp >= 0 && cp < 128 ? f->ascii_glyph[cp] : glyph_lookup(f, cp);
 }
@@ -136,13 +136,13 @@ static void font_name(DrawFont *f)
     f->family[n] = '\0';
 }
 
-int font_has(const DrawFont *f, int cp)
+int draw_font_has(const DrawFont *f, int cp)
 {
-    const int g = glyph_for(f, cp);
+    const int g = draw_glyph_for(f, cp);
     return g > 0 && (g != f->replacement || cp == 0xFFFD);
 }
 
-const char *font_family(const DrawFont *f)
+const char *draw_font_family(const DrawFont *f)
 {
     return f->family;
 }
@@ -234,14 +234,14 @@ int draw_canvas_reset(DrawCanvas *c, int w, int h)
     c->stride = stride;
     memset(c->px, 255, bytes);
     if (c->svg)
-        svg_begin(c->svg, w, h);
+        draw_svg_begin(c->svg, w, h);
     return MHAVIZ_OK;
 }
 
 DrawCanvas *draw_canvas_new(int w, int h)
 {
     DrawCanvas *c = calloc(1, sizeof *c);
-    if (c && (!(c->glyphs = calloc(1, sizeof *c->glyphs)) || (draw_svg_recording() && !(c->svg = svg_new())) ||
+    if (c && (!(c->glyphs = calloc(1, sizeof *c->glyphs)) || (draw_svg_recording() && !(c->svg = draw_svg_new())) ||
               draw_canvas_reset(c, w, h) != MHAVIZ_OK)) {
         draw_canvas_free(c);
         return NULL;
@@ -254,7 +254,7 @@ void draw_canvas_free(DrawCanvas *c)
     if (!c)
         return;
     free(c->px);
-    svg_free(c->svg);
+    draw_svg_free(c->svg);
     if (c->glyphs) {
         free(c->glyphs->slot);
         free(c->glyphs->pool);
@@ -309,16 +309,16 @@ void draw_fill_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
 {
     fill_px(c, x, y, w, h, col);
     if (c->svg)
-        svg_rect(c->svg, x, y, w, h, col);
+        draw_svg_rect(c->svg, x, y, w, h, col);
 }
 
 void draw_stroke_rect(DrawCanvas *c, int x, int y, int w, int h, DrawRgb col)
 {
     stroke_px(c, x, y, w, h, col);
     if (c->svg && (w <= 2 || h <= 2)) /* no hole inside: a filled rectangle */
-        svg_rect(c->svg, x, y, w, h, col);
+        draw_svg_rect(c->svg, x, y, w, h, col);
     else if (c->svg) /* the line's centre half a pixel inside */
-        svg_stroke(c->svg, (float)x + 0.5f, (float)y + 0.5f, (float)w - 1.0f, (float)h - 1.0f, 1.0f, col);
+        draw_svg_stroke(c->svg, (float)x + 0.5f, (float)y + 0.5f, (float)w - 1.0f, (float)h - 1.0f, 1.0f, col);
 }
 
 void draw_frame(DrawCanvas *c, int x, int y, int w, int h, int px, DrawRgb col)
@@ -326,8 +326,8 @@ void draw_frame(DrawCanvas *c, int x, int y, int w, int h, int px, DrawRgb col)
     for (int k = 1; k <= px; k++)
         stroke_px(c, x - k, y - k, w + 2 * k, h + 2 * k, col);
     if (c->svg && px > 0) /* a line px wide, its centre px / 2 outside */
-        svg_stroke(c->svg, (float)x - 0.5f * (float)px, (float)y - 0.5f * (float)px, (float)(w + px),
-                   (float)(h + px), (float)px, col);
+        draw_svg_stroke(c->svg, (float)x - 0.5f * (float)px, (float)y - 0.5f * (float)px, (float)(w + px),
+                        (float)(h + px), (float)px, col);
 }
 
 /* n pixels at p of the hatching: pixel i is hatch when (phase + i) mod 8 < 2.
@@ -359,7 +359,7 @@ void draw_fill_hatched(DrawCanvas *c, int x, int y, int w, int h, int ox, int oy
 {
     hatched_px(c, x, y, w, h, ox, oy, bg, hatch);
     if (c->svg)
-        svg_hatched(c->svg, x, y, w, h, ox, oy, bg, hatch);
+        draw_svg_hatched(c->svg, x, y, w, h, ox, oy, bg, hatch);
 }
 
 /* The pixels of draw_cells. */
@@ -424,16 +424,16 @@ void draw_cells(DrawCanvas *c, int x, int y, int n, int cell, DrawCellColour col
     if (!c->svg)
         return;
     if (cell < SVG_CELL_MIN_PX || n > SVG_CELLS_MAX) { /* a fine grid: its pixels */
-        svg_image(c->svg, c, x, y, n * cell, n * cell);
+        draw_svg_image(c->svg, c, x, y, n * cell, n * cell);
         return;
     }
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < n; j++) {
             DrawRgb col;
             if (colour(ctx, i, j, &col))
-                svg_rect(c->svg, x + j * cell, y + i * cell, cell, cell, col);
+                draw_svg_rect(c->svg, x + j * cell, y + i * cell, cell, cell, col);
             else
-                svg_hatched(c->svg, x + j * cell, y + i * cell, cell, cell, x, y, bg, hatch);
+                draw_svg_hatched(c->svg, x + j * cell, y + i * cell, cell, cell, x, y, bg, hatch);
         }
     }
 }
@@ -477,7 +477,7 @@ void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thic
         }
     }
     if (c->svg)
-        svg_line(c->svg, x0, y0, x1, y1, thickness, col);
+        draw_svg_line(c->svg, x0, y0, x1, y1, thickness, col);
 }
 
 /* ------------------------------------------------------------- colour maps */

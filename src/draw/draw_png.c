@@ -78,7 +78,7 @@ static void set_filter(void)
 
 /* A regular file left half-written is removed (a device such as
  * /dev/full stays). */
-int write_file(const char *path, const unsigned char *bytes, size_t n, const char *what, char *err, size_t errlen)
+int draw_write_file(const char *path, const unsigned char *bytes, size_t n, const char *what, char *err, size_t errlen)
 {
     errno = 0;
     FILE *f = fopen(path, "wb");
@@ -111,19 +111,19 @@ int draw_write_png(const DrawCanvas *c, const char *path, char *err, size_t errl
         return MHAVIZ_EINPUT;
     }
     int len = 0;
-    unsigned char *png = png_encode(c, 0, 0, c->w, c->h, &len);
+    unsigned char *png = draw_png_encode(c, 0, 0, c->w, c->h, &len);
     if (!png) {
         snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
         return MHAVIZ_ENOMEM;
     }
-    int rc = write_file(path, png, (size_t)len, "PNG", err, errlen);
+    int rc = draw_write_file(path, png, (size_t)len, "PNG", err, errlen);
     free(png);
     if (rc == MHAVIZ_OK && c->svg)
-        rc = svg_write(c->svg, path, err, errlen);
+        rc = draw_svg_write(c->svg, path, err, errlen);
     return rc;
 }
 
-unsigned char *png_encode(const DrawCanvas *c, int x, int y, int w, int h, int *len)
+unsigned char *draw_png_encode(const DrawCanvas *c, int x, int y, int w, int h, int *len)
 {
     pthread_once(&filter_once, set_filter);
     return stbi_write_png_to_mem(draw_pixel(c, x, y), (int)c->stride, w, h, 3, len);

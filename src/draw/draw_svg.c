@@ -125,7 +125,7 @@ static void flush(DrawSvg *s)
             s->ph, -1 - s->pfill);
 }
 
-DrawSvg *svg_new(void)
+DrawSvg *draw_svg_new(void)
 {
     DrawSvg *s = calloc(1, sizeof *s);
     if (s && !(s->buf = malloc(s->cap = 64 << 10))) {
@@ -135,7 +135,7 @@ DrawSvg *svg_new(void)
     return s;
 }
 
-void svg_free(DrawSvg *s)
+void draw_svg_free(DrawSvg *s)
 {
     if (!s)
         return;
@@ -144,7 +144,7 @@ void svg_free(DrawSvg *s)
     free(s);
 }
 
-void svg_begin(DrawSvg *s, int w, int h)
+void draw_svg_begin(DrawSvg *s, int w, int h)
 {
     s->len = 0;
     s->buf[0] = '\0';
@@ -161,7 +161,7 @@ void svg_begin(DrawSvg *s, int w, int h)
 
 /* A w x h rectangle at (x, y) in fill (0xRRGGBB, or a pattern's), joined
  * to the pending one when it continues it. */
-static void svg_fill(DrawSvg *s, int x, int y, int w, int h, int fill)
+static void draw_svg_fill(DrawSvg *s, int x, int y, int w, int h, int fill)
 {
     if (w <= 0 || h <= 0)
         return;
@@ -180,9 +180,9 @@ static void svg_fill(DrawSvg *s, int x, int y, int w, int h, int fill)
     s->px = x, s->py = y, s->pw = w, s->ph = h, s->pfill = fill;
 }
 
-void svg_rect(DrawSvg *s, int x, int y, int w, int h, DrawRgb col)
+void draw_svg_rect(DrawSvg *s, int x, int y, int w, int h, DrawRgb col)
 {
-    svg_fill(s, x, y, w, h, rgb(col));
+    draw_svg_fill(s, x, y, w, h, rgb(col));
 }
 
 /* The pattern of hatching from origin (ox, oy) in bg and hatch, defined
@@ -225,16 +225,16 @@ static int pattern(DrawSvg *s, int ox, int oy, DrawRgb bg, DrawRgb hatch)
     return -1 - k;
 }
 
-void svg_hatched(DrawSvg *s, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch)
+void draw_svg_hatched(DrawSvg *s, int x, int y, int w, int h, int ox, int oy, DrawRgb bg, DrawRgb hatch)
 {
     if (w <= 0 || h <= 0)
         return;
     const int fill = pattern(s, ox, oy, bg, hatch);
     if (fill < 0)
-        svg_fill(s, x, y, w, h, fill);
+        draw_svg_fill(s, x, y, w, h, fill);
 }
 
-void svg_stroke(DrawSvg *s, float x, float y, float w, float h, float width, DrawRgb col)
+void draw_svg_stroke(DrawSvg *s, float x, float y, float w, float h, float width, DrawRgb col)
 {
     char a[4][32], b[32];
     flush(s);
@@ -242,7 +242,7 @@ void svg_stroke(DrawSvg *s, float x, float y, float w, float h, float width, Dra
         num(a[0], x), num(a[1], y), num(a[2], w), num(a[3], h), rgb(col), num(b, width));
 }
 
-void svg_line(DrawSvg *s, float x0, float y0, float x1, float y1, float width, DrawRgb col)
+void draw_svg_line(DrawSvg *s, float x0, float y0, float x1, float y1, float width, DrawRgb col)
 {
     char a[4][32], b[32];
     flush(s);
@@ -268,7 +268,7 @@ static void put_text(DrawSvg *s, const DrawFont *f, const char *t)
         const int len = utf8_decode((const unsigned char *)t, SIZE_MAX, &cp);
         const char *at = t;
         t += len ? len : 1;
-        if (!len || !xml_char(cp) || !font_has(f, (int)cp)) {
+        if (!len || !xml_char(cp) || !draw_font_has(f, (int)cp)) {
             put(s, "\xef\xbf\xbd");
             continue;
         }
@@ -282,14 +282,14 @@ static void put_text(DrawSvg *s, const DrawFont *f, const char *t)
     }
 }
 
-void svg_text(DrawSvg *s, const DrawFont *f, const char *t, float em, float x, float y, int along, int rotated,
-              DrawRgb col)
+void draw_svg_text(DrawSvg *s, const DrawFont *f, const char *t, float em, float x, float y, int along, int rotated,
+                   DrawRgb col)
 {
     static const char *const anchor[] = {"", " text-anchor=\"middle\"", " text-anchor=\"end\""};
     char ax[32], ay[32], size[32];
     flush(s);
     put(s, "<text x=\"%s\" y=\"%s\" font-family=\"'", num(ax, x), num(ay, y));
-    put_text(s, f, font_family(f));
+    put_text(s, f, draw_font_family(f));
     put(s, "', sans-serif\" font-size=\"%s\" fill=\"#%06x\"%s", num(size, em), rgb(col), anchor[along]);
     if (rotated) /* read bottom to top, turned about the anchor */
         put(s, " transform=\"rotate(-90 %s %s)\"", ax, ay);
@@ -313,7 +313,7 @@ static void put_base64(DrawSvg *s, const unsigned char *d, size_t n)
     }
 }
 
-void svg_image(DrawSvg *s, const DrawCanvas *c, int x, int y, int w, int h)
+void draw_svg_image(DrawSvg *s, const DrawCanvas *c, int x, int y, int w, int h)
 {
     /* only what lies on the canvas */
     const int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
@@ -321,7 +321,7 @@ void svg_image(DrawSvg *s, const DrawCanvas *c, int x, int y, int w, int h)
     if (x1 <= x0 || y1 <= y0)
         return;
     int len;
-    unsigned char *png = png_encode(c, x0, y0, x1 - x0, y1 - y0, &len);
+    unsigned char *png = draw_png_encode(c, x0, y0, x1 - x0, y1 - y0, &len);
     if (!png) {
         s->failed = 1;
         return;
@@ -336,7 +336,7 @@ void svg_image(DrawSvg *s, const DrawCanvas *c, int x, int y, int w, int h)
     free(png);
 }
 
-int svg_write(DrawSvg *s, const char *png_path, char *err, size_t errlen)
+int draw_svg_write(DrawSvg *s, const char *png_path, char *err, size_t errlen)
 {
     char *path = outdir_svg_beside(png_path);
     if (!path)
@@ -345,7 +345,7 @@ int svg_write(DrawSvg *s, const char *png_path, char *err, size_t errlen)
     const size_t body = s->len;
     put(s, "</svg>\n");
     const int rc = s->failed ? draw_nomem(err, errlen, path)
-                             : write_file(path, (const unsigned char *)s->buf, s->len, "SVG", err, errlen);
+                             : draw_write_file(path, (const unsigned char *)s->buf, s->len, "SVG", err, errlen);
     s->len = body; /* the document stays open: more may still be drawn */
     if (!s->failed)
         s->buf[body] = '\0';

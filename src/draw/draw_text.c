@@ -146,7 +146,7 @@ static float text_run(const DrawFont *f, const char *s, float px, PlacedGlyph *p
     int prev = 0, n = 0;
     while (*s) {
         const char *here = s;
-        const int g = glyph_for(f, utf8_next(&s));
+        const int g = draw_glyph_for(f, utf8_next(&s));
         if (prev > 0 && g > 0)
             x += scale * (float)stbtt_GetGlyphKernAdvance(&f->info, prev, g);
         float adv;
@@ -355,9 +355,9 @@ static void svg_of_text(DrawSvg *svg, const DrawFont *f, const char *s, const Te
     const float v = (float)m->baseline;
     const float em = stbtt_ScaleForPixelHeight(&f->info, m->px) / stbtt_ScaleForMappingEmToPixels(&f->info, 1.0f);
     if (!rotated)
-        svg_text(svg, f, s, em, (float)(x - ax) + u, (float)(y - ay) + v, along, 0, col);
+        draw_svg_text(svg, f, s, em, (float)(x - ax) + u, (float)(y - ay) + v, along, 0, col);
     else
-        svg_text(svg, f, s, em, (float)(x - ay) + v, (float)(y + ax + 1) - u, along, 1, col);
+        draw_svg_text(svg, f, s, em, (float)(x - ay) + v, (float)(y + ax + 1) - u, along, 1, col);
 }
 
 /* Draw s at line height px, anchored as blit_mask says. Returns MHAVIZ_OK

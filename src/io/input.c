@@ -108,25 +108,25 @@ static const char *const single_keys[] = {
 static int read_sizes(Loader *L, const cJSON *obj, MhaConfig *c)
 {
     int rc;
-    if ((rc = read_int(L, obj, "d_model", 1, L->lim->max_d_model, "", -1, &c->d_model)) != MHAVIZ_OK)
+    if ((rc = input_read_int(L, obj, "d_model", 1, L->lim->max_d_model, "", -1, &c->d_model)) != MHAVIZ_OK)
         return rc;
-    if ((rc = read_int(L, obj, "n_heads", 1, L->lim->max_heads, "", -1, &c->n_heads)) != MHAVIZ_OK)
+    if ((rc = input_read_int(L, obj, "n_heads", 1, L->lim->max_heads, "", -1, &c->n_heads)) != MHAVIZ_OK)
         return rc;
     if (c->d_model % c->n_heads != 0)
-        return fail(L, "n_heads: %d does not divide d_model = %d (head_dim = d_model / n_heads "
-                       "must be a whole number)", c->n_heads, c->d_model);
+        return input_fail(L, "n_heads: %d does not divide d_model = %d (head_dim = d_model / n_heads "
+                             "must be a whole number)", c->n_heads, c->d_model);
     c->head_dim = c->d_model / c->n_heads;
-    if ((rc = read_int(L, obj, "n_kv_heads", 1, c->n_heads, " (n_heads)", c->n_heads,
-                       &c->n_kv_heads)) != MHAVIZ_OK)
+    if ((rc = input_read_int(L, obj, "n_kv_heads", 1, c->n_heads, " (n_heads)", c->n_heads,
+                             &c->n_kv_heads)) != MHAVIZ_OK)
         return rc;
     if (c->n_heads % c->n_kv_heads != 0)
-        return fail(L, "n_kv_heads: %d does not divide n_heads = %d (each K/V head serves "
-                       "n_heads / n_kv_heads query heads)", c->n_kv_heads, c->n_heads);
+        return input_fail(L, "n_kv_heads: %d does not divide n_heads = %d (each K/V head serves "
+                             "n_heads / n_kv_heads query heads)", c->n_kv_heads, c->n_heads);
     const cJSON *causal = cJSON_GetObjectItemCaseSensitive(obj, "causal");
     c->causal = 1;
     if (causal) {
         if (!cJSON_IsBool(causal))
-            return fail(L, "causal: expected true or false, got %s", type_name(causal));
+            return input_fail(L, "causal: expected true or false, got %s", input_type_name(causal));
         c->causal = cJSON_IsTrue(causal);
     }
     return MHAVIZ_OK;
@@ -143,9 +143,9 @@ static int read_weight_layout(Loader *L, const cJSON *root, int *w_at_x)
         *w_at_x = 1;
         return MHAVIZ_OK;
     }
-    return fail(L, "weight_layout: expected \"x@W\" or \"W@x\", got %s%s%s",
-                cJSON_IsString(layout) ? "\"" : type_name(layout), cJSON_IsString(layout) ? layout->valuestring : "",
-                cJSON_IsString(layout) ? "\"" : "");
+    return input_fail(L, "weight_layout: expected \"x@W\" or \"W@x\", got %s%s%s",
+                      cJSON_IsString(layout) ? "\"" : input_type_name(layout),
+                      cJSON_IsString(layout) ? layout->valuestring : "", cJSON_IsString(layout) ? "\"" : "");
 }
 
 /* The hidden states: *x, or *emb (token -> d_model numbers) with its
@@ -158,15 +158,15 @@ static int find_hidden_states(Loader *L, const cJSON *root, const MhaConfig *c, 
     *emb = cJSON_GetObjectItemCaseSensitive(root, "embeddings");
     *pos = cJSON_GetObjectItemCaseSensitive(root, "positional");
     if (*x && *emb)
-        return fail(L, "both \"x\" and \"embeddings\" given; give exactly one");
+        return input_fail(L, "both \"x\" and \"embeddings\" given; give exactly one");
     if (!*x && !*emb)
-        return fail(L, "missing the hidden states: give \"x\" (T rows of d_model numbers) "
-                       "or \"embeddings\" (token -> d_model numbers)");
+        return input_fail(L, "missing the hidden states: give \"x\" (T rows of d_model numbers) "
+                             "or \"embeddings\" (token -> d_model numbers)");
     if (*x && *pos)
-        return fail(L, "positional: only applies to \"embeddings\"; this input gives \"x\"");
+        return input_fail(L, "positional: only applies to \"embeddings\"; this input gives \"x\"");
     if (*emb && !cJSON_IsObject(*emb))
-        return fail(L, "embeddings: expected an object mapping each token to %d numbers, got %s",
-                    c->d_model, type_name(*emb));
+        return input_fail(L, "embeddings: expected an object mapping each token to %d numbers, got %s",
+                          c->d_model, input_type_name(*emb));
     if (*emb && !*pos) { /* "positional" may also sit inside the embeddings object */
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(*emb, "positional");
         if (p && cJSON_IsString(p))
@@ -180,9 +180,9 @@ static int find_hidden_states(Loader *L, const cJSON *root, const MhaConfig *c, 
     else if (cJSON_IsString(*pos) && strcmp((*pos)->valuestring, "none") == 0)
         *sinusoidal = 0;
     else
-        return fail(L, "positional: expected \"sinusoidal\" or \"none\", got %s%s%s",
-                    cJSON_IsString(*pos) ? "\"" : type_name(*pos), cJSON_IsString(*pos) ? (*pos)->valuestring : "",
-                    cJSON_IsString(*pos) ? "\"" : "");
+        return input_fail(L, "positional: expected \"sinusoidal\" or \"none\", got %s%s%s",
+                          cJSON_IsString(*pos) ? "\"" : input_type_name(*pos),
+                          cJSON_IsString(*pos) ? (*pos)->valuestring : "", cJSON_IsString(*pos) ? "\"" : "");
     return MHAVIZ_OK;
 }
 
@@ -211,23 +211,23 @@ static int plan_layer(Loader *L, const cJSON *obj, const cJSON *tokens_json, Mha
     const Dim KV = {mha_kv_dim(c), c->n_kv_heads == c->n_heads ? "d_model" : "n_kv_heads x head_dim"};
 
     p->sh = cJSON_GetObjectItemCaseSensitive(obj, "single_head");
-    if (p->x && (rc = read_matrix(L, p->x, "x", T, D, 0, NULL)) != MHAVIZ_OK)
+    if (p->x && (rc = input_read_matrix(L, p->x, "x", T, D, 0, NULL)) != MHAVIZ_OK)
         return rc;
-    if ((rc = find_layer(L, obj, "", D, KV, &p->layer)) != MHAVIZ_OK ||
-        (rc = read_layer(L, &p->layer, p->w_at_x, NULL)) != MHAVIZ_OK)
+    if ((rc = input_find_layer(L, obj, "", D, KV, &p->layer)) != MHAVIZ_OK ||
+        (rc = input_read_layer(L, &p->layer, p->w_at_x, NULL)) != MHAVIZ_OK)
         return rc;
     if (p->sh) {
         if (!cJSON_IsObject(p->sh))
-            return fail(L, "single_head: expected an object with W_q, W_k, W_v, W_o, got %s",
-                        type_name(p->sh));
-        if ((rc = check_keys(L, p->sh, single_keys, "single_head.")) != MHAVIZ_OK ||
-            (rc = find_layer(L, p->sh, "single_head.", D, D, &p->single)) != MHAVIZ_OK ||
-            (rc = read_layer(L, &p->single, p->w_at_x, NULL)) != MHAVIZ_OK)
+            return input_fail(L, "single_head: expected an object with W_q, W_k, W_v, W_o, got %s",
+                              input_type_name(p->sh));
+        if ((rc = input_check_keys(L, p->sh, single_keys, "single_head.")) != MHAVIZ_OK ||
+            (rc = input_find_layer(L, p->sh, "single_head.", D, D, &p->single)) != MHAVIZ_OK ||
+            (rc = input_read_layer(L, &p->single, p->w_at_x, NULL)) != MHAVIZ_OK)
             return rc;
     }
-    if (p->emb && (rc = find_embeddings(L, p->emb, p->pos, tokens_json, D)) != MHAVIZ_OK)
+    if (p->emb && (rc = input_find_embeddings(L, p->emb, p->pos, tokens_json, D)) != MHAVIZ_OK)
         return rc;
-    return read_training(L, obj, p->sh != NULL, c, &in->training);
+    return input_read_training(L, obj, p->sh != NULL, c, &in->training);
 }
 
 /* Step 6 for a planned layer: x (given, or the embeddings and positions)
@@ -237,24 +237,24 @@ static int copy_layer(Loader *L, const LayerPlan *p, const cJSON *tokens_json, M
     int rc;
     const MhaConfig *c = &in->cfg;
     if (p->x) {
-        if ((rc = load_array(L, p->x, "x", (Dim){c->T, "T, the number of tokens"}, (Dim){c->d_model, "d_model"}, 0,
-                             &in->x)) != MHAVIZ_OK)
+        if ((rc = input_load_array(L, p->x, "x", (Dim){c->T, "T, the number of tokens"}, (Dim){c->d_model, "d_model"},
+                                   0, &in->x)) != MHAVIZ_OK)
             return rc;
     } else {
         /* the entries were found for another layer's table when there are several */
         if (L->emb_table != p->emb &&
-            (rc = find_embeddings(L, p->emb, p->pos, tokens_json, (Dim){c->d_model, "d_model"})) != MHAVIZ_OK)
+            (rc = input_find_embeddings(L, p->emb, p->pos, tokens_json, (Dim){c->d_model, "d_model"})) != MHAVIZ_OK)
             return rc;
         if (!(in->x = malloc((size_t)c->T * c->d_model * sizeof(float)))) // (T, d_model)
-            return fail_nomem(L);
-        if ((rc = embed_tokens(L, p->sinusoidal, in)) != MHAVIZ_OK)
+            return input_fail_nomem(L);
+        if ((rc = input_embed_tokens(L, p->sinusoidal, in)) != MHAVIZ_OK)
             return rc;
     }
-    if ((rc = read_layer(L, &p->layer, p->w_at_x, &in->w)) != MHAVIZ_OK)
+    if ((rc = input_read_layer(L, &p->layer, p->w_at_x, &in->w)) != MHAVIZ_OK)
         return rc;
     if (p->sh) {
         in->has_single = 1;
-        if ((rc = read_layer(L, &p->single, p->w_at_x, &in->single)) != MHAVIZ_OK)
+        if ((rc = input_read_layer(L, &p->single, p->w_at_x, &in->single)) != MHAVIZ_OK)
             return rc;
     }
     return MHAVIZ_OK;
@@ -269,9 +269,10 @@ static int check_memory(Loader *L, const MhaConfig *c, int n_layers, size_t pars
         need = need + memory_input(c) < need ? SIZE_MAX : need + memory_input(c);
     if (need <= L->lim->max_memory_bytes)
         return MHAVIZ_OK;
-    return fail(L, "this run would need about %zu MB of memory (T = %d, d_model = %d, n_heads = %d%s), over the "
-                   "limit of %zu MB; raise it with --max-memory MB", (need >> 20) + 1, c->T, c->d_model, c->n_heads,
-                n_layers > 1 ? ", every layer" : "", L->lim->max_memory_bytes >> 20);
+    return input_fail(L, "this run would need about %zu MB of memory (T = %d, d_model = %d, n_heads = %d%s), over the "
+                         "limit of %zu MB; raise it with --max-memory MB",
+                      (need >> 20) + 1, c->T, c->d_model, c->n_heads, n_layers > 1 ? ", every layer" : "",
+                      L->lim->max_memory_bytes >> 20);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -283,12 +284,13 @@ static int load_one(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput *
     int rc;
     const cJSON *tokens_json = NULL;
     LayerPlan p;
-    if ((rc = check_keys(L, root, top_keys, "")) != MHAVIZ_OK ||
-        (rc = read_tokens(L, root, in, &tokens_json)) != MHAVIZ_OK || (rc = read_title(L, root, in)) != MHAVIZ_OK ||
+    if ((rc = input_check_keys(L, root, top_keys, "")) != MHAVIZ_OK ||
+        (rc = input_read_tokens(L, root, in, &tokens_json)) != MHAVIZ_OK ||
+        (rc = input_read_title(L, root, in)) != MHAVIZ_OK ||
         (rc = plan_layer(L, root, tokens_json, in, &p)) != MHAVIZ_OK ||
         (rc = check_memory(L, &in->cfg, 1, parse_bytes)) != MHAVIZ_OK)
         return rc;
-    if ((rc = copy_tokens(L, tokens_json, in)) != MHAVIZ_OK)
+    if ((rc = input_copy_tokens(L, tokens_json, in)) != MHAVIZ_OK)
         return rc;
     return copy_layer(L, &p, tokens_json, in);
 }
@@ -297,10 +299,10 @@ static int load_one(Loader *L, const cJSON *root, size_t parse_bytes, MhaInput *
 static int same_tokens(Loader *L, const MhaInput *from, MhaInput *to)
 {
     if (!(to->tokens = calloc((size_t)from->cfg.T, sizeof *to->tokens)))
-        return fail_nomem(L);
+        return input_fail_nomem(L);
     for (int t = 0; t < from->cfg.T; t++)
         if (!(to->tokens[t] = strdup(from->tokens[t])))
-            return fail_nomem(L);
+            return input_fail_nomem(L);
     return MHAVIZ_OK;
 }
 
@@ -325,14 +327,14 @@ static int same_as_first(Loader *L, const MhaInput *in, const cJSON *sh, const M
     if (what) {
         const int v = c->d_model != c0->d_model ? c->d_model : c->n_heads != c0->n_heads ? c->n_heads : c->n_kv_heads;
         const int v0 = c->d_model != c0->d_model ? c0->d_model : c->n_heads != c0->n_heads ? c0->n_heads : c0->n_kv_heads;
-        return fail(L, "%s: %d, but layers[0] has %d; every layer of a file has the same shape", what, v, v0);
+        return input_fail(L, "%s: %d, but layers[0] has %d; every layer of a file has the same shape", what, v, v0);
     }
     if (c->causal != c0->causal)
-        return fail(L, "causal: %s, but layers[0] has %s; every layer of a file has the same mask",
-                    c->causal ? "true" : "false", c0->causal ? "true" : "false");
+        return input_fail(L, "causal: %s, but layers[0] has %s; every layer of a file has the same mask",
+                          c->causal ? "true" : "false", c0->causal ? "true" : "false");
     if ((sh != NULL) != first_single)
-        return fail(L, "single_head: %s, but %s in layers[0]; give one to every layer or to none",
-                    sh ? "given here" : "missing here", first_single ? "given" : "missing");
+        return input_fail(L, "single_head: %s, but %s in layers[0]; give one to every layer or to none",
+                          sh ? "given here" : "missing here", first_single ? "given" : "missing");
     return MHAVIZ_OK;
 }
 
@@ -345,19 +347,20 @@ static int load_layers(Loader *L, const cJSON *root, size_t parse_bytes, MhaInpu
     const cJSON *tokens_json = NULL, *layers = cJSON_GetObjectItemCaseSensitive(root, "layers"), *e;
     for (const cJSON *k = root->child; k; k = k->next)
         if (listed(top_keys, k->string) && !listed(layers_keys, k->string))
-            return fail(L, "%s: a layer's key beside \"layers\"; give it inside each layer (layers[0].%s, ...)",
-                        k->string, k->string);
-    if ((rc = check_keys(L, root, layers_keys, "")) != MHAVIZ_OK)
+            return input_fail(L, "%s: a layer's key beside \"layers\"; give it inside each layer (layers[0].%s, ...)",
+                              k->string, k->string);
+    if ((rc = input_check_keys(L, root, layers_keys, "")) != MHAVIZ_OK)
         return rc;
     if (!cJSON_IsArray(layers))
-        return fail(L, "layers: expected an array of layer objects, got %s", type_name(layers));
-    const size_t count = count_items(layers);
+        return input_fail(L, "layers: expected an array of layer objects, got %s", input_type_name(layers));
+    const size_t count = input_count_items(layers);
     if (count == 0)
-        return fail(L, "layers: the array is empty; give at least one layer object");
+        return input_fail(L, "layers: the array is empty; give at least one layer object");
     if (count > MAX_LAYERS)
-        return fail(L, "layers: %zu layers is over the limit of %d", count, MAX_LAYERS);
+        return input_fail(L, "layers: %zu layers is over the limit of %d", count, MAX_LAYERS);
     MhaInput *first = *ins;
-    if ((rc = read_tokens(L, root, first, &tokens_json)) != MHAVIZ_OK || (rc = read_title(L, root, first)) != MHAVIZ_OK)
+    if ((rc = input_read_tokens(L, root, first, &tokens_json)) != MHAVIZ_OK ||
+        (rc = input_read_title(L, root, first)) != MHAVIZ_OK)
         return rc;
     const int T = first->cfg.T;
     char *title = first->title;
@@ -369,7 +372,7 @@ static int load_layers(Loader *L, const cJSON *root, size_t parse_bytes, MhaInpu
     if (!all || !plans) {
         free(plans);
         free(title);
-        return fail_nomem(L);
+        return input_fail_nomem(L);
     }
     memset(all + 1, 0, (count - 1) * sizeof *all);
     *n = (int)count;
@@ -383,10 +386,11 @@ static int load_layers(Loader *L, const cJSON *root, size_t parse_bytes, MhaInpu
         in->layer = i;
         in->n_layers = (int)count;
         if (!cJSON_IsObject(e))
-            rc = fail(L, "expected a layer object { \"d_model\": ..., \"x\": ..., \"W_q\": ... }, got %s", type_name(e));
+            rc = input_fail(L, "expected a layer object { \"d_model\": ..., \"x\": ..., \"W_q\": ... }, got %s", input_type_name(e));
         else if (cJSON_GetObjectItemCaseSensitive(e, "tokens"))
-            rc = fail(L, "tokens: every layer reads the same tokens; give them once, beside \"layers\"");
-        else if ((rc = check_keys(L, e, top_keys, "")) == MHAVIZ_OK && (rc = read_title(L, e, in)) == MHAVIZ_OK &&
+            rc = input_fail(L, "tokens: every layer reads the same tokens; give them once, beside \"layers\"");
+        else if ((rc = input_check_keys(L, e, top_keys, "")) == MHAVIZ_OK &&
+                 (rc = input_read_title(L, e, in)) == MHAVIZ_OK &&
                  (rc = plan_layer(L, e, tokens_json, in, &plans[i])) == MHAVIZ_OK && i > 0)
             rc = same_as_first(L, in, plans[i].sh, &all[0], plans[0].sh != NULL);
         if (rc != MHAVIZ_OK)
@@ -401,13 +405,13 @@ static int load_layers(Loader *L, const cJSON *root, size_t parse_bytes, MhaInpu
      * layer's own copy of them, the file's title when it has none of its
      * own, its arrays. */
     if (rc == MHAVIZ_OK)
-        rc = copy_tokens(L, tokens_json, &all[0]);
+        rc = input_copy_tokens(L, tokens_json, &all[0]);
     for (i = 0; rc == MHAVIZ_OK && i < (int)count; i++) {
         MhaInput *in = &all[i];
         if (i > 0 && (rc = same_tokens(L, &all[0], in)) != MHAVIZ_OK)
             break;
         if (!in->title && title && !(in->title = strdup(title))) {
-            rc = fail_nomem(L);
+            rc = input_fail_nomem(L);
             break;
         }
         snprintf(where, sizeof where, "layers[%d]", i);
@@ -448,22 +452,22 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
         len -= 3;
     }
     if (len == 0) {
-        rc = fail(&L, "the file is empty");
+        rc = input_fail(&L, "the file is empty");
         goto cleanup;
     }
     size_t parse_bytes = 0;
-    if ((rc = scan_text(&L, text, len, &parse_bytes)) != MHAVIZ_OK)
+    if ((rc = input_scan_text(&L, text, len, &parse_bytes)) != MHAVIZ_OK)
         goto cleanup;
     if (parse_bytes > lim->max_memory_bytes) {
-        rc = fail(&L, "parsing this JSON (%zu MB of text) would need about %zu MB of memory, over "
-                      "the limit of %zu MB; raise it with --max-memory MB, or give the matrices as "
-                      ".npy files", len >> 20, (parse_bytes >> 20) + 1, lim->max_memory_bytes >> 20);
+        rc = input_fail(&L, "parsing this JSON (%zu MB of text) would need about %zu MB of memory, over "
+                            "the limit of %zu MB; raise it with --max-memory MB, or give the matrices as "
+                            ".npy files", len >> 20, (parse_bytes >> 20) + 1, lim->max_memory_bytes >> 20);
         goto cleanup;
     }
     if (!nul_after) { /* text[len] is not ours to read: copy (the caller gave len bytes) */
         buf = malloc(len + 1); // (len + 1) the text and a NUL
         if (!buf) {
-            rc = fail_nomem(&L);
+            rc = input_fail_nomem(&L);
             goto cleanup;
         }
         memcpy(buf, text, len);
@@ -476,11 +480,11 @@ static int parse_text(const char *text, size_t len, int nul_after, const char *n
     const char *end = NULL;
     root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (!root) {
-        rc = fail_syntax(&L, text, len, end ? (size_t)(end - text) : 0);
+        rc = input_fail_syntax(&L, text, len, end ? (size_t)(end - text) : 0);
         goto cleanup;
     }
     if (!cJSON_IsObject(root))
-        rc = fail(&L, "expected a JSON object { ... } at the top, got %s", type_name(root));
+        rc = input_fail(&L, "expected a JSON object { ... } at the top, got %s", input_type_name(root));
     else if (cJSON_GetObjectItemCaseSensitive(root, "layers"))
         rc = load_layers(&L, root, parse_bytes, ins, n);
     else
@@ -493,7 +497,7 @@ cleanup:
     free(buf);
     free(L.emb_of);
     if (rc == MHAVIZ_OK && L.nomem)
-        rc = fail_nomem(&L);
+        rc = input_fail_nomem(&L);
     if (rc != MHAVIZ_OK) {
         for (int i = 0; i < *n; i++)
             input_free(&(*ins)[i]);

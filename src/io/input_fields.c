@@ -24,86 +24,86 @@
 /* ------------------------------------------------------------------------ */
 /* Small fields                                                             */
 
-int read_int(Loader *L, const cJSON *root, const char *key, int lo, int hi,
-             const char *hi_why, int dflt, int *out)
+int input_read_int(Loader *L, const cJSON *root, const char *key, int lo, int hi,
+                   const char *hi_why, int dflt, int *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!v) {
         if (dflt < 0)
-            return fail(L, "missing \"%s\" (a whole number >= %d)", key, lo);
+            return input_fail(L, "missing \"%s\" (a whole number >= %d)", key, lo);
         *out = dflt;
         return MHAVIZ_OK;
     }
     if (!cJSON_IsNumber(v))
-        return fail(L, "%s: expected a whole number, got %s", key, type_name(v));
+        return input_fail(L, "%s: expected a whole number, got %s", key, input_type_name(v));
     double d = v->valuedouble;
     if (!isfinite(d) || d != floor(d))
-        return fail(L, "%s: expected a whole number, got %g", key, d);
+        return input_fail(L, "%s: expected a whole number, got %g", key, d);
     if (d < lo)
-        return fail(L, "%s: must be at least %d, got %.15g", key, lo, d);
+        return input_fail(L, "%s: must be at least %d, got %.15g", key, lo, d);
     if (d > hi)
-        return fail(L, "%s: %.15g is over the limit of %d%s", key, d, hi, hi_why);
+        return input_fail(L, "%s: %.15g is over the limit of %d%s", key, d, hi, hi_why);
     *out = (int)d;
     return MHAVIZ_OK;
 }
 
-int read_tokens(Loader *L, const cJSON *root, MhaInput *in, const cJSON **tokens_json)
+int input_read_tokens(Loader *L, const cJSON *root, MhaInput *in, const cJSON **tokens_json)
 {
     const cJSON *tok = cJSON_GetObjectItemCaseSensitive(root, "tokens");
     if (!tok)
-        return fail(L, "missing \"tokens\" (an array of strings, one per token)");
+        return input_fail(L, "missing \"tokens\" (an array of strings, one per token)");
     if (!cJSON_IsArray(tok))
-        return fail(L, "tokens: expected an array of strings, got %s", type_name(tok));
+        return input_fail(L, "tokens: expected an array of strings, got %s", input_type_name(tok));
     size_t T = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, tok) {
         if (!cJSON_IsString(e))
-            return fail(L, "tokens[%zu]: expected a string, got %s", T, type_name(e));
+            return input_fail(L, "tokens[%zu]: expected a string, got %s", T, input_type_name(e));
         T++;
     }
     if (T == 0)
-        return fail(L, "tokens: the array is empty; give at least one token");
+        return input_fail(L, "tokens: the array is empty; give at least one token");
     if (T > (size_t)L->lim->max_T)
-        return fail(L, "tokens: %zu tokens is over the limit of %d", T, L->lim->max_T);
+        return input_fail(L, "tokens: %zu tokens is over the limit of %d", T, L->lim->max_T);
     in->cfg.T = (int)T;
     *tokens_json = tok;
     return MHAVIZ_OK;
 }
 
-int copy_tokens(Loader *L, const cJSON *tok, MhaInput *in)
+int input_copy_tokens(Loader *L, const cJSON *tok, MhaInput *in)
 {
     in->tokens = calloc((size_t)in->cfg.T, sizeof *in->tokens);
     if (!in->tokens)
-        return fail_nomem(L);
+        return input_fail_nomem(L);
     int t = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, tok) {
         int bad;
-        in->tokens[t] = utf8_clean(e->valuestring, &bad);
+        in->tokens[t] = input_utf8_clean(e->valuestring, &bad);
         if (!in->tokens[t])
-            return fail_nomem(L);
+            return input_fail_nomem(L);
         if (bad)
-            warn(L, "tokens[%d]: %d byte%s of invalid UTF-8 shown as U+FFFD", t, bad, bad == 1 ? "" : "s");
+            input_warn(L, "tokens[%d]: %d byte%s of invalid UTF-8 shown as U+FFFD", t, bad, bad == 1 ? "" : "s");
         t++;
     }
     return MHAVIZ_OK;
 }
 
-int read_title(Loader *L, const cJSON *root, MhaInput *in)
+int input_read_title(Loader *L, const cJSON *root, MhaInput *in)
 {
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title)
         return MHAVIZ_OK;
     if (!cJSON_IsString(title))
-        return fail(L, "title: expected a string, got %s", type_name(title));
+        return input_fail(L, "title: expected a string, got %s", input_type_name(title));
     const size_t n = strlen(title->valuestring);
     if (n > INPUT_MAX_TITLE_BYTES)
-        return fail(L, "title: %zu bytes is over the limit of %d", n, INPUT_MAX_TITLE_BYTES);
+        return input_fail(L, "title: %zu bytes is over the limit of %d", n, INPUT_MAX_TITLE_BYTES);
     int bad;
-    if (!(in->title = utf8_clean(title->valuestring, &bad)))
-        return fail_nomem(L);
+    if (!(in->title = input_utf8_clean(title->valuestring, &bad)))
+        return input_fail_nomem(L);
     if (bad)
-        warn(L, "title: %d byte%s of invalid UTF-8 shown as U+FFFD", bad, bad == 1 ? "" : "s");
+        input_warn(L, "title: %d byte%s of invalid UTF-8 shown as U+FFFD", bad, bad == 1 ? "" : "s");
     return MHAVIZ_OK;
 }
 
@@ -115,20 +115,21 @@ static int read_losses(Loader *L, const cJSON *o, const char *where, const char 
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!a)
-        return fail(L, "%s: missing \"%s\" (one loss per seed)", where, key);
+        return input_fail(L, "%s: missing \"%s\" (one loss per seed)", where, key);
     if (!cJSON_IsArray(a))
-        return fail(L, "%s.%s: expected an array of %d numbers, got %s", where, key, n, type_name(a));
-    if (count_items(a) != (size_t)n)
-        return fail(L, "%s.%s: %zu numbers for %d seeds (one loss per seed)", where, key, count_items(a), n);
+        return input_fail(L, "%s.%s: expected an array of %d numbers, got %s", where, key, n, input_type_name(a));
+    if (input_count_items(a) != (size_t)n)
+        return input_fail(L, "%s.%s: %zu numbers for %d seeds (one loss per seed)", where, key, input_count_items(a),
+                          n);
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, a) {
         if (!cJSON_IsNumber(e))
-            return fail(L, "%s.%s[%d]: expected a loss in nats (a number >= 0), got %s", where, key, i,
-                        type_name(e));
+            return input_fail(L, "%s.%s[%d]: expected a loss in nats (a number >= 0), got %s", where, key, i,
+                              input_type_name(e));
         if (!isfinite(e->valuedouble) || e->valuedouble < 0)
-            return fail(L, "%s.%s[%d]: expected a loss in nats (a number >= 0), got %g", where, key, i,
-                        e->valuedouble);
+            return input_fail(L, "%s.%s[%d]: expected a loss in nats (a number >= 0), got %g", where, key, i,
+                              e->valuedouble);
         out[i++] = e->valuedouble;
     }
     return MHAVIZ_OK;
@@ -145,8 +146,8 @@ static int read_kv_losses(Loader *L, const cJSON *losses, const MhaConfig *c, Tr
     if (!by)
         return MHAVIZ_OK;
     if (!cJSON_IsObject(by))
-        return fail(L, "%s: expected an object of K/V head counts (such as \"2\"), each with one loss per "
-                    "seed, got %s", where, type_name(by));
+        return input_fail(L, "%s: expected an object of K/V head counts (such as \"2\"), each with one loss per "
+                          "seed, got %s", where, input_type_name(by));
     const cJSON *e;
     cJSON_ArrayForEach(e, by) {
         const int i = t->n_kv_losses;
@@ -154,19 +155,19 @@ static int read_kv_losses(Loader *L, const cJSON *losses, const MhaConfig *c, Tr
         errno = 0;
         const long n = strtol(e->string, &end, 10);
         if (end == e->string || *end || errno || n < 1 || n > c->n_heads || c->n_heads % n != 0)
-            return fail(L, "%s.%s: expected a count of K/V heads that divides n_heads = %d", where, e->string,
-                        c->n_heads);
+            return input_fail(L, "%s.%s: expected a count of K/V heads that divides n_heads = %d", where, e->string,
+                              c->n_heads);
         if (i > 0 && n >= t->kv_heads[i - 1])
-            return fail(L, "%s.%s: K/V head counts are listed most first, without repeats", where, e->string);
+            return input_fail(L, "%s.%s: K/V head counts are listed most first, without repeats", where, e->string);
         if (i == TRAINING_MAX_KV)
-            return fail(L, "%s: more than %d counts", where, TRAINING_MAX_KV);
+            return input_fail(L, "%s: more than %d counts", where, TRAINING_MAX_KV);
         t->kv_heads[i] = (int)n;
         int rc = read_losses(L, by, where, e->string, t->n_seeds, t->loss_kv[i]);
         if (rc != MHAVIZ_OK)
             return rc;
         if (n == c->n_kv_heads && memcmp(t->loss_kv[i], t->loss_heads, (size_t)t->n_seeds * sizeof(double)) != 0)
-            return fail(L, "%s.%s: differs from training.held_out_loss.heads, this layer's own losses", where,
-                        e->string);
+            return input_fail(L, "%s.%s: differs from training.held_out_loss.heads, this layer's own losses", where,
+                              e->string);
         t->n_kv_losses++;
     }
     return MHAVIZ_OK;
@@ -179,20 +180,20 @@ static int read_readout(Loader *L, const cJSON *o, const char *where, const MhaC
                         TrainingReadout *out)
 {
     if (!cJSON_IsObject(o))
-        return fail(L, "%s: expected an object with heads and single_head, got %s", where, type_name(o));
+        return input_fail(L, "%s: expected an object with heads and single_head, got %s", where, input_type_name(o));
     int rc;
     char prefix[112];
     snprintf(prefix, sizeof prefix, "%s.", where);
-    if ((rc = check_keys(L, o, loss_keys, prefix)) != MHAVIZ_OK ||
+    if ((rc = input_check_keys(L, o, loss_keys, prefix)) != MHAVIZ_OK ||
         (rc = read_losses(L, o, where, "heads", t->n_seeds, out->heads)) != MHAVIZ_OK ||
         (rc = read_losses(L, o, where, "single_head", t->n_seeds, out->single)) != MHAVIZ_OK)
         return rc;
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "by_kv_heads");
     if (!by && t->n_kv_losses)
-        return fail(L, "%s: missing \"by_kv_heads\" (training.held_out_loss has it)", where);
-    if (by && (!cJSON_IsObject(by) || (int)count_items(by) != t->n_kv_losses))
-        return fail(L, "%s.by_kv_heads: expected the K/V head counts of training.held_out_loss.by_kv_heads "
-                    "(%d), each with one loss per seed", where, t->n_kv_losses);
+        return input_fail(L, "%s: missing \"by_kv_heads\" (training.held_out_loss has it)", where);
+    if (by && (!cJSON_IsObject(by) || (int)input_count_items(by) != t->n_kv_losses))
+        return input_fail(L, "%s.by_kv_heads: expected the K/V head counts of training.held_out_loss.by_kv_heads "
+                          "(%d), each with one loss per seed", where, t->n_kv_losses);
     char kv_where[160];
     snprintf(kv_where, sizeof kv_where, "%s.by_kv_heads", where);
     int i = 0;
@@ -201,13 +202,13 @@ static int read_readout(Loader *L, const cJSON *o, const char *where, const MhaC
         char want[16];
         snprintf(want, sizeof want, "%d", t->kv_heads[i]);
         if (strcmp(e->string, want) != 0)
-            return fail(L, "%s.%s: expected \"%s\" here, as in training.held_out_loss.by_kv_heads", kv_where,
-                        e->string, want);
+            return input_fail(L, "%s.%s: expected \"%s\" here, as in training.held_out_loss.by_kv_heads", kv_where,
+                              e->string, want);
         if ((rc = read_losses(L, by, kv_where, e->string, t->n_seeds, out->kv[i])) != MHAVIZ_OK)
             return rc;
         if (t->kv_heads[i] == c->n_kv_heads &&
             memcmp(out->kv[i], out->heads, (size_t)t->n_seeds * sizeof(double)) != 0)
-            return fail(L, "%s.%s: differs from %s.heads, this layer's own losses", kv_where, e->string, where);
+            return input_fail(L, "%s.%s: differs from %s.heads, this layer's own losses", kv_where, e->string, where);
         i++;
     }
     return MHAVIZ_OK;
@@ -220,13 +221,13 @@ static int read_readouts(Loader *L, const cJSON *tr, const MhaConfig *c, Trainin
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(tr, "by_readout");
     if (!by)
         return MHAVIZ_OK;
-    if (!cJSON_IsObject(by) || count_items(by) == 0)
-        return fail(L, "training.by_readout: expected an object of 1 to %d readouts (such as \"previous "
-                    "token\"), each with heads and single_head, got %s", TRAINING_MAX_READOUTS,
-                    cJSON_IsObject(by) ? "an empty object" : type_name(by));
-    if (count_items(by) > TRAINING_MAX_READOUTS)
-        return fail(L, "training.by_readout: %zu readouts is over the limit of %d", count_items(by),
-                    TRAINING_MAX_READOUTS);
+    if (!cJSON_IsObject(by) || input_count_items(by) == 0)
+        return input_fail(L, "training.by_readout: expected an object of 1 to %d readouts (such as \"previous "
+                          "token\"), each with heads and single_head, got %s", TRAINING_MAX_READOUTS,
+                          cJSON_IsObject(by) ? "an empty object" : input_type_name(by));
+    if (input_count_items(by) > TRAINING_MAX_READOUTS)
+        return input_fail(L, "training.by_readout: %zu readouts is over the limit of %d", input_count_items(by),
+                          TRAINING_MAX_READOUTS);
     const cJSON *e;
     cJSON_ArrayForEach(e, by) {
         const int r = t->n_readouts;
@@ -235,11 +236,11 @@ static int read_readouts(Loader *L, const cJSON *tr, const MhaConfig *c, Trainin
         for (size_t i = 0; plain && i < n; i++)
             plain = e->string[i] >= ' ' && e->string[i] <= '~' && e->string[i] != '"' && e->string[i] != '\\';
         if (!plain)
-            return fail(L, "training.by_readout: readout %d: expected a name of 1 to %d printable ASCII "
-                        "characters without quotes or backslashes", r, TRAINING_MAX_READOUT_NAME - 1);
+            return input_fail(L, "training.by_readout: readout %d: expected a name of 1 to %d printable ASCII "
+                              "characters without quotes or backslashes", r, TRAINING_MAX_READOUT_NAME - 1);
         for (int k = 0; k < r; k++)
             if (strcmp(t->readout_name[k], e->string) == 0)
-                return fail(L, "training.by_readout.%s: given twice; keep one", e->string);
+                return input_fail(L, "training.by_readout.%s: given twice; keep one", e->string);
         char where[96];
         snprintf(where, sizeof where, "training.by_readout.%s", e->string);
         int rc = read_readout(L, e, where, c, t, &t->readout[r]);
@@ -256,49 +257,50 @@ static int training_int(Loader *L, const cJSON *tr, const char *key, int lo, con
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(tr, key);
     if (!v)
-        return fail(L, "training: missing \"%s\" (%s)", key, what);
+        return input_fail(L, "training: missing \"%s\" (%s)", key, what);
     if (!cJSON_IsNumber(v))
-        return fail(L, "training.%s: expected a whole number >= %d (%s), got %s", key, lo, what, type_name(v));
+        return input_fail(L, "training.%s: expected a whole number >= %d (%s), got %s", key, lo, what,
+                          input_type_name(v));
     if (v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo || v->valuedouble > INT_MAX)
-        return fail(L, "training.%s: expected a whole number >= %d (%s), got %.15g", key, lo, what,
-                    v->valuedouble);
+        return input_fail(L, "training.%s: expected a whole number >= %d (%s), got %.15g", key, lo, what,
+                          v->valuedouble);
     *out = (int)v->valuedouble;
     return MHAVIZ_OK;
 }
 
-int read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig *c, Training *t)
+int input_read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig *c, Training *t)
 {
     int rc;
     const cJSON *tr = cJSON_GetObjectItemCaseSensitive(root, "training");
     if (!tr)
         return MHAVIZ_OK;
     if (!cJSON_IsObject(tr))
-        return fail(L, "training: expected an object with seeds, seed, steps and held_out_loss, got %s",
-                    type_name(tr));
+        return input_fail(L, "training: expected an object with seeds, seed, steps and held_out_loss, got %s",
+                          input_type_name(tr));
     if (!has_single)
-        return fail(L, "training: describes a \"single_head\" trained on its own, and this input has none");
-    if ((rc = check_keys(L, tr, training_keys, "training.")) != MHAVIZ_OK)
+        return input_fail(L, "training: describes a \"single_head\" trained on its own, and this input has none");
+    if ((rc = input_check_keys(L, tr, training_keys, "training.")) != MHAVIZ_OK)
         return rc;
     const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(tr, "seeds");
     if (!seeds)
-        return fail(L, "training: missing \"seeds\" (the seeds both models were trained at)");
-    if (!cJSON_IsArray(seeds) || count_items(seeds) == 0)
-        return fail(L, "training.seeds: expected an array of 1 to %d whole numbers, got %s",
-                    TRAINING_MAX_SEEDS, cJSON_IsArray(seeds) ? "an empty array" : type_name(seeds));
-    if (count_items(seeds) > TRAINING_MAX_SEEDS)
-        return fail(L, "training.seeds: %zu seeds is over the limit of %d", count_items(seeds),
-                    TRAINING_MAX_SEEDS);
+        return input_fail(L, "training: missing \"seeds\" (the seeds both models were trained at)");
+    if (!cJSON_IsArray(seeds) || input_count_items(seeds) == 0)
+        return input_fail(L, "training.seeds: expected an array of 1 to %d whole numbers, got %s",
+                          TRAINING_MAX_SEEDS, cJSON_IsArray(seeds) ? "an empty array" : input_type_name(seeds));
+    if (input_count_items(seeds) > TRAINING_MAX_SEEDS)
+        return input_fail(L, "training.seeds: %zu seeds is over the limit of %d", input_count_items(seeds),
+                          TRAINING_MAX_SEEDS);
     const cJSON *e;
     cJSON_ArrayForEach(e, seeds) {
         const int i = t->n_seeds;
         if (!cJSON_IsNumber(e))
-            return fail(L, "training.seeds[%d]: expected a whole number >= 0, got %s", i, type_name(e));
+            return input_fail(L, "training.seeds[%d]: expected a whole number >= 0, got %s", i, input_type_name(e));
         if (e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 || e->valuedouble > INT_MAX)
-            return fail(L, "training.seeds[%d]: expected a whole number >= 0, got %.15g", i, e->valuedouble);
+            return input_fail(L, "training.seeds[%d]: expected a whole number >= 0, got %.15g", i, e->valuedouble);
         t->seeds[i] = (int)e->valuedouble;
         for (int k = 0; k < i; k++)
             if (t->seeds[k] == t->seeds[i])
-                return fail(L, "training.seeds[%d]: seed %d is already seeds[%d]", i, t->seeds[i], k);
+                return input_fail(L, "training.seeds[%d]: seed %d is already seeds[%d]", i, t->seeds[i], k);
         t->n_seeds++;
     }
     if ((rc = training_int(L, tr, "seed", 0, "the seed whose weights these are", &t->seed)) != MHAVIZ_OK ||
@@ -308,15 +310,15 @@ int read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig 
     for (int k = 0; k < t->n_seeds; k++)
         found |= t->seeds[k] == t->seed;
     if (!found)
-        return fail(L, "training.seed: %d is not one of training.seeds (the seed whose weights these are)",
-                    t->seed);
+        return input_fail(L, "training.seed: %d is not one of training.seeds (the seed whose weights these are)",
+                          t->seed);
     const cJSON *losses = cJSON_GetObjectItemCaseSensitive(tr, "held_out_loss");
     if (!losses)
-        return fail(L, "training: missing \"held_out_loss\" (an object with heads and single_head)");
+        return input_fail(L, "training: missing \"held_out_loss\" (an object with heads and single_head)");
     if (!cJSON_IsObject(losses))
-        return fail(L, "training.held_out_loss: expected an object with heads and single_head, got %s",
-                    type_name(losses));
-    if ((rc = check_keys(L, losses, loss_keys, "training.held_out_loss.")) != MHAVIZ_OK ||
+        return input_fail(L, "training.held_out_loss: expected an object with heads and single_head, got %s",
+                          input_type_name(losses));
+    if ((rc = input_check_keys(L, losses, loss_keys, "training.held_out_loss.")) != MHAVIZ_OK ||
         (rc = read_losses(L, losses, "training.held_out_loss", "heads", t->n_seeds, t->loss_heads)) != MHAVIZ_OK ||
         (rc = read_losses(L, losses, "training.held_out_loss", "single_head", t->n_seeds, t->loss_single)) !=
             MHAVIZ_OK ||
@@ -334,12 +336,12 @@ int read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig 
 static int to_float(Loader *L, const cJSON *v, const char *place, float *out)
 {
     if (!cJSON_IsNumber(v))
-        return fail(L, "%s: expected a number, got %s", place, type_name(v));
+        return input_fail(L, "%s: expected a number, got %s", place, input_type_name(v));
     double d = v->valuedouble;
     if (!isfinite(d))
-        return fail(L, "%s: not a finite number", place);
+        return input_fail(L, "%s: not a finite number", place);
     if (fabs(d) > FLT_MAX)
-        return fail(L, "%s: %g is too large for a float (largest is about 3.4e38)", place, d);
+        return input_fail(L, "%s: %g is too large for a float (largest is about 3.4e38)", place, d);
     *out = (float)d;
     return MHAVIZ_OK;
 }
@@ -349,11 +351,11 @@ static int to_float(Loader *L, const cJSON *v, const char *place, float *out)
 static int npy_failed(Loader *L, const char *key, Dim rows, Dim cols, int rc, const char *msg)
 {
     if (rc == MHAVIZ_ENOMEM)
-        return fail_nomem(L);
+        return input_fail_nomem(L);
     if (rows.n < 0)
-        fail(L, "%s: %s (expected shape (%d,), %s)", key, msg, cols.n, cols.why);
+        input_fail(L, "%s: %s (expected shape (%d,), %s)", key, msg, cols.n, cols.why);
     else
-        fail(L, "%s: %s (expected shape (%d, %d): %s by %s)", key, msg, rows.n, cols.n, rows.why, cols.why);
+        input_fail(L, "%s: %s (expected shape (%d, %d): %s by %s)", key, msg, rows.n, cols.n, rows.why, cols.why);
     return rc == MHAVIZ_EIO ? MHAVIZ_EINPUT : rc;
 }
 
@@ -369,11 +371,11 @@ static int read_vector(Loader *L, const cJSON *v, const char *key, Dim cols, flo
         return rc == MHAVIZ_OK ? rc : npy_failed(L, key, (Dim){-1, ""}, cols, rc, msg);
     }
     if (!cJSON_IsArray(v))
-        return fail(L, "%s: expected an array of %d numbers (%s), got %s", key, cols.n, cols.why,
-                    type_name(v));
-    size_t n = count_items(v);
+        return input_fail(L, "%s: expected an array of %d numbers (%s), got %s", key, cols.n, cols.why,
+                          input_type_name(v));
+    size_t n = input_count_items(v);
     if (n != (size_t)cols.n)
-        return fail(L, "%s: has %zu numbers, expected %d (%s)", key, n, cols.n, cols.why);
+        return input_fail(L, "%s: has %zu numbers, expected %d (%s)", key, n, cols.n, cols.why);
     if (!dst)
         return MHAVIZ_OK;
     int j = 0, rc;
@@ -391,28 +393,28 @@ static int read_vector(Loader *L, const cJSON *v, const char *key, Dim cols, flo
     return MHAVIZ_OK;
 }
 
-int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
-                int transpose, float *dst)
+int input_read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
+                      int transpose, float *dst)
 {
-    if (cJSON_IsString(m)) /* a .npy file: its shape is checked when load_array reads it */
+    if (cJSON_IsString(m)) /* a .npy file: its shape is checked when input_load_array reads it */
         return MHAVIZ_OK;
     if (!cJSON_IsArray(m))
-        return fail(L, "%s: expected %d rows (%s) of %d numbers (%s), or a .npy file name; got %s",
-                    key, rows.n, rows.why, cols.n, cols.why, type_name(m));
-    size_t n_rows = count_items(m);
+        return input_fail(L, "%s: expected %d rows (%s) of %d numbers (%s), or a .npy file name; got %s",
+                          key, rows.n, rows.why, cols.n, cols.why, input_type_name(m));
+    size_t n_rows = input_count_items(m);
     if (n_rows != (size_t)rows.n)
-        return fail(L, "%s: has %zu rows, expected %d (%s)", key, n_rows, rows.n, rows.why);
+        return input_fail(L, "%s: has %zu rows, expected %d (%s)", key, n_rows, rows.n, rows.why);
     int i = 0, rc;
     const cJSON *row;
     cJSON_ArrayForEach(row, m) {
         if (!cJSON_IsArray(row))
-            return fail(L, "%s: row %d is %s, expected an array of %d numbers (%s)", key, i,
-                        type_name(row), cols.n, cols.why);
+            return input_fail(L, "%s: row %d is %s, expected an array of %d numbers (%s)", key, i,
+                              input_type_name(row), cols.n, cols.why);
         if (!dst) {
-            size_t n = count_items(row);
+            size_t n = input_count_items(row);
             if (n != (size_t)cols.n)
-                return fail(L, "%s: row %d has %zu numbers, expected %d (%s)", key, i, n, cols.n,
-                            cols.why);
+                return input_fail(L, "%s: row %d has %zu numbers, expected %d (%s)", key, i, n, cols.n,
+                                  cols.why);
         } else {
             int j = 0;
             const cJSON *e;
@@ -435,20 +437,20 @@ int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
                 j++;
             }
             if (j != cols.n || e != NULL)
-                return fail(L, "%s: row %d has the wrong length, expected %d (%s)", key, i, cols.n,
-                            cols.why);
+                return input_fail(L, "%s: row %d has the wrong length, expected %d (%s)", key, i, cols.n,
+                                  cols.why);
         }
         i++;
     }
     return MHAVIZ_OK;
 }
 
-int load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, int transpose, float **dst)
+int input_load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, int transpose, float **dst)
 {
     if (cJSON_IsString(a)) {
         MhaInput *in = L->in;
         if (in->n_maps == MHA_INPUT_MAX_MAPS) /* x and two layers' arrays fit: each is loaded once */
-            return fail(L, "%s: more .npy files than an input may read in place (%d)", key, MHA_INPUT_MAX_MAPS);
+            return input_fail(L, "%s: more .npy files than an input may read in place (%d)", key, MHA_INPUT_MAX_MAPS);
         char msg[384];
         int rc = npy_load_floats(L->base_dir, a->valuestring, rows.n, cols.n, transpose, dst,
                                  &in->maps[in->n_maps], msg, sizeof msg);
@@ -460,8 +462,8 @@ int load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, i
     }
     const size_t n = (size_t)(rows.n < 0 ? 1 : rows.n) * (size_t)cols.n;
     if (!(*dst = malloc(n * sizeof **dst))) // (rows.n, cols.n), or (cols.n, rows.n) transposed
-        return fail_nomem(L);
-    return rows.n < 0 ? read_vector(L, a, key, cols, *dst) : read_matrix(L, a, key, rows, cols, transpose, *dst);
+        return input_fail_nomem(L);
+    return rows.n < 0 ? read_vector(L, a, key, cols, *dst) : input_read_matrix(L, a, key, rows, cols, transpose, *dst);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -470,8 +472,8 @@ int load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, i
 static const char *const W_names[4] = {"W_q", "W_k", "W_v", "W_o"};
 static const char *const b_names[4] = {"b_q", "b_k", "b_v", "b_o"};
 
-int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
-               LayerJson *lj)
+int input_find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
+                     LayerJson *lj)
 {
     memset(lj, 0, sizeof *lj);
     lj->prefix = prefix;
@@ -481,13 +483,13 @@ int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim
         lj->in[i] = d_model;
         lj->out[i] = (i == 1 || i == 2) ? kv : d_model;
         if (!lj->W[i])
-            return fail(L, "missing \"%s%s\" (%d x %d: %s by %s)", prefix, W_names[i], d_model.n,
-                        lj->out[i].n, d_model.why, lj->out[i].why);
+            return input_fail(L, "missing \"%s%s\" (%d x %d: %s by %s)", prefix, W_names[i], d_model.n,
+                              lj->out[i].n, d_model.why, lj->out[i].why);
     }
     return MHAVIZ_OK;
 }
 
-int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
+int input_read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
 {
     float **Wd[4] = {NULL, NULL, NULL, NULL}, **bd[4] = {NULL, NULL, NULL, NULL};
     if (w) {
@@ -506,7 +508,8 @@ int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
             r.why = why_r;
             c.why = why_c;
         }
-        rc = w ? load_array(L, lj->W[i], key, r, c, w_at_x, Wd[i]) : read_matrix(L, lj->W[i], key, r, c, w_at_x, NULL);
+        rc = w ? input_load_array(L, lj->W[i], key, r, c, w_at_x, Wd[i])
+               : input_read_matrix(L, lj->W[i], key, r, c, w_at_x, NULL);
         if (rc != MHAVIZ_OK)
             return rc;
     }
@@ -516,9 +519,9 @@ int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w)
         if (!lj->b[i]) { /* zeros */
             rc = MHAVIZ_OK;
             if (w && !(*bd[i] = calloc((size_t)lj->out[i].n, sizeof(float))))
-                rc = fail_nomem(L);
+                rc = input_fail_nomem(L);
         } else {
-            rc = w ? load_array(L, lj->b[i], key, none, lj->out[i], 0, bd[i])
+            rc = w ? input_load_array(L, lj->b[i], key, none, lj->out[i], 0, bd[i])
                    : read_vector(L, lj->b[i], key, lj->out[i], NULL);
         }
         if (rc != MHAVIZ_OK)
@@ -542,21 +545,21 @@ static int emb_cmp(const void *a, const void *b)
     return strcmp(((const EmbEntry *)a)->key, ((const EmbEntry *)b)->key);
 }
 
-int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
-                    Dim D)
+int input_find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
+                          Dim D)
 {
     int rc = MHAVIZ_OK;
     /* Sort the table once so each token is a binary search, and a token
      * given twice shows up as two neighbours. */
-    size_t n = count_items(emb), i = 0;
+    size_t n = input_count_items(emb), i = 0;
     EmbEntry *entries = malloc((n ? n : 1) * sizeof *entries); // (n) the table, sorted by token
-    size_t T = count_items(tokens);
+    size_t T = input_count_items(tokens);
     free(L->emb_of); /* another layer's, in a file of "layers" */
     L->emb_of = calloc(T, sizeof *L->emb_of);
     L->emb_table = emb;
     if (!entries || !L->emb_of) {
         free(entries);
-        return fail_nomem(L);
+        return input_fail_nomem(L);
     }
     const cJSON *e;
     cJSON_ArrayForEach(e, emb)
@@ -565,15 +568,15 @@ int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *
     for (i = 0; i < n && rc == MHAVIZ_OK; i++) {
         char key[160];
         int bad;
-        char *shown = utf8_clean(entries[i].key, &bad);
+        char *shown = input_utf8_clean(entries[i].key, &bad);
         if (!shown) {
-            rc = fail_nomem(L);
+            rc = input_fail_nomem(L);
             break;
         }
         snprintf(key, sizeof key, "embeddings[\"%.100s\"]", shown);
         free(shown);
         if (i + 1 < n && strcmp(entries[i].key, entries[i + 1].key) == 0)
-            rc = fail(L, "%s: given twice; keep one", key);
+            rc = input_fail(L, "%s: given twice; keep one", key);
         else if (entries[i].item != pos)
             rc = read_vector(L, entries[i].item, key, D, NULL);
     }
@@ -586,11 +589,11 @@ int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *
         EmbEntry *hit = bsearch(&probe, entries, n, sizeof *entries, emb_cmp);
         if (!hit || hit->item == pos) {
             int bad;
-            char *shown = utf8_clean(tok->valuestring, &bad);
+            char *shown = input_utf8_clean(tok->valuestring, &bad);
             if (!shown)
-                rc = fail_nomem(L);
+                rc = input_fail_nomem(L);
             else
-                rc = fail(L, "embeddings: no entry for token %zu \"%.100s\"", t, shown);
+                rc = input_fail(L, "embeddings: no entry for token %zu \"%.100s\"", t, shown);
             free(shown);
             break;
         }
@@ -616,7 +619,7 @@ void input_add_positions(float *x, int T, int d_model)
     }
 }
 
-int embed_tokens(Loader *L, int sinusoidal, MhaInput *in)
+int input_embed_tokens(Loader *L, int sinusoidal, MhaInput *in)
 {
     const int T = in->cfg.T, d_model = in->cfg.d_model;
     for (int t = 0; t < T; t++) {

@@ -44,7 +44,7 @@ static const char *name_tail(const char *name)
     return p;
 }
 
-int fail(Loader *L, const char *fmt, ...)
+int input_fail(Loader *L, const char *fmt, ...)
 {
     va_list ap;
     int n = snprintf(L->err, L->errlen, "%s%s: %s%s", name_cut(L->name), name_tail(L->name),
@@ -57,13 +57,13 @@ int fail(Loader *L, const char *fmt, ...)
     return MHAVIZ_EINPUT;
 }
 
-int fail_nomem(Loader *L)
+int input_fail_nomem(Loader *L)
 {
     snprintf(L->err, L->errlen, "%s%s: out of memory while loading", name_cut(L->name), name_tail(L->name));
     return MHAVIZ_ENOMEM;
 }
 
-void warn(Loader *L, const char *fmt, ...)
+void input_warn(Loader *L, const char *fmt, ...)
 {
     char line[512];
     va_list ap;
@@ -89,7 +89,7 @@ void warn(Loader *L, const char *fmt, ...)
     L->warn[L->warn_len] = '\0';
 }
 
-const char *type_name(const cJSON *v)
+const char *input_type_name(const cJSON *v)
 {
     if (cJSON_IsNumber(v)) return "a number";
     if (cJSON_IsString(v)) return "a string";
@@ -100,7 +100,7 @@ const char *type_name(const cJSON *v)
     return "an invalid value";
 }
 
-size_t count_items(const cJSON *a)
+size_t input_count_items(const cJSON *a)
 {
     size_t n = 0;
     const cJSON *e;
@@ -143,7 +143,7 @@ static const unsigned char WORD_CHAR[256] = {
  * to 16 bytes, 32 at the least. */
 #define MALLOC_BYTES(n) ((n) + 8 <= 32 ? (size_t)32 : ((size_t)(n) + 8 + 15) / 16 * 16)
 
-int scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes)
+int input_scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes)
 {
     const unsigned char *t = (const unsigned char *)text;
     int depth = 0;
@@ -196,14 +196,14 @@ int scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes)
     return MHAVIZ_OK;
 }
 
-int fail_syntax(Loader *L, const char *text, size_t len, size_t off)
+int input_fail_syntax(Loader *L, const char *text, size_t len, size_t off)
 {
     char msg[320];
     size_t at = syntax_explain(text, len, off, msg, sizeof msg);
     return fail_at(L, text, len, at, "%s", msg);
 }
 
-char *utf8_clean(const char *s, int *bad)
+char *input_utf8_clean(const char *s, int *bad)
 {
     size_t n = strlen(s);
     char *out = malloc(3 * n + 1), *o = out;
@@ -281,7 +281,7 @@ static const char *did_you_mean(const char *s, const char *const *known)
  * where: "" at the top level, "single_head." inside it. */
 #define MAX_KEY_WARNINGS 10
 
-int check_keys(Loader *L, const cJSON *obj, const char *const *known, const char *where)
+int input_check_keys(Loader *L, const cJSON *obj, const char *const *known, const char *where)
 {
     const cJSON *e;
     int unknown = 0;
@@ -294,15 +294,15 @@ int check_keys(Loader *L, const cJSON *obj, const char *const *known, const char
         if (is_known) {
             for (const cJSON *f = e->next; f; f = f->next)
                 if (strcmp(f->string, k) == 0)
-                    return fail(L, "%s%s: given twice; keep one", where, k);
+                    return input_fail(L, "%s%s: given twice; keep one", where, k);
             continue;
         }
         if (++unknown > MAX_KEY_WARNINGS)
             continue;
         int bad;
-        char *shown = utf8_clean(k, &bad);
+        char *shown = input_utf8_clean(k, &bad);
         if (!shown)
-            return fail_nomem(L);
+            return input_fail_nomem(L);
         size_t n = strlen(shown);
         if (n > 60) { /* a long key: cut at a character boundary */
             n = 57;
@@ -312,13 +312,13 @@ int check_keys(Loader *L, const cJSON *obj, const char *const *known, const char
         }
         const char *m = did_you_mean(k, known);
         if (m)
-            warn(L, "unknown key \"%s%s\" ignored (did you mean \"%s%s\"?)", where, shown, where, m);
+            input_warn(L, "unknown key \"%s%s\" ignored (did you mean \"%s%s\"?)", where, shown, where, m);
         else
-            warn(L, "unknown key \"%s%s\" ignored", where, shown);
+            input_warn(L, "unknown key \"%s%s\" ignored", where, shown);
         free(shown);
     }
     if (unknown > MAX_KEY_WARNINGS)
-        warn(L, "%d more unknown keys%s ignored", unknown - MAX_KEY_WARNINGS,
-             where[0] ? " in single_head" : "");
+        input_warn(L, "%d more unknown keys%s ignored", unknown - MAX_KEY_WARNINGS,
+                   where[0] ? " in single_head" : "");
     return MHAVIZ_OK;
 }

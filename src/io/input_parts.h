@@ -46,18 +46,18 @@ typedef struct {
 /* ---- input_messages.c: the loader's state and its messages; text-level checks; keys */
 
 /* Write "name: <message>" into the error buffer; returns MHAVIZ_EINPUT. */
-int fail(Loader *L, const char *fmt, ...);
+int input_fail(Loader *L, const char *fmt, ...);
 
-int fail_nomem(Loader *L);
+int input_fail_nomem(Loader *L);
 
 /* Append one warning line "warning: name: <message>\n". */
-void warn(Loader *L, const char *fmt, ...);
+void input_warn(Loader *L, const char *fmt, ...);
 
 /* A short name for a JSON value's type, for "expected X, got Y" messages. */
-const char *type_name(const cJSON *v);
+const char *input_type_name(const cJSON *v);
 
 /* Number of elements of a JSON array or object, in one walk. */
-size_t count_items(const cJSON *a);
+size_t input_count_items(const cJSON *a);
 
 /* One pass over the raw text: no NUL bytes (raw or \u0000), nesting at most MAX_NESTING.
  * (cJSON would stop at a NUL inside a string and silently cut it; its own
@@ -65,65 +65,65 @@ size_t count_items(const cJSON *a);
  * Also counts what parsing will allocate: one cJSON node per value, plus a
  * copy of every string (keys included), so *parse_bytes bounds the memory
  * the parse needs, text included, before it starts. */
-int scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes);
+int input_scan_text(Loader *L, const char *text, size_t len, size_t *parse_bytes);
 
 /* Explain a cJSON syntax error at byte offset off: syntax_explain names
  * the mistake (trailing comma, missing comma, single quotes, ...) and the
  * offset it is at. */
-int fail_syntax(Loader *L, const char *text, size_t len, size_t off);
+int input_fail_syntax(Loader *L, const char *text, size_t len, size_t off);
 
 /* Copy s, replacing every byte that is not part of valid UTF-8 with U+FFFD.
  * Sets *bad to the number of replacements. NULL when out of memory. */
-char *utf8_clean(const char *s, int *bad);
+char *input_utf8_clean(const char *s, int *bad);
 
-int check_keys(Loader *L, const cJSON *obj, const char *const *known, const char *where);
+int input_check_keys(Loader *L, const cJSON *obj, const char *const *known, const char *where);
 
 /* ---- input_fields.c: the small fields, the arrays, the layers, the embeddings */
 
 /* A whole number in [lo, hi] under key; absent -> *out = dflt (required: dflt < 0). */
-int read_int(Loader *L, const cJSON *root, const char *key, int lo, int hi,
-             const char *hi_why, int dflt, int *out);
+int input_read_int(Loader *L, const cJSON *root, const char *key, int lo, int hi,
+                   const char *hi_why, int dflt, int *out);
 
-int read_tokens(Loader *L, const cJSON *root, MhaInput *in, const cJSON **tokens_json);
+int input_read_tokens(Loader *L, const cJSON *root, MhaInput *in, const cJSON **tokens_json);
 
 /* Copy the token strings, replacing invalid UTF-8 (with a warning). */
-int copy_tokens(Loader *L, const cJSON *tok, MhaInput *in);
+int input_copy_tokens(Loader *L, const cJSON *tok, MhaInput *in);
 
 /* The optional "title": a string of at most INPUT_MAX_TITLE_BYTES bytes,
  * invalid UTF-8 replaced (with a warning) as in the tokens. */
-int read_title(Loader *L, const cJSON *root, MhaInput *in);
+int input_read_title(Loader *L, const cJSON *root, MhaInput *in);
 
 /* The optional "training" into *t (docs/input.md); has_single: the input
  * gave "single_head", which "training" describes. */
-int read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig *c, Training *t);
+int input_read_training(Loader *L, const cJSON *root, int has_single, const MhaConfig *c, Training *t);
 
 /* A matrix stored as rows.n rows of cols.n numbers under key. dst NULL:
  * check the shape only, allocating nothing. Otherwise copy into dst,
  * transposed when transpose (dst is then (cols.n, rows.n)). A .npy file
- * name is accepted and left alone (dst untouched): load_array reads it. */
-int read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
-                int transpose, float *dst);
+ * name is accepted and left alone (dst untouched): input_load_array reads it. */
+int input_read_matrix(Loader *L, const cJSON *m, const char *key, Dim rows, Dim cols,
+                      int transpose, float *dst);
 
 /* The matrix (or, rows.n < 0, the vector) under key into *dst, transposed
  * when transpose: a .npy file's numbers in place when the file holds them
  * as they are (npy_load_floats maps it; the mapping goes into L->in->maps),
  * else a new array of the input's own. */
-int load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, int transpose, float **dst);
+int input_load_array(Loader *L, const cJSON *a, const char *key, Dim rows, Dim cols, int transpose, float **dst);
 
-int find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
-               LayerJson *lj);
+int input_find_layer(Loader *L, const cJSON *obj, const char *prefix, Dim d_model, Dim kv,
+                     LayerJson *lj);
 
-/* Check (w NULL) or load the layer into *w (load_array; the biases not
+/* Check (w NULL) or load the layer into *w (input_load_array; the biases not
  * given are zeros). W@x files hold each W transposed. */
-int read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w);
+int input_read_layer(Loader *L, const LayerJson *lj, int w_at_x, MhaWeights *w);
 
 /* Check the table (every entry d_model numbers, none given twice) and find
  * each token's entry, into L->emb_of (T). Allocates only what the data's
  * own size bounds. pos: the "positional" string when it sits in the table. */
-int find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
-                    Dim D);
+int input_find_embeddings(Loader *L, const cJSON *emb, const cJSON *pos, const cJSON *tokens,
+                          Dim D);
 
 /* x_t = embeddings[tokens[t]] + PE(t), into in->x (T, d_model). */
-int embed_tokens(Loader *L, int sinusoidal, MhaInput *in);
+int input_embed_tokens(Loader *L, int sinusoidal, MhaInput *in);
 
 #endif

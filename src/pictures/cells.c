@@ -33,7 +33,7 @@ static DrawRgb scale_color(const Scale *s, float v)
     return draw_cmap_at(s->table, (v - s->lo) / (s->hi - s->lo) * (float)(s->n - 1) / 255.0f);
 }
 
-Scale weights_scale(const Renderer *r)
+Scale render_weights_scale(const Renderer *r)
 {
     Scale s = {r->cmap, 256, 0.0f, 1.0f, r->mask_bg, r->mask_hatch, 0, 0};
     return s;
@@ -76,7 +76,7 @@ float render_scores_end(const float *scores, int T, int causal, int *clipped)
     return m;
 }
 
-Scale scores_scale(const float *v, int T, int causal)
+Scale render_scores_scale(const float *v, int T, int causal)
 {
     int clipped;
     const float m = render_scores_end(v, T, causal, &clipped);
@@ -134,7 +134,7 @@ static Grid grid_for_width(int T, int map_px)
     return g;
 }
 
-Grid grid_for_panel(int T, int map_px)
+Grid render_grid_for_panel(int T, int map_px)
 {
     if (map_px >= T)
         return grid_for_width(T, map_px);
@@ -142,7 +142,7 @@ Grid grid_for_panel(int T, int map_px)
     return g;
 }
 
-Grid grid_for_slide(int T, int cell_px, int target)
+Grid render_grid_for_slide(int T, int cell_px, int target)
 {
     Grid g = {1, T, 1, 0};
     if (cell_px > 0) {
@@ -199,7 +199,7 @@ static int block_colour(const void *ctx, int bi, int bj, DrawRgb *col)
     return visible;
 }
 
-void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
+void render_paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
                        const Scale *s)
 {
     const MapCells m = {v, T, causal, g, s};
@@ -222,8 +222,8 @@ static void cell_text(char txt[32], const Scale *s, const char *fmt, float val)
     snprintf(txt, 32, "%s%s", negative ? "\xe2\x88\x92" : "", num + (num[0] == '-'));
 }
 
-int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
-                   const Grid *g, int x0, int y0, const Scale *s)
+int render_annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
+                          const Grid *g, int x0, int y0, const Scale *s)
 {
     /* One number format per map: two decimals, fewer when the scale is wide (scores). */
     const float big = fmaxf(fabsf(s->lo), fabsf(s->hi));
@@ -268,7 +268,7 @@ int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int 
     return MHAVIZ_OK;
 }
 
-int colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
+int render_colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
                            float tick_px, int causal)
 {
     for (int yy = 0; yy < h; yy++) {

@@ -38,7 +38,7 @@ static void map_layout_at(const Renderer *r, int T, char *const *tokens, const c
 {
     memset(L, 0, sizeof *L);
     L->ls = ls;
-    L->g = grid_for_slide(T, r->opt.cell_px, target);
+    L->g = render_grid_for_slide(T, r->opt.cell_px, target);
     L->map = L->g.B * L->g.cell;
     L->pitch = (float)L->map / (float)T;
     const float max_px = fmaxf(28.0f, (float)L->map / 30.0f);
@@ -47,7 +47,7 @@ static void map_layout_at(const Renderer *r, int T, char *const *tokens, const c
     L->frame = frame_px(L->map);
     if (!(label_w > 0.0f))
         label_w = clampf(8.0f * fminf(max_px, L->pitch), 110.0f, 260.0f);
-    L->lw = plan_labels(r, tokens, T, L->pitch, max_px, 2, label_w, ls);
+    L->lw = render_plan_labels(r, tokens, T, L->pitch, max_px, 2, label_w, ls);
     L->label_px = ls->plan.px;
     L->cap_px = clampf(fmaxf(L->label_px * 1.05f, (float)L->map / 40.0f), 22.0f, 36.0f);
 
@@ -75,7 +75,7 @@ static void map_layout_at(const Renderer *r, int T, char *const *tokens, const c
     const int title_w = (int)ceilf(draw_text_width(r->font, L->title, L->title_px));
     if (W < title_w + 2 * m)
         W = title_w + 2 * m;
-    wrap_parts(r->font, subtitle, L->cap_px, (float)(W - 2 * m), &L->sub);
+    render_wrap_parts(r->font, subtitle, L->cap_px, (float)(W - 2 * m), &L->sub);
     L->pub.map_y = m + (int)draw_line_height(L->title_px) + (L->sub.n + (L->note[0] ? 1 : 0)) * L->cap_h + 18;
     L->key_top = L->pub.map_y + map + 8 + L->frame;
     int H = L->key_top + (int)ceilf(L->lw) + 10 + L->cap_h + m;
@@ -119,13 +119,13 @@ int render_heatmap_layout(Renderer *r, int T, char *const *tokens, const char *t
 {
     LabelSet ls;
     int rc = MHAVIZ_ENOMEM;
-    if (labelset_alloc(&ls, T)) {
+    if (render_labelset_alloc(&ls, T)) {
         Layout L;
         map_layout(r, T, tokens, title, subtitle, &L, &ls);
         *out = L.pub;
         rc = MHAVIZ_OK;
     }
-    labelset_free(&ls);
+    render_labelset_free(&ls);
     return rc;
 }
 
@@ -148,7 +148,7 @@ static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const fl
     int rc = MHAVIZ_OK;
     Layout L;
     LabelSet ls;
-    if (!labelset_alloc(&ls, T))
+    if (!render_labelset_alloc(&ls, T))
         goto oom;
     map_layout(r, T, tokens, title, subtitle, &L, &ls);
     const int m = L.m, map = L.map, map_x = L.pub.map_x, map_y = L.pub.map_y;
@@ -170,21 +170,21 @@ static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const fl
         y += L.cap_h;
     }
 
-    paint_cells(c, v, T, causal, &L.g, map_x, map_y, s);
+    render_paint_cells(c, v, T, causal, &L.g, map_x, map_y, s);
     draw_frame(c, map_x, map_y, map, map, L.frame, DRAW_FRAME);
     const int annotate = r->opt.annotate == 1 || (r->opt.annotate == -1 && T <= 16);
     if (annotate && L.g.k == 1 && L.g.cell >= 18 &&
-        annotate_cells(c, r, v, T, causal, &L.g, map_x, map_y, s) != MHAVIZ_OK)
+        render_annotate_cells(c, r, v, T, causal, &L.g, map_x, map_y, s) != MHAVIZ_OK)
         goto oom;
 
     /* Labels and the axis captions. */
-    if (token_labels(c, r, &ls, T, map_x, map_y, map_x - 10 - L.frame, L.key_top, 1, 1) != MHAVIZ_OK ||
+    if (render_paint_labels(c, r, &ls, T, map_x, map_y, map_x - 10 - L.frame, L.key_top, 1, 1) != MHAVIZ_OK ||
         draw_text(c, r->font, "query", L.cap_px, m, map_y + map / 2, DRAW_MID, DRAW_TOP, DRAW_INK, 1) != MHAVIZ_OK ||
         draw_text(c, r->font, "key", L.cap_px, map_x + map / 2, L.key_top + (int)ceilf(L.lw) + 10, DRAW_MID, DRAW_TOP, DRAW_INK, 0) !=
             MHAVIZ_OK)
         goto oom;
 
-    if (colour_bar(c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal) != MHAVIZ_OK)
+    if (render_colour_bar(c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal) != MHAVIZ_OK)
         goto oom;
 
     rc = draw_write_png(c, png_path, err, errlen);
@@ -193,14 +193,14 @@ static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const fl
 oom:
     rc = draw_nomem(err, errlen, png_path);
 cleanup:
-    labelset_free(&ls);
+    render_labelset_free(&ls);
     return rc;
 }
 
 int render_draw_weights(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
                         char *err, size_t errlen)
 {
-    const Scale s = weights_scale(r);
+    const Scale s = render_weights_scale(r);
     return render_map(r, c, j->path, j->values, T, tokens, causal, j->title, j->subtitle, &s, err, errlen);
 }
 
@@ -211,7 +211,7 @@ int render_draw_scores(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, ch
     if (!shifted)
         return draw_nomem(err, errlen, j->path);
     render_scores_less_row_max(shifted, j->values, T, causal);
-    const Scale s = scores_scale(shifted, T, causal);
+    const Scale s = render_scores_scale(shifted, T, causal);
     const int rc = render_map(r, c, j->path, shifted, T, tokens, causal, j->title, j->subtitle, &s, err, errlen);
     free(shifted);
     return rc;

@@ -25,7 +25,7 @@ void render_token_label(const DrawFont *font, const char *tok, float px, float m
     draw_ellipsize(font, buf, LABEL_BYTES, px, max_w);
 }
 
-float fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w)
+float render_fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w)
 {
     while (px > min_px && draw_text_width(font, text, px) > max_w)
         px -= 1.0f;
@@ -33,8 +33,8 @@ float fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float m
     return px;
 }
 
-float fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
-                    char *rest, size_t cap)
+float render_fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
+                           char *rest, size_t cap)
 {
     for (;; px -= 2) {
         /* Fill the first line word by word, the rest goes to the second. */
@@ -58,7 +58,7 @@ float fit_two_lines(const DrawFont *font, const char *text, float px, float min_
     return px;
 }
 
-void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out)
+void render_wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out)
 {
     static const char sep[] = " \xc2\xb7 ";
     out->n = 0;
@@ -298,7 +298,7 @@ int labels_draw(DrawCanvas *c, const DrawFont *f, const char *label, float px, i
 /* ------------------------------------------------------- the maps' labels */
 
 
-int labelset_alloc(LabelSet *s, int T)
+int render_labelset_alloc(LabelSet *s, int T)
 {
     memset(s, 0, sizeof *s);
     s->text = calloc((size_t)T, LABEL_BYTES);
@@ -307,7 +307,7 @@ int labelset_alloc(LabelSet *s, int T)
     return s->text && s->shown && s->centre;
 }
 
-void labelset_free(LabelSet *s)
+void render_labelset_free(LabelSet *s)
 {
     free(s->text);
     free(s->shown);
@@ -317,7 +317,7 @@ void labelset_free(LabelSet *s)
 /* Plan the labels for T tokens at pitch pixels a token (labels.h), at most
  * max_px and max_levels, each cut to max_w pixels; returns the pixels the
  * labels take across the axis (both levels and the gap between). */
-float plan_labels(const Renderer *r, char *const *tokens, int T, float pitch, float max_px, int max_levels,
+float render_plan_labels(const Renderer *r, char *const *tokens, int T, float pitch, float max_px, int max_levels,
                          float max_w, LabelSet *s)
 {
     s->plan = labels_plan(T, tokens, -1, pitch, max_px, max_levels, s->shown, s->centre);
@@ -340,7 +340,7 @@ float plan_labels(const Renderer *r, char *const *tokens, int T, float pitch, fl
 }
 
 /* The widest label of all T tokens at line height px (no cut past max_w). */
-float widest_label(const Renderer *r, char *const *tokens, int T, float px, float max_w)
+float render_widest_label(const Renderer *r, char *const *tokens, int T, float px, float max_w)
 {
     float widest = 0.0f;
     char l[LABEL_BYTES];
@@ -356,7 +356,7 @@ float widest_label(const Renderer *r, char *const *tokens, int T, float px, floa
  * of a further level set beyond the levels before it, with a thin tick
  * back to the map so the eye finds its row. Either side is skipped when
  * its flag is 0. */
-int token_labels(DrawCanvas *c, const Renderer *r, const LabelSet *s, int T, int map_x, int map_y,
+int render_paint_labels(DrawCanvas *c, const Renderer *r, const LabelSet *s, int T, int map_x, int map_y,
                         int x_right, int y_top, int query, int key)
 {
     const float px = s->plan.px;

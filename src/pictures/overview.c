@@ -155,13 +155,13 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
     L->pth = (int)draw_line_height(L->pt_px) + 4;
     L->bar_w = (int)clampf((float)W / 64.0f, 12.0f, 40.0f);
     L->pub.frame = frame_px(H / 3);
-    wrap_parts(r->font, subtitle, L->note_px, (float)(W - 2 * L->m), &L->sub);
+    render_wrap_parts(r->font, subtitle, L->note_px, (float)(W - 2 * L->m), &L->sub);
     const float lp_max = clampf((float)H / 32.0f, LABELS_MIN_PX, 40.0f);
     const int tick_w = (int)ceilf(fmaxf(draw_text_width(r->font, "masked", L->pt_px), draw_text_width(r->font, "0.75", L->pt_px)));
     const int bar_block = L->gap + L->bar_w + 11 + tick_w;
 
     /* Labels are measured once at 100 px (cut at 6 lines); widths scale with the size. */
-    const float w100 = widest_label(r, tokens, T, 100.0f, 600.0f);
+    const float w100 = render_widest_label(r, tokens, T, 100.0f, 600.0f);
 
     /* The note line (blocks averaged, labels thinned) is known only at the
      * end; its room is kept whenever T is large enough to need it. */
@@ -177,7 +177,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
                 int lml, lmb, cols;
                 ov_margins(r, L, (float)levels * w100 * lp / 100.0f + (float)(levels - 1) * LEVEL_GAP, &lml, &lmb);
                 const int side = ov_best(L, n_grid, apart, aw, ah, lml, lmb, bar_block, &cols);
-                const Grid g = grid_for_panel(T, side > 1 ? side : 1);
+                const Grid g = render_grid_for_panel(T, side > 1 ? side : 1);
                 const float pitch = (float)(g.B * g.cell) / (float)T;
                 if ((float)levels * pitch >= LABELS_SPACING * lp) {
                     best = side, best_cols = cols, best_lp = lp, best_levels = levels;
@@ -190,7 +190,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
             int lml, lmb;
             ov_margins(r, L, w100 * LABELS_MIN_PX / 100.0f, &lml, &lmb);
             best = ov_best(L, n_grid, apart, aw, ah, lml, lmb, bar_block, &best_cols);
-            const Grid g = grid_for_panel(T, best > 1 ? best : 1);
+            const Grid g = render_grid_for_panel(T, best > 1 ? best : 1);
             best_lp = (float)(g.B * g.cell) >= 4.0f * LABELS_MIN_PX ? LABELS_MIN_PX : 0.0f;
         }
         if (best_lp == 0.0f) {
@@ -201,11 +201,11 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         }
         if (best < 1)
             best = 1; /* more panels than the figure holds: tiny maps, clipped at the edges */
-        L->g = grid_for_panel(T, best);
+        L->g = render_grid_for_panel(T, best);
         const int mp = L->g.B * L->g.cell;
         const float pitch = (float)mp / (float)T;
         /* the labels as planned for the maps' pitch (labels.h), cut at 6 lines each */
-        const float lw = best_lp > 0.0f ? plan_labels(r, tokens, T, pitch, best_lp, best_levels, 6.0f * best_lp, ls) : 0.0f;
+        const float lw = best_lp > 0.0f ? render_plan_labels(r, tokens, T, pitch, best_lp, best_levels, 6.0f * best_lp, ls) : 0.0f;
         L->lp_px = best_lp > 0.0f ? ls->plan.px : 0.0f;
         L->pub.label_step = best_lp > 0.0f ? ls->plan.step : 0;
         L->pub.label_levels = best_lp > 0.0f ? ls->plan.levels : 0;
@@ -224,13 +224,13 @@ int render_overview_layout(Renderer *r, int n_maps, int T, char *const *tokens, 
 {
     LabelSet ls;
     int rc = MHAVIZ_ENOMEM;
-    if (labelset_alloc(&ls, T)) {
+    if (render_labelset_alloc(&ls, T)) {
         OvLayout L;
         overview_layout(r, n_maps, T, tokens, causal, subtitle, &L, &ls);
         *out = L.pub;
         rc = MHAVIZ_OK;
     }
-    labelset_free(&ls);
+    render_labelset_free(&ls);
     return rc;
 }
 
@@ -254,13 +254,13 @@ static int overview_panel(DrawCanvas *c, const Renderer *r, const OvLayout *L, c
     snprintf(pt, sizeof pt, "%s", panel_title ? panel_title : "");
     /* A long title first gets a smaller font (down to 80 %), then an ellipsis;
      * wider would reach the "query" caption or the next title. */
-    const float tpx = fit_shrink(r->font, pt, sizeof pt, L->pt_px, 0.8f * L->pt_px, (float)mp);
+    const float tpx = render_fit_shrink(r->font, pt, sizeof pt, L->pt_px, 0.8f * L->pt_px, (float)mp);
     if (draw_text(c, r->font, pt, tpx, x + mp / 2, y - 4 - frame, DRAW_MID, DRAW_BOTTOM, DRAW_INK, 0) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
-    paint_cells(c, map, T, causal, &L->g, x, y, s);
+    render_paint_cells(c, map, T, causal, &L->g, x, y, s);
     draw_frame(c, x, y, mp, mp, frame, DRAW_FRAME);
     if (L->lp_px > 0.0f &&
-        token_labels(c, r, L->ls, T, x, y, x - 6 - frame, y + mp + 6 + frame, query, key) != MHAVIZ_OK)
+        render_paint_labels(c, r, L->ls, T, x, y, x - 6 - frame, y + mp + 6 + frame, query, key) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;
     /* Axis captions in the free corners: "query ↓" on the title line,
      * "key →" beside the key labels. */
@@ -276,10 +276,10 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
                          const char *subtitle, char *const *panel_titles, char *err, size_t errlen)
 {
     int rc = MHAVIZ_OK;
-    const Scale s = weights_scale(r);
+    const Scale s = render_weights_scale(r);
     OvLayout L;
     LabelSet ls;
-    if (!labelset_alloc(&ls, T))
+    if (!render_labelset_alloc(&ls, T))
         goto oom;
     overview_layout(r, n_maps, T, tokens, causal, subtitle, &L, &ls);
     const int W = L.pub.width, H = L.pub.height, m = L.m, cols = L.pub.cols;
@@ -319,7 +319,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
             goto oom;
     }
 
-    if (colour_bar(c, r, &s, L.bar_x, L.bar_y, L.bar_w, L.bar_h, L.pt_px, causal) != MHAVIZ_OK)
+    if (render_colour_bar(c, r, &s, L.bar_x, L.bar_y, L.bar_w, L.bar_h, L.pt_px, causal) != MHAVIZ_OK)
         goto oom;
     rc = draw_write_png(c, png_path, err, errlen);
     goto cleanup;
@@ -327,7 +327,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
 oom:
     rc = draw_nomem(err, errlen, png_path);
 cleanup:
-    labelset_free(&ls);
+    render_labelset_free(&ls);
     return rc;
 }
 

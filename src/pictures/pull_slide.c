@@ -296,8 +296,8 @@ static int draw_legend(DrawCanvas *cv, const DrawFont *f, int H, int y)
 static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, int y)
 {
     char first[512], rest[512];
-    const float px = fit_two_lines(f, caption, CAPTION_PX, 18.0f, (float)(SLIDE_W - 2 * MARGIN), first, rest,
-                                   sizeof first);
+    const float px = render_fit_two_lines(f, caption, CAPTION_PX, 18.0f, (float)(SLIDE_W - 2 * MARGIN), first, rest,
+                                          sizeof first);
     if (draw_text(cv, f, first, px, MARGIN, y, DRAW_START, DRAW_TOP, DRAW_INK, 0) != MHAVIZ_OK ||
         draw_text(cv, f, rest, px, MARGIN, y + (int)draw_line_height(px), DRAW_START, DRAW_TOP, DRAW_INK, 0) !=
             MHAVIZ_OK)

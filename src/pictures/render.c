@@ -94,18 +94,18 @@ const DrawFont *render_font(const Renderer *r)
 
 int render_paint_map(const Renderer *r, DrawCanvas *c, const float *att, int T, int causal, int x, int y, int side)
 {
-    const Scale s = weights_scale(r);
-    const Grid g = grid_for_panel(T, side > 1 ? side : 1);
+    const Scale s = render_weights_scale(r);
+    const Grid g = render_grid_for_panel(T, side > 1 ? side : 1);
     const int drawn = g.B * g.cell;
-    paint_cells(c, att, T, causal, &g, x, y, &s);
+    render_paint_cells(c, att, T, causal, &g, x, y, &s);
     draw_frame(c, x, y, drawn, drawn, frame_px(drawn), DRAW_FRAME);
     return drawn;
 }
 
 int render_weights_bar(const Renderer *r, DrawCanvas *c, int x, int y, int w, int h, float tick_px, int causal)
 {
-    const Scale s = weights_scale(r);
-    return colour_bar(c, r, &s, x, y, w, h, tick_px, causal);
+    const Scale s = render_weights_scale(r);
+    return render_colour_bar(c, r, &s, x, y, w, h, tick_px, causal);
 }
 
 /* --------------------------------------------------------------- the jobs */

@@ -84,44 +84,44 @@ typedef struct {
  * draw_ellipsize, the cut with "..." they all end in):
  * fit_shrink: text at the largest size from px down to min_px (steps of
  * 1 px) that fits max_w, cut when even min_px does not; returns the size. */
-float fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w);
+float render_fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w);
 
 /* fit_two_lines: text word-wrapped onto two lines, first and rest (cap bytes
  * each), at the largest size from px down (steps of 2 px) whose second
  * line fits max_w; at min_px or below the second line is cut instead.
  * Returns the size. */
-float fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
-                    char *rest, size_t cap);
+float render_fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
+                           char *rest, size_t cap);
 
 /* wrap_parts: break text into lines of at most max_w pixels at px, between its parts
  * (separated by " · "); a part too long for a line, and whatever would go
  * past the last line, is cut with an ellipsis. */
-void wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out);
+void render_wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out);
 
 /* A LabelSet for T tokens (1: allocated; 0: out of memory, free it anyway). */
-int labelset_alloc(LabelSet *s, int T);
-void labelset_free(LabelSet *s);
+int render_labelset_alloc(LabelSet *s, int T);
+void render_labelset_free(LabelSet *s);
 
 /* Plan s's labels for T tokens at pitch pixels a token (labels_plan), at
  * most max_px and max_levels, each cut to max_w pixels; returns the pixels
  * the labels take across the axis (every level and the gaps between). */
-float plan_labels(const Renderer *r, char *const *tokens, int T, float pitch, float max_px, int max_levels,
-                  float max_w, LabelSet *s);
+float render_plan_labels(const Renderer *r, char *const *tokens, int T, float pitch, float max_px, int max_levels,
+                         float max_w, LabelSet *s);
 
 /* The widest label of all T tokens at line height px, cut at max_w. */
-float widest_label(const Renderer *r, char *const *tokens, int T, float px, float max_w);
+float render_widest_label(const Renderer *r, char *const *tokens, int T, float px, float max_w);
 
 /* Query labels left of the rows (right-aligned at x_right) and key labels
  * under the columns (turned, ending at y_top), as s planned them: a label
  * of a further level set beyond the levels before it, with a thin tick
  * back to the map so the eye finds its row. Either side is skipped when
  * its flag is 0. */
-int token_labels(DrawCanvas *c, const Renderer *r, const LabelSet *s, int T, int map_x, int map_y, int x_right,
-                 int y_top, int query, int key);
+int render_paint_labels(DrawCanvas *c, const Renderer *r, const LabelSet *s, int T, int map_x, int map_y, int x_right,
+                        int y_top, int query, int key);
 
 /* ---- cells.c: how values become coloured cells, and the colour bar */
 
-Scale weights_scale(const Renderer *r);
+Scale render_weights_scale(const Renderer *r);
 
 /* Scores less their row's maximum, v (T, T), all <= 0: on the blue half
  * of the diverging map (entries 0..127), dark blue at -m to near-white at
@@ -129,15 +129,15 @@ Scale weights_scale(const Renderer *r);
  * visible cells, rounded up to a round number, at most SCORES_WINDOW (10):
  * cells further down are clipped (drawn dark grey, said so under the
  * colour bar). */
-Scale scores_scale(const float *v, int T, int causal);
+Scale render_scores_scale(const float *v, int T, int causal);
 
 /* The overview panels' grid: one side of map_px pixels whatever T is;
  * past one pixel per token, blocks share the tokens out evenly. */
-Grid grid_for_panel(int T, int map_px);
+Grid render_grid_for_panel(int T, int map_px);
 
-Grid grid_for_slide(int T, int cell_px, int target);
+Grid render_grid_for_slide(int T, int cell_px, int target);
 
-void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
+void render_paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g, int x0, int y0,
                        const Scale *s);
 
 /* Print each visible cell's value inside it, dark or light for contrast.
@@ -145,14 +145,14 @@ void paint_cells(DrawCanvas *c, const float *v, int T, int causal, const Grid *g
  * allows in 84 % of the cell width, and its digits at most 40 % of the cell
  * height (DejaVu's digits are 0.63 of the line height). Only for unaveraged
  * maps with cells big enough to read. */
-int annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
+int render_annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
                           const Grid *g, int x0, int y0, const Scale *s);
 
 /* Vertical colour bar at (x, y), w x h, top = s->hi; ticks and their labels
  * to the right at tick_px; below it a "clipped" swatch when s clips, and
  * when causal a "masked" one. Returns
  * MHAVIZ_OK or MHAVIZ_ENOMEM. */
-int colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
+int render_colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
                            float tick_px, int causal);
 
 

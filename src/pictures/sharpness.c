@@ -292,7 +292,7 @@ static int sharpness_legend(DrawCanvas *c, const DrawFont *font, const Layout *L
  * pointers to (T, T) softmax maps, the last the single wide head's; title
  * and subtitle (NULL: none) on top. Returns MHAVIZ_OK, MHAVIZ_EIO (err
  * names the file) or MHAVIZ_ENOMEM. */
-static int render_sharpness_draw(DrawCanvas *c, const DrawFont *font, int w, int h, const char *png_path,
+static int sharpness_draw_png(DrawCanvas *c, const DrawFont *font, int w, int h, const char *png_path,
                           const float *const *maps, int n_maps, int T, char *const *tokens, int causal,
                           const char *title, const char *subtitle, char *const *legend, char *err, size_t errlen)
 {
@@ -359,6 +359,6 @@ int render_sharpness_layout(Renderer *r, const float *const *maps, int n_maps, i
 int render_draw_sharpness(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
                           char *err, size_t errlen)
 {
-    return render_sharpness_draw(c, r->font, r->opt.overview_w, r->opt.overview_h, j->path, j->maps, j->n_maps, T,
-                                 tokens, causal, j->title, j->subtitle, j->panel_titles, err, errlen);
+    return sharpness_draw_png(c, r->font, r->opt.overview_w, r->opt.overview_h, j->path, j->maps, j->n_maps, T,
+                              tokens, causal, j->title, j->subtitle, j->panel_titles, err, errlen);
 }

@@ -267,9 +267,9 @@ static cJSON *cost_row(const CostRow *r)
 {
     cJSON *o = cJSON_CreateObject();
     int64_t v[COST_ROW_FIELDS];
-    cost_row_values(r, v);
+    report_cost_row_values(r, v);
     for (int k = 0; k < COST_ROW_FIELDS; k++)
-        cJSON_AddNumberToObject(o, cost_row_keys[k], (double)v[k]);
+        cJSON_AddNumberToObject(o, report_cost_row_keys[k], (double)v[k]);
     return whole(o, COST_ROW_FIELDS);
 }
 
@@ -473,7 +473,7 @@ static cJSON *variant_facts(const Variant *v, char *const *shown, int contests)
     return whole(o, holds(heads, c->n_heads) && holds(cost, 7) ? 8 + (v->pooled_from != 0) : -1);
 }
 
-/* The input's models trained by K/V heads (report_parts.h, trained_row):
+/* The input's models trained by K/V heads (report_parts.h, report_trained_row):
  * name, K/V heads, K/V cache bytes per token, mean held-out loss. */
 static cJSON *trained_facts(const Training *t, const MhaConfig *c)
 {
@@ -482,11 +482,11 @@ static cJSON *trained_facts(const Training *t, const MhaConfig *c)
     for (int r = 0; r <= t->n_kv_losses; r++) {
         int kv;
         double mean;
-        trained_row(t, c, r, name, sizeof name, &kv, &mean);
+        report_trained_row(t, c, r, name, sizeof name, &kv, &mean);
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "name", name);
         cJSON_AddNumberToObject(m, "n_kv_heads", kv);
-        cJSON_AddNumberToObject(m, "kv_cache_bytes_per_token", (double)trained_kv_bytes(c, kv));
+        cJSON_AddNumberToObject(m, "kv_cache_bytes_per_token", (double)report_trained_kv_bytes(c, kv));
         cJSON_AddNumberToObject(m, "mean_loss", mean);
         cJSON_AddItemToArray(a, whole(m, 4));
     }

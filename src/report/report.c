@@ -26,7 +26,7 @@
 
 /* ---------------------------------------------------------------- files */
 
-FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t errlen, int *rc)
+FILE *report_open_out(const char *dir, const char *name, char **path, char *err, size_t errlen, int *rc)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
     *path = malloc(n);
@@ -45,7 +45,7 @@ FILE *open_out(const char *dir, const char *name, char **path, char *err, size_t
     return f;
 }
 
-int close_out(FILE *f, const char *path, char *err, size_t errlen)
+int report_close_out(FILE *f, const char *path, char *err, size_t errlen)
 {
     int bad = fflush(f) != 0 || ferror(f);
     int e = errno;
@@ -82,11 +82,11 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
         s = &own;
     }
 
-    f = open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc);
+    f = report_open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
-    write_txt(f, d, s);
-    rc = close_out(f, path, err, errlen);
+    report_write_txt(f, d, s);
+    rc = report_close_out(f, path, err, errlen);
     if (rc != MHAVIZ_OK)
         goto cleanup;
     free(path);
@@ -94,16 +94,16 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 
     Matrices mx = {dir, 0, MHAVIZ_OK, err, errlen};
     mx.npy = d->npy || report_matrix_numbers(&d->in->cfg, d->scores && d->multi->scores) > REPORT_INLINE_MAX_NUMBERS;
-    f = open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc);
+    f = report_open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc);
     if (!f)
         goto cleanup;
-    write_json(f, d, s, &mx);
+    report_write_json(f, d, s, &mx);
     if (mx.rc != MHAVIZ_OK) { /* a .npy file's failure, named in err */
         fclose(f);
         rc = mx.rc;
         goto cleanup;
     }
-    rc = close_out(f, path, err, errlen);
+    rc = report_close_out(f, path, err, errlen);
 
 cleanup:
     free(path);

@@ -62,11 +62,11 @@ static void txt_pull_rows(FILE *f, const PullLayer *p, char *const *tokens, Pull
     int any = 0;
     for (int i = 0; i < p->T; i++)
         if (p->rows[i].outcome == o) {
-            end += sprintf(end, "%s %s (%d)", any ? "," : "", txt_quoted_token(quoted, sizeof quoted, tokens[i]), i);
+            end += sprintf(end, "%s %s (%d)", any ? "," : "", report_quoted_token(quoted, sizeof quoted, tokens[i]), i);
             any = 1;
         }
     if (any)
-        txt_wrapped(f, "  ", line);
+        report_wrapped(f, "  ", line);
     free(line);
 }
 
@@ -85,7 +85,7 @@ static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
     if (ch->draws == 0) {
         chance_clause(clause, sizeof clause, ch, CHANCE_SPLIT, 0, "%.0f", 1.0);
         snprintf(line, sizeof line, "These counts are %s.", clause);
-        txt_wrapped(f, "  ", line);
+        report_wrapped(f, "  ", line);
         return;
     }
     int n = snprintf(line, sizeof line, "%d random layers of this shape and sentence give (%s):", ch->draws,
@@ -124,7 +124,7 @@ static void txt_pulls_chance(FILE *f, const PullLayer *p, const Chance *ch)
     }
     if (n < (int)sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, ".");
-    txt_wrapped(f, "  ", line);
+    report_wrapped(f, "  ", line);
 }
 
 /* Contest lines report.txt writes at most (a 45-token class sentence
@@ -142,9 +142,9 @@ static void txt_contests(FILE *f, const ReportData *d, const PullLayer *p)
     char line[2048], sentence[1536], qa[REPORT_TOKEN_BYTES + 2], qb[REPORT_TOKEN_BYTES + 2];
     char qi[REPORT_TOKEN_BYTES + 2], ka[REPORT_TOKEN_BYTES + 16], kb[REPORT_TOKEN_BYTES + 16];
     if (!p->identity) {
-        txt_wrapped(f, "  ", "Who decided each choice: a head trained on its own is not built from the heads, so "
-                             "its margin between two keys does not split into the heads' parts; only its top keys "
-                             "are compared with theirs.");
+        report_wrapped(f, "  ", "Who decided each choice: a head trained on its own is not built from the heads, so "
+                                "its margin between two keys does not split into the heads' parts; only its top keys "
+                                "are compared with theirs.");
         return;
     }
     int *keys = malloc((size_t)H * sizeof *keys);         /* (n_heads) the contested keys */
@@ -163,33 +163,34 @@ static void txt_contests(FILE *f, const ReportData *d, const PullLayer *p)
         said += m;
         for (int k = 0; k < m; k++) {
             if (!any)
-                txt_wrapped(f, "  ", "Who decided each choice: the wide head's margin between its top key and each "
-                                     "pulling head's favourite, split into the heads' parts (each head's own margin "
-                                     "between the two keys / sqrt(n_heads)); the parts add up to the margin. A "
-                                     "positive part carried the choice, a negative one lost it. A tie: the two keys' "
-                                     "weights less than 0.005 apart, or the margin within float error.");
+                report_wrapped(f, "  ", "Who decided each choice: the wide head's margin between its top key and "
+                                        "each pulling head's favourite, split into the heads' parts (each head's own "
+                                        "margin between the two keys / sqrt(n_heads)); the parts add up to the "
+                                        "margin. A positive part carried the choice, a negative one lost it. A tie: "
+                                        "the two keys' weights less than 0.005 apart, or the margin within float "
+                                        "error.");
             any = 1;
             PullContest ct;
             pull_contest(&d->in->cfg, d->multi->scores, d->single->scores, d->single->att, i, p->rows[i].wide_top,
                          keys[k], contrib, &ct);
             const int n = p->rows[i].n_keys;
-            contest_key(ka, sizeof ka, txt_quoted_token(qa, sizeof qa, tokens[ct.key]), tokens, n, ct.key);
-            contest_key(kb, sizeof kb, txt_quoted_token(qb, sizeof qb, tokens[ct.other]), tokens, n, ct.other);
+            contest_key(ka, sizeof ka, report_quoted_token(qa, sizeof qa, tokens[ct.key]), tokens, n, ct.key);
+            contest_key(kb, sizeof kb, report_quoted_token(qb, sizeof qb, tokens[ct.other]), tokens, n, ct.other);
             contest_text(sentence, sizeof sentence, &ct, H, ka, kb);
-            snprintf(line, sizeof line, "%s (%d): %s", txt_quoted_token(qi, sizeof qi, tokens[i]), i, sentence);
-            txt_wrapped(f, "  ", line);
+            snprintf(line, sizeof line, "%s (%d): %s", report_quoted_token(qi, sizeof qi, tokens[i]), i, sentence);
+            report_wrapped(f, "  ", line);
         }
     }
     if (more > 0) {
         snprintf(line, sizeof line, "%d more contests, in the later rows, are in report.json (pulls.rows[].contests).",
                  more);
-        txt_wrapped(f, "  ", line);
+        report_wrapped(f, "  ", line);
     }
     free(keys), free(contrib);
 }
 
 /* How the wide head combines the heads' scores, in sentences (pull.h). */
-void txt_pulls(FILE *f, const ReportData *d)
+void report_txt_pulls(FILE *f, const ReportData *d)
 {
     const PullLayer *p = d->pulls;
     char *const *tokens = d->in->tokens;
@@ -219,10 +220,10 @@ void txt_pulls(FILE *f, const ReportData *d)
         snprintf(line, sizeof line, "It has weights of its own (\"single_head\"), so its scores are not the "
                  "heads' scores added up: that identity holds only for a wide head built from the heads' "
                  "projections. Its top keys are compared with the heads' all the same.");
-    txt_wrapped(f, "  ", line);
+    report_wrapped(f, "  ", line);
     const int choosing = p->T - p->count[PULL_NO_CHOICE];
     if (choosing == 0) {
-        txt_wrapped(f, "  ", "No token has more than one key to choose from.");
+        report_wrapped(f, "  ", "No token has more than one key to choose from.");
         return;
     }
     int agreed_blur = 0; /* rows that blur though every pulling head agrees */
@@ -250,7 +251,7 @@ void txt_pulls(FILE *f, const ReportData *d)
              "its top key is the top key of some pulling heads, not of the others (followed: an outcome; "
              "who decided it is below)",
              p->count[PULL_OWN], 100 * PULL_BLUR_AT_MOST, MEASURES_SHARP_BELOW);
-    txt_wrapped(f, "  ", line);
+    report_wrapped(f, "  ", line);
     if (ch)
         txt_pulls_chance(f, p, ch);
     txt_pull_rows(f, p, tokens, PULL_AGREED, "nothing lost:");
@@ -264,8 +265,8 @@ void txt_pulls(FILE *f, const ReportData *d)
     char quoted[REPORT_TOKEN_BYTES + 2];
     snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default %s (%d), where the "
              "heads' top keys differ most (%d different keys); --query picks another.",
-             txt_quoted_token(quoted, sizeof quoted, tokens[q]), q, p->rows[q].n_top_keys);
-    txt_wrapped(f, "  ", line);
+             report_quoted_token(quoted, sizeof quoted, tokens[q]), q, p->rows[q].n_top_keys);
+    report_wrapped(f, "  ", line);
 }
 
 /* One row's cells of txt_training: the losses (n_seeds) per seed while
@@ -289,7 +290,7 @@ static void txt_loss_cells(FILE *f, const double *loss, int n_seeds, int per_see
  * pooled_from > 0: the layer on screen pooled the input's pooled_from K/V
  * heads into n_kv; the losses are the model's as
  * trained, and the table says so. */
-void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int n_kv)
+void report_txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int n_kv)
 {
     int single_worse = 0;
     for (int k = 0; k < t->n_seeds; k++)
@@ -302,7 +303,7 @@ void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int 
         snprintf(line, sizeof line, "These losses are the model's as trained, with %d K/V heads, before its K/V "
                  "heads were pooled into %d: the pooled heads analysed here were neither trained nor evaluated.",
                  pooled_from, n_kv);
-        txt_wrapped(f, "", line);
+        report_wrapped(f, "", line);
     }
     fprintf(f, "%-31s", "");
     for (int k = 0; per_seed && k < t->n_seeds; k++) {
@@ -329,22 +330,22 @@ void txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int 
     snprintf(line, sizeof line, "The one head trained on its own ended with a larger held-out loss than the %d "
              "heads%s in %d of the %d seed%s.", n_heads, pooled_from ? " as trained" : "", single_worse, t->n_seeds,
              t->n_seeds == 1 ? "" : "s");
-    txt_wrapped(f, "  ", line);
+    report_wrapped(f, "  ", line);
 }
 
 /* Each head's JS and top1 against what the heads of random layers give. */
-void txt_heads_chance(FILE *f, const Chance *ch, const LayerSummary *s)
+void report_txt_heads_chance(FILE *f, const Chance *ch, const LayerSummary *s)
 {
     char line[1024], clause[256];
     if (!chance_has_choice(s->c)) {
         snprintf(line, sizeof line, "JS, top1: %s.", NO_CHOICE);
-        txt_wrapped(f, "", line);
+        report_wrapped(f, "", line);
         return;
     }
     if (ch->draws == 0) {
         chance_clause(clause, sizeof clause, ch, CHANCE_HEAD_JS, 0, "%.2f", 1.0);
         snprintf(line, sizeof line, "JS, top1: %s.", clause);
-        txt_wrapped(f, "", line);
+        report_wrapped(f, "", line);
         return;
     }
     const ChanceRange *js = &ch->r[CHANCE_HEAD_JS], *top1 = &ch->r[CHANCE_HEAD_TOP1];
@@ -366,7 +367,7 @@ void txt_heads_chance(FILE *f, const Chance *ch, const LayerSummary *s)
                 continue;
             n += snprintf(line + n, sizeof line - (size_t)n, "%s", outside ? "; " : " Here ");
             if (n < (int)sizeof line)
-                n += txt_head_list(line + n, sizeof line - (size_t)n, pick, s->c->n_heads < REPORT_CHANCE_HEADS ?
+                n += report_head_list(line + n, sizeof line - (size_t)n, pick, s->c->n_heads < REPORT_CHANCE_HEADS ?
                                s->c->n_heads : REPORT_CHANCE_HEADS, m);
             if (n < (int)sizeof line)
                 n += snprintf(line + n, sizeof line - (size_t)n, ": %s %s", names[k], chance_words(side));
@@ -375,7 +376,7 @@ void txt_heads_chance(FILE *f, const Chance *ch, const LayerSummary *s)
     if (n < (int)sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, outside ? "; every other one within what chance gives."
                                                               : " Every head's are within what chance gives.");
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
 }
 
 /* "head 0", "heads 0 and 2": the heads whose relation is relation r. */
@@ -385,7 +386,7 @@ static int relation_heads(char *buf, size_t len, const KeptLayer *k, int r)
     const int H = k->n_heads < REPORT_CHANCE_HEADS ? k->n_heads : REPORT_CHANCE_HEADS;
     for (int h = 0; h < H; h++)
         m += pick[h] = k->heads[h].of == r && k->heads[h].rows > 0;
-    return txt_head_list(buf, len, pick, H, m);
+    return report_head_list(buf, len, pick, H, m);
 }
 
 /* The relations' rows against random layers as sharp as these heads (chance_sharp). */
@@ -420,7 +421,7 @@ static void txt_kept_chance(char *line, size_t len, const KeptLayer *k, const Ch
 
 /* The headline: which of the heads' relations the wide head kept, halved
  * and lost, row by row (kept.h), against chance. */
-void txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
+void report_txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const KeptLayer *k = &s->kept;
     const RivalName *who = rival_name(d->single_given);
@@ -440,8 +441,8 @@ void txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
         any = 1;
     }
     char half[16], quarter[16];
-    txt_fraction_word(half, sizeof half, MEASURES_SHOWN_SHARE);
-    txt_fraction_word(quarter, sizeof quarter, KEPT_HALVED_AT_LEAST);
+    report_fraction_word(half, sizeof half, MEASURES_SHOWN_SHARE);
+    report_fraction_word(quarter, sizeof quarter, KEPT_HALVED_AT_LEAST);
     if (!any)
         n += snprintf(line + n, sizeof line - (size_t)n, " has nothing to keep or lose: in no row does a head's "
                       "role (or strongest pattern) hold at least %s of the row while the row is sharp "
@@ -466,15 +467,15 @@ void txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
         n += snprintf(line + n, sizeof line - (size_t)n, " In all, of the %d relation-rows the heads hold, it kept "
                       "%d, halved %d and lost %d.", k->rows, k->verdict[KEPT_KEPT], k->verdict[KEPT_HALVED],
                       k->verdict[KEPT_LOST]);
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
     if (!d->chance)
         return;
     txt_kept_chance(line, sizeof line, k, d->chance, s->c);
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
 }
 
 /* The blur, its meaning, and what chance gives. */
-void txt_blur(FILE *f, const ReportData *d, const LayerSummary *s)
+void report_txt_blur(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     if (measures_is_null(s->blur)) {
         fputs("blur: not defined (no row can see two or more tokens)\n", f);
@@ -483,7 +484,7 @@ void txt_blur(FILE *f, const ReportData *d, const LayerSummary *s)
     char blur[24], line[1024], clause[256] = "", wide_norm[16], heads_norm[16];
     const int drawn = d->chance && d->chance->draws > 0;
     const int side = drawn ? chance_side(&d->chance->r[CHANCE_BLUR], s->blur) : 0;
-    txt_blur_text(blur, sizeof blur, s->blur, drawn ? &d->chance->r[CHANCE_BLUR] : NULL, side);
+    report_blur_text(blur, sizeof blur, s->blur, drawn ? &d->chance->r[CHANCE_BLUR] : NULL, side);
     if (d->chance)
         chance_clause(clause, sizeof clause, d->chance, CHANCE_BLUR, s->blur, "%+.2f", 1.0);
     int n = snprintf(line, sizeof line, "blur = %s: %s has a normalised entropy of %s, the heads %s on average",
@@ -504,5 +505,5 @@ void txt_blur(FILE *f, const ReportData *d, const LayerSummary *s)
                        "one head's"
                      : "",
                  clause[0] ? "; " : "", clause);
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
 }

@@ -98,7 +98,7 @@ static void json_measures(FILE *f, const MapMeasures *m, const char *indent)
     fputs(",\n", f);
 }
 
-void json_range(FILE *f, const ChanceRange *r)
+void report_json_range(FILE *f, const ChanceRange *r)
 {
     if (r->n == 0) {
         fputs("null", f);
@@ -111,18 +111,18 @@ void json_range(FILE *f, const ChanceRange *r)
     fputc('}', f);
 }
 
-const char *const cost_row_keys[COST_ROW_FIELDS] = {
+const char *const report_cost_row_keys[COST_ROW_FIELDS] = {
     "n_heads", "n_kv_heads", "head_dim", "params", "mac_projections", "mac_scores", "mac_value_mix", "mac_total",
     "kv_cache_bytes_per_token"};
 
-void cost_row_values(const CostRow *r, int64_t v[COST_ROW_FIELDS])
+void report_cost_row_values(const CostRow *r, int64_t v[COST_ROW_FIELDS])
 {
     const int64_t x[COST_ROW_FIELDS] = {r->n_heads,  r->n_kv_heads,    r->head_dim,  r->params,        r->mac_projections,
                                         r->mac_scores, r->mac_value_mix, r->mac_total, r->kv_cache_bytes};
     memcpy(v, x, sizeof x);
 }
 
-void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last)
+void report_json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int last)
 {
     if (key)
         fprintf(f, "    \"%s\": ", key);
@@ -132,9 +132,9 @@ void json_cost_row(FILE *f, const char *key, const CostRow *r, int valid, int la
         fputs("null", f);
     else {
         int64_t v[COST_ROW_FIELDS];
-        cost_row_values(r, v);
+        report_cost_row_values(r, v);
         for (int k = 0; k < COST_ROW_FIELDS; k++)
-            fprintf(f, "%s\"%s\": %" PRId64, k ? ", " : "{", cost_row_keys[k], v[k]);
+            fprintf(f, "%s\"%s\": %" PRId64, k ? ", " : "{", report_cost_row_keys[k], v[k]);
         fputc('}', f);
     }
     fputs(last ? "\n" : ",\n", f);
@@ -305,7 +305,7 @@ static void json_chance(FILE *f, const ReportData *d, const LayerSummary *s)
     fprintf(f, ",\n    \"sharp_tolerance\": %g,\n    \"ranges\": {", CHANCE_SHARP_TOL);
     for (int k = 0; k < CHANCE_N; k++) {
         fprintf(f, "%s\n      \"%s\": ", k ? "," : "", chance_stat_name((ChanceStat)k));
-        json_range(f, &ch->r[k]);
+        report_json_range(f, &ch->r[k]);
     }
     /* this layer's numbers against the ranges: -1 below, 0 within, 1 above */
     const KeptLayer *k = &s->kept;
@@ -435,21 +435,21 @@ static void json_cost(FILE *f, const ReportData *d, const LayerSummary *s)
     fprintf(f, "  \"cost\": {\n    \"T\": %d,\n    \"visible_pairs\": %" PRId64 ",\n"
                "    \"masked_cells_counted\": false,\n    \"biases_counted\": %s,\n",
             T, t->pairs, d->in->w.has_bias ? "true" : "false");
-    json_cost_row(f, "input", &t->input, 1, 0);
-    json_cost_row(f, "mha", &t->mha, 1, 0);
+    report_json_cost_row(f, "input", &t->input, 1, 0);
+    report_json_cost_row(f, "mha", &t->mha, 1, 0);
     fputs("    \"gqa\": [", f); /* every GQA-g, most K/V heads first */
     for (int g = 0; g < t->n_gqa; g++) {
         fputs(g ? ",\n  " : "\n  ", f);
-        json_cost_row(f, NULL, &t->gqa[g], 1, 1);
+        report_json_cost_row(f, NULL, &t->gqa[g], 1, 1);
     }
     fputs(t->n_gqa ? "    ],\n" : "],\n", f);
-    json_cost_row(f, "mqa", &t->mqa, 1, 0);
-    json_cost_row(f, "single_head", &t->wide, 1, 1);
+    report_json_cost_row(f, "mqa", &t->mqa, 1, 0);
+    report_json_cost_row(f, "single_head", &t->wide, 1, 1);
     fputs("  },\n", f);
 }
 
 /* report.json's keys in the order they are written; "output" last: both outputs (T, d_model). */
-void write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *mx)
+void report_write_json(FILE *f, const ReportData *d, const LayerSummary *s, Matrices *mx)
 {
     const MhaConfig *c = s->c;
     const int T = c->T;

@@ -383,16 +383,16 @@ int report_write_model(const char *dir, const ModelSummary *s, const MhaInput *i
 {
     int rc = MHAVIZ_OK;
     char *path = NULL;
-    FILE *f = open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc);
+    FILE *f = report_open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc);
     if (f) {
         model_txt(f, s, in, name, pred);
-        rc = close_out(f, path, err, errlen);
+        rc = report_close_out(f, path, err, errlen);
     }
     free(path);
     path = NULL;
-    if (rc == MHAVIZ_OK && (f = open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc))) {
+    if (rc == MHAVIZ_OK && (f = report_open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc))) {
         model_json(f, s, in, name, pred);
-        rc = close_out(f, path, err, errlen);
+        rc = report_close_out(f, path, err, errlen);
     }
     free(path);
     return rc;

@@ -24,7 +24,7 @@
  * (measures_side_text: never printed as the threshold unless it is it). */
 static const char *txt_judged(char *buf, size_t n, double x, double at)
 {
-    return measures_is_null(x) ? txt_cell(buf, n, "", x) : measures_side_text(buf, n, x, 2, at);
+    return measures_is_null(x) ? report_cell(buf, n, "", x) : measures_side_text(buf, n, x, 2, at);
 }
 
 /* A share as a percentage for the role rule's sentences: "49.9%" rather
@@ -55,19 +55,19 @@ static const char *pattern_place(char *buf, size_t n, const MapMeasures *m, Meas
         if (!tokens)
             snprintf(buf, n, "the first token");
         else
-            snprintf(buf, n, "the first token, %s", txt_quoted_token(q, sizeof q, tokens[0]));
+            snprintf(buf, n, "the first token, %s", report_quoted_token(q, sizeof q, tokens[0]));
         break;
     case MEASURES_LAST_TOKEN:
         if (!tokens)
             snprintf(buf, n, "the last token");
         else
-            snprintf(buf, n, "the last token, %s", txt_quoted_token(q, sizeof q, tokens[T - 1]));
+            snprintf(buf, n, "the last token, %s", report_quoted_token(q, sizeof q, tokens[T - 1]));
         break;
     case MEASURES_FIXED_TOKEN:
         if (!tokens)
             snprintf(buf, n, "one fixed token from most rows");
         else
-            snprintf(buf, n, "one token, %s (token %d)", txt_quoted_token(q, sizeof q, tokens[m->fixed_key]),
+            snprintf(buf, n, "one token, %s (token %d)", report_quoted_token(q, sizeof q, tokens[m->fixed_key]),
                      m->fixed_key);
         break;
     default: snprintf(buf, n, "?"); break;
@@ -142,7 +142,7 @@ static void txt_sentence(FILE *f, const char *who, const MapMeasures *m, char *c
 {
     char line[512];
     report_sentence(line, sizeof line, who, m, tokens, T);
-    txt_wrapped(f, "  ", line);
+    report_wrapped(f, "  ", line);
 }
 
 /* A map's row of the first table: role, entropy, confidence, distance and,
@@ -152,10 +152,11 @@ static void txt_table_row(FILE *f, const char *label, const char *kv, const MapM
 {
     char b[6][16];
     fprintf(f, "%5s %4s  %-15s %6s %5s %5s %6s %5s %5s\n", label, kv, measures_role_name(m->role),
-            txt_cell(b[0], 16, "%.2f", m->entropy_bits), txt_judged(b[1], 16, m->entropy_norm, MEASURES_DIFFUSE_NORM),
-            txt_cell(b[2], 16, "%.2f", m->confidence), txt_cell(b[3], 16, "%.1f", m->mean_distance),
-            cmp ? txt_cell(b[4], 16, "%.2f", cmp->js_to_single) : "-",
-            cmp ? txt_cell(b[5], 16, "%.2f", cmp->top1_agreement) : "-");
+            report_cell(b[0], 16, "%.2f", m->entropy_bits),
+            txt_judged(b[1], 16, m->entropy_norm, MEASURES_DIFFUSE_NORM),
+            report_cell(b[2], 16, "%.2f", m->confidence), report_cell(b[3], 16, "%.1f", m->mean_distance),
+            cmp ? report_cell(b[4], 16, "%.2f", cmp->js_to_single) : "-",
+            cmp ? report_cell(b[5], 16, "%.2f", cmp->top1_agreement) : "-");
 }
 
 /* The role rule's numbers in words, for its legend: k times ("twice"), a
@@ -295,7 +296,7 @@ static void txt_cost_same(FILE *f, const ReportData *d, const LayerSummary *s)
             snprintf(line + n, sizeof line - (size_t)n, ". The %d heads have %d softmaxes per query token and %d T x T "
                      "attention maps, where %s has one of each.", c->n_heads, c->n_heads, c->n_heads,
                      d->single_given ? "one head" : "the wide head");
-        txt_wrapped(f, "", line);
+        report_wrapped(f, "", line);
     }
 }
 
@@ -318,7 +319,7 @@ static void txt_cost_kv_cache(FILE *f, const LayerSummary *s)
     if (n < (int)sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, "%s %s (MQA).", t->n_gqa ? " and" : " to",
              format_grouped(c1, t->mqa.kv_cache_bytes));
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
 }
 
 /* The cost section: the table, its legend, and the two sentences that read it. */
@@ -352,7 +353,7 @@ static void txt_header(FILE *f, const ReportData *d, const LayerSummary *s)
     if (m)
         fprintf(f, "model      %s (%s, %s): layer %d of %d, counted from 0\n", m->name, m->type, m->dtype, m->layer,
                 m->n_layers);
-    txt_tokens(f, d->in->tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
+    report_tokens(f, d->in->tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
     fprintf(f, "d_model    %d\n", c->d_model);
     fprintf(f, "heads      %d x head_dim %d\n", c->n_heads, c->head_dim);
     fprintf(f, "K/V heads  %d: %s (%s", c->n_kv_heads, layout, layout_long);
@@ -373,9 +374,9 @@ static void txt_header(FILE *f, const ReportData *d, const LayerSummary *s)
         fputs("\nNotes\n", f);
         for (const char *p = d->notes; *p;) {
             size_t n = strcspn(p, "\n");
-            char *line = txt_columns(p, n) > REPORT_WIDTH ? strndup(p, n) : NULL;
+            char *line = report_columns(p, n) > REPORT_WIDTH ? strndup(p, n) : NULL;
             if (line)
-                txt_wrapped(f, "", line);
+                report_wrapped(f, "", line);
             else
                 fprintf(f, "%.*s\n", (int)n, p);
             free(line);
@@ -411,7 +412,7 @@ static void txt_heads(FILE *f, const ReportData *d, const LayerSummary *s)
         fputs("JS: Jensen-Shannon divergence from the wide head (0 = same, 1 = disjoint).\n"
               "top1: share of rows whose top key is the wide head's.  - : not defined for this input.\n", f);
     if (d->chance)
-        txt_heads_chance(f, d->chance, s);
+        report_txt_heads_chance(f, d->chance, s);
 }
 
 /* "Where the attention goes": each pattern's mean share (rows: the heads, then the one head
@@ -456,8 +457,8 @@ static void txt_patterns(FILE *f, const ReportData *d, const LayerSummary *s)
             "%.1f times what spreading evenly gives them.\n"
             "- : no row where it could.\n",
             MEASURES_ROLE_SHARE, times_word(times, sizeof times, MEASURES_ROLE_EVEN_TIMES),
-            txt_fraction_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
-            txt_fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART), MEASURES_SPLIT_EACH,
+            report_fraction_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
+            report_fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART), MEASURES_SPLIT_EACH,
             MEASURES_ROLE_SHARE, MEASURES_ROLE_SHARE, MEASURES_SPLIT_EVEN_TIMES);
 }
 
@@ -483,18 +484,18 @@ static void txt_against(FILE *f, const ReportData *d, const LayerSummary *s)
     const RivalName *rival = rival_name(d->single_given);
     fprintf(f, "\nMany heads against %s\n", d->single_given ? "one head trained on its own" : "one wide head");
     if (d->in->training.n_seeds)
-        txt_training(f, &d->in->training, c->n_heads, d->pooled_from, c->n_kv_heads);
-    txt_kept(f, d, s);
-    txt_blur(f, d, s);
+        report_txt_training(f, &d->in->training, c->n_heads, d->pooled_from, c->n_kv_heads);
+    report_txt_kept(f, d, s);
+    report_txt_blur(f, d, s);
     char b1[16], b2[16];
     fprintf(f, "mean row entropy: %.2f bits per head on average, %.2f bits for %s\n",
             s->heads_bits_mean, s->wide.entropy_bits, rival->the);
     fprintf(f, "outputs: ||O_multi - O_single|| / ||O_multi|| = %s, mean cosine %s\n",
-            txt_cell(b1, sizeof b1, "%.4f", s->rel_diff), txt_cell(b2, sizeof b2, "%.4f", s->cosine));
+            report_cell(b1, sizeof b1, "%.4f", s->rel_diff), report_cell(b2, sizeof b2, "%.4f", s->cosine));
 }
 
 /* report.txt's sections in the order they are printed. */
-void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
+void report_write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
 {
     const MhaConfig *c = s->c;
     txt_header(f, d, s);
@@ -503,7 +504,7 @@ void write_txt(FILE *f, const ReportData *d, const LayerSummary *s)
     txt_in_words(f, d, s);
     txt_against(f, d, s);
     if (d->pulls)
-        txt_pulls(f, d);
+        report_txt_pulls(f, d);
 
     fprintf(f, "\nCost at T = %d, d = d_model = %d\n", c->T, c->d_model);
     txt_cost(f, d, s);

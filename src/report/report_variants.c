@@ -83,7 +83,7 @@ static void variant_sentence(char *buf, size_t len, const VariantSummary *x, con
     used += snprintf(buf + used, len - (size_t)used, "; ");
     if (used >= (int)len)
         return;
-    used += txt_head_list(buf + used, len - (size_t)used, pick, n_heads, n_barely);
+    used += report_head_list(buf + used, len - (size_t)used, pick, n_heads, n_barely);
     if (used < (int)len)
         snprintf(buf + used, len - (size_t)used, n_barely == 1 ? " barely changes." : " barely change.");
 }
@@ -135,7 +135,7 @@ static void txt_groupings(FILE *f, const Variant *x, const char *name, const cha
         snprintf(line + n, sizeof line - (size_t)n, " (the %d that move them least, the %d that move them most, and "
                  "this run's)", REPORT_GROUPINGS_SHOWN / 2, REPORT_GROUPINGS_SHOWN / 2);
     fputc('\n', f);
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
     fprintf(f, "  %-20s %8s  %-16s %6s\n", "groups", "mean JS", "moves most", "top1");
     for (int k = 0; k < rk->n; k++) {
         const GroupingScore *r = &rk->scores[k];
@@ -154,7 +154,7 @@ static void txt_groupings(FILE *f, const Variant *x, const char *name, const cha
              "heads whose keys one turn brings together (the same job, in their own coordinates) share with "
              "little loss; heads that want different keys cannot. Ainslie et al. 2023 pool and then uptrain, so "
              "that the heads learn to share; here nothing is retrained. --kv-groups chooses the groups.", ref_name);
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
 }
 
 /* How far variant x's heads moved (summary xs) against how far the heads of
@@ -182,7 +182,7 @@ static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *
                 continue;
             n += snprintf(line + n, sizeof line - (size_t)n, "%s", outside ? "; " : " Here ");
             if (n < (int)sizeof line)
-                n += txt_head_list(line + n, sizeof line - (size_t)n, pick, shown, m);
+                n += report_head_list(line + n, sizeof line - (size_t)n, pick, shown, m);
             if (n < (int)sizeof line)
                 n += snprintf(line + n, sizeof line - (size_t)n, ": %s %s", k ? "top1" : "JS", chance_words(side));
             outside = 1;
@@ -190,10 +190,10 @@ static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *
     if (n < (int)sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, outside ? "; every other one within what chance gives."
                                                               : " Every head's are within what chance gives.");
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
 }
 
-int64_t trained_kv_bytes(const MhaConfig *c, int kv)
+int64_t report_trained_kv_bytes(const MhaConfig *c, int kv)
 {
     MhaConfig k = *c;
     k.n_kv_heads = kv ? kv : c->n_heads;
@@ -202,8 +202,8 @@ int64_t trained_kv_bytes(const MhaConfig *c, int kv)
     return kv ? t.input.kv_cache_bytes : t.wide.kv_cache_bytes;
 }
 
-const double *trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv,
-                          double *mean)
+const double *report_trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv,
+                                 double *mean)
 {
     const double *loss = r == t->n_kv_losses ? t->loss_single : t->loss_kv[r];
     *kv = r == t->n_kv_losses ? 0 : t->kv_heads[r];
@@ -218,7 +218,7 @@ const double *trained_row(const Training *t, const MhaConfig *c, int r, char *na
     return loss;
 }
 
-/* Readout i's own losses (n_seeds) of row r of trained_row. */
+/* Readout i's own losses (n_seeds) of row r of report_trained_row. */
 static const double *trained_readout(const Training *t, int r, int i)
 {
     return r == t->n_kv_losses ? t->readout[i].single : t->readout[i].kv[r];
@@ -236,7 +236,7 @@ static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
     snprintf(line, sizeof line, "The same model trained with each number of K/V heads, from the same start, on the "
              "same data, for the same %d steps, at %d seed%s: its held-out loss in nats (lower is better), beside "
              "the K/V cache it needs.", t->steps, t->n_seeds, t->n_seeds == 1 ? "" : "s");
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
     const int shown = t->n_seeds < 6 ? t->n_seeds : 6; /* one column per seed while the line fits */
     fprintf(f, "%-9s %9s %12s", "trained", "K/V heads", "K/V B/token");
     for (int k = 0; k < shown; k++) {
@@ -248,10 +248,10 @@ static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
     for (int r = 0; r <= t->n_kv_losses; r++) {
         int kv;
         double mean;
-        const double *loss = trained_row(t, c, r, name, sizeof name, &kv, &mean);
+        const double *loss = report_trained_row(t, c, r, name, sizeof name, &kv, &mean);
         char heads[16];
         snprintf(heads, sizeof heads, kv ? "%d" : "1 (wide)", kv);
-        fprintf(f, "%-9s %9s %12s", name, heads, format_grouped(kvb, trained_kv_bytes(c, kv)));
+        fprintf(f, "%-9s %9s %12s", name, heads, format_grouped(kvb, report_trained_kv_bytes(c, kv)));
         for (int k = 0; k < shown; k++)
             fprintf(f, " %8.4f", loss[k]);
         fprintf(f, " %8.4f\n", mean);
@@ -267,9 +267,9 @@ static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
             fprintf(f, " %8.4f\n", sum / t->n_seeds);
         }
     }
-    txt_wrapped(f, "", "Ainslie et al. 2023 train or uptrain GQA with its keys and values shared; Shazeer 2019 "
-                "trains MQA so. The variants below are not those: they are pooled from this MHA layer, before "
-                "uptraining.");
+    report_wrapped(f, "", "Ainslie et al. 2023 train or uptrain GQA with its keys and values shared; Shazeer 2019 "
+                   "trains MQA so. The variants below are not those: they are pooled from this MHA layer, before "
+                   "uptraining.");
 }
 
 /* The same, as "trained" of report.json. */
@@ -283,10 +283,10 @@ static void json_trained(FILE *f, const Training *t, const MhaConfig *c)
     for (int r = 0; r <= t->n_kv_losses; r++) {
         int kv;
         double mean;
-        const double *loss = trained_row(t, c, r, name, sizeof name, &kv, &mean);
+        const double *loss = report_trained_row(t, c, r, name, sizeof name, &kv, &mean);
         fprintf(f, "%s\n    {\"name\": \"%s\", \"n_kv_heads\": %d, \"one_head\": %s, \"kv_cache_bytes\": %" PRId64
                 ", \"held_out_loss\": [", r ? "," : "", name, kv ? kv : 1, kv ? "false" : "true",
-                trained_kv_bytes(c, kv));
+                report_trained_kv_bytes(c, kv));
         for (int k = 0; k < t->n_seeds; k++) {
             fputs(k ? ", " : "", f);
             json_number(f, loss[k]);
@@ -318,7 +318,7 @@ static void variants_txt_cost(FILE *f, const Variant *v, int n, const VariantSum
         char p[32], m[32], kv[32], at[32], bl[16];
         fprintf(f, "%-8s %9d %12s %14s %12s %16s %6s\n", s[i].name, r->n_kv_heads, format_grouped(p, r->params),
                 format_grouped(m, r->mac_total), format_grouped(kv, r->kv_cache_bytes),
-                format_grouped(at, r->kv_cache_bytes * c->T), txt_cell(bl, sizeof bl, "%+.2f", s[i].blur));
+                format_grouped(at, r->kv_cache_bytes * c->T), report_cell(bl, sizeof bl, "%+.2f", s[i].blur));
     }
     if (v[0].in.has_single)
         fputs("K/V B/token = 2 (K and V) x K/V heads x head_dim x 2 bytes (fp16). blur = the normalised\n"
@@ -346,7 +346,7 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
     for (int i = 0; i < n; i++)
         fprintf(f, "%s%s", i ? (i + 1 < n ? ", " : " and ") : "", s[i].name);
     fputs(")\n\n", f);
-    txt_tokens(f, v[0].in.tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
+    report_tokens(f, v[0].in.tokens, c->T, fprintf(f, "tokens     T = %d: ", c->T), 11);
     fprintf(f, "d_model    %d\n", c->d_model);
     fprintf(f, "heads      %d x head_dim %d\n", H, c->head_dim);
     fputs("variants   ", f);
@@ -363,7 +363,7 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
                  : "each head is first turned toward its group's first head (the orthogonal matrix that brings its "
                    "keys closest, applied to its queries too, and another for its values and W_O's rows; Jin et al. "
                    "2025), so that no head's arbitrary coordinates decide the mean.");
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
     for (int i = 1; i < n; i++)
         if (v[i].layer.alignment.aligned && !v[i].layer.alignment.unique) {
             const PoolAlignment *al = &v[i].layer.alignment;
@@ -371,7 +371,7 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
                      "than head_dim): its pooled result is one of many, and turning a head inside its own "
                      "coordinates can change it; what follows is one of them.", s[i].name, al->kv_head,
                      al->values ? "values" : "keys");
-            txt_wrapped(f, "", line);
+            report_wrapped(f, "", line);
         }
 
     variants_txt_cost(f, v, n, s);
@@ -387,15 +387,15 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
     for (int h = 0; h < H; h++) {
         fprintf(f, "%5d", h);
         for (int i = 1; i < n; i++)
-            fprintf(f, "  %6s %6s", txt_cell(a, sizeof a, "%.3f", s[i].cmp[h].js_to_single),
-                    txt_cell(b, sizeof b, "%.2f", s[i].cmp[h].top1_agreement));
+            fprintf(f, "  %6s %6s", report_cell(a, sizeof a, "%.3f", s[i].cmp[h].js_to_single),
+                    report_cell(b, sizeof b, "%.2f", s[i].cmp[h].top1_agreement));
         fputc('\n', f);
     }
     snprintf(line, sizeof line,
              "JS: mean over the rows with a choice of the Jensen-Shannon divergence between the head's map "
              "and its %s map, in bits (0 = the same, 1 = disjoint). top1: share of those rows whose "
              "most-attended key is the same in both.", ref);
-    txt_wrapped(f, "", line);
+    report_wrapped(f, "", line);
     for (int i = 1; i < n; i++)
         txt_pooling_chance(f, &v[i], &s[i]);
 
@@ -403,10 +403,10 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
                "in at least %.0f%% of the rows)\n", REPORT_BARELY_JS, 100.0 * REPORT_BARELY_TOP1);
     for (int i = 1; i < n; i++) {
         variant_sentence(line, sizeof line, &s[i], &s[0], H, pick);
-        txt_wrapped(f, "  ", line);
+        report_wrapped(f, "  ", line);
         role_changes(line, sizeof line, &v[i], &v[0], s[i].name, ref);
         if (line[0])
-            txt_wrapped(f, "    ", line);
+            report_wrapped(f, "    ", line);
     }
     for (int i = 1; i < n; i++)
         if (ranks[i].n > 0)
@@ -417,7 +417,7 @@ static void write_variants_txt(FILE *f, const Variant *v, int n, const VariantSu
                      v[i].pool == POOL_MEAN ? "plain means depend on coordinates inside the heads"
                                             : "under some grouping the alignment is not unique");
             fputc('\n', f);
-            txt_wrapped(f, "", line);
+            report_wrapped(f, "", line);
         }
 }
 
@@ -475,16 +475,16 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
         outdir_variant_folder(folder, sizeof folder, s[i].cost.input.n_kv_heads);
         fprintf(f, "    {\n    \"name\": \"%s\",\n    \"n_kv_heads\": %d,\n    \"folder\": \"%s\",\n", s[i].name,
                 s[i].cost.input.n_kv_heads, folder);
-        json_cost_row(f, "cost", &s[i].cost.input, 1, 0);
+        report_json_cost_row(f, "cost", &s[i].cost.input, 1, 0);
         json_pooling(f, &v[i], ranks[i].withheld);
         fprintf(f, "    \"kv_cache_bytes_at_T\": %" PRId64 ",\n    \"blur\": ", s[i].cost.input.kv_cache_bytes * c->T);
         json_number(f, s[i].blur);
         fputs(",\n    \"heads_mean_entropy_norm\": ", f);
         json_number(f, s[i].heads_norm_mean);
         fprintf(f, ",\n    \"chance\": {\"draws\": %d, \"js\": ", v[i].chance.pool_draws);
-        json_range(f, &v[i].chance.r[CHANCE_POOL_JS]);
+        report_json_range(f, &v[i].chance.r[CHANCE_POOL_JS]);
         fputs(", \"top1\": ", f);
-        json_range(f, &v[i].chance.r[CHANCE_POOL_TOP1]);
+        report_json_range(f, &v[i].chance.r[CHANCE_POOL_TOP1]);
         fputs("}", f);
         fputs(",\n    \"heads\": [", f);
         for (int h = 0; h < H; h++) {
@@ -557,17 +557,17 @@ int report_write_variants(const char *dir, const Variant *v, int n, const Groupi
                              &s[i].cmp[h]);
     }
 
-    if (!(f = open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc)))
+    if (!(f = report_open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc)))
         goto cleanup;
     write_variants_txt(f, v, n, s, pick, ranks);
-    if ((rc = close_out(f, path, err, errlen)) != MHAVIZ_OK)
+    if ((rc = report_close_out(f, path, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     free(path);
     path = NULL;
-    if (!(f = open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc)))
+    if (!(f = report_open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc)))
         goto cleanup;
     write_variants_json(f, v, n, s, pick, ranks);
-    rc = close_out(f, path, err, errlen);
+    rc = report_close_out(f, path, err, errlen);
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");

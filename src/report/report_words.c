@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *txt_cell(char *buf, size_t n, const char *fmt, double x)
+const char *report_cell(char *buf, size_t n, const char *fmt, double x)
 {
     if (measures_is_null(x))
         snprintf(buf, n, "-");
@@ -20,7 +20,7 @@ const char *txt_cell(char *buf, size_t n, const char *fmt, double x)
     return buf;
 }
 
-void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent)
+void report_tokens(FILE *f, char *const *tokens, int T, int col, int indent)
 {
     char shown[REPORT_TOKEN_BYTES];
     for (int t = 0; t < T; t++) {
@@ -56,7 +56,7 @@ void txt_tokens(FILE *f, char *const *tokens, int T, int col, int indent)
     fputc('\n', f);
 }
 
-int txt_columns(const char *s, size_t n)
+int report_columns(const char *s, size_t n)
 {
     int c = 0;
     for (size_t k = 0; k < n; k++)
@@ -64,7 +64,7 @@ int txt_columns(const char *s, size_t n)
     return c;
 }
 
-void txt_wrapped(FILE *f, const char *indent, const char *text)
+void report_wrapped(FILE *f, const char *indent, const char *text)
 {
     const int ind = (int)strlen(indent);
     int col = 0;
@@ -75,7 +75,7 @@ void txt_wrapped(FILE *f, const char *indent, const char *text)
         size_t n = strcspn(p, " ");
         if (n == 0)
             break;
-        const int w = txt_columns(p, n);
+        const int w = report_columns(p, n);
         if (col == 0) {
             col = fprintf(f, "%s", indent);
         } else if (col + 1 + w > REPORT_WIDTH) {
@@ -94,14 +94,14 @@ void txt_wrapped(FILE *f, const char *indent, const char *text)
 
 /* A token as the sentences quote it: 'text', as token_text shows it (the
  * empty token '""'), at most n - 1 bytes of it. */
-const char *txt_quoted_token(char *buf, size_t n, const char *token)
+const char *report_quoted_token(char *buf, size_t n, const char *token)
 {
     char shown[REPORT_TOKEN_BYTES];
     snprintf(buf, n, "'%s'", token_text(shown, sizeof shown, token));
     return buf;
 }
 
-const char *txt_fraction_word(char *buf, size_t n, double x)
+const char *report_fraction_word(char *buf, size_t n, double x)
 {
     static const char *const words[] = {NULL, "all", "half", "a third", "a quarter", "a fifth"};
     for (int k = 1; k <= 5; k++)
@@ -113,7 +113,7 @@ const char *txt_fraction_word(char *buf, size_t n, double x)
     return buf;
 }
 
-int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
+int report_head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
 {
     int used = snprintf(buf, len, k == 1 ? "head" : "heads"), seen = 0;
     for (int h = 0; h < n_heads && used < (int)len; h++)
@@ -125,7 +125,7 @@ int txt_head_list(char *buf, size_t len, const int *pick, int n_heads, int k)
     return used;
 }
 
-const char *txt_blur_text(char *buf, size_t n, double blur, const ChanceRange *r, int side)
+const char *report_blur_text(char *buf, size_t n, double blur, const ChanceRange *r, int side)
 {
     if (fabs(blur) < 0.005 && side == 0) {
         snprintf(buf, n, "0.00"); /* not "-0.00" */

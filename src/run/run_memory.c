@@ -57,7 +57,7 @@ static double pictures_bytes(Renderer *r, const MhaInput *in, int threads, int n
 int run_memory(Renderer *r, const MhaInput *in, const int *kv, int n_vars, int steps, int threads, int n_layers,
                size_t model_bytes, size_t *total, double *pictures)
 {
-    *pictures = pictures_bytes(r, in, threads, variant_pictures(in->cfg.n_heads, steps));
+    *pictures = pictures_bytes(r, in, threads, variant_write_pictures(in->cfg.n_heads, steps));
     if (*pictures < 0)
         return MHAVIZ_ENOMEM;
     size_t arrays = 0;

@@ -33,7 +33,7 @@ static void join(char *s, size_t len, const char *part)
     snprintf(s + n, len - n, "%s%s", n ? " \xc2\xb7 " : "", part);
 }
 
-int variant_pictures(int n_heads, int steps) { return n_heads + 5 + (steps ? n_heads + 1 : 0); }
+int variant_write_pictures(int n_heads, int steps) { return n_heads + 5 + (steps ? n_heads + 1 : 0); }
 
 /* The two slides drawn by functions of their own, as render jobs: j->arg
  * is the variant (the slides need no more of the job). */
@@ -71,7 +71,7 @@ typedef struct {
 } JobList;
 
 /* Append job j, written to file in the list's folder, with its title and
- * subtitle. variant_pictures counts every picture render_maps lists. */
+ * subtitle. variant_write_pictures counts every picture render_maps lists. */
 static void add_job(JobList *l, RenderJob j, const char *file, const char *title, const char *subtitle)
 {
     assert(l->n < l->cap);
@@ -256,7 +256,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     int drawn = 0; /* heads with a heatmap of their own */
     for (int h = 0; h < H; h++)
         drawn += !heads || heads[h];
-    const int n_jobs = variant_pictures(drawn, steps);
+    const int n_jobs = variant_write_pictures(drawn, steps);
     JobList l = {calloc((size_t)n_jobs, sizeof *l.jobs), calloc(3 * (size_t)n_jobs, sizeof *l.owned), 0, n_jobs,
                  0, out, folder};
     char **panels = calloc((size_t)H + 1, sizeof *panels);    /* (H + 1) overview panel titles */
@@ -277,7 +277,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     if (steps)
         list_scores(&l, v, &w, heads);
     list_slides(&l, v);
-    assert(l.n == n_jobs); /* variant_pictures counts what is listed */
+    assert(l.n == n_jobs); /* variant_write_pictures counts what is listed */
     if (!l.failed)
         rc = render_jobs_progress(r, l.jobs, l.n, c->T, v->in.tokens, c->causal, render_progress, tm, err, errlen);
 cleanup:

@@ -33,6 +33,6 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
 /* How many pictures variant_write draws when n_heads heads get their own
  * heatmap: overview.png, those heatmaps, single_head.png, sharpness.png,
  * query_NN.png and architecture.png, and with steps those maps' scores. */
-int variant_pictures(int n_heads, int steps);
+int variant_write_pictures(int n_heads, int steps);
 
 #endif

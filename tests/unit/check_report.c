@@ -649,7 +649,7 @@ START_TEST(txt_blur_keeps_its_side_of_its_thresholds)
                  {0.0941, 1, "+0.095"}, {-0.1433, -1, "-0.144"}, {-0.004, 0, "0.00"}, {0.0, 0, "0.00"}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char buf[24];
-        ck_assert_str_eq(txt_blur_text(buf, sizeof buf, cases[k].blur, &r, cases[k].side), cases[k].text);
+        ck_assert_str_eq(report_blur_text(buf, sizeof buf, cases[k].blur, &r, cases[k].side), cases[k].text);
     }
 }
 END_TEST

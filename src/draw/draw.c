@@ -1,219 +1,41 @@
-/* draw.c — the drawing primitives (see draw.h): the font, the canvas and
- * its shapes, the colour maps; text is in draw_text.c.
+/* draw.c — the canvas (see draw.h): made, reset and freed, its shapes,
+ * and draw_write_png, which writes it as a PNG and, when it records SVG,
+ * the SVG document beside it. The canvas is the one level of draw/ that
+ * knows both outputs: the PNG encoder (draw_png.c) and the SVG document
+ * (draw_svg.c) know no canvas and not each other's files. Text is in
+ * draw_text.c, the font in draw_font.c, the colours in draw_colour.c.
  *
- * Text comes from a TrueType font through stb_truetype: each line of text
- * is rasterised into its own coverage mask (one glyph at a time, merged
- * with max so neighbouring glyph boxes never clobber each other), then
- * blended onto the canvas, turned 90 degrees when asked. Each glyph's
- * bitmap is kept with the canvas for the next time it is drawn.
- *
- * Shapes: the canvas is (h, stride) bytes, row-major, each row w RGB
- * pixels; masks and glyph bitmaps are (h, w) coverage bytes 0..255.
- *
- * Each shape's pixels are painted by a static *_px function; the public
+ * The canvas is (h, stride) bytes, row-major, each row w RGB pixels. Each
+ * shape's pixels are painted by a static *_px function; the public
  * function calls it and, when the canvas records SVG, appends the shape's
  * element (draw_svg.c). */
 #include "draw/draw.h"
 #include "draw/draw_parts.h"
+#include "draw/draw_png.h"
+#include "draw/draw_svg.h"
 #include "core/status.h"
-#include "text/utf8.h"
+#include "io/outdir.h"
 
-#include <stb_truetype.h>
-
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* The colormap tables, generated once from published data (sources cited in
- * assets/make_colormaps.py): cmap_viridis, cmap_magma, cmap_cividis,
- * cmap_gray, cmap_rdbu, each (256, 3). */
-#include "../../assets/colormaps.inc"
-
-#define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-#define FONT_MAX_BYTES (64L << 20)
-
-/* -------------------------------------------------------------------- font */
-
-/* The glyph drawn for code point cp: the font's own, else its U+FFFD, else
- * -1 (a hollow box is drawn). */
-static int glyph_lookup(const DrawFont *f, int cp)
-{
-    int g = stbtt_FindGlyphIndex(&f->info, cp);
-    if (g == 0)
-        g = f->replacement ? f->replacement : -1;
-    return g;
-}
-
-int draw_glyph_for(const DrawFont *f, int cp)
-{
-    return cp >= 0 && cp < 128 ? f->ascii_glyph[cp] : glyph_lookup(f, cp);
-}
-
-/* The whole regular file at path into f->data and f->size. Returns 0, or
- * an errno value: the one open, fstat or read gave, EISDIR or EINVAL (not
- * a regular file), EFBIG (over FONT_MAX_BYTES), ENODATA (empty), ENOMEM. A
- * file that shrinks while it is read gives the bytes it still had. */
-static int read_font_file(DrawFont *f, const char *path)
-{
-    /* O_NONBLOCK: a FIFO would otherwise wait for a writer; it is refused below. */
-    const int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0)
-        return errno;
-    struct stat st;
-    int e = 0;
-    if (fstat(fd, &st) != 0)
-        e = errno;
-    else if (S_ISDIR(st.st_mode))
-        e = EISDIR;
-    else if (!S_ISREG(st.st_mode))
-        e = EINVAL;
-    else if (st.st_size > FONT_MAX_BYTES)
-        e = EFBIG;
-    else if (st.st_size == 0)
-        e = ENODATA;
-    else if (!(f->data = malloc((size_t)st.st_size)))
-        e = ENOMEM;
-    while (!e && f->size < (size_t)st.st_size) {
-        const ssize_t n = read(fd, f->data + f->size, (size_t)st.st_size - f->size);
-        if (n < 0 && errno != EINTR)
-            e = errno;
-        else if (n == 0)
-            break; /* shorter than fstat said */
-        else if (n > 0)
-            f->size += (size_t)n;
-    }
-    close(fd);
-    return e;
-}
-
-static uint32_t be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* stb_truetype reads a font's tables without checking that they lie within
- * the file: a font cut short would be read past its end. The table
- * directory at offset (the OpenType "sfnt" header: the table count at
- * bytes 4-5, then a 16-byte record per table, its offset and length at
- * bytes 8 and 12) is checked against the file's n bytes first. Returns
- * NULL when every table fits, else the record of the first one that does
- * not (or of the directory itself: the record's place in the file). */
-static const unsigned char *table_past_end(const unsigned char *d, size_t n, size_t offset, uint64_t *end)
-{
-    const size_t count = offset + 6 <= n ? (size_t)(d[offset + 4] << 8 | d[offset + 5]) : 0;
-    *end = offset + 12 + 16 * (uint64_t)count;
-    if (*end > n)
-        return d + offset;
-    for (size_t k = 0; k < count; k++) {
-        const unsigned char *rec = d + offset + 12 + 16 * k;
-        *end = (uint64_t)be32(rec + 8) + be32(rec + 12);
-        if (*end > n)
-            return rec;
-    }
-    return NULL;
-}
-
-/* f's family name (the name table's record 1, Windows Unicode English, in
- * UTF-16BE) into f->family, its printable ASCII only, quotes and
- * backslashes left out (SVG quotes it); "" when it has none. */
-static void font_name(DrawFont *f)
-{
-    int len = 0;
-    const char *name = stbtt_GetFontNameString(&f->info, &len, STBTT_PLATFORM_ID_MICROSOFT,
-                                               STBTT_MS_EID_UNICODE_BMP, STBTT_MS_LANG_ENGLISH, 1);
-    size_t n = 0;
-    for (int i = 0; name && i + 1 < len && n + 1 < sizeof f->family; i += 2) {
-        const int unit = (unsigned char)name[i] << 8 | (unsigned char)name[i + 1];
-        if (unit >= 0x20 && unit < 0x7F && unit != '\'' && unit != '"' && unit != '\\')
-            f->family[n++] = (char)unit;
-    }
-    f->family[n] = '\0';
-}
-
-int draw_font_has(const DrawFont *f, int cp)
-{
-    const int g = draw_glyph_for(f, cp);
-    return g > 0 && (g != f->replacement || cp == 0xFFFD);
-}
-
-const char *draw_font_family(const DrawFont *f)
-{
-    return f->family;
-}
-
-int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen)
-{
-    *out = NULL;
-    const int chosen = path != NULL;
-    if (!path)
-        path = DEFAULT_FONT;
-    DrawFont *f = calloc(1, sizeof *f);
-    if (!f) {
-        snprintf(err, errlen, "font %s: out of memory", path);
-        return MHAVIZ_ENOMEM;
-    }
-    /* The whole file read (about 740 KB for DejaVu Sans), then indexed. */
-    const int e = read_font_file(f, path);
-    int rc = MHAVIZ_EIO;
-    int offset = -1;
-    const unsigned char *bad;
-    uint64_t end;
-    if (e == ENOMEM) {
-        snprintf(err, errlen, "font %s: out of memory", path);
-        rc = MHAVIZ_ENOMEM;
-    } else if (e == ENOENT || e == EACCES) {
-        snprintf(err, errlen, "font %s: cannot open: %s%s", path, strerror(e),
-                 chosen ? "" : " (install fonts-dejavu-core, or choose a font with --font)");
-    } else if (e == EISDIR || e == EINVAL) {
-        snprintf(err, errlen, "font %s: not a regular file", path);
-    } else if (e == EFBIG) {
-        snprintf(err, errlen, "font %s: over %ld MB, not a font file", path, FONT_MAX_BYTES >> 20);
-    } else if (e == ENODATA) {
-        snprintf(err, errlen, "font %s: empty file", path);
-    } else if (e != 0) {
-        snprintf(err, errlen, "font %s: cannot read: %s", path, strerror(e));
-    } else if (f->size < 16 || (offset = stbtt_GetFontOffsetForIndex(f->data, 0)) < 0 ||
-               (size_t)offset + 12 > f->size) {
-        snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
-    } else if ((bad = table_past_end(f->data, f->size, (size_t)offset, &end)) != NULL) {
-        if (bad == f->data + offset)
-            snprintf(err, errlen, "font %s: cut short: its table directory ends at byte %llu, past the file's %zu bytes",
-                     path, (unsigned long long)end, f->size);
-        else
-            snprintf(err, errlen, "font %s: cut short: its table '%.4s' ends at byte %llu, past the file's %zu bytes",
-                     path, (const char *)bad, (unsigned long long)end, f->size);
-    } else if (!stbtt_InitFont(&f->info, f->data, offset)) {
-        snprintf(err, errlen, "font %s: not a TrueType/OpenType font", path);
-    } else {
-        rc = MHAVIZ_OK;
-    }
-    if (rc != MHAVIZ_OK) {
-        draw_font_close(f);
-        return rc;
-    }
-    font_name(f);
-    f->replacement = stbtt_FindGlyphIndex(&f->info, 0xFFFD);
-    for (int cp = 0; cp < 128; cp++)
-        f->ascii_glyph[cp] = glyph_lookup(f, cp);
-    *out = f;
-    return MHAVIZ_OK;
-}
-
-void draw_font_close(DrawFont *f)
-{
-    if (!f)
-        return;
-    free(f->data);
-    free(f);
-}
 
 /* ------------------------------------------------------------------ canvas */
+
+/* Whether canvases made from now on record SVG (draw_svg_record): set by
+ * the caller before any drawing thread starts, only read after. */
+static int svg_on;
+
+void draw_svg_record(int on)
+{
+    svg_on = on;
+}
+
+int draw_svg_recording(void)
+{
+    return svg_on;
+}
 
 int draw_canvas_reset(DrawCanvas *c, int w, int h)
 {
@@ -423,8 +245,12 @@ void draw_cells(DrawCanvas *c, int x, int y, int n, int cell, DrawCellColour col
     cells_px(c, x, y, n, cell, colour, ctx, bg, hatch);
     if (!c->svg)
         return;
-    if (cell < SVG_CELL_MIN_PX || n > SVG_CELLS_MAX) { /* a fine grid: its pixels */
-        draw_svg_image(c->svg, c, x, y, n * cell, n * cell);
+    const int side = n * cell;
+    if (cell < SVG_CELL_MIN_PX || n > SVG_CELLS_MAX) { /* a fine grid: its pixels, those on the canvas */
+        const int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
+        const int x1 = x + side > c->w ? c->w : x + side, y1 = y + side > c->h ? c->h : y + side;
+        if (x1 > x0 && y1 > y0)
+            draw_svg_image(c->svg, x0, y0, x1 - x0, y1 - y0, draw_pixel(c, x0, y0), c->stride);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -436,6 +262,16 @@ void draw_cells(DrawCanvas *c, int x, int y, int n, int cell, DrawCellColour col
                 draw_svg_hatched(c->svg, x + j * cell, y + i * cell, cell, cell, x, y, bg, hatch);
         }
     }
+}
+
+size_t draw_svg_bytes(int maps, int n, int side)
+{
+    /* a map as draw_cells writes it: one <image> (base64 of a PNG no larger
+     * than its pixels, 4 bytes a pixel) or n x n <rect>s of at most about
+     * 64 bytes; 512 KB for the texts, lines and the rest */
+    const int image = n > 0 && (side / n < SVG_CELL_MIN_PX || n > SVG_CELLS_MAX);
+    const size_t map = image ? (size_t)4 * (size_t)side * (size_t)side : (size_t)64 * (size_t)n * (size_t)n;
+    return (size_t)maps * map + ((size_t)512 << 10);
 }
 
 /* Each pixel near the line is covered by how far its centre lies inside
@@ -480,76 +316,42 @@ void draw_line(DrawCanvas *c, float x0, float y0, float x1, float y1, float thic
         draw_svg_line(c->svg, x0, y0, x1, y1, thickness, col);
 }
 
-/* ------------------------------------------------------------- colour maps */
-
-static const DrawCmapEntry CMAPS[] = {
-    /* Light grey with darker hatching: no colour of these maps is a grey this light. */
-    {"viridis", cmap_viridis, 1, {222, 222, 222}, {168, 168, 168}},
-    {"magma", cmap_magma, 1, {222, 222, 222}, {168, 168, 168}},
-    {"cividis", cmap_cividis, 1, {222, 222, 222}, {150, 150, 150}},
-    /* A grey map needs a mask that is not grey: pale rose with rose hatching. */
-    {"gray", cmap_gray, 1, {250, 218, 214}, {214, 120, 110}},
-    /* Diverging, for the scores (their mask colours are the scores' own). */
-    {"rdbu", cmap_rdbu, 0, {0, 0, 0}, {0, 0, 0}},
-};
-#define N_CMAPS (sizeof CMAPS / sizeof CMAPS[0])
-
-DrawCmap draw_cmap(const char *name)
-{
-    for (size_t i = 0; i < N_CMAPS; i++)
-        if (strcmp(name, CMAPS[i].name) == 0)
-            return CMAPS[i].table;
-    return NULL;
-}
-
-const DrawCmapEntry *draw_cmap_choosable(const char *name)
-{
-    for (size_t i = 0; i < N_CMAPS; i++)
-        if (CMAPS[i].choosable && strcmp(name, CMAPS[i].name) == 0)
-            return &CMAPS[i];
-    return NULL;
-}
-
-void draw_cmap_names(char *buf, size_t cap, int mark_default)
-{
-    size_t n_choosable = 0, k = 0, len = 0;
-    for (size_t i = 0; i < N_CMAPS; i++)
-        n_choosable += (size_t)CMAPS[i].choosable;
-    if (cap > 0)
-        buf[0] = '\0';
-    for (size_t i = 0; i < N_CMAPS && len < cap; i++) {
-        if (!CMAPS[i].choosable)
-            continue;
-        const char *sep = k == 0 ? "" : k + 1 == n_choosable ? " or " : ", ";
-        const int dflt = mark_default && strcmp(CMAPS[i].name, DRAW_CMAP_DEFAULT) == 0;
-        const int w = snprintf(buf + len, cap - len, "%s%s%s", sep, CMAPS[i].name, dflt ? " (default)" : "");
-        len += w > 0 ? (size_t)w : 0;
-        k++;
-    }
-}
-
-DrawRgb draw_cmap_at(DrawCmap map, float t)
-{
-    const int i = !(t >= 0.0f) ? 0 : t >= 1.0f ? 255 : (int)(t * 255.0f + 0.5f); /* NaN: 0 */
-    return (DrawRgb){map[i][0], map[i][1], map[i][2]};
-}
-
-int draw_luma(DrawRgb col)
-{
-    return (2126 * col.r + 7152 * col.g + 722 * col.b) / 10000;
-}
-
-DrawRgb draw_colour(int k)
-{
-    static const DrawRgb colours[DRAW_N_COLOURS] = {
-        {0, 114, 178}, {230, 159, 0}, {0, 158, 115}, {213, 94, 0},
-        {204, 121, 167}, {86, 180, 233}, {170, 150, 20}, {110, 110, 110},
-    };
-    return colours[k % DRAW_N_COLOURS];
-}
-
 int draw_nomem(char *err, size_t errlen, const char *path)
 {
     snprintf(err, errlen, "%s: out of memory drawing the picture", path);
     return MHAVIZ_ENOMEM;
+}
+
+/* --------------------------------------------------------------- the files */
+
+/* The SVG document s beside the PNG at png_path (outdir_svg_beside). */
+static int write_svg_beside(DrawSvg *s, const char *png_path, char *err, size_t errlen)
+{
+    char *path = outdir_svg_beside(png_path);
+    if (!path)
+        return draw_nomem(err, errlen, png_path);
+    size_t n;
+    const unsigned char *doc = draw_svg_document(s, &n);
+    const int rc = doc ? draw_write_file(path, doc, n, "SVG", err, errlen) : draw_nomem(err, errlen, path);
+    free(path);
+    return rc;
+}
+
+int draw_write_png(const DrawCanvas *c, const char *path, char *err, size_t errlen)
+{
+    if (c->w < 1 || c->h < 1 || draw_png_too_big(c->w, c->h)) {
+        snprintf(err, errlen, "%s: a picture of %d x %d pixels is too big for a PNG here", path, c->w, c->h);
+        return MHAVIZ_EINPUT;
+    }
+    int len = 0;
+    unsigned char *png = draw_png_encode(c->px, c->stride, c->w, c->h, &len);
+    if (!png) {
+        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
+        return MHAVIZ_ENOMEM;
+    }
+    int rc = draw_write_file(path, png, (size_t)len, "PNG", err, errlen);
+    free(png);
+    if (rc == MHAVIZ_OK && c->svg)
+        rc = write_svg_beside(c->svg, path, err, errlen);
+    return rc;
 }

@@ -3,10 +3,11 @@
  * A DrawCanvas is an RGB picture in memory, white when made. On it: filled
  * and outlined rectangles, hatched areas, lines of any thickness, and text
  * in a TrueType font (DrawFont), horizontal or turned to read bottom to
- * top. The colour maps are looked up by name. draw_write_png writes the
- * canvas as a PNG file. render.c draws the heatmaps with these; a new kind
- * of picture (a chart, a diagram) lives in a file of its own and uses them
- * too.
+ * top. The colours and the colour maps, looked up by name, are in
+ * draw_colour.h, the font in draw_font.h; this header includes both.
+ * draw_write_png writes the canvas as a PNG file. render.c draws the
+ * heatmaps with these; a new kind of picture (a chart, a diagram) lives in
+ * a file of its own and uses them too.
  *
  * Coordinates are pixels, x to the right, y down, (0, 0) the top-left
  * pixel; whatever falls outside the canvas is clipped. Drawing is
@@ -20,11 +21,10 @@
 #ifndef MHAVIZ_DRAW_H
 #define MHAVIZ_DRAW_H
 
-#include <stddef.h>
+#include "draw/draw_colour.h"
+#include "draw/draw_font.h"
 
-typedef struct {
-    unsigned char r, g, b;
-} DrawRgb;
+#include <stddef.h>
 
 /* A slide: every picture is made for a 16:9 projector of this size (the
  * overview's and sharpness.png's can be changed with --size). */
@@ -34,10 +34,6 @@ typedef struct {
 /* "<path>: out of memory drawing the picture" into err; returns
  * MHAVIZ_ENOMEM, for a picture's failure to return. */
 int draw_nomem(char *err, size_t errlen, const char *path);
-
-#define DRAW_WHITE ((DrawRgb){255, 255, 255})
-#define DRAW_INK ((DrawRgb){25, 25, 25})   /* text, ticks, lines */
-#define DRAW_FRAME ((DrawRgb){60, 60, 60}) /* frames around maps and colour bars */
 
 /* ------------------------------------------------------------------ canvas */
 
@@ -134,18 +130,6 @@ int draw_write_png(const DrawCanvas *c, const char *path, char *err, size_t errl
 
 /* -------------------------------------------------------------------- text */
 
-typedef struct DrawFont DrawFont;
-
-/* Load the TrueType/OpenType font file at path (NULL: DejaVu Sans at its
- * Debian path). Returns MHAVIZ_OK, MHAVIZ_EIO (cannot read the file, or not
- * a font; err names the file) or MHAVIZ_ENOMEM. On success *out is owned by
- * the caller and freed with draw_font_close. stb_truetype trusts the font
- * it reads: load only the font the tool chooses or the user names. */
-int draw_font_open(DrawFont **out, const char *path, char *err, size_t errlen);
-
-/* Free f; NULL is fine. */
-void draw_font_close(DrawFont *f);
-
 /* Where a text's anchor point lies. Along the text: DRAW_START, DRAW_MID
  * or DRAW_END. Across it: DRAW_TOP of the line, the visual DRAW_MID of its
  * capitals, or DRAW_BOTTOM. */
@@ -190,51 +174,5 @@ void draw_text_log(DrawTextLog *log);
  * so that it is at most max_w pixels wide at px; s is left alone when it
  * fits. */
 void draw_ellipsize(const DrawFont *f, char *s, size_t cap, float px, float max_w);
-
-/* -------------------------------------------------------------- colour maps */
-
-/* The colour map called name, (256, 3) entries from low to high, or NULL
- * when there is none: "viridis", "magma", "cividis", "gray" (sequential)
- * and "rdbu" (diverging, blue-white-red). The tables are static. */
-typedef const unsigned char (*DrawCmap)[3];
-DrawCmap draw_cmap(const char *name);
-
-/* One colour map of the table every other place reads: its name, its
- * colours, whether a user may choose it for the softmax maps (--cmap: the
- * sequential ones; rdbu is the scores' map), and for those the colours of a
- * masked cell, which no colour of the map resembles. */
-typedef struct {
-    const char *name;
-    DrawCmap table;        /* (256, 3) */
-    int choosable;         /* 1: viridis, magma, cividis, gray */
-    DrawRgb mask_bg;       /* a masked cell's background ... */
-    DrawRgb mask_hatch;    /* ... and its hatching */
-} DrawCmapEntry;
-
-/* The map the softmax maps use unless the user chooses another. */
-#define DRAW_CMAP_DEFAULT "viridis"
-
-/* The entry of the map called name that a user may choose, or NULL. */
-const DrawCmapEntry *draw_cmap_choosable(const char *name);
-
-/* The names of the maps a user may choose into buf (cap bytes), in the
- * table's order, as "viridis, magma, cividis or gray"; with mark_default
- * the default one is followed by " (default)". */
-void draw_cmap_names(char *buf, size_t cap, int mark_default);
-
-/* The colour of map at t in [0, 1]: entry round(255 t); below 0 (and NaN)
- * entry 0, above 1 entry 255. */
-DrawRgb draw_cmap_at(DrawCmap map, float t);
-
-/* Relative brightness of col, 0..255 (Rec. 709 weights): text on a colour
- * of luma above about 140 reads best in DRAW_INK, below it in white. */
-int draw_luma(DrawRgb col);
-
-/* Colour k of the palette for things told apart by colour (one per head),
- * cycled past DRAW_N_COLOURS: Okabe and Ito's colour-blind safe set, its
- * yellow darkened to show on white. Every picture that colours heads takes
- * them from here, so head 0 has one colour on every slide of a run. */
-#define DRAW_N_COLOURS 8
-DrawRgb draw_colour(int k);
 
 #endif

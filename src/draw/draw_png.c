@@ -1,5 +1,6 @@
-/* draw_png.c — draw_write_png: a canvas as a PNG file, through
- * stb_image_write with libdeflate as its compressor.
+/* draw_png.c — RGB pixels as PNG bytes, through stb_image_write with
+ * libdeflate as its compressor; and draw_write_file, which writes bytes
+ * (a PNG's, an SVG's) as a whole file. It knows no canvas.
  *
  * stb_image_write's own deflate is slow on pictures this size (about 24 ms
  * for a class-size heatmap); it lets a program plug in another through
@@ -8,9 +9,8 @@
  * one) compiles it, instead of taking the copy in libstb: with
  * STB_IMAGE_WRITE_STATIC its functions are private to this file and do
  * not clash with libstb's. */
+#include "draw/draw_png.h"
 #include "core/status.h"
-#include "draw/draw.h"
-#include "draw/draw_parts.h"
 
 #include <libdeflate.h>
 
@@ -103,28 +103,13 @@ int draw_write_file(const char *path, const unsigned char *bytes, size_t n, cons
     return MHAVIZ_OK;
 }
 
-int draw_write_png(const DrawCanvas *c, const char *path, char *err, size_t errlen)
+int draw_png_too_big(int w, int h)
 {
-    /* stb counts the filtered rows' bytes, (3 w + 1) h, in an int */
-    if (c->w < 1 || c->h < 1 || ((size_t)c->w * 3 + 1) * (size_t)c->h > INT_MAX) {
-        snprintf(err, errlen, "%s: a picture of %d x %d pixels is too big for a PNG here", path, c->w, c->h);
-        return MHAVIZ_EINPUT;
-    }
-    int len = 0;
-    unsigned char *png = draw_png_encode(c, 0, 0, c->w, c->h, &len);
-    if (!png) {
-        snprintf(err, errlen, "%s: out of memory encoding the PNG", path);
-        return MHAVIZ_ENOMEM;
-    }
-    int rc = draw_write_file(path, png, (size_t)len, "PNG", err, errlen);
-    free(png);
-    if (rc == MHAVIZ_OK && c->svg)
-        rc = draw_svg_write(c->svg, path, err, errlen);
-    return rc;
+    return ((size_t)w * 3 + 1) * (size_t)h > INT_MAX;
 }
 
-unsigned char *draw_png_encode(const DrawCanvas *c, int x, int y, int w, int h, int *len)
+unsigned char *draw_png_encode(const unsigned char *px, size_t stride, int w, int h, int *len)
 {
     pthread_once(&filter_once, set_filter);
-    return stbi_write_png_to_mem(draw_pixel(c, x, y), (int)c->stride, w, h, 3, len);
+    return stbi_write_png_to_mem(px, (int)stride, w, h, 3, len);
 }

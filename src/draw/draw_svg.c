@@ -5,9 +5,9 @@
  * document to which every primitive appends the element it painted: a
  * filled rectangle a <rect>, a line a <line>, a text a <text> with the
  * font, size, baseline and anchor the pixels got, hatching a <rect> filled
- * with a <pattern>. draw_write_png then writes the document beside the PNG.
- * Nothing in pictures/ knows: every picture gets its SVG for free, and the
- * pixels are the same with or without it.
+ * with a <pattern>. draw_write_png (draw.c) then writes the document
+ * beside the PNG. Nothing in pictures/ knows: every picture gets its SVG
+ * for free, and the pixels are the same with or without it.
  *
  * Coordinates are the canvas's: pixel (x, y) covers [x, x + 1) x
  * [y, y + 1) in the SVG's user units, so a w x h canvas is a w x h
@@ -16,10 +16,9 @@
  * SVG_CELLS_MAX a side; a finer grid (hundreds of tokens) is one embedded
  * PNG <image> of its pixels, cut from the canvas, as no <rect> would be
  * larger than a pixel or two. */
-#include "draw/draw.h"
-#include "draw/draw_parts.h"
-#include "core/status.h"
-#include "io/outdir.h"
+#include "draw/draw_svg.h"
+#include "draw/draw_font_parts.h"
+#include "draw/draw_png.h"
 #include "text/utf8.h"
 
 #include <stdarg.h>
@@ -28,20 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether canvases made from now on record SVG (draw_svg_record): set by
- * the caller before any drawing thread starts, only read after. */
-static int svg_on;
-
-void draw_svg_record(int on)
-{
-    svg_on = on;
-}
-
-int draw_svg_recording(void)
-{
-    return svg_on;
-}
-
 /* A hatching pattern of the document: <pattern id="hN">. */
 typedef struct {
     int phase; /* (ox + oy) mod 8 of the hatching's origin */
@@ -49,7 +34,7 @@ typedef struct {
 } SvgPattern;
 
 struct DrawSvg {
-    char *buf;       /* (cap) the document so far, len bytes, NUL-terminated */
+    char *buf;       /* (cap) the document so far: its first len bytes */
     size_t len, cap;
     int failed;      /* out of memory: the document is incomplete */
     /* The filled rectangle not yet written: the next one of the same fill
@@ -147,7 +132,6 @@ void draw_svg_free(DrawSvg *s)
 void draw_svg_begin(DrawSvg *s, int w, int h)
 {
     s->len = 0;
-    s->buf[0] = '\0';
     s->failed = 0;
     s->pending = 0;
     s->n_patterns = 0;
@@ -313,15 +297,10 @@ static void put_base64(DrawSvg *s, const unsigned char *d, size_t n)
     }
 }
 
-void draw_svg_image(DrawSvg *s, const DrawCanvas *c, int x, int y, int w, int h)
+void draw_svg_image(DrawSvg *s, int x, int y, int w, int h, const unsigned char *px, size_t stride)
 {
-    /* only what lies on the canvas */
-    const int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
-    const int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
-    if (x1 <= x0 || y1 <= y0)
-        return;
     int len;
-    unsigned char *png = draw_png_encode(c, x0, y0, x1 - x0, y1 - y0, &len);
+    unsigned char *png = draw_png_encode(px, stride, w, h, &len);
     if (!png) {
         s->failed = 1;
         return;
@@ -330,35 +309,18 @@ void draw_svg_image(DrawSvg *s, const DrawCanvas *c, int x, int y, int w, int h)
     /* pixelated: a viewer that scales the slide up keeps the cells sharp */
     put(s, "<image x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" preserveAspectRatio=\"none\" "
            "image-rendering=\"optimizeSpeed\" style=\"image-rendering:pixelated\" xlink:href=\"data:image/png;base64,",
-        x0, y0, x1 - x0, y1 - y0);
+        x, y, w, h);
     put_base64(s, png, (size_t)len);
     put(s, "\"/>\n");
     free(png);
 }
 
-int draw_svg_write(DrawSvg *s, const char *png_path, char *err, size_t errlen)
+const unsigned char *draw_svg_document(DrawSvg *s, size_t *len)
 {
-    char *path = outdir_svg_beside(png_path);
-    if (!path)
-        return draw_nomem(err, errlen, png_path);
     flush(s);
     const size_t body = s->len;
     put(s, "</svg>\n");
-    const int rc = s->failed ? draw_nomem(err, errlen, path)
-                             : draw_write_file(path, (const unsigned char *)s->buf, s->len, "SVG", err, errlen);
-    s->len = body; /* the document stays open: more may still be drawn */
-    if (!s->failed)
-        s->buf[body] = '\0';
-    free(path);
-    return rc;
-}
-
-size_t draw_svg_bytes(int maps, int n, int side)
-{
-    /* a map as draw_cells writes it: one <image> (base64 of a PNG no larger
-     * than its pixels, 4 bytes a pixel) or n x n <rect>s of at most about
-     * 64 bytes; 512 KB for the texts, lines and the rest */
-    const int image = n > 0 && (side / n < SVG_CELL_MIN_PX || n > SVG_CELLS_MAX);
-    const size_t map = image ? (size_t)4 * (size_t)side * (size_t)side : (size_t)64 * (size_t)n * (size_t)n;
-    return (size_t)maps * map + ((size_t)512 << 10);
+    *len = s->len;
+    s->len = body; /* still open: the next element is written over the end tag */
+    return s->failed ? NULL : (const unsigned char *)s->buf;
 }

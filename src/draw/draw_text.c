@@ -3,6 +3,8 @@
  * asked); each glyph's bitmap kept with the canvas for the next time. */
 #include "draw/draw.h"
 #include "draw/draw_parts.h"
+#include "draw/draw_font_parts.h"
+#include "draw/draw_svg.h"
 #include "core/status.h"
 #include "text/utf8.h"
 

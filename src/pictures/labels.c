@@ -1,13 +1,9 @@
 /* labels.c — token labels on every picture: the one rule for which tokens
- * get a label, at what size and where (labels.h), how a label is drawn
- * (punctuation on a chip), the label shown for a token, the maps' labels
- * (query rows and key columns, render_parts.h), and text wrapped to a
- * width. */
+ * get a label, at what size and where (labels.h), and how a label is drawn
+ * (punctuation on a chip). The label shown for a token and text fitted to
+ * a width are in fit_text.c, the maps' labels in map_labels.c. */
 #include "pictures/labels.h"
-#include "pictures/render_parts.h"
-#include "core/status.h"
 #include "draw/draw.h"
-#include "text/token_text.h"
 #include "text/utf8.h"
 
 #include <ctype.h>
@@ -16,67 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* -------------------------------------------------------------------- text */
-
-void render_token_label(const DrawFont *font, const char *tok, float px, float max_w, char *buf)
-{
-    token_text(buf, LABEL_BYTES, tok); /* the report's rule: one way to show a token */
-    draw_ellipsize(font, buf, LABEL_BYTES, px, max_w);
-}
-
-float render_fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w)
-{
-    while (px > min_px && draw_text_width(font, text, px) > max_w)
-        px -= 1.0f;
-    draw_ellipsize(font, text, cap, px, max_w);
-    return px;
-}
-
-float render_fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
-                           char *rest, size_t cap)
-{
-    for (;; px -= 2) {
-        /* Fill the first line word by word, the rest goes to the second. */
-        size_t cut = strlen(text);
-        if (draw_text_width(font, text, px) > max_w) {
-            cut = 0;
-            for (size_t k = 0; text[k]; k++)
-                if (text[k] == ' ') {
-                    snprintf(first, cap, "%.*s", (int)k, text);
-                    if (draw_text_width(font, first, px) > max_w)
-                        break;
-                    cut = k;
-                }
-        }
-        snprintf(first, cap, "%.*s", (int)cut, text);
-        snprintf(rest, cap, "%s", text[cut] ? text + cut + 1 : "");
-        if (draw_text_width(font, rest, px) <= max_w || px <= min_px)
-            break;
-    }
-    draw_ellipsize(font, rest, cap, px, max_w);
-    return px;
-}
-
-void render_wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out)
-{
-    static const char sep[] = " \xc2\xb7 ";
-    out->n = 0;
-    for (const char *p = text; p && *p;) {
-        const char *end = strstr(p, sep);
-        const size_t len = end ? (size_t)(end - p) : strlen(p);
-        char *cur = out->line[out->n > 0 ? out->n - 1 : 0];
-        char joined[sizeof out->line[0]];
-        snprintf(joined, sizeof joined, "%s%s%.*s", cur, sep, (int)len, p);
-        if (out->n > 0 && (draw_text_width(font, joined, px) <= max_w || out->n == TEXT_LINES))
-            snprintf(cur, sizeof out->line[0], "%s", joined);
-        else
-            snprintf(out->line[out->n++], sizeof out->line[0], "%.*s", (int)len, p);
-        p = end ? end + strlen(sep) : NULL;
-    }
-    for (int k = 0; k < out->n; k++)
-        draw_ellipsize(font, out->line[k], sizeof out->line[k], px, max_w);
-}
 
 /* ------------------------------------------------------------ the rule */
 
@@ -294,87 +229,3 @@ int labels_draw(DrawCanvas *c, const DrawFont *f, const char *label, float px, i
     draw_fill_rect(c, x + start, y - up, w, up + down, CHIP);
     return draw_text(c, f, label, px, x + start + w / 2, y, DRAW_MID, DRAW_MID, DRAW_INK, 0);
 }
-
-/* ------------------------------------------------------- the maps' labels */
-
-
-int render_labelset_alloc(LabelSet *s, int T)
-{
-    memset(s, 0, sizeof *s);
-    s->text = calloc((size_t)T, LABEL_BYTES);
-    s->shown = calloc((size_t)T, 1);
-    s->centre = calloc((size_t)T, sizeof *s->centre);
-    return s->text && s->shown && s->centre;
-}
-
-void render_labelset_free(LabelSet *s)
-{
-    free(s->text);
-    free(s->shown);
-    free(s->centre);
-}
-
-/* Plan the labels for T tokens at pitch pixels a token (labels.h), at most
- * max_px and max_levels, each cut to max_w pixels; returns the pixels the
- * labels take across the axis (both levels and the gap between). */
-float render_plan_labels(const Renderer *r, char *const *tokens, int T, float pitch, float max_px, int max_levels,
-                         float max_w, LabelSet *s)
-{
-    s->plan = labels_plan(T, tokens, -1, pitch, max_px, max_levels, s->shown, s->centre);
-    memset(s->level_w, 0, sizeof s->level_w);
-    for (int t = 0; t < T; t++) {
-        if (!s->shown[t])
-            continue;
-        char *l = s->text + (size_t)t * LABEL_BYTES;
-        render_token_label(r->font, tokens[t], s->plan.px, max_w, l);
-        const float w = draw_text_width(r->font, l, s->plan.px);
-        if (w > s->level_w[s->shown[t] - 1])
-            s->level_w[s->shown[t] - 1] = w;
-    }
-    float out = 0.0f;
-    for (int l = 0; l < s->plan.levels; l++) {
-        s->from[l] = out;
-        out += s->level_w[l] + (l + 1 < s->plan.levels ? LEVEL_GAP : 0.0f);
-    }
-    return out;
-}
-
-/* The widest label of all T tokens at line height px (no cut past max_w). */
-float render_widest_label(const Renderer *r, char *const *tokens, int T, float px, float max_w)
-{
-    float widest = 0.0f;
-    char l[LABEL_BYTES];
-    for (int t = 0; t < T; t++) {
-        render_token_label(r->font, tokens[t], px, max_w, l);
-        widest = fmaxf(widest, draw_text_width(r->font, l, px));
-    }
-    return widest;
-}
-
-/* Query labels left of the rows (right-aligned at x_right) and key labels
- * under the columns (turned, ending at y_top), as s planned them: a label
- * of a further level set beyond the levels before it, with a thin tick
- * back to the map so the eye finds its row. Either side is skipped when
- * its flag is 0. */
-int render_paint_labels(DrawCanvas *c, const Renderer *r, const LabelSet *s, int T, int map_x, int map_y,
-                        int x_right, int y_top, int query, int key)
-{
-    const float px = s->plan.px;
-    static const DrawRgb TICK = {175, 175, 175};
-    for (int t = 0; t < T; t++) {
-        if (!s->shown[t])
-            continue;
-        const char *l = s->text + (size_t)t * LABEL_BYTES;
-        const int centre = (int)floorf(s->centre[t]), far = s->shown[t] > 1;
-        const int dx = (int)ceilf(s->from[s->shown[t] - 1]);
-        if (far && query)
-            draw_fill_rect(c, x_right - dx + 3, map_y + centre, dx - 3, 1, TICK);
-        if (far && key)
-            draw_fill_rect(c, map_x + centre, y_top, 1, dx - 3, TICK);
-        if ((query && labels_draw(c, r->font, l, px, x_right - dx, map_y + centre, DRAW_END, 0) != MHAVIZ_OK) ||
-            (key && labels_draw(c, r->font, l, px, map_x + centre, y_top + dx, DRAW_END, 1) != MHAVIZ_OK))
-            return MHAVIZ_ENOMEM;
-    }
-    return MHAVIZ_OK;
-}
-

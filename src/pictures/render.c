@@ -5,7 +5,7 @@
  * in memory, then written as a PNG: one map (heatmap.c), the overview
  * (overview.c), sharpness (sharpness.c), or a slide drawn by a function of
  * its own; they share the cells, the colour bar and the labels (cells.c,
- * labels.c, render_parts.h).
+ * labels.c, map_labels.c, fit_text.c, render_parts.h).
  *
  * Shapes: a map is (T, T), row i = query i, column j = key j. Everything
  * here is single-threaded per picture; render_jobs draws several pictures

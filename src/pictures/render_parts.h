@@ -1,5 +1,6 @@
 /* render_parts.h — what the picture files of the renderer share (render.c,
- * labels.c, cells.c, heatmap.c, overview.c); not for use outside pictures/.
+ * fit_text.c, map_labels.c, cells.c, heatmap.c, overview.c); not for use
+ * outside pictures/.
  * Pictures and their layouts are in render.h. */
 #ifndef MHAVIZ_RENDER_PARTS_H
 #define MHAVIZ_RENDER_PARTS_H
@@ -78,7 +79,7 @@ typedef struct {
  * (blocks are still averaged past 4096 px). */
 #define MAP_TARGET_PX 800
 
-/* ---- labels.c: token labels, which tokens get one, and wrapped text */
+/* ---- fit_text.c: text fitted to a width */
 
 /* The ways text is fitted to a width on the pictures (besides
  * draw_ellipsize, the cut with "..." they all end in):
@@ -97,6 +98,8 @@ float render_fit_two_lines(const DrawFont *font, const char *text, float px, flo
  * (separated by " · "); a part too long for a line, and whatever would go
  * past the last line, is cut with an ellipsis. */
 void render_wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out);
+
+/* ---- map_labels.c: the maps' token labels (which tokens get one: labels.h) */
 
 /* A LabelSet for T tokens (1: allocated; 0: out of memory, free it anyway). */
 int render_labelset_alloc(LabelSet *s, int T);

@@ -41,8 +41,8 @@ done < <(grep -rnoE '^#include "[^"]+"' src --include='*.[ch]' | sed -E 's/#incl
 #   defines (a header that declares the functions of several files, as
 #   render_parts.h does, hides such arrows from the first look).
 # A circle of either kind is an error, named file by file. (The two are
-# kept apart: a helper file including its module's header for the types,
-# while the module's main file calls the helper, is no circle.)
+# kept apart: io/input_fields.c includes io/input.h for its types while
+# input.c calls input_fields.c's functions, and that is no circle.)
 python_check=$(cat <<'PY'
 import os, re, sys
 def unit(name):

@@ -19,6 +19,20 @@ int layer_summary_kv_head(const LayerSummary *s, int h)
     return s->kv_of ? s->kv_of[h] : h / (s->c->n_heads / s->c->n_kv_heads);
 }
 
+/* The K/V cache per token of each model of t (trained with t->kv_heads[r]
+ * K/V heads, then the one head of width d_model) at c's shapes. */
+static void trained_kv_bytes(LayerSummary *s, const MhaConfig *c, const Training *t)
+{
+    for (int r = 0; r <= t->n_kv_losses; r++) {
+        const int kv = r < t->n_kv_losses ? t->kv_heads[r] : 0; /* 0: the one head */
+        MhaConfig k = *c;
+        k.n_kv_heads = kv ? kv : c->n_heads;
+        CostTable cost;
+        measures_cost(&k, 0, 0, &cost);
+        s->trained_kv_bytes[r] = kv ? cost.input.kv_cache_bytes : cost.wide.kv_cache_bytes;
+    }
+}
+
 int layer_summary_build(LayerSummary *s, const MhaInput *in, const MhaState *multi, const MhaState *single,
                         int single_given, const MapMeasures *m, const int *kv_of)
 {
@@ -65,5 +79,6 @@ int layer_summary_build(LayerSummary *s, const MhaInput *in, const MhaState *mul
     s->cosine = measures_output_cosine(multi->out, single->out, T, c->d_model);
     const int wide_bias = single_given ? in->single.has_bias : in->w.has_bias;
     measures_cost(c, in->w.has_bias, wide_bias, &s->cost);
+    trained_kv_bytes(s, c, &in->training);
     return MHAVIZ_OK;
 }

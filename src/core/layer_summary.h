@@ -1,8 +1,8 @@
 /* layer_summary.h — everything the writers say about one layer, measured
  * once before any of them runs: each map's measures against the wide head,
  * the blur, what the wide head kept of the heads' relations, how far the two
- * outputs differ and the cost table. report/ and the page format it; none of
- * them measures again. */
+ * outputs differ, the cost table and the K/V cache of the input's trained
+ * models. report/ and the page format it; none of them measures again. */
 #ifndef MHAVIZ_LAYER_SUMMARY_H
 #define MHAVIZ_LAYER_SUMMARY_H
 
@@ -10,6 +10,8 @@
 #include "core/layer.h"
 #include "core/measures.h"
 #include "core/mha.h"
+
+#include <stdint.h>
 
 typedef struct {
     const MhaConfig *c;     /* the layer's config (borrowed) */
@@ -25,6 +27,9 @@ typedef struct {
     double cosine;          /* mean over tokens of cos(O_multi row, O_single row) */
     KeptLayer kept;         /* the heads' relations the wide head kept and lost (kept.h) */
     CostTable cost;         /* the layer's and the wide head's cost, with their totals */
+    int64_t trained_kv_bytes[TRAINING_MAX_KV + 1]; /* (training.n_kv_losses + 1) the K/V cache bytes per token
+                                                    * of the input's models trained by K/V heads (its
+                                                    * "training"), by training.kv_heads, the one head last */
 } LayerSummary;
 
 /* Summarise the layer of in (its cfg, tokens and weights' biases): multi is

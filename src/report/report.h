@@ -29,8 +29,9 @@
 size_t report_matrix_numbers(const MhaConfig *c, int with_scores);
 
 /* Write report.txt and report.json (and report.json's .npy files, named in
- * it) into folder dir. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file) or
- * MHAVIZ_ENOMEM. */
+ * it) into folder dir, from d and the layer's summary d->summary (not NULL:
+ * the caller measured the layer; the report only formats it). Returns
+ * MHAVIZ_OK, MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
 
 /* The variants section: report.txt and report.json in folder dir comparing

@@ -309,8 +309,9 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
     if ((rc = render_maps(r, v, out, sub, o->steps, o->heads, tm, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
-    ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,
-                    v->measures, o->npy, &v->pulls, o->steps, &v->chance, v->kv_of, v->pooled_from, &v->summary};
+    ReportData d = {.in = &v->in, .multi = &v->multi, .single = &v->single, .single_given = v->in.has_single,
+                    .notes = v->note[0] ? v->note : NULL, .npy = o->npy, .pulls = &v->pulls, .scores = o->steps,
+                    .chance = &v->chance, .pooled_from = v->pooled_from, .summary = &v->summary};
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);

@@ -1,6 +1,6 @@
 /* layer_summary.h — everything the writers say about one layer, measured
  * once before any of them runs: each map's measures against the wide head,
- * the blur, what the wide head kept of the heads' relations, how far the two
+ * each map's rows' sharpness, the blur, what the wide head kept of the heads' relations, how far the two
  * outputs differ, the cost table and the K/V cache of the input's trained
  * models. report/ and the page format it; none of them measures again. */
 #ifndef MHAVIZ_LAYER_SUMMARY_H
@@ -20,6 +20,8 @@ typedef struct {
     MapMeasures *heads;     /* (n_heads) */
     MapComparison *cmp;     /* (n_heads) each head against the wide head */
     MapMeasures wide;       /* the single wide head */
+    double *rows_entropy_norm; /* (n_heads + 1, T) each map's rows' normalised entropy, the wide head's
+                                * last, NAN for a row of one key (measures_row_entropy_norm): sharpness.png */
     double heads_bits_mean; /* mean of the heads' entropy_bits */
     double heads_norm_mean; /* mean of the heads' entropy_norm (NAN = null) */
     double blur;            /* wide entropy_norm - heads_norm_mean */

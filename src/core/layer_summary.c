@@ -73,6 +73,7 @@ int layer_summary_build(LayerSummary *s, const MhaInput *in, const MhaState *mul
 #pragma omp parallel for schedule(dynamic) if ((size_t)c->n_heads * map >= PARALLEL_MIN_CELLS)
     for (int h = 0; h < c->n_heads; h++)
         measures_compare(multi->att + (size_t)h * map, s->wide_att, T, c->causal, &s->cmp[h]);
+#pragma omp parallel for schedule(dynamic) if (((size_t)c->n_heads + 1) * map >= PARALLEL_MIN_CELLS)
     for (int p = 0; p <= c->n_heads; p++) /* (T) each: map p's rows */
         measures_row_entropy_norm(p < c->n_heads ? multi->att + (size_t)p * map : s->wide_att, T, c->causal,
                                   s->rows_entropy_norm + (size_t)p * T);

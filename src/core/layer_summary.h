@@ -1,8 +1,8 @@
 /* layer_summary.h — everything the writers say about one layer, measured
  * once before any of them runs: each map's measures against the wide head,
- * the blur, what the wide head kept of the heads' relations, how far the two
- * outputs differ and the cost table. report/ and the page format it; none of
- * them measures again. */
+ * each map's rows' sharpness, the blur, what the wide head kept of the heads' relations, how far the two
+ * outputs differ, the cost table and the K/V cache of the input's trained
+ * models. report/ and the page format it; none of them measures again. */
 #ifndef MHAVIZ_LAYER_SUMMARY_H
 #define MHAVIZ_LAYER_SUMMARY_H
 
@@ -11,6 +11,8 @@
 #include "core/measures.h"
 #include "core/mha.h"
 
+#include <stdint.h>
+
 typedef struct {
     const MhaConfig *c;     /* the layer's config (borrowed) */
     const float *wide_att;  /* (T, T) the single wide head's map (borrowed) */
@@ -18,6 +20,8 @@ typedef struct {
     MapMeasures *heads;     /* (n_heads) */
     MapComparison *cmp;     /* (n_heads) each head against the wide head */
     MapMeasures wide;       /* the single wide head */
+    double *rows_entropy_norm; /* (n_heads + 1, T) each map's rows' normalised entropy, the wide head's
+                                * last, NAN for a row of one key (measures_row_entropy_norm): sharpness.png */
     double heads_bits_mean; /* mean of the heads' entropy_bits */
     double heads_norm_mean; /* mean of the heads' entropy_norm (NAN = null) */
     double blur;            /* wide entropy_norm - heads_norm_mean */
@@ -25,6 +29,9 @@ typedef struct {
     double cosine;          /* mean over tokens of cos(O_multi row, O_single row) */
     KeptLayer kept;         /* the heads' relations the wide head kept and lost (kept.h) */
     CostTable cost;         /* the layer's and the wide head's cost, with their totals */
+    int64_t trained_kv_bytes[TRAINING_MAX_KV + 1]; /* (training.n_kv_losses + 1) the K/V cache bytes per token
+                                                    * of the input's models trained by K/V heads (its
+                                                    * "training"), by training.kv_heads, the one head last */
 } LayerSummary;
 
 /* Summarise the layer of in (its cfg, tokens and weights' biases): multi is

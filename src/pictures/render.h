@@ -179,11 +179,11 @@ typedef struct {
     float head_px, wide_px;             /* line thickness: each head's, the wide head's */
 } RenderSharpnessLayout;
 
-/* For maps (n_maps, the last the wide head's) of T tokens, legend[p]
- * naming map p (NULL: "map p"), and subtitle (NULL: none). Returns
- * MHAVIZ_OK or MHAVIZ_ENOMEM. */
-int render_sharpness_layout(Renderer *r, const float *const *maps, int n_maps, int T, char *const *tokens,
-                            int causal, char *const *legend, const char *subtitle, RenderSharpnessLayout *out);
+/* For rows (n_maps, T) as RenderJob's (the last map the wide head's) of T
+ * tokens, legend[p] naming map p (NULL: "map p"), and subtitle (NULL:
+ * none). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int render_sharpness_layout(Renderer *r, const double *rows, int n_maps, int T, char *const *tokens, int causal,
+                            char *const *legend, const char *subtitle, RenderSharpnessLayout *out);
 
 /* One picture to draw: its kind is the function that draws it, one of the
  * render_draw_* below or a slide's own. Nothing here is owned by the job. */
@@ -196,8 +196,10 @@ struct RenderJob {
     const char *path;               /* the PNG to write */
     const char *title;
     const float *values;            /* weights: (T, T) softmax weights; scores: (T, T) scores */
-    const float *const *maps;       /* overview, sharpness: (n_maps) pointers to (T, T) softmax maps,
-                                       the last the single wide head's */
+    const float *const *maps;       /* overview: (n_maps) pointers to (T, T) softmax maps, the last the
+                                       single wide head's */
+    const double *rows;             /* sharpness: (n_maps, T) each map's rows' normalised entropy, NAN for a
+                                       row of one key (LayerSummary's rows_entropy_norm), the wide head's last */
     int n_maps;                     /* overview, sharpness */
     char *const *panel_titles;      /* overview: (n_maps) panel titles; sharpness: the legend's lines */
     const char *subtitle;           /* a line under the title; NULL: none */
@@ -206,7 +208,7 @@ struct RenderJob {
 
 /* The kinds of picture drawn here: a softmax map (values) on its own
  * figure, a scores map (values, drawn less each row's maximum), the
- * overview (maps), sharpness (maps; sharpness.c). */
+ * overview (maps), sharpness (rows; sharpness.c). */
 int render_draw_weights(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
                         char *err, size_t errlen);
 int render_draw_scores(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,

@@ -10,15 +10,15 @@
  * (more than RENDER_SHARPNESS_COLOURS heads: thin grey lines), heads with
  * one value drawn side by side, the wide head's line in ink and bold, a
  * legend on the right. The class sees where the wide head is blurrier than
- * the heads, and where it is not. A render job draws it:
- * render_draw_sharpness (render.h).
+ * the heads, and where it is not. A render job draws it from each row's
+ * normalised entropy, measured once in the layer's summary
+ * (core/layer_summary.h): render_draw_sharpness (render.h).
  *
  * Left to right: the y axis caption, its ticks, the plot, the legend; top
  * to bottom: title, subtitle, the plot, the query tokens (turned), the x
  * axis caption. Sizes follow the picture's height (1080 px: a 44 px
  * title, 28 px token labels at most and ticks, a 30 px legend). */
 #include "pictures/render_parts.h"
-#include "core/measures.h"
 #include "core/status.h"
 #include "pictures/labels.h"
 #include "pictures/render.h"
@@ -73,18 +73,18 @@ static void legend_text(const Layout *L, char *const *legend, int k, char *buf, 
         snprintf(buf, len, "map %d", p);
 }
 
-/* Each row's effective number of keys, v (n_maps, T): 2^H_i, H_i = the
- * normalised entropy times log2 n_i (measures_row_entropy_norm); 1 for a row
- * with one key. Returns the largest. */
-static double effective_keys(const float *const *maps, int n_maps, int T, int causal, double *v)
+/* Each row's effective number of keys, v (n_maps, T), from rows (n_maps,
+ * T) its normalised entropy: 2^H_i, H_i = the normalised entropy times
+ * log2 n_i; 1 for a row with one key (NAN). Returns the largest. */
+static double effective_keys(const double *rows, int n_maps, int T, int causal, double *v)
 {
     double most = 1.0;
     for (int p = 0; p < n_maps; p++) {
-        double *v_p = v + (size_t)p * T;
-        measures_row_entropy_norm(maps[p], T, causal, v_p);
+        const double *e_p = rows + (size_t)p * T; /* (T) */
+        double *v_p = v + (size_t)p * T;          /* (T) */
         for (int i = 0; i < T; i++) {
             const int n_i = mha_visible_keys(causal, i, T);
-            v_p[i] = isnan(v_p[i]) ? 1.0 : pow(2.0, v_p[i] * log2((double)n_i));
+            v_p[i] = isnan(e_p[i]) ? 1.0 : pow(2.0, e_p[i] * log2((double)n_i));
             most = fmax(most, v_p[i]);
         }
     }
@@ -177,10 +177,10 @@ static float y_of(const RenderSharpnessLayout *P, double v)
     return (float)P->plot_y + (float)((P->keys_max - v) / (P->keys_max - 1)) * (float)(P->plot_h - P->lift);
 }
 
-/* The layout of a w x h sharpness.png for maps (n_maps) of T tokens whose
+/* The layout of a w x h sharpness.png for rows (n_maps, T) of T tokens whose
  * legend lines are legend[p] (NULL: "map p"), under subtitle (NULL: none).
  * Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
-static int render_sharpness_layout_at(const DrawFont *font, int w, int h, const float *const *maps, int n_maps, int T,
+static int render_sharpness_layout_at(const DrawFont *font, int w, int h, const double *rows, int n_maps, int T,
                                char *const *tokens, int causal, char *const *legend, const char *subtitle,
                                RenderSharpnessLayout *out)
 {
@@ -190,7 +190,7 @@ static int render_sharpness_layout_at(const DrawFont *font, int w, int h, const 
     double *v = malloc((size_t)n_maps * T * sizeof *v);
     int rc = MHAVIZ_ENOMEM;
     if (L.shown && L.centre && v) {
-        layout(font, w, h, n_maps, T, tokens, legend, subtitle, effective_keys(maps, n_maps, T, causal, v), &L);
+        layout(font, w, h, n_maps, T, tokens, legend, subtitle, effective_keys(rows, n_maps, T, causal, v), &L);
         *out = L.pub;
         rc = MHAVIZ_OK;
     }
@@ -288,12 +288,12 @@ static int sharpness_legend(DrawCanvas *c, const DrawFont *font, const Layout *L
     return MHAVIZ_OK;
 }
 
-/* Draw sharpness.png on c (w x h) and write it to png_path: maps (n_maps)
- * pointers to (T, T) softmax maps, the last the single wide head's; title
- * and subtitle (NULL: none) on top. Returns MHAVIZ_OK, MHAVIZ_EIO (err
- * names the file) or MHAVIZ_ENOMEM. */
+/* Draw sharpness.png on c (w x h) and write it to png_path: rows (n_maps,
+ * T) each map's rows' normalised entropy (RenderJob), the last the single
+ * wide head's; title and subtitle (NULL: none) on top. Returns MHAVIZ_OK,
+ * MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
 static int sharpness_draw_png(DrawCanvas *c, const DrawFont *font, int w, int h, const char *png_path,
-                          const float *const *maps, int n_maps, int T, char *const *tokens, int causal,
+                          const double *rows, int n_maps, int T, char *const *tokens, int causal,
                           const char *title, const char *subtitle, char *const *legend, char *err, size_t errlen)
 {
     Layout L;
@@ -302,7 +302,7 @@ static int sharpness_draw_png(DrawCanvas *c, const DrawFont *font, int w, int h,
     double *v = malloc((size_t)n_maps * T * sizeof *v); /* (n_maps, T) each row's effective number of keys */
     if (!L.shown || !L.centre || !v || draw_canvas_reset(c, w, h) != MHAVIZ_OK)
         goto oom;
-    layout(font, w, h, n_maps, T, tokens, legend, subtitle, effective_keys(maps, n_maps, T, causal, v), &L);
+    layout(font, w, h, n_maps, T, tokens, legend, subtitle, effective_keys(rows, n_maps, T, causal, v), &L);
     const RenderSharpnessLayout *P = &L.pub;
     const int m = L.m;
 
@@ -349,16 +349,16 @@ oom:
     return draw_nomem(err, errlen, png_path);
 }
 
-int render_sharpness_layout(Renderer *r, const float *const *maps, int n_maps, int T, char *const *tokens,
-                            int causal, char *const *legend, const char *subtitle, RenderSharpnessLayout *out)
+int render_sharpness_layout(Renderer *r, const double *rows, int n_maps, int T, char *const *tokens, int causal,
+                            char *const *legend, const char *subtitle, RenderSharpnessLayout *out)
 {
-    return render_sharpness_layout_at(r->font, r->opt.overview_w, r->opt.overview_h, maps, n_maps, T, tokens, causal,
+    return render_sharpness_layout_at(r->font, r->opt.overview_w, r->opt.overview_h, rows, n_maps, T, tokens, causal,
                                       legend, subtitle, out);
 }
 
 int render_draw_sharpness(Renderer *r, DrawCanvas *c, const RenderJob *j, int T, char *const *tokens, int causal,
                           char *err, size_t errlen)
 {
-    return sharpness_draw_png(c, r->font, r->opt.overview_w, r->opt.overview_h, j->path, j->maps, j->n_maps, T,
+    return sharpness_draw_png(c, r->font, r->opt.overview_w, r->opt.overview_h, j->path, j->rows, j->n_maps, T,
                               tokens, causal, j->title, j->subtitle, j->panel_titles, err, errlen);
 }

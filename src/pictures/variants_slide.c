@@ -137,205 +137,234 @@ static int fit_maps(const DrawFont *f, char *const *tokens, int T, int n, int co
     return side;
 }
 
-/* Long on purpose: the slide drawn in one pass, top to bottom: title, one
- * row per variant, colour bar, note. */
-int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, int n, char *err, size_t errlen)
-{
-    const MhaConfig *c0 = &v[0].in.cfg;
-    const int nh = c0->n_heads, T = c0->T;
-    char *const *tokens = v[0].in.tokens;
-    unsigned char *shown = malloc(2 * (size_t)T); /* (2, T) rows', keys': 0 no label, else 1 + its level (labels.h) */
-    float *centre = malloc(2 * (size_t)T * sizeof *centre); /* (2, T) each label's centre, pixels from a map's edge */
-    Figure s;
-    int rc = shown && centre ? figure_begin(&s, NULL, render_font(r), SLIDE_W, SLIDE_H, err, errlen) : MHAVIZ_ENOMEM;
-    if (rc != MHAVIZ_OK) {
-        free(shown), free(centre);
-        return rc == MHAVIZ_ENOMEM ? draw_nomem(err, errlen, path) : rc;
-    }
-    unsigned char *key_shown = shown + T;
-    float *key_centre = centre + T;
-    const size_t map = (size_t)T * T;
-    int col_head[VARIANTS_SLIDE_MAX_COLUMNS];
-    const int n_cols = head_columns(nh, VARIANTS_SLIDE_MAX_COLUMNS, col_head);
+/* Where the slide puts everything: the map side, the token labels' plans
+ * and the maps' origins. */
+typedef struct {
+    int n_heads, T, n;          /* query heads, tokens, variants (rows of maps) */
+    char *const *tokens;        /* (T) */
+    int col_head[VARIANTS_SLIDE_MAX_COLUMNS]; /* (n_cols) the head each column shows, or HEAD_COLUMNS_ELIDED */
+    int n_cols;
+    unsigned char *shown, *key_shown; /* (T) each, rows' and keys': 0 no label, else 1 + its level (labels.h) */
+    float *centre, *key_centre; /* (T) each label's centre, pixels from a map's edge */
+    LabelsPlan plan, keys;      /* the rows' labels, the keys' */
+    float from[LABEL_LEVELS];   /* each row level's start, pixels left of the map */
+    float key_w[LABEL_LEVELS];  /* each key level's widest label */
+    int side;                   /* a map's side */
+    int keys_h, keys_used;      /* the key labels' band under the last row: planned, used */
+    int pitch, row_pitch;       /* from one column to the next; from one row to the next */
+    int x0, wide_x, y0;         /* the first column's left, the wide head's column's, the first row's top */
+} Layout;
 
-    /* The tokens label the rows left of the first column and the keys
-     * under the last row's maps (labels.h), at LABEL_MIN_PX or more on at
-     * most LABEL_LEVELS levels, else thinned. The map side is as large as
-     * the rows and the columns allow, with room for the row labels' two
-     * levels beside the maps and for the key labels under them: on one
-     * level, or on two when that labels every key and one level does not. */
-    const float row_widest = widest_label(s.f, tokens, T, 5.0f * LABEL_PX);
-    const float key_widest = widest_label(s.f, tokens, T, KEY_CUT);
-    int keys_h, key_levels;
+/* Lay the slide out in L for n rows of maps (L's tokens, shown and centre set).
+ * The tokens label the rows left of the first column and the keys under
+ * the last row's maps (labels.h), at LABEL_MIN_PX or more on at most
+ * LABEL_LEVELS levels, else thinned. The map side is as large as the rows
+ * and the columns allow, with room for the row labels' two levels beside
+ * the maps and for the key labels under them: on one level, or on two when
+ * that labels every key and one level does not. */
+static void layout(const DrawFont *f, Layout *L)
+{
+    char *const *tokens = L->tokens;
+    const int T = L->T, n = L->n;
+    const float row_widest = widest_label(f, tokens, T, 5.0f * LABEL_PX);
+    const float key_widest = widest_label(f, tokens, T, KEY_CUT);
+    int key_levels;
     /* the labels' room for both levels of the longest label first, then for
      * the labels the rows' plan shows (when the larger maps that gives show
      * none longer) */
     const int labels_room = (int)ceilf(LABEL_LEVELS * (row_widest + LEVEL_GAP)) + 10;
-    int side = fit_maps(s.f, tokens, T, n, col_room_for(labels_room, n_cols), key_widest, key_shown, key_centre,
-                        &keys_h, &key_levels);
+    int side = fit_maps(f, tokens, T, n, col_room_for(labels_room, L->n_cols), key_widest, L->key_shown,
+                        L->key_centre, &L->keys_h, &key_levels);
     LabelsPlan rp = labels_plan_min(T, tokens, -1, (float)side / (float)T, LABEL_MIN_PX, LABEL_PX, LABEL_LEVELS,
-                                    shown, centre);
-    const int room = rows_room(s.f, tokens, T, shown, rp.px);
+                                    L->shown, L->centre);
+    const int room = rows_room(f, tokens, T, L->shown, rp.px);
     if (room < labels_room) {
         int keys_h2, key_levels2;
-        const int side2 = fit_maps(s.f, tokens, T, n, col_room_for(room, n_cols), key_widest, key_shown, key_centre,
-                                   &keys_h2, &key_levels2);
-        rp = labels_plan_min(T, tokens, -1, (float)side2 / (float)T, LABEL_MIN_PX, LABEL_PX, LABEL_LEVELS, shown,
-                             centre);
-        if (side2 > side && rows_room(s.f, tokens, T, shown, rp.px) <= room)
-            side = side2, keys_h = keys_h2, key_levels = key_levels2;
+        const int side2 = fit_maps(f, tokens, T, n, col_room_for(room, L->n_cols), key_widest, L->key_shown,
+                                   L->key_centre, &keys_h2, &key_levels2);
+        rp = labels_plan_min(T, tokens, -1, (float)side2 / (float)T, LABEL_MIN_PX, LABEL_PX, LABEL_LEVELS, L->shown,
+                             L->centre);
+        if (side2 > side && rows_room(f, tokens, T, L->shown, rp.px) <= room)
+            side = side2, L->keys_h = keys_h2, key_levels = key_levels2;
     }
     const float token_px = (float)side / (float)T; /* pixels a token along a map's side */
-    const LabelsPlan keys = labels_plan_min(T, tokens, -1, token_px, LABEL_MIN_PX, LABEL_PX, key_levels, key_shown,
-                                            key_centre);
-    const LabelsPlan plan = labels_plan_min(T, tokens, -1, token_px, LABEL_MIN_PX, LABEL_PX, LABEL_LEVELS, shown, centre);
-    float level_w[LABEL_LEVELS], key_w[LABEL_LEVELS];
-    level_widths(s.f, tokens, T, shown, plan.px, 5.0f * LABEL_PX, level_w);
-    level_widths(s.f, tokens, T, key_shown, keys.px, KEY_CUT, key_w);
-    float from[LABEL_LEVELS]; /* each row level's start, pixels left of the map */
+    L->side = side;
+    L->keys = labels_plan_min(T, tokens, -1, token_px, LABEL_MIN_PX, LABEL_PX, key_levels, L->key_shown,
+                              L->key_centre);
+    L->plan = labels_plan_min(T, tokens, -1, token_px, LABEL_MIN_PX, LABEL_PX, LABEL_LEVELS, L->shown, L->centre);
+    float level_w[LABEL_LEVELS];
+    level_widths(f, tokens, T, L->shown, L->plan.px, 5.0f * LABEL_PX, level_w);
+    level_widths(f, tokens, T, L->key_shown, L->keys.px, KEY_CUT, L->key_w);
     float labels_w = 10.0f;
-    for (int l = 0; l < plan.levels; l++) {
-        from[l] = labels_w;
+    for (int l = 0; l < L->plan.levels; l++) {
+        L->from[l] = labels_w;
         labels_w += level_w[l] + LEVEL_GAP;
     }
-    const int keys_used = keys_band(s.f, tokens, T, key_shown, keys.px);
-    char label[RENDER_LABEL_BYTES];
-    const int pitch = side + GAP, row_pitch = MARK_H + side + ROLE_H + GAP;
-    const int x0 = NAMES_W + (int)ceilf(labels_w) +
-                   (SLIDE_W - NAMES_W - (int)ceilf(labels_w) - BAR_W - WIDE_GAP - (n_cols + 1) * pitch) / 2;
-    const int wide_x = x0 + n_cols * pitch + WIDE_GAP;
-    const int y0 = TOP + (SLIDE_H - TOP - BOTTOM - keys_h - n * row_pitch) / 2;
-    char a[256], b[64];
+    L->keys_used = keys_band(f, tokens, T, L->key_shown, L->keys.px);
+    L->pitch = side + GAP, L->row_pitch = MARK_H + side + ROLE_H + GAP;
+    L->x0 = NAMES_W + (int)ceilf(labels_w) +
+            (SLIDE_W - NAMES_W - (int)ceilf(labels_w) - BAR_W - WIDE_GAP - (L->n_cols + 1) * L->pitch) / 2;
+    L->wide_x = L->x0 + L->n_cols * L->pitch + WIDE_GAP;
+    L->y0 = TOP + (SLIDE_H - TOP - BOTTOM - L->keys_h - n * L->row_pitch) / 2;
+}
 
-    /* Title and the column names. */
-    /* Title: "Each head's map under MHA, GQA-2 and MQA", or without the names when too long. */
+/* The title ("Each head's map under MHA, GQA-2 and MQA", or without the
+ * names when too long), the columns' names and the line before the wide head's. */
+static void draw_title(Figure *s, const Variant *v, const Layout *L)
+{
+    const int nh = L->n_heads, n = L->n, side = L->side, y0 = L->y0;
+    char a[256], b[64];
     int used = snprintf(a, sizeof a, "Each of the %d heads' maps under ", nh);
     for (int k = 0; k < n && used < (int)sizeof a; k++) {
         variant_name(b, sizeof b, nh, v[k].in.cfg.n_kv_heads);
         used += snprintf(a + used, sizeof a - (size_t)used, "%s%s", k == 0 ? "" : k + 1 < n ? ", " : " and ", b);
     }
-    if (used >= (int)sizeof a || draw_text_width(s.f, a, TITLE_PX) > SLIDE_W - 80)
+    if (used >= (int)sizeof a || draw_text_width(s->f, a, TITLE_PX) > SLIDE_W - 80)
         snprintf(a, sizeof a, "Each of the %d heads' maps as their keys and values are shared", nh);
-    figure_text(&s, a, TITLE_PX, SLIDE_W / 2, 24, DRAW_MID, DRAW_TOP, DRAW_INK);
-    for (int i = 0; i < n_cols; i++) {
-        if (col_head[i] == HEAD_COLUMNS_ELIDED)
+    figure_text(s, a, TITLE_PX, SLIDE_W / 2, 24, DRAW_MID, DRAW_TOP, DRAW_INK);
+    for (int i = 0; i < L->n_cols; i++) {
+        if (L->col_head[i] == HEAD_COLUMNS_ELIDED)
             snprintf(a, sizeof a, "\xe2\x80\xa6");
         else
-            snprintf(a, sizeof a, "head %d", col_head[i]);
-        figure_text(&s, a, TEXT_PX, x0 + i * pitch + side / 2, y0 - 12, DRAW_MID, DRAW_BOTTOM, DRAW_INK);
+            snprintf(a, sizeof a, "head %d", L->col_head[i]);
+        figure_text(s, a, TEXT_PX, L->x0 + i * L->pitch + side / 2, y0 - 12, DRAW_MID, DRAW_BOTTOM, DRAW_INK);
     }
-    const int trained = v[0].in.has_single; /* the one head trained on its own, not a wide head */
-    figure_text(&s, rival_name(trained)->panel, TEXT_PX, wide_x + side / 2, y0 - 12, DRAW_MID, DRAW_BOTTOM, DRAW_INK);
-    draw_line(s.c, wide_x - WIDE_GAP / 2.0f, y0 - 40, wide_x - WIDE_GAP / 2.0f, y0 + n * row_pitch, 2.0f, GREY_TEXT);
+    figure_text(s, rival_name(v[0].in.has_single)->panel, TEXT_PX, L->wide_x + side / 2, y0 - 12, DRAW_MID,
+                DRAW_BOTTOM, DRAW_INK);
+    draw_line(s->c, L->wide_x - WIDE_GAP / 2.0f, y0 - 40, L->wide_x - WIDE_GAP / 2.0f, y0 + n * L->row_pitch, 2.0f,
+              GREY_TEXT);
+}
 
-    for (int k = 0; k < n; k++) {
-        const MhaConfig *c = &v[k].in.cfg;
-        const int kv_mul = nh / c->n_kv_heads, y = y0 + k * row_pitch, my = y + MARK_H;
-
-        /* The variant's name, K/V heads and K/V cache per token. */
-        const CostTable *cost = &v[k].summary.cost;
-        variant_name(a, sizeof a, nh, c->n_kv_heads);
-        figure_text(&s, a, NAME_PX, 30, my + side / 2 - 30, DRAW_START, DRAW_BOTTOM, DRAW_INK);
-        snprintf(a, sizeof a, "%d K/V head%s", c->n_kv_heads, c->n_kv_heads == 1 ? "" : "s");
-        figure_text(&s, a, TEXT_PX, 30, my + side / 2 - 22, DRAW_START, DRAW_TOP, GREY_TEXT);
-        snprintf(a, sizeof a, "%s B/token", format_grouped(b, cost->input.kv_cache_bytes));
-        figure_text(&s, a, TEXT_PX, 30, my + side / 2 + 14, DRAW_START, DRAW_TOP, GREY_TEXT);
-        int line_y = my + side / 2 + 50;
-        if (v[k].grouping[0]) { /* --kv-groups chose who shares */
-            snprintf(a, sizeof a, "groups %s", v[k].grouping);
-            figure_text(&s, a, TEXT_PX, 30, line_y, DRAW_START, DRAW_TOP, GREY_TEXT);
-            line_y += 36;
-        }
-        if (v[k].pooled_from) { /* made from the input's K/V heads, never trained so (pool.h) */
-            const PoolAlignment *al = &v[k].layer.alignment;
-            figure_text(&s, "pooled, untrained", TEXT_PX, 30, line_y, DRAW_START, DRAW_TOP, GREY_TEXT);
-            if (v[k].pool == POOL_MEAN || (al->aligned && !al->unique))
-                figure_text(&s, v[k].pool == POOL_MEAN ? "plain mean" : "one of many", TEXT_PX, 30, line_y + 36,
-                            DRAW_START, DRAW_TOP, GREY_TEXT);
-        }
-
-        /* The K/V mark: one bar over the maps of each group's shown heads. */
-        for (int i = 0; i < n_cols;) {
-            if (col_head[i] == HEAD_COLUMNS_ELIDED) {
-                i++;
-                continue;
-            }
-            const int g = v[k].kv_of[col_head[i]];
-            int j = i; /* the group's run of columns i .. j (across a "..." when the group spans it) */
-            for (int q = i + 1; q < n_cols; q++) {
-                if (col_head[q] == HEAD_COLUMNS_ELIDED)
-                    continue;
-                if (v[k].kv_of[col_head[q]] != g)
-                    break;
-                j = q;
-            }
-            int bx = x0 + i * pitch, bw = (j - i) * pitch + side;
-            /* heads of the group among the left-out ones: the bar reaches halfway into the "..." */
-            if (j + 1 < n_cols && col_head[j + 1] == HEAD_COLUMNS_ELIDED && (g + 1) * kv_mul - 1 > col_head[j])
-                bw += pitch / 2;
-            if (i > 0 && col_head[i - 1] == HEAD_COLUMNS_ELIDED && g * kv_mul < col_head[i])
-                bx -= pitch / 2, bw += pitch / 2;
-            const DrawRgb mark = MARKS[g % N_MARKS];
-            draw_fill_rect(s.c, bx, y + 4, bw, MARK_H - 10, mark);
-            snprintf(a, sizeof a, "K/V %d", g);
-            figure_text(&s, a, GROUP_PX, bx + bw / 2, y + MARK_H / 2 - 1, DRAW_MID, DRAW_MID,
-                        draw_luma(mark) > 140 ? DRAW_INK : DRAW_WHITE);
-            i = j + 1;
-        }
-
-        /* The maps: each shown head, then the wide head, each with the
-         * role the measures give it under this variant. */
-        for (int i = 0; i <= n_cols; i++) {
-            const int wide = i == n_cols, x = wide ? wide_x : x0 + i * pitch;
-            if (!wide && col_head[i] == HEAD_COLUMNS_ELIDED) {
-                figure_text(&s, "\xe2\x80\xa6", NAME_PX, x + side / 2, my + side / 2, DRAW_MID, DRAW_MID, DRAW_INK);
-                continue;
-            }
-            const int h = wide ? nh : col_head[i];
-            render_paint_map(r, s.c, wide ? v[k].single.att : v[k].multi.att + (size_t)h * map, T, c->causal, x, my,
-                             side);
-            /* the last row: the keys under each map, on their levels, the role under them */
-            const int last = k == n - 1;
-            for (int t = 0; last && t < T; t++) {
-                if (!key_shown[t])
-                    continue;
-                const int kx = x + (int)key_centre[t], dy = key_shown[t] == 2 ? (int)ceilf(key_w[0]) + LEVEL_GAP : 0;
-                render_token_label(s.f, tokens[t], keys.px, KEY_CUT, label);
-                if (dy)
-                    draw_fill_rect(s.c, kx, my + side + 4, 1, dy - 3, TICK);
-                s.failed |= labels_draw(s.c, s.f, label, keys.px, kx, my + side + 4 + dy, DRAW_END, 1) != MHAVIZ_OK;
-            }
-            snprintf(a, sizeof a, "%s", measures_role_name(v[k].measures[h].role));
-            draw_ellipsize(s.f, a, sizeof a, ROLE_PX, (float)side + GAP);
-            figure_text(&s, a, ROLE_PX, x + side / 2, my + side + 4 + (last ? keys_used : 0), DRAW_MID, DRAW_TOP,
-                        DRAW_INK);
-        }
-
-        /* The query tokens left of the first column, on their levels. */
-        for (int t = 0; t < T; t++) {
-            if (!shown[t])
-                continue;
-            const int l = shown[t] - 1, y = my + (int)centre[t];
-            render_token_label(s.f, tokens[t], plan.px, 5.0f * LABEL_PX, label);
-            if (l > 0)
-                draw_fill_rect(s.c, x0 - (int)from[l] + 3, y, (int)from[l] - 6, 1, TICK);
-            s.failed |= labels_draw(s.c, s.f, label, plan.px, x0 - (int)from[l], y, DRAW_END, 0) != MHAVIZ_OK;
-        }
+/* Variant x's name at the left of its maps (their top at my): its K/V
+ * heads, its K/V cache per token, its groups and how it was made. */
+static void draw_name(Figure *s, const Variant *x, const Layout *L, int my)
+{
+    const int n_kv = x->in.cfg.n_kv_heads, mid = my + L->side / 2;
+    char a[256], b[64];
+    variant_name(a, sizeof a, L->n_heads, n_kv);
+    figure_text(s, a, NAME_PX, 30, mid - 30, DRAW_START, DRAW_BOTTOM, DRAW_INK);
+    snprintf(a, sizeof a, "%d K/V head%s", n_kv, n_kv == 1 ? "" : "s");
+    figure_text(s, a, TEXT_PX, 30, mid - 22, DRAW_START, DRAW_TOP, GREY_TEXT);
+    snprintf(a, sizeof a, "%s B/token", format_grouped(b, x->summary.cost.input.kv_cache_bytes));
+    figure_text(s, a, TEXT_PX, 30, mid + 14, DRAW_START, DRAW_TOP, GREY_TEXT);
+    int line_y = mid + 50;
+    if (x->grouping[0]) { /* --kv-groups chose who shares */
+        snprintf(a, sizeof a, "groups %s", x->grouping);
+        figure_text(s, a, TEXT_PX, 30, line_y, DRAW_START, DRAW_TOP, GREY_TEXT);
+        line_y += 36;
     }
-    free(shown), free(centre);
+    if (x->pooled_from) { /* made from the input's K/V heads, never trained so (pool.h) */
+        const PoolAlignment *al = &x->layer.alignment;
+        figure_text(s, "pooled, untrained", TEXT_PX, 30, line_y, DRAW_START, DRAW_TOP, GREY_TEXT);
+        if (x->pool == POOL_MEAN || (al->aligned && !al->unique))
+            figure_text(s, x->pool == POOL_MEAN ? "plain mean" : "one of many", TEXT_PX, 30, line_y + 36, DRAW_START,
+                        DRAW_TOP, GREY_TEXT);
+    }
+}
 
-    /* The one colour scale, and how to read the maps. */
-    const int bar_h = n * row_pitch / 2 < 400 ? n * row_pitch / 2 : 400;
-    s.failed |= render_weights_bar(r, s.c, SLIDE_W - BAR_W + 10, y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) != MHAVIZ_OK;
+/* Variant x's K/V marks in the band from y: one bar over the maps of each
+ * group's shown heads. */
+static void draw_marks(Figure *s, const Variant *x, const Layout *L, int y)
+{
+    const int *col_head = L->col_head, n_cols = L->n_cols, pitch = L->pitch;
+    const int kv_mul = L->n_heads / x->in.cfg.n_kv_heads;
+    char a[32];
+    for (int i = 0; i < n_cols;) {
+        if (col_head[i] == HEAD_COLUMNS_ELIDED) {
+            i++;
+            continue;
+        }
+        const int g = x->kv_of[col_head[i]];
+        int j = i; /* the group's run of columns i .. j (across a "..." when the group spans it) */
+        for (int q = i + 1; q < n_cols; q++) {
+            if (col_head[q] == HEAD_COLUMNS_ELIDED)
+                continue;
+            if (x->kv_of[col_head[q]] != g)
+                break;
+            j = q;
+        }
+        int bx = L->x0 + i * pitch, bw = (j - i) * pitch + L->side;
+        /* heads of the group among the left-out ones: the bar reaches halfway into the "..." */
+        if (j + 1 < n_cols && col_head[j + 1] == HEAD_COLUMNS_ELIDED && (g + 1) * kv_mul - 1 > col_head[j])
+            bw += pitch / 2;
+        if (i > 0 && col_head[i - 1] == HEAD_COLUMNS_ELIDED && g * kv_mul < col_head[i])
+            bx -= pitch / 2, bw += pitch / 2;
+        const DrawRgb mark = MARKS[g % N_MARKS];
+        draw_fill_rect(s->c, bx, y + 4, bw, MARK_H - 10, mark);
+        snprintf(a, sizeof a, "K/V %d", g);
+        figure_text(s, a, GROUP_PX, bx + bw / 2, y + MARK_H / 2 - 1, DRAW_MID, DRAW_MID,
+                    draw_luma(mark) > 140 ? DRAW_INK : DRAW_WHITE);
+        i = j + 1;
+    }
+}
+
+/* Variant x's maps, their top at my: each shown head, then the wide head,
+ * each with the role the measures give it under this variant; under the
+ * last row (last), the keys, on their levels, above the roles. */
+static void draw_maps(const Renderer *r, Figure *s, const Variant *x, const Layout *L, int my, int last)
+{
+    const int T = L->T, side = L->side;
+    const size_t map = (size_t)T * T;
+    char a[256], label[RENDER_LABEL_BYTES];
+    for (int i = 0; i <= L->n_cols; i++) {
+        const int wide = i == L->n_cols, px = wide ? L->wide_x : L->x0 + i * L->pitch;
+        if (!wide && L->col_head[i] == HEAD_COLUMNS_ELIDED) {
+            figure_text(s, "\xe2\x80\xa6", NAME_PX, px + side / 2, my + side / 2, DRAW_MID, DRAW_MID, DRAW_INK);
+            continue;
+        }
+        const int h = wide ? L->n_heads : L->col_head[i];
+        render_paint_map(r, s->c, wide ? x->single.att : x->multi.att + (size_t)h * map, T, x->in.cfg.causal, px, my,
+                         side);
+        for (int t = 0; last && t < T; t++) {
+            if (!L->key_shown[t])
+                continue;
+            const int kx = px + (int)L->key_centre[t];
+            const int dy = L->key_shown[t] == 2 ? (int)ceilf(L->key_w[0]) + LEVEL_GAP : 0;
+            render_token_label(s->f, L->tokens[t], L->keys.px, KEY_CUT, label);
+            if (dy)
+                draw_fill_rect(s->c, kx, my + side + 4, 1, dy - 3, TICK);
+            s->failed |= labels_draw(s->c, s->f, label, L->keys.px, kx, my + side + 4 + dy, DRAW_END, 1) != MHAVIZ_OK;
+        }
+        snprintf(a, sizeof a, "%s", measures_role_name(x->measures[h].role));
+        draw_ellipsize(s->f, a, sizeof a, ROLE_PX, (float)side + GAP);
+        figure_text(s, a, ROLE_PX, px + side / 2, my + side + 4 + (last ? L->keys_used : 0), DRAW_MID, DRAW_TOP,
+                    DRAW_INK);
+    }
+}
+
+/* The query tokens left of the first column of the maps whose top is at my, on their levels. */
+static void draw_queries(Figure *s, const Layout *L, int my)
+{
+    char label[RENDER_LABEL_BYTES];
+    for (int t = 0; t < L->T; t++) {
+        if (!L->shown[t])
+            continue;
+        const int l = L->shown[t] - 1, y = my + (int)L->centre[t];
+        render_token_label(s->f, L->tokens[t], L->plan.px, 5.0f * LABEL_PX, label);
+        if (l > 0)
+            draw_fill_rect(s->c, L->x0 - (int)L->from[l] + 3, y, (int)L->from[l] - 6, 1, TICK);
+        s->failed |= labels_draw(s->c, s->f, label, L->plan.px, L->x0 - (int)L->from[l], y, DRAW_END, 0) != MHAVIZ_OK;
+    }
+}
+
+/* The one colour scale, how to read the maps (at the bottom) and, under
+ * the title, what the maps and labels leave out: blocks averaged
+ * (render_paint_map shares the tokens out over the pixels), labels thinned. */
+static void draw_captions(const Renderer *r, Figure *s, const Variant *v, const Layout *L)
+{
+    const MhaConfig *c0 = &v[0].in.cfg;
+    const int T = L->T, side = L->side, trained = v[0].in.has_single; /* the one head trained on its own */
+    char a[256];
+    const int bar_h = L->n * L->row_pitch / 2 < 400 ? L->n * L->row_pitch / 2 : 400;
+    s->failed |= render_weights_bar(r, s->c, SLIDE_W - BAR_W + 10, L->y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) !=
+                 MHAVIZ_OK;
     snprintf(a, sizeof a, "each map: rows = queries (tokens at the left), columns = keys (tokens under the last "
              "row), T = %d, one colour scale, its role under it", T);
-    figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24 - (int)draw_line_height(TEXT_PX * 0.9f), DRAW_MID,
+    figure_text(s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24 - (int)draw_line_height(TEXT_PX * 0.9f), DRAW_MID,
                 DRAW_BOTTOM, GREY_TEXT);
     snprintf(a, sizeof a, "%s: width %d%s; B/token: K/V cache per token per layer, fp16", rival_name(trained)->panel,
              c0->d_model, trained ? ", trained on its own" : "");
-    figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
-    /* Under the title: blocks averaged (render_paint_map shares the tokens
-     * out over the pixels), labels thinned. */
+    figure_text(s, a, TEXT_PX * 0.9f, SLIDE_W / 2, SLIDE_H - 24, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     char note[200] = "", labelled[200], keys_note[160];
     if (side < T) {
         const int k = (T + side - 1) / side;
@@ -343,12 +372,41 @@ int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, i
     }
     /* thinned rows and keys follow one plan (one level at LABEL_MIN_PX, the
      * same pitch); keys alone are thinned when two levels do not fit them */
-    labels_note(&plan, labelled, sizeof labelled);
-    labels_note(&keys, keys_note, sizeof keys_note);
-    if (!plan.thinned && keys.thinned)
+    labels_note(&L->plan, labelled, sizeof labelled);
+    labels_note(&L->keys, keys_note, sizeof keys_note);
+    if (!L->plan.thinned && L->keys.thinned)
         snprintf(labelled, sizeof labelled, "keys: %s", keys_note);
     snprintf(a, sizeof a, "%s%s%s", note, note[0] && labelled[0] ? " \xc2\xb7 " : "", labelled);
-    figure_text(&s, a, TEXT_PX * 0.9f, SLIDE_W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
+    figure_text(s, a, TEXT_PX * 0.9f, SLIDE_W / 2, 76, DRAW_MID, DRAW_TOP, GREY_TEXT);
+}
 
+int variants_slide_draw(const Renderer *r, const char *path, const Variant *v, int n, char *err, size_t errlen)
+{
+    const int T = v[0].in.cfg.T;
+    Layout L = {.n_heads = v[0].in.cfg.n_heads, .T = T, .n = n, .tokens = v[0].in.tokens};
+    unsigned char *shown = malloc(2 * (size_t)T);           /* (2, T) rows', keys' */
+    float *centre = malloc(2 * (size_t)T * sizeof *centre); /* (2, T) rows', keys' */
+    Figure s;
+    int rc = shown && centre ? figure_begin(&s, NULL, render_font(r), SLIDE_W, SLIDE_H, err, errlen) : MHAVIZ_ENOMEM;
+    if (rc != MHAVIZ_OK) {
+        free(shown), free(centre);
+        return rc == MHAVIZ_ENOMEM ? draw_nomem(err, errlen, path) : rc;
+    }
+    L.shown = shown, L.key_shown = shown + T;
+    L.centre = centre, L.key_centre = centre + T;
+    L.n_cols = head_columns(L.n_heads, VARIANTS_SLIDE_MAX_COLUMNS, L.col_head);
+
+    /* Top to bottom: title, one row per variant, colour bar and captions. */
+    layout(s.f, &L);
+    draw_title(&s, v, &L);
+    for (int k = 0; k < n; k++) {
+        const int y = L.y0 + k * L.row_pitch, my = y + MARK_H; /* the row's top, its maps' */
+        draw_name(&s, &v[k], &L, my);
+        draw_marks(&s, &v[k], &L, y);
+        draw_maps(r, &s, &v[k], &L, my, k == n - 1);
+        draw_queries(&s, &L, my);
+    }
+    draw_captions(r, &s, v, &L);
+    free(shown), free(centre);
     return figure_write(&s, path, err, errlen);
 }

@@ -474,8 +474,9 @@ static cJSON *variant_facts(const Variant *v, char *const *shown, int contests)
 }
 
 /* The input's models trained by K/V heads (report_parts.h, report_trained_row):
- * name, K/V heads, K/V cache bytes per token, mean held-out loss. */
-static cJSON *trained_facts(const Training *t, const MhaConfig *c)
+ * name, K/V heads, K/V cache bytes per token (kv_bytes, LayerSummary's
+ * trained_kv_bytes), mean held-out loss. */
+static cJSON *trained_facts(const Training *t, const MhaConfig *c, const int64_t *kv_bytes)
 {
     char name[16];
     cJSON *a = cJSON_CreateArray();
@@ -486,7 +487,7 @@ static cJSON *trained_facts(const Training *t, const MhaConfig *c)
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "name", name);
         cJSON_AddNumberToObject(m, "n_kv_heads", kv);
-        cJSON_AddNumberToObject(m, "kv_cache_bytes_per_token", (double)report_trained_kv_bytes(c, kv));
+        cJSON_AddNumberToObject(m, "kv_cache_bytes_per_token", (double)kv_bytes[r]);
         cJSON_AddNumberToObject(m, "mean_loss", mean);
         cJSON_AddItemToArray(a, whole(m, 4));
     }
@@ -801,7 +802,8 @@ static int page_start(LessonPage *pg, const Variant *v)
     pg->T = c->T;
     if (!(pg->facts = page_facts(v, &pg->colours, pg->quiz)))
         return MHAVIZ_ENOMEM;
-    if (pg->n > 1 && v->in.training.n_kv_losses > 0 && !(pg->trained = trained_facts(&v->in.training, c)))
+    if (pg->n > 1 && v->in.training.n_kv_losses > 0 &&
+        !(pg->trained = trained_facts(&v->in.training, c, v->summary.trained_kv_bytes)))
         return MHAVIZ_ENOMEM; /* beside the pooled variants */
     for (int k = 0; k < N_EMBEDDINGS; k++) {
         Embedding *e = &pg->e[k];

@@ -11,7 +11,6 @@
  * file, never a short report. */
 #include "report/report.h"
 #include "report/report_parts.h"
-#include "core/measures.h"
 #include "core/status.h"
 #include "io/outdir.h"
 #include "text/utf8.h"
@@ -68,19 +67,10 @@ size_t report_matrix_numbers(const MhaConfig *c, int with_scores)
 
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 {
-    LayerSummary own = {0}; /* when the caller has no summary */
     const LayerSummary *s = d->summary;
     char *path = NULL;
     FILE *f = NULL;
     int rc = MHAVIZ_OK;
-    if (!s) {
-        rc = layer_summary_build(&own, d->in, d->multi, d->single, d->single_given, d->measures, d->kv_of);
-        if (rc != MHAVIZ_OK) {
-            snprintf(err, errlen, "out of memory");
-            return rc;
-        }
-        s = &own;
-    }
 
     f = report_open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc);
     if (!f)
@@ -107,6 +97,5 @@ int report_write(const char *dir, const ReportData *d, char *err, size_t errlen)
 
 cleanup:
     free(path);
-    layer_summary_free(&own);
     return rc;
 }

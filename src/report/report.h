@@ -11,6 +11,7 @@
 #include "core/mha.h"
 #include "core/pull.h"
 #include "core/variant.h"
+#include "core/variants_summary.h"
 #include "io/input.h"
 #include "report/report_data.h"
 
@@ -28,17 +29,19 @@
 size_t report_matrix_numbers(const MhaConfig *c, int with_scores);
 
 /* Write report.txt and report.json (and report.json's .npy files, named in
- * it) into folder dir. Returns MHAVIZ_OK, MHAVIZ_EIO (err names the file) or
- * MHAVIZ_ENOMEM. */
+ * it) into folder dir, from d and the layer's summary d->summary (not NULL:
+ * the caller measured the layer; the report only formats it). Returns
+ * MHAVIZ_OK, MHAVIZ_EIO (err names the file) or MHAVIZ_ENOMEM. */
 int report_write(const char *dir, const ReportData *d, char *err, size_t errlen);
 
 /* The variants section: report.txt and report.json in folder dir comparing
- * the n variants v (most K/V heads first; n >= 2) with v[0], the reference:
- * each variant's cost row and blur, each query head's JS divergence from
- * its reference self and top-1 agreement, one sentence per variant, the
- * heads whose role changed, and for each variant with ranks[i].n > 0 its
- * groupings ranked (grouping.h; ranks: n of them). Returns as report_write does. */
-int report_write_variants(const char *dir, const Variant *v, int n, const GroupingRanking *ranks, char *err,
+ * the n variants v (most K/V heads first; n >= 2) with v[0], the reference,
+ * as vs measured them (core/variants_summary.h): each variant's cost row and
+ * blur, each query head's JS divergence from its reference self and top-1
+ * agreement, one sentence per variant, the heads whose role changed, and
+ * for each variant with vs->ranks[i].n > 0 its groupings ranked. Returns as
+ * report_write does. */
+int report_write_variants(const char *dir, const Variant *v, int n, const VariantsSummary *vs, char *err,
                           size_t errlen);
 
 /* The top of a run over several layers of a model or of a file's "layers":

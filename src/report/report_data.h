@@ -17,8 +17,6 @@ typedef struct {
     const MhaState *single; /* the single wide head: one head of width d_model */
     int single_given;       /* 1: "single_head" weights from the input; 0: built from the same projections */
     const char *notes;      /* extra lines for the report (e.g. a K/V conversion), or NULL */
-    const MapMeasures *measures; /* (n_heads + 1) the maps' measures_layer, the wide head last;
-                                  * NULL: report_write computes them (when summary is NULL) */
     int npy;                /* 1: every matrix of report.json in a .npy file (--npy), whatever its size */
     const PullLayer *pulls;      /* how the wide head combines the heads' scores (pull.h);
                                   * NULL: the reports leave that section out */
@@ -26,11 +24,10 @@ typedef struct {
                              * pass keeps them either way, for the pulls */
     const Chance *chance;   /* what random layers of this shape and sentence give (chance.h);
                              * NULL: the reports compare with nothing */
-    const int *kv_of;       /* (n_heads) each query head's K/V head (--kv-groups); NULL: h / (n_heads / n_kv_heads) */
     int pooled_from;        /* the input's K/V heads when this layer pooled them (--kv-heads), else 0: the
                              * input's "training" losses are then the model's before pooling */
-    const LayerSummary *summary; /* the layer measured once (core/layer_summary.h); NULL:
-                                  * report_write summarises it from the fields above */
+    const LayerSummary *summary; /* the layer measured once (core/layer_summary.h), each map's
+                                  * measures and its heads' K/V heads included */
 } ReportData;
 
 #endif

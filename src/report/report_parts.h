@@ -110,12 +110,9 @@ void report_txt_pulls(FILE *f, const ReportData *d);
  * model's as trained, before its K/V heads were pooled into n_kv. */
 void report_txt_training(FILE *f, const Training *t, int n_heads, int pooled_from, int n_kv);
 
-/* The K/V cache bytes per token of layer c trained with kv K/V heads; kv 0:
- * of the one head trained on its own (one head of width d_model). */
-int64_t report_trained_kv_bytes(const MhaConfig *c, int kv);
-
 /* Row r of the trained models of t (the input's "training" by K/V heads:
- * r < n_kv_losses by K/V heads, r = n_kv_losses the one head): its name
+ * r < n_kv_losses by K/V heads, r = n_kv_losses the one head; its K/V cache
+ * is the layer summary's trained_kv_bytes[r]): its name
  * into name ("GQA-2", "one head"), its K/V heads into *kv (0: the one head),
  * their mean over the seeds into *mean, its losses (n_seeds) returned (t's own). */
 const double *report_trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv,

@@ -20,13 +20,14 @@
 
 /* ------------------------------------------------ the variants section */
 
-/* What the variants section says about one variant, against the reference. */
+/* What the variants section says about one variant, against the reference:
+ * its name and views into what the run measured. */
 typedef struct {
-    char name[16];          /* "MHA", "GQA-2", "MQA" */
-    CostTable cost;         /* cost.input is this variant's row */
-    MapComparison *cmp;     /* (n_heads) each head against its reference self */
-    double blur;            /* as in the one-variant report */
-    double heads_norm_mean; /* the heads' mean normalised entropy */
+    char name[16];            /* "MHA", "GQA-2", "MQA" */
+    CostTable cost;           /* cost.input is this variant's row */
+    const MapComparison *cmp; /* (n_heads) each head against its reference self (VariantsSummary) */
+    double blur;              /* as in the one-variant report */
+    double heads_norm_mean;   /* the heads' mean normalised entropy */
 } VariantSummary;
 
 /* 1 when head comparison c barely changes (REPORT_BARELY_JS, REPORT_BARELY_TOP1). */
@@ -193,15 +194,6 @@ static void txt_pooling_chance(FILE *f, const Variant *x, const VariantSummary *
     report_wrapped(f, "", line);
 }
 
-int64_t report_trained_kv_bytes(const MhaConfig *c, int kv)
-{
-    MhaConfig k = *c;
-    k.n_kv_heads = kv ? kv : c->n_heads;
-    CostTable t;
-    measures_cost(&k, 0, 0, &t);
-    return kv ? t.input.kv_cache_bytes : t.wide.kv_cache_bytes;
-}
-
 const double *report_trained_row(const Training *t, const MhaConfig *c, int r, char *name, size_t len, int *kv,
                                  double *mean)
 {
@@ -226,10 +218,11 @@ static const double *trained_readout(const Training *t, int r, int i)
 
 /* The input's "training" by K/V heads (docs/input.md): the held-out loss of
  * the same model trained as MHA, GQA and MQA (and the one head), from the
- * same start on the same data, side by side with the K/V cache each needs:
- * what sharing keys and values costs when the model learns with it, before
- * the pooled variants, which were not trained. */
-static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
+ * same start on the same data, side by side with the K/V cache each needs
+ * (kv_bytes, LayerSummary's trained_kv_bytes): what sharing keys and values
+ * costs when the model learns with it, before the pooled variants, which
+ * were not trained. */
+static void txt_trained(FILE *f, const Training *t, const MhaConfig *c, const int64_t *kv_bytes)
 {
     char line[1024], name[16], kvb[32];
     fputs("\nTrained with shared keys and values (the input's \"training\")\n", f);
@@ -251,7 +244,7 @@ static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
         const double *loss = report_trained_row(t, c, r, name, sizeof name, &kv, &mean);
         char heads[16];
         snprintf(heads, sizeof heads, kv ? "%d" : "1 (wide)", kv);
-        fprintf(f, "%-9s %9s %12s", name, heads, format_grouped(kvb, report_trained_kv_bytes(c, kv)));
+        fprintf(f, "%-9s %9s %12s", name, heads, format_grouped(kvb, kv_bytes[r]));
         for (int k = 0; k < shown; k++)
             fprintf(f, " %8.4f", loss[k]);
         fprintf(f, " %8.4f\n", mean);
@@ -273,7 +266,7 @@ static void txt_trained(FILE *f, const Training *t, const MhaConfig *c)
 }
 
 /* The same, as "trained" of report.json. */
-static void json_trained(FILE *f, const Training *t, const MhaConfig *c)
+static void json_trained(FILE *f, const Training *t, const MhaConfig *c, const int64_t *kv_bytes)
 {
     char name[16];
     fprintf(f, "  \"trained\": {\"steps\": %d, \"seeds\": [", t->steps);
@@ -285,8 +278,7 @@ static void json_trained(FILE *f, const Training *t, const MhaConfig *c)
         double mean;
         const double *loss = report_trained_row(t, c, r, name, sizeof name, &kv, &mean);
         fprintf(f, "%s\n    {\"name\": \"%s\", \"n_kv_heads\": %d, \"one_head\": %s, \"kv_cache_bytes\": %" PRId64
-                ", \"held_out_loss\": [", r ? "," : "", name, kv ? kv : 1, kv ? "false" : "true",
-                report_trained_kv_bytes(c, kv));
+                ", \"held_out_loss\": [", r ? "," : "", name, kv ? kv : 1, kv ? "false" : "true", kv_bytes[r]);
         for (int k = 0; k < t->n_seeds; k++) {
             fputs(k ? ", " : "", f);
             json_number(f, loss[k]);
@@ -329,7 +321,7 @@ static void variants_txt_cost(FILE *f, const Variant *v, int n, const VariantSum
               "normalised entropy less the heads' mean (above 0: one wide head would be blurrier).\n",
               f);
     if (v[0].in.training.n_kv_losses)
-        txt_trained(f, &v[0].in.training, c);
+        txt_trained(f, &v[0].in.training, c, v[0].summary.trained_kv_bytes);
 }
 
 /* variants.txt: the variants named, how they were pooled, their cost, how far each head moves from
@@ -464,7 +456,7 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
                "  \"causal\": %s,\n  \"reference\": \"%s\",\n",
             c->T, c->d_model, H, c->head_dim, c->causal ? "true" : "false", s[0].name);
     if (v[0].in.training.n_kv_losses)
-        json_trained(f, &v[0].in.training, c);
+        json_trained(f, &v[0].in.training, c, v[0].summary.trained_kv_bytes);
     fputs("  \"barely_changes\": {\"js_below\": ", f);
     json_number(f, REPORT_BARELY_JS);
     fputs(", \"top1_at_least\": ", f);
@@ -530,12 +522,10 @@ static void write_variants_json(FILE *f, const Variant *v, int n, const VariantS
     fputs("  ]\n}\n", f);
 }
 
-int report_write_variants(const char *dir, const Variant *v, int n, const GroupingRanking *ranks, char *err,
+int report_write_variants(const char *dir, const Variant *v, int n, const VariantsSummary *vs, char *err,
                           size_t errlen)
 {
-    const MhaConfig *c = &v[0].in.cfg;
-    const int H = c->n_heads, T = c->T;
-    const size_t map = (size_t)T * T;
+    const int H = v[0].in.cfg.n_heads;
     int rc = MHAVIZ_ENOMEM;
     char *path = NULL;
     FILE *f = NULL;
@@ -544,35 +534,28 @@ int report_write_variants(const char *dir, const Variant *v, int n, const Groupi
     if (!pick || !s)
         goto cleanup;
     for (int i = 0; i < n; i++) {
-        const Variant *x = &v[i];
-        variant_name(s[i].name, sizeof s[i].name, H, x->in.cfg.n_kv_heads);
-        s[i].cost = x->summary.cost;
-        s[i].blur = x->summary.blur;
-        s[i].heads_norm_mean = x->summary.heads_norm_mean;
-        if (!(s[i].cmp = malloc((size_t)H * sizeof *s[i].cmp)))
-            goto cleanup;
-#pragma omp parallel for schedule(dynamic) if ((size_t)H * map >= PARALLEL_MIN_CELLS)
-        for (int h = 0; h < H; h++)
-            measures_compare(x->multi.att + (size_t)h * map, v[0].multi.att + (size_t)h * map, T, c->causal,
-                             &s[i].cmp[h]);
+        const LayerSummary *own = &v[i].summary;
+        variant_name(s[i].name, sizeof s[i].name, H, v[i].in.cfg.n_kv_heads);
+        s[i].cost = own->cost;
+        s[i].cmp = variants_summary_cmp(vs, i);
+        s[i].blur = own->blur;
+        s[i].heads_norm_mean = own->heads_norm_mean;
     }
 
     if (!(f = report_open_out(dir, OUTDIR_REPORT_TXT, &path, err, errlen, &rc)))
         goto cleanup;
-    write_variants_txt(f, v, n, s, pick, ranks);
+    write_variants_txt(f, v, n, s, pick, vs->ranks);
     if ((rc = report_close_out(f, path, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     free(path);
     path = NULL;
     if (!(f = report_open_out(dir, OUTDIR_REPORT_JSON, &path, err, errlen, &rc)))
         goto cleanup;
-    write_variants_json(f, v, n, s, pick, ranks);
+    write_variants_json(f, v, n, s, pick, vs->ranks);
     rc = report_close_out(f, path, err, errlen);
 cleanup:
     if (rc == MHAVIZ_ENOMEM && !err[0])
         snprintf(err, errlen, "out of memory");
-    for (int i = 0; s && i < n; i++)
-        free(s[i].cmp);
     free(s), free(pick), free(path);
     return rc;
 }

@@ -158,13 +158,14 @@ static void list_overview(JobList *l, const Variant *v, const Words *w, const fl
 }
 
 /* sharpness.png: every map's rows' entropy, panels[p] naming map p. */
-static void list_sharpness(JobList *l, const Variant *v, const Words *w, const float *const *maps, char *const *panels)
+static void list_sharpness(JobList *l, const Variant *v, const Words *w, char *const *panels)
 {
     const int H = v->in.cfg.n_heads;
     char title[192], sub[512];
     snprintf(title, sizeof title, "How sharp is each query's attention? %s: %d heads, and %s (bold)",
              w->variant, H, rival_name(v->in.has_single)->the);
-    add_job(l, (RenderJob){.draw = render_draw_sharpness, .maps = maps, .n_maps = H + 1, .panel_titles = panels},
+    add_job(l, (RenderJob){.draw = render_draw_sharpness, .rows = v->summary.rows_entropy_norm, .n_maps = H + 1,
+                           .panel_titles = panels},
             OUTDIR_SHARPNESS, title, parts(sub, sizeof sub, w->title, w->pooled, NULL));
 }
 
@@ -273,7 +274,7 @@ static int render_maps(Renderer *r, const Variant *v, const OutDir *out, const c
     words_of(v, &w);
     list_overview(&l, v, &w, maps, panels);
     list_heads(&l, v, &w, maps, heads);
-    list_sharpness(&l, v, &w, maps, panels);
+    list_sharpness(&l, v, &w, panels);
     if (steps)
         list_scores(&l, v, &w, heads);
     list_slides(&l, v);
@@ -309,8 +310,9 @@ int variant_write(const Variant *v, Renderer *r, const OutDir *out, const char *
     if ((rc = render_maps(r, v, out, sub, o->steps, o->heads, tm, err, errlen)) != MHAVIZ_OK)
         goto cleanup;
     timing_phase(tm, TIMING_WRITE);
-    ReportData d = {&v->in,   &v->multi,   &v->single, v->in.has_single, v->note[0] ? v->note : NULL,
-                    v->measures, o->npy, &v->pulls, o->steps, &v->chance, v->kv_of, v->pooled_from, &v->summary};
+    ReportData d = {.in = &v->in, .multi = &v->multi, .single = &v->single, .single_given = v->in.has_single,
+                    .notes = v->note[0] ? v->note : NULL, .npy = o->npy, .pulls = &v->pulls, .scores = o->steps,
+                    .chance = &v->chance, .pooled_from = v->pooled_from, .summary = &v->summary};
     rc = report_write(dir, &d, err, errlen);
 cleanup:
     free(dir);

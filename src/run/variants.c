@@ -1,7 +1,7 @@
 /* variants.c — several K/V layouts of one input: a sub-folder each, the
  * comparison at the top. */
 #include "run/variants.h"
-#include "core/measures.h"
+#include "core/variants_summary.h"
 #include "core/status.h"
 #include "pictures/kv_cache_chart.h"
 #include "pictures/variants_slide.h"
@@ -44,35 +44,6 @@ static int lesson_page(const Variant *v, int n, const Renderer *r, const OutDir 
     return rc;
 }
 
-/* Each GQA variant's groupings ranked (grouping.h) into ranks (n), when the
- * reference v[0] is multi-head and the layer has at most GROUPING_MAX_HEADS
- * heads, pooled as the variant was; withheld when the ranking would depend
- * on coordinates inside the heads (--pool mean, or an alignment that is not
- * unique under some grouping): a rotation could reorder it. */
-static int rank_groupings(const Variant *v, int n, GroupingRanking *ranks, char *err, size_t errlen)
-{
-    const MhaConfig *c = &v[0].in.cfg;
-    if (c->n_kv_heads != c->n_heads || c->n_heads > GROUPING_MAX_HEADS)
-        return MHAVIZ_OK;
-    for (int i = 1; i < n; i++) {
-        const int G = v[i].in.cfg.n_kv_heads;
-        if (G == 1 || G == c->n_heads)
-            continue;
-        if (grouping_rank(&v[0].in, v[0].multi.att, G, v[i].pool, &ranks[i].scores, &ranks[i].n) != MHAVIZ_OK) {
-            snprintf(err, errlen, "out of memory");
-            return MHAVIZ_ENOMEM;
-        }
-        int unique = v[i].pool == POOL_ALIGNED;
-        for (int k = 0; k < ranks[i].n; k++)
-            unique &= ranks[i].scores[k].unique;
-        if (!unique) {
-            free(ranks[i].scores);
-            ranks[i] = (GroupingRanking){NULL, 0, 1};
-        }
-    }
-    return MHAVIZ_OK;
-}
-
 /* One variant as a run of it alone writes it (its pictures, report and,
  * unless o->html is 0, lesson.html), into the folder sub of out ("" = out
  * itself; a sub-folder such as "layer_05" is made here). Returns as
@@ -89,9 +60,11 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
 {
     if (n == 1)
         return variants_write_one(&v[0], r, out, "", o, tm, err, errlen);
-    /* The groupings ranked before anything is written: the writers only format them. */
-    GroupingRanking ranks[VARIANTS_MAX] = {{0}};
-    int rc = rank_groupings(v, n, ranks, err, errlen);
+    /* The variants compared before anything is written: the writers only format it. */
+    VariantsSummary vs;
+    int rc = variants_summary_build(&vs, v, n);
+    if (rc != MHAVIZ_OK)
+        snprintf(err, errlen, "out of memory");
     for (int i = 0; i < n && rc == MHAVIZ_OK; i++) {
         char sub[16];
         outdir_variant_folder(sub, sizeof sub, v[i].in.cfg.n_kv_heads);
@@ -110,13 +83,12 @@ int variants_write(const Variant *v, int n, Renderer *r, const OutDir *out, cons
     } else if ((rc = variants_slide_draw(r, slide, v, n, err, errlen)) == MHAVIZ_OK &&
                (rc = kv_cache_picture(v, n, render_font(r), chart, o->layers, err, errlen)) == MHAVIZ_OK) {
         timing_phase(tm, TIMING_WRITE);
-        rc = report_write_variants(out->tmp, v, n, ranks, err, errlen);
+        rc = report_write_variants(out->tmp, v, n, &vs, err, errlen);
     }
     if (rc == MHAVIZ_OK && o->html)
         rc = lesson_page(v, n, r, out, "", o->quiz, err, errlen);
 cleanup:
-    for (int i = 0; i < n; i++)
-        free(ranks[i].scores);
+    variants_summary_free(&vs);
     free(slide);
     free(chart);
     return rc;

@@ -9,6 +9,7 @@
 #include "pictures/architecture.h"
 #include "pictures/labels.h"
 #include "pictures/render.h"
+#include "core/measures.h"
 #include "core/status.h"
 
 #include <check.h>
@@ -883,6 +884,17 @@ END_TEST
  * head 0 half a gap above its value, head 1 half a gap below. Colours
  * (draw_colour): head 0 blue (0, 114, 178), head 1 orange (230, 159, 0),
  * the wide head ink (25, 25, 25) and bold. */
+/* sharpness.png's rows (n, T) of maps (n) of (T, T): each map's rows'
+ * normalised entropy, as the layer's summary measures them (caller frees). */
+static double *sharpness_rows(const float *const *maps, int n, int T)
+{
+    double *rows = malloc((size_t)n * T * sizeof *rows);
+    ck_assert_ptr_nonnull(rows);
+    for (int p = 0; p < n; p++)
+        measures_row_entropy_norm(maps[p], T, 1, rows + (size_t)p * T);
+    return rows;
+}
+
 START_TEST(sharpness_lines_per_head)
 {
     enum { T = 4 };
@@ -891,14 +903,15 @@ START_TEST(sharpness_lines_per_head)
                                0.25f, 0.25f, 0.25f, 0.25f};
     const float wide[T * T] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 0.5f, 0.25f, 0.25f, 0};
     const float *maps[3] = {one, even, wide};
+    double *rows = sharpness_rows(maps, 3, T);
     char *legend[3] = {"head 0 \xc2\xb7 first-token", "head 1 \xc2\xb7 diffuse", "wide head \xc2\xb7 mixed"};
     Renderer *r = open_renderer(-1, 0);
     char *png = scratch_png("sharpness.png"), err[MHAVIZ_ERRLEN];
-    const RenderJob job = {.draw = render_draw_sharpness, .path = png, .title = "sharpness", .maps = maps,
+    const RenderJob job = {.draw = render_draw_sharpness, .path = png, .title = "sharpness", .rows = rows,
                            .n_maps = 3, .panel_titles = legend, .subtitle = "lesson"};
     ck_assert_int_eq(render_jobs(r, &job, 1, T, TOK4, 1, err, sizeof err), MHAVIZ_OK);
     RenderSharpnessLayout l;
-    ck_assert_int_eq(render_sharpness_layout(r, maps, 3, T, TOK4, 1, legend, "lesson", &l), MHAVIZ_OK);
+    ck_assert_int_eq(render_sharpness_layout(r, rows, 3, T, TOK4, 1, legend, "lesson", &l), MHAVIZ_OK);
     Image im = load_png(png);
     ck_assert_int_eq(im.w, 1920);
     ck_assert_int_eq(im.h, 1080);
@@ -930,7 +943,7 @@ START_TEST(sharpness_lines_per_head)
     ck_assert_int_eq(l.labelled, T);
     stbi_image_free(im.px);
     render_close(r);
-    free(png);
+    free(png), free(rows);
 }
 END_TEST
 
@@ -939,20 +952,21 @@ START_TEST(sharpness_without_values)
 {
     const float one[1] = {1};
     const float *maps[2] = {one, one};
+    double *rows = sharpness_rows(maps, 2, 1);
     char *tok[1] = {"alone"};
     Renderer *r = open_renderer(-1, 0);
     char *png = scratch_png("sharp1.png"), err[MHAVIZ_ERRLEN];
-    const RenderJob job = {.draw = render_draw_sharpness, .path = png, .title = "t", .maps = maps, .n_maps = 2};
+    const RenderJob job = {.draw = render_draw_sharpness, .path = png, .title = "t", .rows = rows, .n_maps = 2};
     ck_assert_int_eq(render_jobs(r, &job, 1, 1, tok, 1, err, sizeof err), MHAVIZ_OK);
     RenderSharpnessLayout l;
-    render_sharpness_layout(r, maps, 2, 1, tok, 1, NULL, NULL, &l);
+    render_sharpness_layout(r, rows, 2, 1, tok, 1, NULL, NULL, &l);
     Image im = load_png(png);
     /* the sentence in the middle of the plot */
     ck_assert_int_gt(ink(&im, l.plot_x, l.plot_y + l.plot_h / 2 - 20, l.plot_x + l.plot_w, l.plot_y + l.plot_h / 2 + 20),
                      200);
     stbi_image_free(im.px);
     render_close(r);
-    free(png);
+    free(png), free(rows);
 }
 END_TEST
 

@@ -91,10 +91,25 @@ static void fixture_build(Fixture *f, char **tokens, int T, int d, int n_heads, 
     fixture_build_scores(f, tokens, T, d, n_heads, n_kv, causal, 0);
 }
 
+/* report_write into dir from d, its layer summarised first as variant_run
+ * summarises it (layer_summary.h), from m, the maps' measures_layer (NULL:
+ * measured by layer_summary_build). */
+static int write_summarised(const char *dir, ReportData *d, const MapMeasures *m, char *err, size_t errlen)
+{
+    LayerSummary s;
+    ck_assert_int_eq(layer_summary_build(&s, d->in, d->multi, d->single, d->single_given, m, NULL), MHAVIZ_OK);
+    d->summary = &s;
+    const int rc = report_write(dir, d, err, errlen);
+    d->summary = NULL;
+    layer_summary_free(&s);
+    return rc;
+}
+
 static int fixture_write(Fixture *f, const char *notes, char *err)
 {
-    ReportData d = {&f->in, &f->multi, &f->single, 1, notes, NULL, f->npy, NULL, f->multi.scores != NULL, NULL, NULL, 0, NULL};
-    return report_write(f->dir, &d, err, MHAVIZ_ERRLEN);
+    ReportData d = {.in = &f->in, .multi = &f->multi, .single = &f->single, .single_given = 1, .notes = notes,
+                    .npy = f->npy, .scores = f->multi.scores != NULL};
+    return write_summarised(f->dir, &d, NULL, err, MHAVIZ_ERRLEN);
 }
 
 static void fixture_free(Fixture *f)
@@ -747,18 +762,19 @@ START_TEST(missing_folder_is_an_error_naming_the_file)
     char *tokens[] = {"a", "b"};
     Fixture f;
     fixture_build(&f, tokens, 2, 4, 1, 1, 1);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL};
+    ReportData d = {.in = &f.in, .multi = &f.multi, .single = &f.single, .single_given = 1};
     char err[MHAVIZ_ERRLEN] = "", missing[96];
     snprintf(missing, sizeof missing, "%s/nope", f.dir);
-    ck_assert_int_eq(report_write(missing, &d, err, sizeof err), MHAVIZ_EIO);
+    ck_assert_int_eq(write_summarised(missing, &d, NULL, err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, "nope/report.txt") != NULL, "error '%s' does not name the file", err);
     fixture_free(&f);
 }
 END_TEST
 
 /* Measures computed once by measures_layer (as the CLI does, for the picture
- * titles too) and handed over give the very bytes report_write writes when it
- * computes them itself: the same numbers, whatever computed them. Tokens with
+ * titles too) and handed to the layer's summary give the very bytes the report
+ * has when layer_summary_build computes them itself: the same numbers,
+ * whatever computed them. Tokens with
  * repeats, so the copy patterns are not all null. */
 START_TEST(given_measures_give_the_same_files)
 {
@@ -774,8 +790,8 @@ START_TEST(given_measures_give_the_same_files)
     MapMeasures m[5]; /* n_heads + 1 */
     ck_assert_int_eq(measures_layer(f.multi.att, c->n_heads, f.single.att, c->T, c->causal, tokens, m),
                      MHAVIZ_OK);
-    ReportData d = {&f.in, &f.multi, &f.single, 1, NULL, m, 0, NULL, 0, NULL, NULL, 0, NULL};
-    ck_assert_int_eq(report_write(f.dir, &d, err, sizeof err), MHAVIZ_OK);
+    ReportData d = {.in = &f.in, .multi = &f.multi, .single = &f.single, .single_given = 1};
+    ck_assert_int_eq(write_summarised(f.dir, &d, m, err, sizeof err), MHAVIZ_OK);
     size_t n_txt2, n_json2;
     char *txt2 = slurp_in(f.dir, "report.txt", &n_txt2), *json2 = slurp_in(f.dir, "report.json", &n_json2);
     ck_assert_uint_eq(n_txt2, n_txt);

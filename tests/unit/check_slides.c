@@ -238,17 +238,13 @@ START_TEST(sharpness_45)
 {
     Class k;
     class_open(&k);
-    const Variant *v = &k.v[0];
-    const float *maps[5];
+    const double *rows = k.v[0].summary.rows_entropy_norm; /* (5, 45) */
     char *legend[5] = {"head 0", "head 1", "head 2", "head 3", "wide head"};
-    for (int p = 0; p < 4; p++)
-        maps[p] = v->multi.att + (size_t)p * 45 * 45;
-    maps[4] = v->single.att;
-    check_job(&k, (RenderJob){.draw = render_draw_sharpness, .title = "How sharp", .maps = maps, .n_maps = 5,
+    check_job(&k, (RenderJob){.draw = render_draw_sharpness, .title = "How sharp", .rows = rows, .n_maps = 5,
                               .panel_titles = legend},
               "sharpness.png", 1);
     RenderSharpnessLayout l;
-    ck_assert_int_eq(render_sharpness_layout(k.r, maps, 5, 45, k.m.in.tokens, 1, legend, NULL, &l), MHAVIZ_OK);
+    ck_assert_int_eq(render_sharpness_layout(k.r, rows, 5, 45, k.m.in.tokens, 1, legend, NULL, &l), MHAVIZ_OK);
     ck_assert_int_eq(l.labelled, 45);
     ck_assert_int_ge(l.keys_max, 2);
     class_close(&k);

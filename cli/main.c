@@ -392,14 +392,30 @@ static void parse_args(int argc, char **argv, Options *o)
     check_args(argc, argv, o);
 }
 
-/* 1, with err saying so, when an option asks for one layer at a time. */
-static int one_layer_only(const Options *o, char *err, size_t errlen)
+/* Add the hint a usage error ends with to the message in err. */
+static void add_help_hint(char *err, size_t errlen)
 {
-    if (!o->n_kv && !o->kv_all && !o->kv_groups)
-        return 0;
-    snprintf(err, errlen, "--kv-heads and --kv-groups are for one layer at a time (--layer N)\n"
-             "Try 'mhaviz --help'.");
-    return 1;
+    snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
+}
+
+/* --layer's value for an input of n_model layers (o->input's, counted in
+ * field) into layers (room for n_model), *n of them, and *many = 1 when the
+ * run shows several. MHAVIZ_EUSAGE with err naming a --layer the input
+ * lacks, or an option that asks for one layer at a time. */
+static int parse_layers(const Options *o, int n_model, const char *field, int *layers, int *n, int *many, char *err,
+                        size_t errlen)
+{
+    if (layer_list_parse(o->layer, n_model, o->input, field, layers, n, err, errlen) != 0) {
+        add_help_hint(err, errlen);
+        return MHAVIZ_EUSAGE;
+    }
+    *many = !o->layer || *n > 1;
+    if (*many && (o->n_kv || o->kv_all || o->kv_groups)) {
+        snprintf(err, errlen, "--kv-heads and --kv-groups are for one layer at a time (--layer N)\n"
+                 "Try 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    return MHAVIZ_OK;
 }
 
 /* A file of "layers" (io/input.h), its *n layers in in: keep those --layer
@@ -419,15 +435,10 @@ static int pick_layers(const Options *o, MhaInput *in, int *n, int *many, char *
     int k;
     if (!keep)
         return MHAVIZ_ENOMEM;
-    if (layer_list_parse(o->layer, *n, o->input, "its \"layers\" array", keep, &k, err, errlen) != 0) {
+    int rc = parse_layers(o, *n, "its \"layers\" array", keep, &k, many, err, errlen);
+    if (rc != MHAVIZ_OK) {
         free(keep);
-        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
-        return MHAVIZ_EUSAGE;
-    }
-    *many = !o->layer || k > 1;
-    if (*many && one_layer_only(o, err, errlen)) {
-        free(keep);
-        return MHAVIZ_EUSAGE;
+        return rc;
     }
     for (int i = 0, j = 0; i < *n; i++) {
         if (j < k && keep[j] == i) {
@@ -459,17 +470,12 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
     int *layers = malloc((size_t)c.n_layers * sizeof *layers);
     if (!layers)
         return MHAVIZ_ENOMEM;
-    if (layer_list_parse(o->layer, c.n_layers, o->input,
-                         c.family == MODEL_GPT2 ? "config.json's \"n_layer\"" : "config.json's \"num_hidden_layers\"",
-                         layers, n, err, errlen) != 0) {
+    rc = parse_layers(o, c.n_layers,
+                      c.family == MODEL_GPT2 ? "config.json's \"n_layer\"" : "config.json's \"num_hidden_layers\"",
+                      layers, n, many, err, errlen);
+    if (rc != MHAVIZ_OK) {
         free(layers);
-        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
-        return MHAVIZ_EUSAGE;
-    }
-    *many = !o->layer || *n > 1;
-    if (*many && one_layer_only(o, err, errlen)) {
-        free(layers);
-        return MHAVIZ_EUSAGE;
+        return rc;
     }
     /* --ablate: the heads switched off for the second prediction, (n_layers, n_heads) 1: off. */
     unsigned char *off = NULL;
@@ -491,7 +497,7 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
     }
     if (off && head_list_parse(o->ablate, c.n_layers, c.n_heads, o->input, off, err, errlen) != 0) {
         free(layers), free(off);
-        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
+        add_help_hint(err, errlen);
         return MHAVIZ_EUSAGE;
     }
     if (!(*in = calloc((size_t)*n, sizeof **in))) {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void args_usage_error(const char *command, const char *fmt, const char *arg)
 {
@@ -25,4 +26,16 @@ int args_parse_int(const char *command, const char *s, int lo, int hi, const cha
         args_usage_error(command, msg, s);
     }
     return (int)v;
+}
+
+int args_list_item(const char *item, size_t n, char sep, char *buf, size_t buflen)
+{
+    if (n == 0 || n >= buflen || item[0] == sep)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if ((item[i] < '0' || item[i] > '9') && item[i] != sep)
+            return -1;
+    memcpy(buf, item, n);
+    buf[n] = '\0';
+    return 0;
 }

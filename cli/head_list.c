@@ -1,5 +1,6 @@
 /* head_list.c — --ablate's value: heads as LAYER.HEAD, in a list. */
 #include "head_list.h"
+#include "args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,7 @@
 static int parse_item(const char *item, size_t n, long *layer, long *head)
 {
     char buf[24], *end;
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, item, n);
-    buf[n] = '\0';
-    if (strspn(buf, "0123456789.") != n || buf[0] == '.')
+    if (args_list_item(item, n, '.', buf, sizeof buf) != 0)
         return -1;
     *layer = strtol(buf, &end, 10);
     if (end[0] != '.' || end[1] < '0' || end[1] > '9')

@@ -1,5 +1,6 @@
 /* layer_list.c — --layer's value: layers, ranges and lists of them. */
 #include "layer_list.h"
+#include "args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,7 @@
 static int parse_item(const char *item, size_t n, long *lo, long *hi)
 {
     char buf[24], *end;
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, item, n);
-    buf[n] = '\0';
-    if (strspn(buf, "0123456789-") != n || buf[0] == '-')
+    if (args_list_item(item, n, '-', buf, sizeof buf) != 0)
         return -1;
     *lo = strtol(buf, &end, 10);
     *hi = *lo;

@@ -392,14 +392,30 @@ static void parse_args(int argc, char **argv, Options *o)
     check_args(argc, argv, o);
 }
 
-/* 1, with err saying so, when an option asks for one layer at a time. */
-static int one_layer_only(const Options *o, char *err, size_t errlen)
+/* Add the hint a usage error ends with to the message in err. */
+static void add_help_hint(char *err, size_t errlen)
 {
-    if (!o->n_kv && !o->kv_all && !o->kv_groups)
-        return 0;
-    snprintf(err, errlen, "--kv-heads and --kv-groups are for one layer at a time (--layer N)\n"
-             "Try 'mhaviz --help'.");
-    return 1;
+    snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
+}
+
+/* --layer's value for an input of n_model layers (o->input's, counted in
+ * field) into layers (room for n_model), *n of them, and *many = 1 when the
+ * run shows several. MHAVIZ_EUSAGE with err naming a --layer the input
+ * lacks, or an option that asks for one layer at a time. */
+static int parse_layers(const Options *o, int n_model, const char *field, int *layers, int *n, int *many, char *err,
+                        size_t errlen)
+{
+    if (layer_list_parse(o->layer, n_model, o->input, field, layers, n, err, errlen) != 0) {
+        add_help_hint(err, errlen);
+        return MHAVIZ_EUSAGE;
+    }
+    *many = !o->layer || *n > 1;
+    if (*many && (o->n_kv || o->kv_all || o->kv_groups)) {
+        snprintf(err, errlen, "--kv-heads and --kv-groups are for one layer at a time (--layer N)\n"
+                 "Try 'mhaviz --help'.");
+        return MHAVIZ_EUSAGE;
+    }
+    return MHAVIZ_OK;
 }
 
 /* A file of "layers" (io/input.h), its *n layers in in: keep those --layer
@@ -419,15 +435,10 @@ static int pick_layers(const Options *o, MhaInput *in, int *n, int *many, char *
     int k;
     if (!keep)
         return MHAVIZ_ENOMEM;
-    if (layer_list_parse(o->layer, *n, o->input, "its \"layers\" array", keep, &k, err, errlen) != 0) {
+    int rc = parse_layers(o, *n, "its \"layers\" array", keep, &k, many, err, errlen);
+    if (rc != MHAVIZ_OK) {
         free(keep);
-        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
-        return MHAVIZ_EUSAGE;
-    }
-    *many = !o->layer || k > 1;
-    if (*many && one_layer_only(o, err, errlen)) {
-        free(keep);
-        return MHAVIZ_EUSAGE;
+        return rc;
     }
     for (int i = 0, j = 0; i < *n; i++) {
         if (j < k && keep[j] == i) {
@@ -444,13 +455,13 @@ static int pick_layers(const Options *o, MhaInput *in, int *n, int *many, char *
 }
 
 /* A model run: the layers --layer lists of the checkpoint in folder
- * o->input, on o->text, in one forward: *in (n of them, malloc'd) and
+ * o->input, on text, in one forward: *in (n of them, malloc'd) and
  * *many = 1 when the run shows several (every layer, or a list of more than
  * one; then also the model's prediction, *pred). A --layer the model does not have: a usage error naming its layers.
  * *bytes: what the load held at most, the layers kept included (model_memory).
  * Returns as model_load does, or MHAVIZ_EUSAGE. */
-static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelPrediction *pred, size_t *bytes,
-                      char *err, size_t errlen)
+static int load_model(const Options *o, const char *text, MhaInput **in, int *n, int *many, ModelPrediction *pred,
+                      size_t *bytes, char *err, size_t errlen)
 {
     ModelConfig c;
     int rc = model_config_load(o->input, &c, err, errlen);
@@ -459,17 +470,12 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
     int *layers = malloc((size_t)c.n_layers * sizeof *layers);
     if (!layers)
         return MHAVIZ_ENOMEM;
-    if (layer_list_parse(o->layer, c.n_layers, o->input,
-                         c.family == MODEL_GPT2 ? "config.json's \"n_layer\"" : "config.json's \"num_hidden_layers\"",
-                         layers, n, err, errlen) != 0) {
+    rc = parse_layers(o, c.n_layers,
+                      c.family == MODEL_GPT2 ? "config.json's \"n_layer\"" : "config.json's \"num_hidden_layers\"",
+                      layers, n, many, err, errlen);
+    if (rc != MHAVIZ_OK) {
         free(layers);
-        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
-        return MHAVIZ_EUSAGE;
-    }
-    *many = !o->layer || *n > 1;
-    if (*many && one_layer_only(o, err, errlen)) {
-        free(layers);
-        return MHAVIZ_EUSAGE;
+        return rc;
     }
     /* --ablate: the heads switched off for the second prediction, (n_layers, n_heads) 1: off. */
     unsigned char *off = NULL;
@@ -491,7 +497,7 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
     }
     if (off && head_list_parse(o->ablate, c.n_layers, c.n_heads, o->input, off, err, errlen) != 0) {
         free(layers), free(off);
-        snprintf(err + strlen(err), errlen - strlen(err), "\nTry 'mhaviz --help'.");
+        add_help_hint(err, errlen);
         return MHAVIZ_EUSAGE;
     }
     if (!(*in = calloc((size_t)*n, sizeof **in))) {
@@ -499,7 +505,7 @@ static int load_model(const Options *o, MhaInput **in, int *n, int *many, ModelP
         return MHAVIZ_ENOMEM;
     }
     const ModelAsk ask = {o->head_effects, off, o->repeat};
-    rc = model_load(o->input, o->text, layers, *n, *in, *many ? pred : NULL, &ask, err, errlen);
+    rc = model_load(o->input, text, layers, *n, *in, *many ? pred : NULL, &ask, err, errlen);
     free(layers), free(off);
     if (rc == MHAVIZ_OK)
         *bytes = model_memory(o->input, &c, (*in)[0].cfg.T, *n, *many);
@@ -574,9 +580,36 @@ static int print_file(const char *path, char *err, size_t errlen)
     return MHAVIZ_OK;
 }
 
-/* Long on purpose: the run's steps in the order they happen (options,
- * font, input, memory, variants, the folder, the report), one goto cleanup. */
-int main(int argc, char **argv)
+/* What a run holds from its first step to the exit (free_run frees it). */
+typedef struct {
+    char err[MHAVIZ_ERRLEN]; /* the message: an error, or a warning once the folder is written */
+    Timing tm;
+    Renderer *renderer;      /* the font and the colormap */
+    QuizFile quiz;           /* --quiz's questions */
+    Sentences sentences;     /* --text-file's */
+    InputLimits lim;
+    MhaInput *ins;           /* (n_in) the input, or the model's layers shown */
+    int n_in, many;          /* many: a run over several layers (run/model_run.h) */
+    size_t model_bytes;      /* a model's load, the layers it keeps included */
+    ModelPrediction pred;    /* with many: the model's next tokens */
+    int kv[VARIANTS_MAX];    /* (n_vars) the K/V head counts run, most first */
+    int n_vars;
+    Grouping groups;         /* --kv-groups' grouping, when grouped */
+    int grouped;
+    int query;               /* --query's token; -1: pull.h's choice once the pulls are known */
+    Variant *vars;           /* (n_vars) the K/V layouts, most K/V heads first */
+    char *out_dir;
+    int committed;           /* the output folder is in place */
+} Run;
+
+static int out_of_memory(Run *r)
+{
+    snprintf(r->err, sizeof r->err, "out of memory");
+    return MHAVIZ_ENOMEM;
+}
+
+/* What the whole process keeps to, set before anything is read. */
+static void process_setup(void)
 {
     /* Over a file size limit (ulimit -f) a write then fails with EFBIG, which
      * the run reports and cleans up after, instead of the process being
@@ -593,6 +626,239 @@ int main(int argc, char **argv)
      * of 30 runs each, same minute). */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 128 << 20);
+}
+
+/* The font, the colormap and --quiz's questions, before any work: a bad
+ * --font or quiz file fails first. */
+static int open_pictures(const Options *o, Run *r)
+{
+    /* --svg: every canvas drawn from here on also records its SVG. */
+    draw_svg_record(o->svg);
+    int rc = render_open(&r->renderer, &o->render, r->err, sizeof r->err);
+    if (rc == MHAVIZ_OK && o->quiz)
+        rc = quiz_file_load(o->quiz, &r->quiz, r->err, sizeof r->err);
+    return rc;
+}
+
+/* The input: a file's layers (those --layer lists), or a model's on its
+ * sentence (--text, or --text-file's first). */
+static int load_input(const Options *o, Run *r)
+{
+    const char *text = o->text;
+    int rc;
+    input_default_limits(&r->lim);
+    if (o->max_memory_mb > 0)
+        r->lim.max_memory_bytes = (size_t)o->max_memory_mb << 20;
+    /* --text-file: its first sentence is the run's; the others join the roles. */
+    if (o->text_file) {
+        if ((rc = sentences_load(o->text_file, &r->sentences, r->err, sizeof r->err)) != MHAVIZ_OK)
+            return rc;
+        text = r->sentences.text[0];
+    }
+    if (o->model) {
+        rc = load_model(o, text, &r->ins, &r->n_in, &r->many, &r->pred, &r->model_bytes, r->err, sizeof r->err);
+        if (rc != MHAVIZ_OK && o->text_file && rc != MHAVIZ_ENOMEM && rc != MHAVIZ_EUSAGE) {
+            char why[MHAVIZ_ERRLEN]; /* the message names the sentence's line */
+            snprintf(why, sizeof why, "%s", r->err);
+            snprintf(r->err, sizeof r->err, "%s:%d: %.*s", o->text_file, r->sentences.line[0],
+                     (int)sizeof r->err / 2, why);
+        }
+    } else
+        rc = input_load_layers(o->input, &r->lim, &r->ins, &r->n_in, r->err, sizeof r->err);
+    if (r->ins && r->ins->warnings)
+        fprintf(stderr, "%s", r->ins->warnings);
+    /* a file of "layers": the layers --layer lists */
+    if (rc == MHAVIZ_OK && !o->model)
+        rc = pick_layers(o, r->ins, &r->n_in, &r->many, r->err, sizeof r->err);
+    return rc;
+}
+
+/* --kv-heads and --kv-groups: the K/V layouts to run, each pooled from the
+ * input's K/V heads (a usage error names one the input cannot take). */
+static int choose_layouts(const Options *o, Run *r)
+{
+    r->n_vars = kv_layouts(o, &r->ins->cfg, r->kv, &r->groups, &r->grouped, r->err, sizeof r->err);
+    return r->n_vars == 0 ? MHAVIZ_EUSAGE : MHAVIZ_OK;
+}
+
+/* The memory of the whole run: the arrays of every variant, the parse
+ * (over by now, but counted as if it lasted), or a model's load and the
+ * layers it keeps, the pictures' canvases and the program. A model is
+ * checked once its forward has run (the tokens count is known then),
+ * before any layer is measured or anything written. Over the limit:
+ * MHAVIZ_EINPUT with err saying what needs it. */
+static int check_memory(const Options *o, Run *r)
+{
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#else
+    const int threads = 1;
+#endif
+    double pictures;
+    if (run_memory(r->renderer, r->ins, r->kv, r->n_vars, o->steps, threads, r->n_in, r->model_bytes,
+                   &r->tm.estimate_bytes, &pictures) != MHAVIZ_OK)
+        return out_of_memory(r);
+    const size_t need = r->tm.estimate_bytes, limit = r->lim.max_memory_bytes;
+    if (r->n_vars > 1 && need > limit) {
+        snprintf(r->err, sizeof r->err,
+                 "%s: its %d variants (--kv-heads) would need about %zu MB of memory together, over the limit "
+                 "of %zu MB; raise it with --max-memory MB, or list fewer",
+                 o->input, r->n_vars, (need >> 20) + 1, limit >> 20);
+        return MHAVIZ_EINPUT;
+    }
+    if (r->many && need > limit) {
+        snprintf(r->err, sizeof r->err,
+                 "%s: its %d layers would need about %zu MB of memory together (the model's load and the layers "
+                 "it keeps %zu MB of it), over the limit of %zu MB; raise it with --max-memory MB, or show fewer "
+                 "with --layer",
+                 o->input, r->n_in, (need >> 20) + 1, (r->model_bytes >> 20) + 1, limit >> 20);
+        return MHAVIZ_EINPUT;
+    }
+    if (need > limit) {
+        snprintf(r->err, sizeof r->err,
+                 "%s: this run would need about %zu MB of memory (the pictures %.0f MB of it, with overview.png and "
+                 "sharpness.png at %dx%d), over the limit of %zu MB; raise it with --max-memory MB",
+                 o->input, (need >> 20) + 1, pictures / (1 << 20), o->render.overview_w, o->render.overview_h,
+                 limit >> 20);
+        return MHAVIZ_EINPUT;
+    }
+    return MHAVIZ_OK;
+}
+
+/* --query: the token query_NN.png is about (a usage error names a bad one). */
+static int find_query(const Options *o, Run *r)
+{
+    r->query = -1; /* the default: pull.h's choice once the pulls are known */
+    if (o->query && (r->query = query_find(o->query, r->ins->tokens, r->ins->cfg.T, r->err, sizeof r->err)) < 0)
+        return MHAVIZ_EUSAGE;
+    return MHAVIZ_OK;
+}
+
+/* Each K/V layout's forward passes and measures (core/variant.c). A run
+ * over several layers runs each layer as it is written instead. */
+static int forward_layouts(const Options *o, Run *r)
+{
+    if (!(r->vars = calloc((size_t)r->n_vars, sizeof *r->vars)))
+        return out_of_memory(r);
+    for (int i = 0; i < r->n_vars && !r->many; i++) {
+        const Grouping *groups = r->grouped && r->kv[i] == r->groups.n_groups ? &r->groups : NULL;
+        int rc = variant_run(&r->vars[i], r->ins, r->kv[i], groups, o->pool, r->query, o->input, &r->tm, r->err,
+                             sizeof r->err);
+        if (rc != MHAVIZ_OK)
+            return rc;
+        /* What random layers of the same shape and sentence give, for the report to compare with;
+         * for a layout pooled from a multi-head input, also how far pooling moves their heads (the same
+         * numbers whether it runs alone or among others). Timed apart: no part of the forward pass. */
+        timing_phase(&r->tm, TIMING_CHANCE);
+        const int *group_of = groups && !grouping_is_contiguous(groups) ? groups->of : NULL;
+        if (run_chance(&r->vars[i], r->ins, NULL, group_of, o->pool) != MHAVIZ_OK)
+            return out_of_memory(r);
+    }
+    return MHAVIZ_OK;
+}
+
+/* The outputs: written aside, then moved into place whole. Creating the
+ * folder is writing (timed so; it is no part of the forward pass). */
+static int write_outputs(const Options *o, Run *r)
+{
+    const MhaInput *in = r->ins;
+    timing_phase(&r->tm, TIMING_WRITE);
+    r->out_dir = o->out_dir ? strdup(o->out_dir)
+                            : default_out_dir(o, in->model ? in->model->name : NULL,
+                                              in->model ? in->model->layer : in->layer);
+    if (!r->out_dir)
+        return out_of_memory(r);
+    if (inside(o->input, r->out_dir)) {
+        snprintf(r->err, sizeof r->err, "%s: the input lies inside the output folder %s; choose another with -o",
+                 o->input, r->out_dir);
+        return MHAVIZ_EIO;
+    }
+    OutDir out = {0};
+    int rc = outdir_begin(&out, r->out_dir, r->err, sizeof r->err);
+    if (rc != MHAVIZ_OK)
+        return rc;
+    const Sentences *st = &r->sentences;
+    const VariantOptions run_opt = {o->steps, o->npy, o->layers, !o->no_html, o->quiz ? &r->quiz : NULL, NULL,
+                                    o->head_maps};
+    const ModelSentences more = {o->input, o->text_file, st->n > 1 ? st->text + 1 : NULL,
+                                 st->n > 1 ? st->line + 1 : NULL, st->n > 1 ? st->n - 1 : 0, o->repeat};
+    rc = r->many ? model_run_write(r->ins, r->n_in, in->model ? in->model->name : file_name(o->input),
+                                   in->model ? &r->pred : NULL, &more, r->query, r->renderer, &out, &run_opt, &r->tm,
+                                   r->err, sizeof r->err)
+                 : variants_write(r->vars, r->n_vars, r->renderer, &out, &run_opt, &r->tm, r->err, sizeof r->err);
+    if (rc != MHAVIZ_OK) {
+        outdir_name_target(&out, r->err, sizeof r->err);
+        outdir_abort(&out);
+        return rc;
+    }
+    if ((rc = outdir_commit(&out, r->err, sizeof r->err)) != MHAVIZ_OK)
+        return rc;
+    if (r->err[0])
+        fprintf(stderr, "mhaviz: warning: %s\n", r->err);
+    r->committed = 1;
+    return MHAVIZ_OK;
+}
+
+/* The end of a run on the terminal: the report (unless -q) and the folder
+ * written, or the error (rc); --timing's phases. Returns the exit status:
+ * rc, or the error of printing the report. */
+static int finish(const Options *o, Run *r, int rc)
+{
+    timing_end(&r->tm);
+    if (r->committed) {
+        if (!o->quiet) { /* the report before the line below, also when both go to one pipe */
+            size_t n = strlen(r->out_dir) + sizeof "/" OUTDIR_REPORT_TXT;
+            char *report = malloc(n);
+            if (report) {
+                snprintf(report, n, "%s/" OUTDIR_REPORT_TXT, r->out_dir);
+                rc = print_file(report, r->err, sizeof r->err);
+                free(report);
+            } else {
+                rc = out_of_memory(r);
+            }
+        }
+        fprintf(stderr, "mhaviz: wrote %s/\n", r->out_dir);
+    }
+    if (rc != MHAVIZ_OK)
+        fprintf(stderr, "mhaviz: %s\n", r->err);
+    if (o->timing)
+        timing_print(&r->tm, stderr);
+    return rc;
+}
+
+static void free_run(Run *r)
+{
+    free(r->out_dir);
+    for (int i = 0; r->vars && i < r->n_vars; i++)
+        variant_free(&r->vars[i]);
+    free(r->vars);
+    render_close(r->renderer);
+    for (int i = 0; r->ins && i < r->n_in; i++)
+        input_free(&r->ins[i]);
+    free(r->ins);
+    model_prediction_free(&r->pred);
+    quiz_file_free(&r->quiz);
+    sentences_free(&r->sentences);
+}
+
+/* A step of the run: MHAVIZ_OK, or the error with r->err saying why. */
+typedef int Step(const Options *o, Run *r);
+
+/* The run's steps in the order they happen; the first that fails ends it. */
+static Step *const steps[] = {
+    open_pictures,   /* the font, the colormap, --quiz's questions */
+    load_input,      /* the file's layers, or the model's on the sentence */
+    choose_layouts,  /* --kv-heads, --kv-groups */
+    check_memory,    /* the whole run's, against --max-memory */
+    find_query,      /* --query */
+    forward_layouts, /* each layout's forward passes and measures */
+    write_outputs,   /* the pictures and the report, into their folder */
+};
+
+/* The options, the steps, then finish says how it went. */
+int main(int argc, char **argv)
+{
+    process_setup();
     if (argc > 1 && strcmp(argv[1], "init") == 0)
         return init_command(argc - 1, argv + 1);
     Options o;
@@ -603,200 +869,13 @@ int main(int argc, char **argv)
         omp_set_num_threads(o.threads);
 #endif
 
-    char err[MHAVIZ_ERRLEN] = "";
-    MhaInput *ins = NULL; /* (n_in) the input, or the model's layers shown */
-    int n_in = 1, many = 0; /* many: a model run over several layers (run/model_run.h) */
-    size_t model_bytes = 0; /* a model's load, the layers it keeps included */
-    ModelPrediction pred = {0}; /* with many: the model's next tokens */
-    QuizFile quiz = {0};
-    Sentences sentences = {0}; /* --text-file's */
-    Variant *vars = NULL; /* (n_vars) the K/V layouts, most K/V heads first */
-    int kv[VARIANTS_MAX], n_vars = 0;
-    OutDir out = {0};
-    char *out_dir = NULL;
-    int committed = 0;
-    Timing tm;
-    timing_begin(&tm, isatty(STDERR_FILENO));
-    timing_phase(&tm, TIMING_LOAD);
-
-    /* --svg: every canvas drawn from here on also records its SVG. */
-    draw_svg_record(o.svg);
-    /* The font and colormap first: a bad --font fails before any work. */
-    Renderer *renderer = NULL;
-    int rc = render_open(&renderer, &o.render, err, sizeof err);
-    if (rc != MHAVIZ_OK)
-        goto cleanup;
-
-    /* --quiz: the teacher's questions, checked before any work. */
-    if (o.quiz && (rc = quiz_file_load(o.quiz, &quiz, err, sizeof err)) != MHAVIZ_OK)
-        goto cleanup;
-
-    InputLimits lim;
-    input_default_limits(&lim);
-    if (o.max_memory_mb > 0)
-        lim.max_memory_bytes = (size_t)o.max_memory_mb << 20;
-    /* --text-file: its first sentence is the run's; the others join the roles. */
-    if (o.text_file) {
-        if ((rc = sentences_load(o.text_file, &sentences, err, sizeof err)) != MHAVIZ_OK)
-            goto cleanup;
-        o.text = sentences.text[0];
-    }
-    if (o.model) {
-        rc = load_model(&o, &ins, &n_in, &many, &pred, &model_bytes, err, sizeof err);
-        if (rc != MHAVIZ_OK && o.text_file && rc != MHAVIZ_ENOMEM && rc != MHAVIZ_EUSAGE) {
-            char why[MHAVIZ_ERRLEN]; /* the message names the sentence's line */
-            snprintf(why, sizeof why, "%s", err);
-            snprintf(err, sizeof err, "%s:%d: %.*s", o.text_file, sentences.line[0], (int)sizeof err / 2, why);
-        }
-    } else
-        rc = input_load_layers(o.input, &lim, &ins, &n_in, err, sizeof err);
-    if (ins && ins->warnings)
-        fprintf(stderr, "%s", ins->warnings);
-    /* a file of "layers": the layers --layer lists */
-    if (rc == MHAVIZ_OK && !o.model)
-        rc = pick_layers(&o, ins, &n_in, &many, err, sizeof err);
-    if (rc != MHAVIZ_OK)
-        goto cleanup;
-
-    /* --kv-heads: the K/V layouts to run, each pooled from the input's K/V heads. */
-    Grouping groups;
-    int grouped;
-    if ((n_vars = kv_layouts(&o, &ins->cfg, kv, &groups, &grouped, err, sizeof err)) == 0) {
-        rc = MHAVIZ_EUSAGE;
-        goto cleanup;
-    }
-    /* The memory of the whole run: the arrays of every variant, the parse
-     * (over by now, but counted as if it lasted), or a model's load and the
-     * layers it keeps, the pictures' canvases and the program. A model is
-     * checked once its forward has run (the tokens count is known then),
-     * before any layer is measured or anything written. */
-#ifdef _OPENMP
-    const int threads = omp_get_max_threads();
-#else
-    const int threads = 1;
-#endif
-    double pictures;
-    if (run_memory(renderer, ins, kv, n_vars, o.steps, threads, n_in, model_bytes, &tm.estimate_bytes,
-                   &pictures) != MHAVIZ_OK)
-        goto oom;
-    if (n_vars > 1 && tm.estimate_bytes > lim.max_memory_bytes) {
-        snprintf(err, sizeof err,
-                 "%s: its %d variants (--kv-heads) would need about %zu MB of memory together, over the limit "
-                 "of %zu MB; raise it with --max-memory MB, or list fewer",
-                 o.input, n_vars, (tm.estimate_bytes >> 20) + 1, lim.max_memory_bytes >> 20);
-        rc = MHAVIZ_EINPUT;
-        goto cleanup;
-    }
-    if (many && tm.estimate_bytes > lim.max_memory_bytes) {
-        snprintf(err, sizeof err,
-                 "%s: its %d layers would need about %zu MB of memory together (the model's load and the layers "
-                 "it keeps %zu MB of it), over the limit of %zu MB; raise it with --max-memory MB, or show fewer "
-                 "with --layer",
-                 o.input, n_in, (tm.estimate_bytes >> 20) + 1, (model_bytes >> 20) + 1, lim.max_memory_bytes >> 20);
-        rc = MHAVIZ_EINPUT;
-        goto cleanup;
-    }
-    if (tm.estimate_bytes > lim.max_memory_bytes) {
-        snprintf(err, sizeof err, "%s: this run would need about %zu MB of memory (the pictures %.0f MB of it, "
-                 "with overview.png and sharpness.png at %dx%d), over the limit of %zu MB; raise it with --max-memory MB",
-                 o.input, (tm.estimate_bytes >> 20) + 1, pictures / (1 << 20), o.render.overview_w,
-                 o.render.overview_h, lim.max_memory_bytes >> 20);
-        rc = MHAVIZ_EINPUT;
-        goto cleanup;
-    }
-
-    /* --query: the token query_NN.png is about (a usage error names a bad one). */
-    int query = -1; /* -1: the default, pull.h's choice once the pulls are known */
-    if (o.query && (query = query_find(o.query, ins->tokens, ins->cfg.T, err, sizeof err)) < 0) {
-        rc = MHAVIZ_EUSAGE;
-        goto cleanup;
-    }
-
-    if (!(vars = calloc((size_t)n_vars, sizeof *vars)))
-        goto oom;
-    for (int i = 0; i < n_vars && !many; i++) { /* several layers: each run as it is written */
-        if ((rc = variant_run(&vars[i], ins, kv[i], grouped && kv[i] == groups.n_groups ? &groups : NULL, o.pool,
-                              query,
-                              o.input, &tm, err, sizeof err)) != MHAVIZ_OK)
-            goto cleanup;
-        /* What random layers of the same shape and sentence give, for the report to compare with;
-         * for a layout pooled from a multi-head input, also how far pooling moves their heads (the same
-         * numbers whether it runs alone or among others). Timed apart: no part of the forward pass. */
-        timing_phase(&tm, TIMING_CHANCE);
-        const int *group_of = grouped && kv[i] == groups.n_groups && !grouping_is_contiguous(&groups) ? groups.of : NULL;
-        if (run_chance(&vars[i], ins, NULL, group_of, o.pool) != MHAVIZ_OK)
-            goto oom;
-    }
-
-    /* The outputs: written aside, then moved into place whole. Creating
-     * the folder is writing (timed so; it is no part of the forward pass). */
-    timing_phase(&tm, TIMING_WRITE);
-    out_dir = o.out_dir ? strdup(o.out_dir) : default_out_dir(&o, ins->model ? ins->model->name : NULL,
-                                                                 ins->model ? ins->model->layer : ins->layer);
-    if (!out_dir)
-        goto oom;
-    if (inside(o.input, out_dir)) {
-        snprintf(err, sizeof err, "%s: the input lies inside the output folder %s; choose another with -o",
-                 o.input, out_dir);
-        rc = MHAVIZ_EIO;
-        goto cleanup;
-    }
-    if ((rc = outdir_begin(&out, out_dir, err, sizeof err)) != MHAVIZ_OK)
-        goto cleanup;
-    const VariantOptions run_opt = {o.steps, o.npy, o.layers, !o.no_html, o.quiz ? &quiz : NULL, NULL, o.head_maps};
-    const ModelSentences more = {o.input, o.text_file, sentences.n > 1 ? sentences.text + 1 : NULL,
-                                 sentences.n > 1 ? sentences.line + 1 : NULL, sentences.n > 1 ? sentences.n - 1 : 0,
-                                 o.repeat};
-    rc = many ? model_run_write(ins, n_in, ins->model ? ins->model->name : file_name(o.input), ins->model ? &pred : NULL,
-                                &more, query, renderer, &out, &run_opt, &tm, err, sizeof err)
-              : variants_write(vars, n_vars, renderer, &out, &run_opt, &tm, err, sizeof err);
-    if (rc != MHAVIZ_OK) {
-        outdir_name_target(&out, err, sizeof err);
-        outdir_abort(&out);
-        goto cleanup;
-    }
-    if ((rc = outdir_commit(&out, err, sizeof err)) != MHAVIZ_OK)
-        goto cleanup;
-    if (err[0])
-        fprintf(stderr, "mhaviz: warning: %s\n", err);
-    committed = 1;
-    goto cleanup;
-
-oom:
-    snprintf(err, sizeof err, "out of memory");
-    rc = MHAVIZ_ENOMEM;
-cleanup:
-    timing_end(&tm);
-    if (committed) {
-        if (!o.quiet) { /* the report before the line below, also when both go to one pipe */
-            size_t n = strlen(out_dir) + sizeof "/" OUTDIR_REPORT_TXT;
-            char *report = malloc(n);
-            if (report) {
-                snprintf(report, n, "%s/" OUTDIR_REPORT_TXT, out_dir);
-                rc = print_file(report, err, sizeof err);
-                free(report);
-            } else {
-                snprintf(err, sizeof err, "out of memory");
-                rc = MHAVIZ_ENOMEM;
-            }
-        }
-        fprintf(stderr, "mhaviz: wrote %s/\n", out_dir);
-    }
-    if (rc != MHAVIZ_OK) {
-        fprintf(stderr, "mhaviz: %s\n", err);
-    }
-    if (o.timing)
-        timing_print(&tm, stderr);
-    free(out_dir);
-    for (int i = 0; vars && i < n_vars; i++)
-        variant_free(&vars[i]);
-    free(vars);
-    render_close(renderer);
-    for (int i = 0; ins && i < n_in; i++)
-        input_free(&ins[i]);
-    free(ins);
-    model_prediction_free(&pred);
-    quiz_file_free(&quiz);
-    sentences_free(&sentences);
+    Run r = {.n_in = 1};
+    timing_begin(&r.tm, isatty(STDERR_FILENO));
+    timing_phase(&r.tm, TIMING_LOAD);
+    int rc = MHAVIZ_OK;
+    for (size_t i = 0; rc == MHAVIZ_OK && i < sizeof steps / sizeof steps[0]; i++)
+        rc = steps[i](&o, &r);
+    rc = finish(&o, &r, rc);
+    free_run(&r);
     return rc;
 }

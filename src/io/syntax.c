@@ -239,25 +239,42 @@ static size_t wrong_bracket(const Out *o, const Scan *s, size_t i)
                place(o, s->open_at[s->depth - 1], at), opened == '[' ? ']' : '}');
 }
 
+/* What a missing value and a missing key have in common: where what
+ * ("value" or "key") was due at i, a comment, a ',' right before the
+ * bracket close that ends the list, a second ',', or single quotes.
+ * Returns 1 with the message written and *at the place it is about when
+ * one of them stands at i, else 0. */
+static int item_mistake(const Out *o, const Scan *s, size_t i, const char *what, char close, size_t *at)
+{
+    const char c = o->text[i];
+    const char before = s->has_last ? o->text[s->last] : 0;
+    if (is_comment(o, i))
+        *at = comment(o, i);
+    else if (c == close && before == ',')
+        *at = trailing_comma(o, s->last);
+    else if (c == ',')
+        *at = before == ',' ? say(o, i, "two commas in a row: remove one")
+                            : say(o, i, "a %s is missing before this ','", what);
+    else if (c == '\'')
+        *at = single_quotes(o, i);
+    else
+        return 0;
+    return 1;
+}
+
 /* A value was expected at i (after '[', ':', or a ',' in an array). */
 static size_t bad_value(const Out *o, const Scan *s, size_t i)
 {
     const char c = o->text[i];
     const char before = s->has_last ? o->text[s->last] : 0;
     char w[32];
-    if (is_comment(o, i))
-        return comment(o, i);
-    if (c == ']' && before == ',')
-        return trailing_comma(o, s->last);
+    size_t at;
+    if (item_mistake(o, s, i, "value", ']', &at))
+        return at;
     if ((c == '}' || c == ']') && before == ':')
         return say(o, i, "missing value after ':'");
     if ((c == '}' && innermost(s) == '[') || (c == ']' && innermost(s) == '{'))
         return wrong_bracket(o, s, i);
-    if (c == ',')
-        return before == ',' ? say(o, i, "two commas in a row: remove one")
-                             : say(o, i, "a value is missing before this ','");
-    if (c == '\'')
-        return single_quotes(o, i);
     if (c == '+' && i + 1 < o->len && o->text[i + 1] >= '0' && o->text[i + 1] <= '9')
         return say(o, i, "a JSON number cannot start with '+': remove it");
     if (c == '.' && i + 1 < o->len && o->text[i + 1] >= '0' && o->text[i + 1] <= '9')
@@ -279,19 +296,11 @@ static size_t bad_value(const Out *o, const Scan *s, size_t i)
 /* An object key was expected at i (after '{' or an object's ','). */
 static size_t bad_key(const Out *o, const Scan *s, size_t i)
 {
-    const char c = o->text[i];
-    const char before = s->has_last ? o->text[s->last] : 0;
     char w[32];
-    if (is_comment(o, i))
-        return comment(o, i);
-    if (c == '}' && before == ',')
-        return trailing_comma(o, s->last);
-    if (c == '\'')
-        return single_quotes(o, i);
-    if (c == ',')
-        return before == ',' ? say(o, i, "two commas in a row: remove one")
-                             : say(o, i, "a key is missing before this ','");
-    if (c == ']')
+    size_t at;
+    if (item_mistake(o, s, i, "key", '}', &at))
+        return at;
+    if (o->text[i] == ']')
         return wrong_bracket(o, s, i);
     if (word_at(o, i, w, sizeof w) && w[0] != '-' && w[0] != '+')
         return say(o, i, "keys must be strings in double quotes: write \"%s\"", w);

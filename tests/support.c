@@ -5,11 +5,15 @@
 #include "io/input.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 char *slurp(const char *path, size_t *len)
 {
@@ -75,6 +79,55 @@ void remove_tree(const char *path)
 {
     chmod(path, 0700);
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *need_env(const char *name)
+{
+    const char *v = getenv(name);
+    ck_assert_msg(v != NULL, "%s is not set: `make test` sets it", name);
+    return v;
+}
+
+const char *binary_path(void)
+{
+    static char bin[PATH_MAX];
+    ck_assert_msg(realpath(need_env("MHAVIZ_BIN"), bin) != NULL, "MHAVIZ_BIN=%s: no such file", getenv("MHAVIZ_BIN"));
+    return bin;
+}
+
+int run_program(const char *dir, const char *const argv[], const char *out_path, char *err, size_t n)
+{
+    char err_path[] = "/tmp/mhaviz-stderr-XXXXXX";
+    const int err_fd = mkstemp(err_path);
+    ck_assert_msg(err_fd >= 0, "%s: cannot make the file for stderr", err_path);
+    fflush(NULL);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if ((dir && chdir(dir) != 0) || !freopen(out_path ? out_path : "/dev/null", "w", stdout) ||
+            dup2(err_fd, STDERR_FILENO) < 0)
+            _exit(127);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(err_fd);
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    slurp_into(err_path, err, n);
+    unlink(err_path);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int count_entries(const char *dir, const char *except)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "%s: cannot open the folder", dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && (!except || strcmp(e->d_name, except) != 0);
+    closedir(d);
+    return n;
 }
 
 void cannot_run(const char *test, const char *why)

@@ -31,6 +31,25 @@ char *scratch(const char *what);
 /* rm -r path: every file and folder below it, read-only ones too. */
 void remove_tree(const char *path);
 
+/* The environment variable name (`make test` sets it); fails the test
+ * when it is not set. */
+const char *need_env(const char *name);
+
+/* MHAVIZ_BIN, the binary under test, as an absolute path (the runs change
+ * folder) in a static buffer; fails the test when it names no file. */
+const char *binary_path(void);
+
+/* Run argv (argv[0]: the program's path; NULL-terminated) with fork +
+ * exec in folder dir (NULL: this one), its stdout into the file out_path
+ * (NULL: /dev/null), its stderr captured into err (n bytes,
+ * NUL-terminated; a longer one fails the test). Returns the exit code, or
+ * -1 when it did not exit normally. */
+int run_program(const char *dir, const char *const argv[], const char *out_path, char *err, size_t n);
+
+/* The entries of folder dir but for "." and ".." and, when not NULL,
+ * except: what runs left there. */
+int count_entries(const char *dir, const char *except);
+
 /* A test that cannot run on this machine (it lacks what the test needs:
  * why) says so on stderr, "SKIPPED: test: why"; under CI=true that fails
  * the test, so a green CI means every test ran. The caller returns after. */

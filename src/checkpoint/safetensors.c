@@ -2,10 +2,10 @@
 #include "checkpoint/safetensors.h"
 #include "core/finite.h"
 #include "core/status.h"
+#include "io/path.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,34 +34,21 @@ static int dtype_size(const char *dtype)
     return 0;
 }
 
-static char *join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 /* Map the regular file at path read-only: *addr, *len; with fd_out, the
  * file stays open there (for safetensors_floats' reads). */
 static int map_file(const char *path, void **addr, size_t *len, int *fd_out, char *err, size_t errlen)
 {
-    struct stat sb;
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0 || fstat(fd, &sb) != 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return MHAVIZ_EIO;
-    }
-    if (!S_ISREG(sb.st_mode) || sb.st_size < 8) {
-        snprintf(err, errlen, "%s: %s", path, S_ISREG(sb.st_mode) ? "shorter than the 8 bytes of a "
-                 "safetensors header length" : "not a regular file");
+    int fd;
+    off_t size;
+    const int rc = path_open_regular(path, &fd, &size, err, errlen);
+    if (rc != MHAVIZ_OK)
+        return rc;
+    if (size < 8) {
+        snprintf(err, errlen, "%s: shorter than the 8 bytes of a safetensors header length", path);
         close(fd);
         return MHAVIZ_EINPUT;
     }
-    *len = (size_t)sb.st_size;
+    *len = (size_t)size;
     *addr = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (fd_out)
         *fd_out = fd;
@@ -291,7 +278,7 @@ static int open_shards(const char *dir, const char *index, Safetensors *st, char
             rc = MHAVIZ_EINPUT;
             goto cleanup;
         }
-        char *path = join(dir, e->valuestring);
+        char *path = path_join(dir, e->valuestring);
         if (!path) {
             rc = MHAVIZ_ENOMEM;
             goto cleanup;
@@ -329,7 +316,7 @@ cleanup:
 int safetensors_open(const char *dir, Safetensors *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    char *index = join(dir, "model.safetensors.index.json");
+    char *index = path_join(dir, "model.safetensors.index.json");
     if (!index)
         return MHAVIZ_ENOMEM;
     struct stat sb;
@@ -337,7 +324,7 @@ int safetensors_open(const char *dir, Safetensors *st, char *err, size_t errlen)
     if (stat(index, &sb) == 0) {
         rc = open_shards(dir, index, st, err, errlen);
     } else {
-        char *path = join(dir, "model.safetensors");
+        char *path = path_join(dir, "model.safetensors");
         if (path && access(path, F_OK) != 0) {
             snprintf(err, errlen, "%s: no model.safetensors, nor model.safetensors.index.json naming its shards "
                      "(mhaviz reads safetensors checkpoints, not pytorch_model.bin)", dir);

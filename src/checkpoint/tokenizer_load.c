@@ -466,13 +466,22 @@ static void *grow(void **array, int *n, size_t size)
     return bigger + (size_t)(*n)++ * size;
 }
 
-/* A reader of one normalizer, pre-tokenizer or post-processor at where. */
-typedef int (*StepReader)(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *where);
+/* A reader of one normalizer, pre-tokenizer or post-processor at where,
+ * of the given type (not "Sequence"). */
+typedef int (*StepReader)(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *where, const char *type);
 
-/* A "Sequence": each object of obj.key read in order by read. */
-static int read_sequence(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *key, const char *where,
-                         StepReader read)
+/* The normalizer, pre-tokenizer or post-processor obj at where (absent or
+ * null: none): a "Sequence", each object of obj.key read in order as obj
+ * is, or else one step, read by read. */
+static int read_steps(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *key, const char *where, StepReader read)
 {
+    const char *type;
+    if (!obj || cJSON_IsNull(obj))
+        return MHAVIZ_OK;
+    if (read_type(c, obj, where, &type))
+        return c->status;
+    if (strcmp(type, "Sequence") != 0)
+        return read(c, tok, obj, where, type);
     const cJSON *list = field(obj, key), *item;
     if (!cJSON_IsArray(list))
         return fail(c, "%s.%s must be an array", where, key);
@@ -482,21 +491,14 @@ static int read_sequence(Ctx *c, Tokenizer *tok, const cJSON *obj, const char *k
         snprintf(sub, sizeof sub, "%s.%s[%d]", where, key, i++);
         if (cJSON_IsNull(item))
             return fail(c, "%s must be an object", sub);
-        if (read(c, tok, item, sub))
+        if (read_steps(c, tok, item, key, sub, read))
             return c->status;
     }
     return MHAVIZ_OK;
 }
 
-static int read_normalizer(Ctx *c, Tokenizer *tok, const cJSON *n, const char *where)
+static int read_normalizer(Ctx *c, Tokenizer *tok, const cJSON *n, const char *where, const char *type)
 {
-    const char *type;
-    if (!n || cJSON_IsNull(n))
-        return MHAVIZ_OK;
-    if (read_type(c, n, where, &type))
-        return c->status;
-    if (strcmp(type, "Sequence") == 0)
-        return read_sequence(c, tok, n, "normalizers", where, read_normalizer);
     /* The Unicode normal forms (Qwen2's files begin with NFC), as utf8proc's options. */
     static const char *const forms[] = {"NFC", "NFD", "NFKC", "NFKD"};
     static const int form_options[] = {UTF8PROC_COMPOSE, UTF8PROC_DECOMPOSE, UTF8PROC_COMPOSE | UTF8PROC_COMPAT,
@@ -575,15 +577,8 @@ static int read_metaspace(Ctx *c, const cJSON *p, const char *where, PreStep *st
     return MHAVIZ_OK;
 }
 
-static int read_pre(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where)
+static int read_pre(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where, const char *type)
 {
-    const char *type;
-    if (!p || cJSON_IsNull(p))
-        return MHAVIZ_OK;
-    if (read_type(c, p, where, &type))
-        return c->status;
-    if (strcmp(type, "Sequence") == 0)
-        return read_sequence(c, tok, p, "pretokenizers", where, read_pre);
     static const char *const known[] = {"Split", "ByteLevel", "Metaspace", "Digits"};
     int kind = -1;
     for (int i = 0; i < 4; i++)
@@ -665,15 +660,8 @@ static int read_template(Ctx *c, Tokenizer *tok, const cJSON *p, const char *whe
     return after ? MHAVIZ_OK : fail(c, "%s.single has no {\"Sequence\": {\"id\": \"A\"}}", where);
 }
 
-static int read_post(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where)
+static int read_post(Ctx *c, Tokenizer *tok, const cJSON *p, const char *where, const char *type)
 {
-    const char *type;
-    if (!p || cJSON_IsNull(p))
-        return MHAVIZ_OK;
-    if (read_type(c, p, where, &type))
-        return c->status;
-    if (strcmp(type, "Sequence") == 0)
-        return read_sequence(c, tok, p, "processors", where, read_post);
     if (strcmp(type, "ByteLevel") == 0) /* changes offsets only, never ids */
         return MHAVIZ_OK;
     if (strcmp(type, "TemplateProcessing") == 0)
@@ -759,9 +747,10 @@ Tokenizer *tokenizer_load(const char *dir, char *err, size_t errlen)
     }
     const cJSON *added = field(json, "added_tokens");
     if (read_model(&c, tok, field(json, "model"), cJSON_IsArray(added) ? added : NULL) ||
-        read_added(&c, tok, added) || read_normalizer(&c, tok, field(json, "normalizer"), "normalizer") ||
-        read_pre(&c, tok, field(json, "pre_tokenizer"), "pre_tokenizer") ||
-        read_post(&c, tok, field(json, "post_processor"), "post_processor"))
+        read_added(&c, tok, added) ||
+        read_steps(&c, tok, field(json, "normalizer"), "normalizers", "normalizer", read_normalizer) ||
+        read_steps(&c, tok, field(json, "pre_tokenizer"), "pretokenizers", "pre_tokenizer", read_pre) ||
+        read_steps(&c, tok, field(json, "post_processor"), "processors", "post_processor", read_post))
         goto cleanup;
     snprintf(path, n, "%s/tokenizer_config.json", dir);
     if (read_json(&c, 1, &config) || (config && !cJSON_IsObject(config) && fail(&c, "must be a JSON object")) ||

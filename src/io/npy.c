@@ -10,9 +10,9 @@
 #include "io/npy.h"
 #include "core/finite.h"
 #include "core/status.h"
+#include "io/path.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define NPY_MAX_HEADER (1 << 20)
@@ -120,30 +119,18 @@ static int check_finite(const float *v, size_t first, size_t n, size_t ncols, in
     return MHAVIZ_EINPUT;
 }
 
-/* Open the file at path for reading into *f, its size in *size. Only a
- * regular file is read; O_NONBLOCK: a name in the JSON may point at a
- * FIFO, whose open would wait for a writer forever. Returns MHAVIZ_OK,
- * MHAVIZ_EIO or MHAVIZ_EINPUT (msg says why), or MHAVIZ_ENOMEM. */
+/* Open the regular file at path for reading into *f (path_open_regular:
+ * a name in the JSON may point at a FIFO), its size in *size. Returns
+ * MHAVIZ_OK, MHAVIZ_EIO or MHAVIZ_EINPUT (msg says why), or MHAVIZ_ENOMEM. */
 static int open_regular(const char *path, FILE **f, off_t *size, char *msg, size_t msglen)
 {
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return MHAVIZ_EIO;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(msg, msglen, "%s: not a regular file", path);
-        close(fd);
-        return MHAVIZ_EINPUT;
-    }
+    int fd, rc = path_open_regular(path, &fd, size, msg, msglen);
+    if (rc != MHAVIZ_OK)
+        return rc;
     if (!(*f = fdopen(fd, "rb"))) {
         close(fd);
         return MHAVIZ_ENOMEM;
     }
-    *size = st.st_size;
     return MHAVIZ_OK;
 }
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE (Linux) */
 #include "io/outdir.h"
 #include "core/status.h"
+#include "io/path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,16 +30,6 @@ static char *sibling_template(const char *path, const char *what)
     return s;
 }
 
-/* dir + "/" + rel, newly allocated; NULL when out of memory. */
-static char *join(const char *dir, const char *rel)
-{
-    size_t n = strlen(dir) + strlen(rel) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, rel);
-    return p;
-}
-
 /* Remove folder dir and everything in it (only for the temporary folder,
  * which holds nothing but this run's outputs). */
 static void remove_folder(const char *dir)
@@ -49,7 +40,7 @@ static void remove_folder(const char *dir)
         while ((e = readdir(d)) != NULL) {
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
                 continue;
-            char *p = join(dir, e->d_name);
+            char *p = path_join(dir, e->d_name);
             if (!p)
                 break;
             struct stat st;
@@ -89,22 +80,22 @@ typedef int (*Visit)(const char *entry, void *ctx);
  * memory runs out or a visit failed. */
 static int walk(const char *root, const char *rel, Visit visit, void *ctx)
 {
-    char *dir = rel[0] ? join(root, rel) : strdup(root);
+    char *dir = rel[0] ? path_join(root, rel) : strdup(root);
     DIR *d = dir ? opendir(dir) : NULL;
     int rc = d ? 0 : -1;
     struct dirent *e;
     while (d && rc == 0 && (e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (!rel[0] && !strcmp(e->d_name, OUTDIR_MARKER)))
             continue;
-        char *sub = rel[0] ? join(rel, e->d_name) : strdup(e->d_name);
-        char *full = sub ? join(root, sub) : NULL;
+        char *sub = rel[0] ? path_join(rel, e->d_name) : strdup(e->d_name);
+        char *full = sub ? path_join(root, sub) : NULL;
         struct stat st;
         if (!full || lstat(full, &st) != 0) {
             rc = -1;
         } else if (!S_ISDIR(st.st_mode)) {
             rc = visit(sub, ctx);
         } else {
-            char *listed = join(sub, ""); /* "kv4/" */
+            char *listed = path_join(sub, ""); /* "kv4/" */
             rc = listed ? visit(listed, ctx) : -1;
             if (rc == 0)
                 rc = walk(root, sub, visit, ctx);
@@ -148,7 +139,7 @@ static void marker_list_free(MarkerList *m)
 static int marker_read(const char *dir, MarkerList *m)
 {
     m->text = NULL, m->entries = NULL, m->n = 0;
-    char *path = join(dir, OUTDIR_MARKER);
+    char *path = path_join(dir, OUTDIR_MARKER);
     FILE *f = path ? fopen(path, "r") : NULL;
     free(path);
     if (!f)
@@ -328,11 +319,7 @@ int outdir_begin(OutDir *o, const char *target, char *err, size_t errlen)
 
 char *outdir_path(const OutDir *o, const char *name)
 {
-    size_t n = strlen(o->tmp) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", o->tmp, name);
-    return p;
+    return path_join(o->tmp, name);
 }
 
 /* Complete the marker of the temporary folder: its first line, then every
@@ -394,7 +381,7 @@ static void discard_old(const char *old, const char *target, char **kept)
     if (marker_read(old, &m) == 0) {
         for (size_t i = m.n; i-- > 0;) { /* sorted: "kv4/x.png" before "kv4/" in this order */
             const char *entry = m.entries[i];
-            char *p = entry_inside(entry) ? join(old, entry) : NULL;
+            char *p = entry_inside(entry) ? path_join(old, entry) : NULL;
             if (p && entry[strlen(entry) - 1] == '/')
                 rmdir(p); /* fails, as it should, when it still holds something */
             else if (p)
@@ -402,7 +389,7 @@ static void discard_old(const char *old, const char *target, char **kept)
             free(p);
         }
         marker_list_free(&m);
-        char *marker = join(old, OUTDIR_MARKER);
+        char *marker = path_join(old, OUTDIR_MARKER);
         if (marker)
             unlink(marker);
         free(marker);

@@ -105,6 +105,21 @@ static void rival_free(MhaWeights *one)
     free(one->W_q), free(one->W_k), free(one->W_v), free(one->b_k), free(one->b_v);
 }
 
+/* Each head's map in att (n_heads, T, T) against its reference map in ref
+ * (ref_step: T * T, a map of each head's own; 0, one map for every head):
+ * its JS into val[h], its top-1 agreement into val[n_heads + h]. */
+static void compare_heads(const MhaConfig *c, const float *att, const float *ref, size_t ref_step, double *val)
+{
+    const int T = c->T, H = c->n_heads;
+    const size_t map = (size_t)T * T;
+    for (int h = 0; h < H; h++) {
+        MapComparison cmp;
+        measures_compare(att + (size_t)h * map, ref + (size_t)h * ref_step, T, c->causal, &cmp);
+        val[h] = cmp.js_to_single;
+        val[H + h] = cmp.top1_agreement;
+    }
+}
+
 /* Draw s (seed s) of shape args->c on args->tokens: its numbers into val (slots(n_heads)),
  * NAN where one is not defined. Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 static int one_draw(const DrawArgs *args, uint64_t s, double *val)
@@ -113,7 +128,6 @@ static int one_draw(const DrawArgs *args, uint64_t s, double *val)
     char *const *tokens = args->tokens;
     const int rival = args->rival;
     const int T = c->T, H = c->n_heads;
-    const size_t map = (size_t)T * T;
     int rc = MHAVIZ_ENOMEM;
     MhaState multi = {0}, single = {0};
     PullLayer pulls = {0};
@@ -148,12 +162,7 @@ static int one_draw(const DrawArgs *args, uint64_t s, double *val)
     val[CHANCE_FOLLOWED] = pulls.count[PULL_FOLLOWED];
     val[CHANCE_OWN] = pulls.count[PULL_OWN];
     val[CHANCE_NO_PULL] = pulls.count[PULL_NO_PULL];
-    for (int h = 0; h < H; h++) {
-        MapComparison cmp;
-        measures_compare(multi.att + (size_t)h * map, single.att, T, c->causal, &cmp);
-        val[CHANCE_HEAD_JS + h] = cmp.js_to_single;
-        val[CHANCE_HEAD_JS + H + h] = cmp.top1_agreement;
-    }
+    compare_heads(c, multi.att, single.att, 0, val + CHANCE_HEAD_JS); /* each head against the wide one */
     rc = MHAVIZ_OK;
 cleanup:
     rival_free(&one);
@@ -223,8 +232,7 @@ static int pool_draw(const DrawArgs *args, uint64_t s, double *val)
     const int n_kv = args->n_kv;
     const int *group_of = args->group_of;
     const PoolMethod method = args->method;
-    const int T = c->T, H = c->n_heads;
-    const size_t map = (size_t)T * T;
+    const size_t map = (size_t)c->T * c->T;
     int rc = MHAVIZ_ENOMEM;
     MhaState mha = {0}, pooled = {0};
     PooledLayer layer = {0};
@@ -239,12 +247,7 @@ static int pool_draw(const DrawArgs *args, uint64_t s, double *val)
         goto cleanup;
     mha_forward(c, &w, x, &mha);
     mha_forward(&layer.cfg, &layer.w, x, &pooled);
-    for (int h = 0; h < H; h++) {
-        MapComparison cmp;
-        measures_compare(pooled.att + (size_t)h * map, mha.att + (size_t)h * map, T, c->causal, &cmp);
-        val[h] = cmp.js_to_single;
-        val[H + h] = cmp.top1_agreement;
-    }
+    compare_heads(c, pooled.att, mha.att, map, val); /* each head against its own self */
     rc = MHAVIZ_OK;
 cleanup:
     pool_layer_free(&layer);

@@ -78,20 +78,31 @@ void init_tokens_free(char **tokens, int T)
     free(tokens);
 }
 
+/* The next token at *p (tokens are separated by white space): its start,
+ * its length in *len, *p moved past it; NULL when none is left. */
+static const char *next_token(const char **p, size_t *len)
+{
+    const char *s = *p;
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    if (!*s)
+        return NULL;
+    const char *start = s;
+    while (*s && !isspace((unsigned char)*s))
+        s++;
+    *p = s;
+    *len = (size_t)(s - start);
+    return start;
+}
+
 int init_tokens_split(const char *text, char ***tokens, int *T, char *err, size_t errlen)
 {
     *tokens = NULL;
     *T = 0;
     int n = 0;
-    for (const char *p = text; *p;) {
-        while (*p && isspace((unsigned char)*p))
-            p++;
-        if (!*p)
-            break;
+    size_t len;
+    for (const char *p = text; next_token(&p, &len);)
         n++;
-        while (*p && !isspace((unsigned char)*p))
-            p++;
-    }
     if (n == 0) {
         snprintf(err, errlen, "--tokens: no token in \"%s\" (tokens are separated by spaces)", text);
         return MHAVIZ_EINPUT;
@@ -99,22 +110,13 @@ int init_tokens_split(const char *text, char ***tokens, int *T, char *err, size_
     char **out = calloc((size_t)n, sizeof *out); /* (T) */
     if (!out)
         goto oom;
-    int t = 0;
-    for (const char *p = text; *p;) {
-        while (*p && isspace((unsigned char)*p))
-            p++;
-        if (!*p)
-            break;
-        const char *start = p;
-        while (*p && !isspace((unsigned char)*p))
-            p++;
-        size_t len = (size_t)(p - start);
+    const char *p = text, *start;
+    for (int t = 0; (start = next_token(&p, &len)); t++) {
         out[t] = malloc(len + 1);
         if (!out[t])
             goto oom;
         memcpy(out[t], start, len);
         out[t][len] = '\0';
-        t++;
     }
     *tokens = out;
     *T = n;

@@ -107,17 +107,7 @@ static void run(Run *r, const char *const *args)
 }
 
 /* Entries in the run folder (what the binary left behind). */
-static int left_behind(const Run *r)
-{
-    DIR *d = opendir(r->run);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
+static int left_behind(const Run *r) { return count_entries(r->run, NULL); }
 
 /* A record for runs of the binary (run): each run removes the scratch
  * folder of the one before it on the same record, and run_free the last. */

@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 typedef struct {
     char *dir;         /* the scratch folder the run writes in */
@@ -30,12 +28,9 @@ typedef struct {
 /* Run mhaviz with args (NULL-terminated; "DATA/x" stands for tests/data/good/x) in r->dir. */
 static void run(Run *r, const char *const *args)
 {
-    char bin[PATH_MAX], data[PATH_MAX], err_path[PATH_MAX], paths[8][PATH_MAX + 32];
-    const char *bin_env = getenv("MHAVIZ_BIN");
-    ck_assert_msg(bin_env && realpath(bin_env, bin) != NULL, "MHAVIZ_BIN: no such file (`make test` sets it)");
+    char data[PATH_MAX], paths[8][PATH_MAX + 32];
     ck_assert_ptr_nonnull(realpath("tests/data/good", data));
-    snprintf(err_path, sizeof err_path, "%s.stderr", r->dir);
-    const char *argv[16] = {bin};
+    const char *argv[16] = {binary_path()};
     int n = 1;
     for (; args[n - 1]; n++) {
         ck_assert_int_lt(n, 8);
@@ -47,20 +42,7 @@ static void run(Run *r, const char *const *args)
         }
     }
     argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        if (chdir(r->dir) != 0 || !freopen("/dev/null", "w", stdout) || !freopen(err_path, "w", stderr))
-            _exit(127);
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    slurp_into(err_path, r->err, sizeof r->err);
-    unlink(err_path);
+    r->status = run_program(r->dir, argv, NULL, r->err, sizeof r->err);
 }
 
 static Run *start(void)
@@ -85,19 +67,6 @@ static int exists(const Run *r, const char *rel)
     snprintf(path, sizeof path, "%s/%s", r->dir, rel);
     struct stat st;
     return stat(path, &st) == 0;
-}
-
-/* Entries of r->dir: what the runs wrote. */
-static int written(const Run *r)
-{
-    DIR *d = opendir(r->dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
 }
 
 /* Every file of folder a (r->dir/a) is in folder b with the same bytes,
@@ -203,7 +172,7 @@ START_TEST(layer_refused)
     run(r, args);
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
     ck_assert_msg(strstr(r->err, REFUSED[_i].says), "%s", r->err);
-    ck_assert_int_eq(written(r), 0);
+    ck_assert_int_eq(count_entries(r->dir, NULL), 0);
     done(r);
 }
 END_TEST

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define SENTENCE "When Mary and John went to the store, John gave a drink to"
@@ -28,13 +27,6 @@ typedef struct {
     int status;          /* exit code, or -1 */
     char err[1 << 14];   /* captured stderr */
 } Run;
-
-static const char *env(const char *name)
-{
-    const char *v = getenv(name);
-    ck_assert_msg(v != NULL, "%s is not set: `make test` sets it", name);
-    return v;
-}
 
 static void write_file(const char *path, const void *bytes, size_t n)
 {
@@ -59,20 +51,20 @@ static void make_model(Run *r, const char *model_case, const char *tok)
     r->dir = scratch("model");
     snprintf(to, sizeof to, "%s/model", r->dir);
     ck_assert_int_eq(mkdir(to, 0755), 0);
-    snprintf(from, sizeof from, "%s/%s", env("MHAVIZ_MODELS"), model_case);
+    snprintf(from, sizeof from, "%s/%s", need_env("MHAVIZ_MODELS"), model_case);
     DIR *d = opendir(from);
     ck_assert_msg(d != NULL, "%s: no such folder", from);
     struct dirent *e;
     while ((e = readdir(d)))
         if (strstr(e->d_name, ".safetensors") || strcmp(e->d_name, "config.json") == 0) {
-            snprintf(from, sizeof from, "%s/%s/%s", env("MHAVIZ_MODELS"), model_case, e->d_name);
+            snprintf(from, sizeof from, "%s/%s/%s", need_env("MHAVIZ_MODELS"), model_case, e->d_name);
             snprintf(to, sizeof to, "%s/model/%s", r->dir, e->d_name);
             copy_file(from, to);
         }
     closedir(d);
     const char *const files[] = {"tokenizer.json", "tokenizer_config.json"};
     for (int i = 0; i < 2; i++) {
-        snprintf(from, sizeof from, "%s/%s/%s", env("MHAVIZ_TOKENIZERS"), tok, files[i]);
+        snprintf(from, sizeof from, "%s/%s/%s", need_env("MHAVIZ_TOKENIZERS"), tok, files[i]);
         snprintf(to, sizeof to, "%s/model/%s", r->dir, files[i]);
         copy_file(from, to);
     }
@@ -115,43 +107,18 @@ static void write_safetensors(Run *r, const char *name, const char *header, long
 /* Run mhaviz with args (NULL-terminated; "MODEL" stands for the model folder) in r->dir. */
 static void run(Run *r, const char *const *args)
 {
-    char bin[PATH_MAX], model[PATH_MAX], err_path[PATH_MAX];
-    ck_assert_msg(realpath(env("MHAVIZ_BIN"), bin) != NULL, "MHAVIZ_BIN: no such file");
+    char model[PATH_MAX];
     snprintf(model, sizeof model, "%s/model", r->dir);
-    snprintf(err_path, sizeof err_path, "%s/../%s.stderr", r->dir, strrchr(r->dir, '/') + 1);
-    const char *argv[32] = {bin};
+    const char *argv[32] = {binary_path()};
     int n = 1;
     for (; args[n - 1]; n++)
         argv[n] = strcmp(args[n - 1], "MODEL") == 0 ? model : args[n - 1];
     argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        if (chdir(r->dir) != 0 || !freopen("/dev/null", "w", stdout) || !freopen(err_path, "w", stderr))
-            _exit(127);
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    slurp_into(err_path, r->err, sizeof r->err);
-    unlink(err_path);
+    r->status = run_program(r->dir, argv, NULL, r->err, sizeof r->err);
 }
 
 /* Entries of r->dir beside the model folder: what the run wrote. */
-static int written(const Run *r)
-{
-    DIR *d = opendir(r->dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && strcmp(e->d_name, "model") != 0;
-    closedir(d);
-    return n;
-}
+static int written(const Run *r) { return count_entries(r->dir, "model"); }
 
 static void done(Run *r)
 {

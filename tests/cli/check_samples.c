@@ -16,13 +16,10 @@
 #include "support.h"
 
 #include <check.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static const char *const SAMPLES[] = {
     "lesson1.json", "lesson2_gqa.json", "lesson3_mqa.json", "base_paper.json", "random_init.json",
@@ -239,40 +236,6 @@ END_TEST
 
 /* ---- the binaries --------------------------------------------------------- */
 
-static const char *env(const char *name)
-{
-    const char *v = getenv(name);
-    ck_assert_msg(v != NULL, "%s is not set (run through make test)", name);
-    return v;
-}
-
-/* Run argv with stdout into out_path (NULL: /dev/null) and stderr into
- * err (len bytes); returns the exit status. */
-static int run(char *const argv[], const char *out_path, char *err, size_t len)
-{
-    char err_path[] = "/tmp/mhaviz-samples-err-XXXXXX";
-    int err_fd = mkstemp(err_path);
-    ck_assert_int_ge(err_fd, 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int out = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (out < 0)
-            _exit(126);
-        dup2(out, 1);
-        dup2(err_fd, 2);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    int st;
-    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-    ssize_t n = pread(err_fd, err, len - 1, 0);
-    err[n > 0 ? n : 0] = '\0';
-    close(err_fd);
-    unlink(err_path);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static int exists(const char *path)
 {
     struct stat st;
@@ -283,8 +246,8 @@ static int exists(const char *path)
 START_TEST(generator_reproduces_samples)
 {
     char *dir = scratch("samples"), err[4096];
-    char *argv[] = {(char *)env("MHAVIZ_GEN"), dir, NULL};
-    ck_assert_msg(run(argv, NULL, err, sizeof err) == 0, "generator: %s", err);
+    const char *argv[] = {need_env("MHAVIZ_GEN"), dir, NULL};
+    ck_assert_msg(run_program(NULL, argv, NULL, err, sizeof err) == 0, "generator: %s", err);
     for (int s = 0; s < N_SAMPLES; s++) {
         char fresh[512], shipped[512];
         snprintf(fresh, sizeof fresh, "%s/%s", dir, SAMPLES[s]);
@@ -305,8 +268,8 @@ START_TEST(every_sample_runs)
         char in[256], out[512], file[600];
         snprintf(in, sizeof in, "samples/%s", SAMPLES[s]);
         snprintf(out, sizeof out, "%s/%d", dir, s);
-        char *argv[] = {(char *)env("MHAVIZ_BIN"), "-q", "-o", out, in, NULL};
-        ck_assert_msg(run(argv, NULL, err, sizeof err) == 0, "%s: %s", in, err);
+        const char *argv[] = {need_env("MHAVIZ_BIN"), "-q", "-o", out, in, NULL};
+        ck_assert_msg(run_program(NULL, argv, NULL, err, sizeof err) == 0, "%s: %s", in, err);
         const int heads = s == 3 ? 8 : 4;
         for (int h = 0; h < heads; h++) {
             snprintf(file, sizeof file, "%s/head_%02d.png", out, h);
@@ -333,38 +296,38 @@ START_TEST(init_cli_reproducible_and_runs)
     snprintf(b, sizeof b, "%s/b.json", dir);
     snprintf(c, sizeof c, "%s/c.json", dir);
     snprintf(out, sizeof out, "%s/out", dir);
-    char *bin = (char *)env("MHAVIZ_BIN");
-    char *args7[] = {bin, "init", "--tokens", "the cat sat on the mat", "--d-model", "16",
+    const char *bin = need_env("MHAVIZ_BIN");
+    const char *args7[] = {bin, "init", "--tokens", "the cat sat on the mat", "--d-model", "16",
                      "--heads", "4", "--kv-heads", "2", "--seed", "7", NULL};
-    char *args8[] = {bin, "init", "--tokens", "the cat sat on the mat", "--d-model", "16",
+    const char *args8[] = {bin, "init", "--tokens", "the cat sat on the mat", "--d-model", "16",
                      "--heads", "4", "--kv-heads", "2", "--seed", "8", "--embeddings", NULL};
-    ck_assert_msg(run(args7, a, err, sizeof err) == 0, "init: %s", err);
-    ck_assert_msg(run(args7, b, err, sizeof err) == 0, "init: %s", err);
-    ck_assert_msg(run(args8, c, err, sizeof err) == 0, "init: %s", err);
+    ck_assert_msg(run_program(NULL, args7, a, err, sizeof err) == 0, "init: %s", err);
+    ck_assert_msg(run_program(NULL, args7, b, err, sizeof err) == 0, "init: %s", err);
+    ck_assert_msg(run_program(NULL, args8, c, err, sizeof err) == 0, "init: %s", err);
     ck_assert(files_same(a, b));
     ck_assert(!files_same(a, c));
-    char *main_a[] = {bin, "-q", "-o", out, a, NULL};
-    ck_assert_msg(run(main_a, NULL, err, sizeof err) == 0, "run: %s", err);
-    char *main_c[] = {bin, "-q", "-o", out, c, NULL};
-    ck_assert_msg(run(main_c, NULL, err, sizeof err) == 0, "run: %s", err);
+    const char *main_a[] = {bin, "-q", "-o", out, a, NULL};
+    ck_assert_msg(run_program(NULL, main_a, NULL, err, sizeof err) == 0, "run: %s", err);
+    const char *main_c[] = {bin, "-q", "-o", out, c, NULL};
+    ck_assert_msg(run_program(NULL, main_c, NULL, err, sizeof err) == 0, "run: %s", err);
 
-    char *fresh[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
+    const char *fresh[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
                      "--d-model", "16", "--heads", "4", "--seed", "1", "--embeddings", NULL};
-    ck_assert_int_eq(run(fresh, a, err, sizeof err), 0);
+    ck_assert_int_eq(run_program(NULL, fresh, a, err, sizeof err), 0);
     ck_assert_msg(files_same(a, "samples/random_init.json"), "random_init.json is not init's output");
-    char *base[] = {bin, "init", "--tokens", "the animal didn't cross the street because it was too tired",
+    const char *base[] = {bin, "init", "--tokens", "the animal didn't cross the street because it was too tired",
                     "--d-model", "512", "--heads", "8", "--seed", "2017", "--embeddings",
                     "--digits", "2", NULL};
-    ck_assert_int_eq(run(base, a, err, sizeof err), 0);
+    ck_assert_int_eq(run_program(NULL, base, a, err, sizeof err), 0);
     ck_assert_msg(files_same(a, "samples/base_paper.json"), "base_paper.json is not init's output");
     /* lesson 1 and 2 are designed models (samples/README.md) */
-    char *lesson1[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
+    const char *lesson1[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
                        "--designed", "--subject", "Mary John", "--digits", "6", NULL};
-    ck_assert_int_eq(run(lesson1, a, err, sizeof err), 0);
+    ck_assert_int_eq(run_program(NULL, lesson1, a, err, sizeof err), 0);
     ck_assert_msg(files_same(a, "samples/lesson1.json"), "lesson1.json is not init --designed's output");
-    char *lesson2[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
+    const char *lesson2[] = {bin, "init", "--tokens", "Mary gave the book to John because John had helped Mary",
                        "--designed", "--subject", "Mary John", "--kv-heads", "2", "--digits", "6", NULL};
-    ck_assert_int_eq(run(lesson2, a, err, sizeof err), 0);
+    ck_assert_int_eq(run_program(NULL, lesson2, a, err, sizeof err), 0);
     ck_assert_msg(files_same(a, "samples/lesson2_gqa.json"), "lesson2_gqa.json is not init --designed's output");
     remove_tree(dir);
     free(dir);
@@ -375,9 +338,9 @@ END_TEST
 START_TEST(init_cli_errors)
 {
     char err[4096];
-    char *bin = (char *)env("MHAVIZ_BIN");
+    const char *bin = need_env("MHAVIZ_BIN");
     struct {
-        char *argv[12];
+        const char *argv[12];
         const char *says;
     } cases[] = {
         {{bin, "init", NULL}, "--tokens"},
@@ -397,12 +360,12 @@ START_TEST(init_cli_errors)
         {{bin, "init", "--tokens", "a b", "--designed", "--kv-heads", "3", NULL}, "--kv-heads 3 must divide --heads 4"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ck_assert_int_eq(run(cases[i].argv, NULL, err, sizeof err), MHAVIZ_EUSAGE);
+        ck_assert_int_eq(run_program(NULL, cases[i].argv, NULL, err, sizeof err), MHAVIZ_EUSAGE);
         ck_assert_msg(strstr(err, cases[i].says) != NULL, "case %zu: stderr was: %s", i, err);
     }
     /* a full disk is a file-system error (exit 3) */
-    char *ok[] = {bin, "init", "--tokens", "a b", NULL};
-    ck_assert_int_eq(run(ok, "/dev/full", err, sizeof err), MHAVIZ_EIO);
+    const char *ok[] = {bin, "init", "--tokens", "a b", NULL};
+    ck_assert_int_eq(run_program(NULL, ok, "/dev/full", err, sizeof err), MHAVIZ_EIO);
     ck_assert_msg(strstr(err, "standard output") != NULL, "stderr was: %s", err);
 }
 END_TEST
@@ -414,18 +377,18 @@ END_TEST
 START_TEST(kv_heads_option)
 {
     char *dir = scratch("samples"), err[4096], o1[512], o2[512], p1[600], p2[600];
-    char *bin = (char *)env("MHAVIZ_BIN");
+    const char *bin = need_env("MHAVIZ_BIN");
     snprintf(o1, sizeof o1, "%s/pooled", dir);
     snprintf(o2, sizeof o2, "%s/shipped", dir);
-    char *bad[] = {bin, "-q", "-o", o1, "--kv-heads", "3", "samples/lesson1.json", NULL};
-    ck_assert_int_eq(run(bad, NULL, err, sizeof err), MHAVIZ_EUSAGE);
+    const char *bad[] = {bin, "-q", "-o", o1, "--kv-heads", "3", "samples/lesson1.json", NULL};
+    ck_assert_int_eq(run_program(NULL, bad, NULL, err, sizeof err), MHAVIZ_EUSAGE);
     ck_assert_msg(strstr(err, "--kv-heads 3") && strstr(err, "n_kv_heads = 4"), "stderr: %s", err);
     ck_assert(!exists(o1));
 
-    char *pooled[] = {bin, "-q", "-o", o1, "--kv-heads", "2", "--pool", "mean", "samples/lesson1.json", NULL};
-    char *shipped[] = {bin, "-q", "-o", o2, "samples/lesson2_gqa.json", NULL};
-    ck_assert_msg(run(pooled, NULL, err, sizeof err) == 0, "stderr: %s", err);
-    ck_assert_msg(run(shipped, NULL, err, sizeof err) == 0, "stderr: %s", err);
+    const char *pooled[] = {bin, "-q", "-o", o1, "--kv-heads", "2", "--pool", "mean", "samples/lesson1.json", NULL};
+    const char *shipped[] = {bin, "-q", "-o", o2, "samples/lesson2_gqa.json", NULL};
+    ck_assert_msg(run_program(NULL, pooled, NULL, err, sizeof err) == 0, "stderr: %s", err);
+    ck_assert_msg(run_program(NULL, shipped, NULL, err, sizeof err) == 0, "stderr: %s", err);
     snprintf(p1, sizeof p1, "%s/report.txt", o1);
     size_t len;
     char *txt = slurp(p1, &len);

@@ -64,50 +64,73 @@ static double max_diff(const float *got, const double *want, size_t n)
     return worst;
 }
 
-/* The case's token ids (malloc'd), their count *T and its layers, from
- * dir/case.json (*root: the parsed file, for the caller to delete). */
-static int *case_ids(const char *dir, int *T, int *n_layers, cJSON **root)
+/* One case of make_checkpoints.py, as its case.json describes it. */
+typedef struct {
+    char dir[1024]; /* MHAVIZ_MODELS/<case> */
+    cJSON *root;    /* case.json, parsed */
+    int *ids;       /* (T) the token ids */
+    int T, n_layers, vocab, n_heads;
+} Case;
+
+/* Case i of CASES: its folder and case.json read into *c (free with case_free). */
+static void case_open(Case *c, int i)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/case.json", dir);
+    snprintf(c->dir, sizeof c->dir, "%s/%s", models_dir(), CASES[i]);
+    snprintf(path, sizeof path, "%s/case.json", c->dir);
     char *text = slurp(path, NULL);
-    *root = cJSON_Parse(text);
+    c->root = cJSON_Parse(text);
     free(text);
-    ck_assert_msg(*root != NULL, "%s: not JSON", path);
-    const cJSON *ids_json = cJSON_GetObjectItemCaseSensitive(*root, "ids");
-    *T = cJSON_GetArraySize(ids_json);
-    *n_layers = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(*root, "n_layers"));
-    int *ids = malloc((size_t)*T * sizeof *ids), t = 0;
+    ck_assert_msg(c->root != NULL, "%s: not JSON", path);
+    const cJSON *ids_json = cJSON_GetObjectItemCaseSensitive(c->root, "ids");
+    c->T = cJSON_GetArraySize(ids_json);
+    c->n_layers = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(c->root, "n_layers"));
+    c->vocab = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(c->root, "vocab_size"));
+    c->n_heads = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(c->root, "n_heads"));
+    c->ids = malloc((size_t)c->T * sizeof *c->ids);
+    ck_assert_ptr_nonnull(c->ids);
+    int t = 0;
     const cJSON *id;
-    cJSON_ArrayForEach(id, ids_json) ids[t++] = (int)id->valuedouble;
-    return ids;
+    cJSON_ArrayForEach(id, ids_json) c->ids[t++] = (int)id->valuedouble;
+}
+
+/* The n float64 numbers of the case's ref/name (written by make_checkpoints.py). */
+static double *case_ref(const Case *c, const char *name, size_t n)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/ref/%s", c->dir, name);
+    return read_f64_npy(path, n);
+}
+
+static void case_free(Case *c)
+{
+    free(c->ids);
+    cJSON_Delete(c->root);
 }
 
 START_TEST(every_layer_matches_the_reference)
 {
-    char dir[1024], path[1200];
-    snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
-    int T, n_layers;
-    cJSON *root;
-    int *ids = case_ids(dir, &T, &n_layers, &root);
-    const char *dtype = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "dtype"));
+    Case mc;
+    case_open(&mc, _i);
+    const char *dtype = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(mc.root, "dtype"));
 
     double worst_x = 0.0, worst_att = 0.0;
-    for (int layer = 0; layer < n_layers; layer++) {
+    for (int layer = 0; layer < mc.n_layers; layer++) {
         MhaInput in;
         char err[MHAVIZ_ERRLEN];
-        ck_assert_msg(model_layer(dir, ids, T, layer, &in, err, sizeof err) == MHAVIZ_OK, "%s layer %d: %s",
+        ck_assert_msg(model_layer(mc.dir, mc.ids, mc.T, layer, &in, err, sizeof err) == MHAVIZ_OK, "%s layer %d: %s",
                       CASES[_i], layer, err);
         const MhaConfig *c = &in.cfg;
-        ck_assert_int_eq(c->T, T);
+        ck_assert_int_eq(c->T, mc.T);
         ck_assert_str_eq(in.model->dtype, dtype);
         ck_assert_int_eq(in.model->layer, layer);
-        ck_assert_int_eq(in.model->n_layers, n_layers);
-        const size_t nx = (size_t)T * c->d_model, na = (size_t)c->n_heads * T * T;
-        snprintf(path, sizeof path, "%s/ref/x_%02d.npy", dir, layer);
-        double *want_x = read_f64_npy(path, nx);
-        snprintf(path, sizeof path, "%s/ref/attn_%02d.npy", dir, layer);
-        double *want_att = read_f64_npy(path, na);
+        ck_assert_int_eq(in.model->n_layers, mc.n_layers);
+        const size_t nx = (size_t)mc.T * c->d_model, na = (size_t)c->n_heads * mc.T * mc.T;
+        char name[32];
+        snprintf(name, sizeof name, "x_%02d.npy", layer);
+        double *want_x = case_ref(&mc, name, nx);
+        snprintf(name, sizeof name, "attn_%02d.npy", layer);
+        double *want_att = case_ref(&mc, name, na);
         MhaState s;
         ck_assert_int_eq(mha_state_build(&s, c, 0), MHAVIZ_OK);
         mha_forward(c, &in.w, in.x, &s);
@@ -119,10 +142,9 @@ START_TEST(every_layer_matches_the_reference)
         free(want_x), free(want_att);
         input_free(&in);
     }
-    fprintf(stderr, "model_ref: %-24s %d layers, largest difference: x %.2e, maps %.2e\n", CASES[_i], n_layers,
+    fprintf(stderr, "model_ref: %-24s %d layers, largest difference: x %.2e, maps %.2e\n", CASES[_i], mc.n_layers,
             worst_x, worst_att);
-    free(ids);
-    cJSON_Delete(root);
+    case_free(&mc);
 }
 END_TEST
 
@@ -131,24 +153,23 @@ END_TEST
  * same order, the layers shown only copied out before their block runs. */
 START_TEST(all_layers_at_once_match_one_at_a_time)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
-    int T, n_layers, layers[8];
-    cJSON *root;
-    int *ids = case_ids(dir, &T, &n_layers, &root);
-    ck_assert_int_le(n_layers, 8);
-    for (int l = 0; l < n_layers; l++)
+    Case mc;
+    case_open(&mc, _i);
+    int layers[8];
+    ck_assert_int_le(mc.n_layers, 8);
+    for (int l = 0; l < mc.n_layers; l++)
         layers[l] = l;
     MhaInput all[8];
     char err[MHAVIZ_ERRLEN];
-    ck_assert_msg(model_layers(dir, ids, T, layers, n_layers, all, NULL, NULL, err, sizeof err) == MHAVIZ_OK, "%s", err);
-    for (int l = 0; l < n_layers; l++) {
+    ck_assert_msg(model_layers(mc.dir, mc.ids, mc.T, layers, mc.n_layers, all, NULL, NULL, err, sizeof err) ==
+                      MHAVIZ_OK, "%s", err);
+    for (int l = 0; l < mc.n_layers; l++) {
         MhaInput one;
-        ck_assert_msg(model_layer(dir, ids, T, l, &one, err, sizeof err) == MHAVIZ_OK, "%s", err);
+        ck_assert_msg(model_layer(mc.dir, mc.ids, mc.T, l, &one, err, sizeof err) == MHAVIZ_OK, "%s", err);
         const MhaConfig *c = &one.cfg;
         const size_t d = (size_t)c->d_model, kv = (size_t)c->n_kv_heads * c->head_dim;
         ck_assert_int_eq(all[l].model->layer, l);
-        ck_assert(memcmp(all[l].x, one.x, (size_t)T * d * sizeof(float)) == 0);
+        ck_assert(memcmp(all[l].x, one.x, (size_t)mc.T * d * sizeof(float)) == 0);
         ck_assert(memcmp(all[l].w.W_q, one.w.W_q, d * d * sizeof(float)) == 0);
         ck_assert(memcmp(all[l].w.W_k, one.w.W_k, d * kv * sizeof(float)) == 0);
         ck_assert(memcmp(all[l].w.W_v, one.w.W_v, d * kv * sizeof(float)) == 0);
@@ -162,13 +183,12 @@ START_TEST(all_layers_at_once_match_one_at_a_time)
         input_free(&all[l]);
     }
     /* Layers out of order, or past the model: refused, naming config.json. */
-    const int reversed[2] = {1, 0}, past[1] = {n_layers};
-    ck_assert_int_eq(model_layers(dir, ids, T, reversed, 2, all, NULL, NULL, err, sizeof err), MHAVIZ_EINPUT);
+    const int reversed[2] = {1, 0}, past[1] = {mc.n_layers};
+    ck_assert_int_eq(model_layers(mc.dir, mc.ids, mc.T, reversed, 2, all, NULL, NULL, err, sizeof err), MHAVIZ_EINPUT);
     ck_assert_msg(strstr(err, "config.json: layer 0 does not exist after"), "%s", err);
-    ck_assert_int_eq(model_layers(dir, ids, T, past, 1, all, NULL, NULL, err, sizeof err), MHAVIZ_EINPUT);
+    ck_assert_int_eq(model_layers(mc.dir, mc.ids, mc.T, past, 1, all, NULL, NULL, err, sizeof err), MHAVIZ_EINPUT);
     ck_assert_msg(strstr(err, "config.json: layer"), "%s", err);
-    free(ids);
-    cJSON_Delete(root);
+    case_free(&mc);
 }
 END_TEST
 
@@ -178,30 +198,26 @@ END_TEST
  * changes no layer's x. */
 START_TEST(logprobs_match_the_reference)
 {
-    char dir[1024], path[1200];
-    snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
-    int T, n_layers;
-    cJSON *root;
-    int *ids = case_ids(dir, &T, &n_layers, &root);
-    const int vocab = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "vocab_size"));
-    ck_assert_int_gt(vocab, 0);
-    snprintf(path, sizeof path, "%s/ref/logprobs.npy", dir);
-    double *want = read_f64_npy(path, (size_t)vocab);
-    double *got = malloc((size_t)vocab * sizeof *got);
+    Case mc;
+    case_open(&mc, _i);
+    ck_assert_int_gt(mc.vocab, 0);
+    double *want = case_ref(&mc, "logprobs.npy", (size_t)mc.vocab);
+    double *got = malloc((size_t)mc.vocab * sizeof *got);
     MhaInput in, plain;
     const int first = 0;
     char err[MHAVIZ_ERRLEN];
-    ck_assert_msg(model_layers(dir, ids, T, &first, 1, &in, got, NULL, err, sizeof err) == MHAVIZ_OK, "%s", err);
-    ck_assert_msg(model_layer(dir, ids, T, 0, &plain, err, sizeof err) == MHAVIZ_OK, "%s", err);
-    ck_assert(memcmp(in.x, plain.x, (size_t)T * in.cfg.d_model * sizeof(float)) == 0);
+    ck_assert_msg(model_layers(mc.dir, mc.ids, mc.T, &first, 1, &in, got, NULL, err, sizeof err) == MHAVIZ_OK, "%s",
+                  err);
+    ck_assert_msg(model_layer(mc.dir, mc.ids, mc.T, 0, &plain, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert(memcmp(in.x, plain.x, (size_t)mc.T * in.cfg.d_model * sizeof(float)) == 0);
     double worst = 0.0;
-    for (int v = 0; v < vocab; v++)
+    for (int v = 0; v < mc.vocab; v++)
         worst = fmax(worst, fabs(got[v] - want[v]));
     ck_assert_msg(worst <= TOL, "%s: log-probabilities differ from the reference by %g", CASES[_i], worst);
-    fprintf(stderr, "model_ref: %-24s log-probabilities of %d tokens within %.2e\n", CASES[_i], vocab, worst);
+    fprintf(stderr, "model_ref: %-24s log-probabilities of %d tokens within %.2e\n", CASES[_i], mc.vocab, worst);
     input_free(&in), input_free(&plain);
-    free(got), free(want), free(ids);
-    cJSON_Delete(root);
+    free(got), free(want);
+    case_free(&mc);
 }
 END_TEST
 
@@ -212,28 +228,23 @@ END_TEST
  * a head switched off wrongly, or not at all, fails here. */
 START_TEST(heads_off_match_the_reference)
 {
-    char dir[1024], path[1200];
-    snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
-    int T, n_layers;
-    cJSON *root;
-    int *ids = case_ids(dir, &T, &n_layers, &root);
-    const int vocab = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "vocab_size"));
-    const int H = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "n_heads"));
-    snprintf(path, sizeof path, "%s/ref/logprobs.npy", dir);
-    double *clean = read_f64_npy(path, (size_t)vocab);
-    snprintf(path, sizeof path, "%s/ref/ablate.npy", dir);
-    double *want = read_f64_npy(path, (size_t)n_layers * H);
+    Case mc;
+    case_open(&mc, _i);
+    const int n_all = mc.n_layers * mc.n_heads; /* every head of the model */
+    double *clean = case_ref(&mc, "logprobs.npy", (size_t)mc.vocab);
+    double *want = case_ref(&mc, "ablate.npy", (size_t)n_all);
     int top = 0;
-    for (int v = 1; v < vocab; v++)
+    for (int v = 1; v < mc.vocab; v++)
         top = clean[v] > clean[top] ? v : top;
-    double *got = malloc((size_t)vocab * sizeof *got), worst = 0.0, moved = 0.0;
-    unsigned char *off = calloc((size_t)n_layers * H, 1);
-    for (int k = 0; k < n_layers * H; k++) {
+    double *got = malloc((size_t)mc.vocab * sizeof *got), worst = 0.0, moved = 0.0;
+    unsigned char *off = calloc((size_t)n_all, 1);
+    for (int k = 0; k < n_all; k++) {
         MhaInput in;
         const int first = 0;
         char err[MHAVIZ_ERRLEN];
         off[k] = 1;
-        ck_assert_msg(model_layers(dir, ids, T, &first, 1, &in, got, off, err, sizeof err) == MHAVIZ_OK, "%s", err);
+        ck_assert_msg(model_layers(mc.dir, mc.ids, mc.T, &first, 1, &in, got, off, err, sizeof err) == MHAVIZ_OK,
+                      "%s", err);
         off[k] = 0;
         worst = fmax(worst, fabs(got[top] - want[k]));
         moved = fmax(moved, fabs(want[k] - clean[top]));
@@ -241,21 +252,22 @@ START_TEST(heads_off_match_the_reference)
     }
     ck_assert_msg(worst <= TOL, "%s: heads off: the top token's log-probability differs by %g", CASES[_i], worst);
     fprintf(stderr, "model_ref: %-24s %d heads off one at a time: within %.2e (they move it by up to %.2e)\n",
-            CASES[_i], n_layers * H, worst, moved);
+            CASES[_i], n_all, worst, moved);
 
     /* --head-effects' way, each head from its layer's saved input: the
      * same bits as the whole forward above, on 1 thread and on 2. */
-    double *one = malloc((size_t)n_layers * H * sizeof *one), *two = malloc((size_t)n_layers * H * sizeof *two);
+    double *one = malloc((size_t)n_all * sizeof *one), *two = malloc((size_t)n_all * sizeof *two);
     char err[MHAVIZ_ERRLEN];
     omp_set_num_threads(1);
-    ck_assert_msg(model_head_effects(dir, ids, T, top, one, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    ck_assert_msg(model_head_effects(mc.dir, mc.ids, mc.T, top, one, err, sizeof err) == MHAVIZ_OK, "%s", err);
     omp_set_num_threads(2);
-    ck_assert_msg(model_head_effects(dir, ids, T, top, two, err, sizeof err) == MHAVIZ_OK, "%s", err);
-    for (int k = 0; k < n_layers * H; k++) {
+    ck_assert_msg(model_head_effects(mc.dir, mc.ids, mc.T, top, two, err, sizeof err) == MHAVIZ_OK, "%s", err);
+    for (int k = 0; k < n_all; k++) {
         const int first = 0;
         MhaInput in;
         off[k] = 1;
-        ck_assert_msg(model_layers(dir, ids, T, &first, 1, &in, got, off, err, sizeof err) == MHAVIZ_OK, "%s", err);
+        ck_assert_msg(model_layers(mc.dir, mc.ids, mc.T, &first, 1, &in, got, off, err, sizeof err) == MHAVIZ_OK,
+                      "%s", err);
         off[k] = 0;
         input_free(&in);
         ck_assert_msg(one[k] == got[top] && two[k] == got[top], "%s: head %d: from its layer's input %.17g (1 thread) "
@@ -263,8 +275,8 @@ START_TEST(heads_off_match_the_reference)
         ck_assert_msg(fabs(one[k] - want[k]) <= TOL, "%s: head %d: %g from the reference", CASES[_i], k, one[k] - want[k]);
     }
     free(one), free(two);
-    free(off), free(got), free(want), free(clean), free(ids);
-    cJSON_Delete(root);
+    free(off), free(got), free(want), free(clean);
+    case_free(&mc);
 }
 END_TEST
 
@@ -275,40 +287,34 @@ END_TEST
  * than 2e-4, so heads left on, or the wrong ones off, fail here). */
 START_TEST(several_heads_off_match_the_reference)
 {
-    char dir[1024], path[1200];
-    snprintf(dir, sizeof dir, "%s/%s", models_dir(), CASES[_i]);
-    int T, n_layers;
-    cJSON *root;
-    int *ids = case_ids(dir, &T, &n_layers, &root);
-    const int vocab = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "vocab_size"));
-    const int H = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(root, "n_heads"));
-    snprintf(path, sizeof path, "%s/ref/ablate_set.npy", dir);
-    double *want = read_f64_npy(path, (size_t)vocab);
-    snprintf(path, sizeof path, "%s/ref/logprobs.npy", dir);
-    double *clean = read_f64_npy(path, (size_t)vocab);
-    unsigned char *off = calloc((size_t)n_layers * H, 1);
+    Case mc;
+    case_open(&mc, _i);
+    double *want = case_ref(&mc, "ablate_set.npy", (size_t)mc.vocab);
+    double *clean = case_ref(&mc, "logprobs.npy", (size_t)mc.vocab);
+    unsigned char *off = calloc((size_t)mc.n_layers * mc.n_heads, 1);
     const cJSON *pair;
     int n_off = 0;
-    cJSON_ArrayForEach(pair, cJSON_GetObjectItemCaseSensitive(root, "ablate_set")) {
+    cJSON_ArrayForEach(pair, cJSON_GetObjectItemCaseSensitive(mc.root, "ablate_set")) {
         const int l = (int)cJSON_GetArrayItem(pair, 0)->valuedouble, h = (int)cJSON_GetArrayItem(pair, 1)->valuedouble;
-        ck_assert(l >= 0 && l < n_layers && h >= 0 && h < H);
-        off[l * H + h] = 1, n_off++;
+        ck_assert(l >= 0 && l < mc.n_layers && h >= 0 && h < mc.n_heads);
+        off[l * mc.n_heads + h] = 1, n_off++;
     }
     ck_assert_int_ge(n_off, 2);
-    double *got = malloc((size_t)vocab * sizeof *got), worst = 0.0, moved = 0.0;
+    double *got = malloc((size_t)mc.vocab * sizeof *got), worst = 0.0, moved = 0.0;
     MhaInput none;
     char err[MHAVIZ_ERRLEN];
-    ck_assert_msg(model_layers(dir, ids, T, NULL, 0, &none, got, off, err, sizeof err) == MHAVIZ_OK, "%s", err);
-    for (int v = 0; v < vocab; v++) {
+    ck_assert_msg(model_layers(mc.dir, mc.ids, mc.T, NULL, 0, &none, got, off, err, sizeof err) == MHAVIZ_OK, "%s",
+                  err);
+    for (int v = 0; v < mc.vocab; v++) {
         worst = fmax(worst, fabs(got[v] - want[v]));
         moved = fmax(moved, fabs(want[v] - clean[v]));
     }
     ck_assert_msg(worst <= TOL, "%s: %d heads off: log-probabilities differ from the reference by %g", CASES[_i],
                   n_off, worst);
     fprintf(stderr, "model_ref: %-24s %d heads off at once: %d log-probabilities within %.2e (moved by up to %.2e)\n",
-            CASES[_i], n_off, vocab, worst, moved);
-    free(off), free(got), free(want), free(clean), free(ids);
-    cJSON_Delete(root);
+            CASES[_i], n_off, mc.vocab, worst, moved);
+    free(off), free(got), free(want), free(clean);
+    case_free(&mc);
 }
 END_TEST
 

@@ -31,7 +31,9 @@
 
 /* A row blurs when the wide head gives no key more than this share of its
  * attention (a tie of two keys at one half each blurs). A head pulls in a
- * row when it gives its top key more than this share and the row is sharp
+ * row when it gives its top key more than this share, at least
+ * PULL_TIE_WEIGHT more than its runner-up (0.5001 against 0.4999 is a tie,
+ * as it is for the wide head), and the row is sharp
  * (normalised entropy below MEASURES_SHARP_BELOW, measures.h): a head that
  * spreads its row has no pull for the wide head to keep, follow or split. */
 #define PULL_BLUR_AT_MOST 0.5

@@ -243,14 +243,14 @@ void report_txt_pulls(FILE *f, const ReportData *d)
     snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: %sin %d every pulling "
              "head's top key is %s too (nothing lost%s); in %d %s (no key gets more than %.0f%% of %s "
              "attention); in %d %s; in %d it chose a key that is no pulling head's top key. A head "
-             "pulls in a row when it gives its top key more than %.0f%% of the row and the row is sharp (its "
-             "normalised entropy below %.1f, sharpness.png).",
+             "pulls in a row when it gives its top key more than %.0f%% of the row, at least %.3f more than any "
+             "other key (no tie), and the row is sharp (its normalised entropy below %.1f, sharpness.png).",
              choosing, none, p->count[PULL_AGREED], rival_name(!p->identity)->too, also, p->count[PULL_SPLIT],
              p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
              p->identity ? "the wide head's" : "its", p->count[PULL_FOLLOWED],
              "its top key is the top key of some pulling heads, not of the others (followed: an outcome; "
              "who decided it is below)",
-             p->count[PULL_OWN], 100 * PULL_BLUR_AT_MOST, MEASURES_SHARP_BELOW);
+             p->count[PULL_OWN], 100 * PULL_BLUR_AT_MOST, PULL_TIE_WEIGHT, MEASURES_SHARP_BELOW);
     report_wrapped(f, "  ", line);
     if (ch)
         txt_pulls_chance(f, p, ch);

@@ -263,9 +263,14 @@ void report_txt_pulls(FILE *f, const ReportData *d)
     txt_contests(f, d, p);
     const int q = p->default_query;
     char quoted[REPORT_TOKEN_BYTES + 2];
-    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default %s (%d), where the "
-             "heads' top keys differ most (%d different keys); --query picks another.",
-             report_quoted_token(quoted, sizeof quoted, tokens[q]), q, p->rows[q].n_top_keys);
+    const int n_keys = p->rows[q].n_top_keys; /* the most in any row */
+    char where[96];
+    if (n_keys > 1)
+        snprintf(where, sizeof where, ", where the heads' top keys differ most (%d different keys)", n_keys);
+    else /* the last token: every row ties at one key */
+        snprintf(where, sizeof where, ": the heads' top keys are the same in every row");
+    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default %s (%d)%s; --query picks "
+             "another.", report_quoted_token(quoted, sizeof quoted, tokens[q]), q, where);
     report_wrapped(f, "  ", line);
 }
 

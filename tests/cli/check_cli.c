@@ -1151,6 +1151,31 @@ START_TEST(one_token_draws_no_random_layer)
 }
 END_TEST
 
+/* Heads that agree everywhere: the report must not say the default query
+ * is "where the heads' top keys differ most (1 different keys)". Two
+ * identical heads of width 1 (tests/data/good/heads_agree.json: W_q = W_k
+ * = 4 I, x_t = (t+1, t+1)): head h scores 16 (i+1)(j+1), so row i's top
+ * key is i itself in both heads (a weight of 1 - e^-16(i+1) or more). */
+START_TEST(heads_that_agree_differ_nowhere)
+{
+    Run *r = run_new();
+    char in[PATH_MAX + 32], dir[PATH_MAX];
+    snprintf(in, sizeof in, "%s/good/heads_agree.json", data);
+    run(r, (const char *[]){"-q", "--no-html", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    static char txt[1 << 16];
+    snprintf(dir, sizeof dir, "%s/out", r->run);
+    slurp_in(dir, "report.txt", txt, sizeof txt);
+    char *flat = flat_text(txt);
+    const char *said = strstr(flat, "query_NN.png draws");
+    ck_assert_ptr_nonnull(said);
+    ck_assert_msg(!strstr(said, "differ most"), "%.200s", said);
+    ck_assert_msg(strstr(said, "by default 'c' (2): the heads' top keys are the same in every row;"), "%.200s", said);
+    free(flat);
+    run_free(r);
+}
+END_TEST
+
 /* ------------------------------------------ the docs' figures, checked */
 
 /* Text with every run of white space turned into one space: a sentence
@@ -1596,6 +1621,7 @@ Suite *cli_suite(void)
     tcase_add_test(kv, report_sentences_state_their_rule);
     tcase_add_loop_test(kv, random_layers_no_chance_finding, 0, (int)(sizeof RANDOM_SHAPES / sizeof RANDOM_SHAPES[0]));
     tcase_add_test(kv, one_token_draws_no_random_layer);
+    tcase_add_test(kv, heads_that_agree_differ_nowhere);
     suite_add_tcase(s, kv);
     return s;
 }

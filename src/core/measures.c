@@ -243,7 +243,17 @@ void measures_role_from_sums(MapMeasures *m, const double *sum, const double *ev
             (second < 0 || m->pattern[p] > m->pattern[second]))
             second = p;
     m->split[0] = m->split[1] = -1;
-    if (best >= 0)
+    /* A role must win: a pattern whose share ties the best one's makes
+     * the map split between the two (the larger first), never the one
+     * list order puts first. */
+    const int rival = best >= 0 ? measures_tied_with(m, best) : -1;
+    if (best >= 0 && rival >= 0) {
+        const int rival_first = m->pattern[rival] > m->pattern[best] ||
+                                (m->pattern[rival] == m->pattern[best] && rival < best);
+        m->role = MEASURES_SPLIT;
+        m->split[0] = rival_first ? rival : best;
+        m->split[1] = rival_first ? best : rival;
+    } else if (best >= 0)
         m->role = (MeasuresRole)best;
     else if (norm_rows == 0)
         m->role = MEASURES_NONE;
@@ -256,6 +266,16 @@ void measures_role_from_sums(MapMeasures *m, const double *sum, const double *ev
         m->role = MEASURES_DIFFUSE;
     else
         m->role = MEASURES_MIXED;
+}
+
+int measures_tied_with(const MapMeasures *m, int p)
+{
+    int tied = -1;
+    for (int q = 0; q < MEASURES_N_PATTERNS; q++)
+        if (q != p && m->rows[q] >= MEASURES_MIN_ROLE_ROWS && fabs(m->pattern[q] - m->pattern[p]) < MEASURES_TIE_SHARE &&
+            m->pattern[q] + m->pattern[p] <= 1 + MEASURES_TIE_SHARE && (tied < 0 || m->pattern[q] > m->pattern[tied]))
+            tied = q;
+    return tied;
 }
 
 int measures_is_split(double a, double even_a, double b, double even_b)

@@ -18,6 +18,10 @@
 #define MEASURES_DIFFUSE_NORM 0.8  /* no role, and a mean entropy_norm this high or more: diffuse */
 #define MEASURES_SPLIT_EACH 0.2    /* split: each of its two patterns this share at least, */
 #define MEASURES_SPLIT_EVEN_TIMES 1.5 /* the two together this many times their even shares */
+/* Two patterns' shares closer than this tie (0.5 against 0.4999): neither
+ * is the role, or the strongest pattern, alone. The tie of two weights in a
+ * row (PULL_TIE_WEIGHT below), for two shares of a map. */
+#define MEASURES_TIE_SHARE 0.005
 
 /* ---- a sharp row (core/measures.c) */
 

@@ -460,14 +460,25 @@ void report_txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
                       "below %s; its mean share is what those cells hold on average over the rows. A row where "
                       "two heads hold the same relation counts once.", half, MEASURES_SHARP_BELOW, who->the, half,
                       quarter, half, quarter);
-    int quiet = 0; /* heads that hold their pattern in no row */
+    int quiet = 0; /* heads that hold their pattern in no row (those whose strongest patterns tie: below) */
     for (int h = 0; h < k->n_heads; h++)
-        quiet += k->heads[h].rows == 0;
+        quiet += k->heads[h].rows == 0 && (k->heads[h].relation >= 0 || s->heads[h].strongest < 0);
     if (quiet > 0 && any && n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no relation: in none of %s rows does %s "
                       "pattern hold at least %s of the row while the row is sharp; nothing to keep or lose.", quiet,
                       quiet == 1 ? "" : "s", quiet == 1 ? "s" : "", quiet == 1 ? "its" : "their",
                       quiet == 1 ? "its" : "their", half);
+    for (int h = 0; h < k->n_heads && n < (int)sizeof line; h++) {
+        const MapMeasures *m = &s->heads[h];
+        if (k->heads[h].relation >= 0 || m->strongest < 0)
+            continue;
+        const int other = measures_tied_with(m, m->strongest);
+        char a[16], b[16];
+        n += snprintf(line + n, sizeof line - (size_t)n, " Head %d's strongest patterns tie (%s %s, %s %s): it "
+                      "holds no one relation; nothing to keep or lose.", h, measures_role_name((MeasuresRole)m->strongest),
+                      measures_weight_text(a, sizeof a, m->pattern[m->strongest]),
+                      measures_role_name((MeasuresRole)other), measures_weight_text(b, sizeof b, m->pattern[other]));
+    }
     if (k->rows > 0 && n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " In all, of the %d relation-rows the heads hold, it kept "
                       "%d, halved %d and lost %d.", k->rows, k->verdict[KEPT_KEPT], k->verdict[KEPT_HALVED],

@@ -125,7 +125,17 @@ void report_sentence(char *line, size_t len, const char *who, const MapMeasures 
                                measures_side_text(percent, sizeof percent, 100.0 * m->entropy_norm, 0,
                                                   100.0 * MEASURES_DIFFUSE_NORM))
                     : snprintf(line, len, "%s has no clear role", who);
-        if (m->strongest >= 0)
+        const int tied = m->strongest >= 0 ? measures_tied_with(m, m->strongest) : -1;
+        if (tied >= 0) { /* no one strongest: name both */
+            char place2[REPORT_TOKEN_BYTES + 64], percent2[16];
+            snprintf(line + n, len - (size_t)n,
+                     "; its strongest patterns tie: %s on %s and %s on %s (even spreading would give %.0f%% "
+                     "and %.0f%%).", share_percent(percent, sizeof percent, m->pattern[m->strongest]),
+                     pattern_place(place, sizeof place, m, (MeasuresRole)m->strongest, tokens, T),
+                     share_percent(percent2, sizeof percent2, m->pattern[tied]),
+                     pattern_place(place2, sizeof place2, m, (MeasuresRole)tied, tokens, T),
+                     100.0 * m->even[m->strongest], 100.0 * m->even[tied]);
+        } else if (m->strongest >= 0)
             snprintf(line + n, len - (size_t)n,
                      "; strongest pattern: %s on %s (even spreading would give %.0f%%), %s.",
                      share_percent(percent, sizeof percent, m->pattern[m->strongest]),

@@ -1465,12 +1465,15 @@ START_TEST(report_sentences_state_their_rule)
                                "chance gives."),
                   "%s", flat);
     free(flat);
-    /* base_paper: 4 heads hold no pull, by the same two conditions */
+    /* base_paper: 3 heads hold no pull, by the same two conditions; head
+     * 6's strongest patterns tie (0.18 and 0.18), so it has no one relation */
     flat = sample_text(r, "base_paper.json", NULL);
-    ck_assert_msg(strstr(flat, "4 heads hold no relation: in none of their rows does their pattern hold at least half "
-                               "of the row while the row is sharp; nothing to keep or lose.") &&
+    ck_assert_msg(strstr(flat, "3 heads hold no relation: in none of their rows does their pattern hold at least half "
+                               "of the row while the row is sharp; nothing to keep or lose. Head 6's strongest "
+                               "patterns tie (first-token 0.18, previous-token 0.18): it holds no one relation; "
+                               "nothing to keep or lose.") &&
                       !strstr(flat, "no pattern in any row"),
-                  "%s", flat);
+                  "%.300s", strstr(flat, "What one softmax") ? strstr(flat, "What one softmax") : flat);
     free(flat);
     /* lesson2_gqa: MHA costs what the wide head does; the GQA input less,
      * each count from the cost table's own rows */

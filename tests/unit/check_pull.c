@@ -400,8 +400,10 @@ START_TEST(agreed_and_blurred)
     ck_assert_str_eq(caption, "every pulling head's top key is 'a', and the wide head's too (0.42): nothing lost; "
                               "no key gets more than half its attention: the row blurs");
     pull_caption(caption, sizeof caption, &p, 1, ABC, wide_att);
+    /* all three keys at 1/3: no top key to name */
     ck_assert_str_eq(caption, "no head is sharp enough to pull (more than half of its row on one key, not tied with "
-                              "another, its row's normalised entropy below 0.5); the wide head's top key is 'a' (0.33)");
+                              "another, its row's normalised entropy below 0.5); the wide head ties 'a' and 'b' "
+                              "(0.3333 and 0.3333): no top key");
     pull_layer_free(&p);
 }
 END_TEST

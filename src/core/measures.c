@@ -325,6 +325,18 @@ static double js_divergence(const float *p, const float *q, int n)
     return js < 0.0 ? 0.0 : js > 1.0 ? 1.0 : js;
 }
 
+/* 1 when rows a and b (n keys each) share a top key. A row's top keys are
+ * those within PULL_TIE_WEIGHT of its largest weight: a tie gives it more
+ * than one, and which of them the argmax returns is float noise. */
+static int share_top_key(const float *a, const float *b, int n)
+{
+    const float top_a = a[measures_argmax(a, n)], top_b = b[measures_argmax(b, n)];
+    for (int j = 0; j < n; j++)
+        if (top_a - a[j] < PULL_TIE_WEIGHT && top_b - b[j] < PULL_TIE_WEIGHT)
+            return 1;
+    return 0;
+}
+
 void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c)
 {
     double js = 0.0;
@@ -335,7 +347,7 @@ void measures_compare(const float *att, const float *wide, int T, int causal, Ma
         if (n_i < 2)
             continue; /* one key: no choice, both maps put everything on it */
         js += js_divergence(a_i, w_i, n_i);
-        agree += measures_argmax(a_i, n_i) == measures_argmax(w_i, n_i);
+        agree += share_top_key(a_i, w_i, n_i);
         rows++;
     }
     c->js_to_single = mean_or_null(js, rows);

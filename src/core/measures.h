@@ -91,7 +91,8 @@ typedef struct {
  * two visible keys), as every measure of a pattern: null when there is none. */
 typedef struct {
     double js_to_single;   /* mean over rows of the Jensen-Shannon divergence (base 2, in [0, 1]) */
-    double top1_agreement; /* fraction of rows whose most-attended key (lowest index on ties) agrees */
+    double top1_agreement; /* fraction of rows whose most-attended keys share one (a key within
+                            * PULL_TIE_WEIGHT of a row's largest weight is a top key too) */
 } MapComparison;
 
 /* One layout in the cost table. Exact counts; biases are parameters but not

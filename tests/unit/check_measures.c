@@ -945,6 +945,26 @@ START_TEST(js_and_top1)
 }
 END_TEST
 
+/* A tie gives a row more than one top key, and top-1 agreement counts a
+ * row when the two maps share one: which of two tied keys is "the" top
+ * key is float noise (lesson 2's wide head ties 'gave' and 'the' in row 2;
+ * turning a head's q and k by one orthogonal matrix flipped it, and head
+ * 0's top1 went from 0.70 to 0.40). Non-causal T = 2, both rows P = (0, 1)
+ * against Q = (1/2, 1/2): Q's top keys are 0 and 1, P's is 1 -> agree;
+ * against Q' = (0.51, 0.49), 0.02 apart, no tie: 0 only -> disagree. */
+START_TEST(tied_top_keys_agree_either_way)
+{
+    MapComparison c;
+    const float p[4] = {0, 1, 0, 1}, q[4] = {0.5f, 0.5f, 0.5f, 0.5f}, q2[4] = {0.51f, 0.49f, 0.51f, 0.49f};
+    measures_compare(p, q, 2, 0, &c);
+    ck_assert_double_eq_tol(c.top1_agreement, 1.0, TOL);
+    measures_compare(q, p, 2, 0, &c); /* either way round */
+    ck_assert_double_eq_tol(c.top1_agreement, 1.0, TOL);
+    measures_compare(p, q2, 2, 0, &c);
+    ck_assert_double_eq_tol(c.top1_agreement, 0.0, TOL);
+}
+END_TEST
+
 START_TEST(output_difference_and_cosine)
 {
     /* a = [[3, 4]], b = [[3, 0]]: ||a - b|| = 4, ||a|| = 5 -> 0.8;
@@ -1158,6 +1178,7 @@ Suite *measures_suite(void)
     tcase_add_test(tc, role_needs_two_rows);
     tcase_add_test(tc, row_shows_a_pattern_at_half);
     tcase_add_test(tc, js_and_top1);
+    tcase_add_test(tc, tied_top_keys_agree_either_way);
     tcase_add_test(tc, output_difference_and_cosine);
     tcase_add_test(tc, cost_base_transformer);
     tcase_add_test(tc, cost_biases_noncausal_and_gqa_choice);

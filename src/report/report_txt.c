@@ -269,11 +269,11 @@ static void txt_cost_legend(FILE *f, const ReportData *d, const LayerSummary *s)
     char a[32];
     fprintf(f,
             "params = 2 d^2 + 2 d kv%s; MAC proj = T (2 d^2 + 2 d kv); MAC scores = MAC mix = P d;\n"
-            "kv = K/V heads x head_dim; P = %s = %s (masked cells are\n"
-            "not computed, so not counted).  MAC: multiply-adds.  K/V B/token: bytes of K/V cache per\n"
+            "kv = K/V heads x head_dim; P = %s = %s%s.  MAC: multiply-adds.  K/V B/token: bytes of K/V cache per\n"
             "token per layer = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
-            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", format_grouped(a, t->pairs));
+            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", format_grouped(a, t->pairs),
+            c->causal ? " (masked cells are\nnot computed, so not counted)" : " (no mask: every cell is\ncomputed)");
 }
 
 /* The sentence comparing MHA's counts with the wide head's (the same, when they are; a GQA or MQA

@@ -1176,6 +1176,28 @@ START_TEST(heads_that_agree_differ_nowhere)
 }
 END_TEST
 
+/* Without the causal mask no cell is masked: the cost legend does not say
+ * masked cells were left out (tests/data/good/gqa_w_at_x.json: "causal":
+ * false, T = 3, P = T^2 = 9). */
+START_TEST(noncausal_cost_names_no_masked_cells)
+{
+    Run *r = run_new();
+    char in[PATH_MAX + 32], dir[PATH_MAX];
+    snprintf(in, sizeof in, "%s/good/gqa_w_at_x.json", data);
+    run(r, (const char *[]){"-q", "--no-html", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    static char txt[1 << 16];
+    snprintf(dir, sizeof dir, "%s/out", r->run);
+    slurp_in(dir, "report.txt", txt, sizeof txt);
+    char *flat = flat_text(txt);
+    const char *said = strstr(flat, "P = T^2 (query, key) pairs = ");
+    ck_assert_ptr_nonnull(said);
+    ck_assert_msg(!strstr(said, "masked"), "%.160s", said);
+    free(flat);
+    run_free(r);
+}
+END_TEST
+
 /* ------------------------------------------ the docs' figures, checked */
 
 /* Text with every run of white space turned into one space: a sentence
@@ -1625,6 +1647,7 @@ Suite *cli_suite(void)
     tcase_add_loop_test(kv, random_layers_no_chance_finding, 0, (int)(sizeof RANDOM_SHAPES / sizeof RANDOM_SHAPES[0]));
     tcase_add_test(kv, one_token_draws_no_random_layer);
     tcase_add_test(kv, heads_that_agree_differ_nowhere);
+    tcase_add_test(kv, noncausal_cost_names_no_masked_cells);
     suite_add_tcase(s, kv);
     return s;
 }

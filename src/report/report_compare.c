@@ -490,6 +490,19 @@ void report_txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
     report_wrapped(f, "", line);
 }
 
+/* Why a wide head built from the heads came out sharper than them: where
+ * they agree on a key their scores add up. Said only when it is sharper
+ * than every head; sharper than their mean alone can come from one blurry
+ * head (a uniform head beside a sharp one), with no agreement at all. */
+static const char *sharper_why(const ReportData *d, const LayerSummary *s)
+{
+    if (s->blur > -BLUR_NOTICEABLE || d->single_given)
+        return "";
+    if (s->wide.entropy_norm < s->heads_norm_min)
+        return ": where the heads agree on a key their scores add up, and the sum is sharper than any one head's";
+    return ", though not sharper than every head: the blurrier heads pull the heads' average up";
+}
+
 /* The blur, its meaning, and what chance gives. */
 void report_txt_blur(FILE *f, const ReportData *d, const LayerSummary *s)
 {
@@ -516,10 +529,7 @@ void report_txt_blur(FILE *f, const ReportData *d, const LayerSummary *s)
         snprintf(line + n, sizeof line - (size_t)n, ": one distribution per token came out %s the heads' own%s%s%s.",
                  s->blur >= BLUR_NOTICEABLE ? "blurrier than" : s->blur <= -BLUR_NOTICEABLE ? "sharper than"
                                                                                           : "about as sharp as",
-                 s->blur <= -BLUR_NOTICEABLE && !d->single_given
-                     ? ": where the heads agree on a key their scores add up, and the sum is sharper than any "
-                       "one head's"
-                     : "",
+                 sharper_why(d, s),
                  clause[0] ? "; " : "", clause);
     report_wrapped(f, "", line);
 }

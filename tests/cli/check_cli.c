@@ -1198,6 +1198,35 @@ START_TEST(noncausal_cost_names_no_masked_cells)
 }
 END_TEST
 
+/* Sharper than the heads' mean is not sharper than every head. Head 0 of
+ * tests/data/good/uniform_and_previous.json has no query weights (every
+ * score 0: each row uniform, entropy_norm 1); head 1 scores 20 / sqrt(5)
+ * on the previous token, 0 elsewhere (entropy_norm ~0). The wide head adds
+ * the two: head 1's scores over sqrt(10), a softer copy of head 1, so it
+ * is sharper than their mean (0.5) but blurrier than head 1, and the heads
+ * agree on no key: "where the heads agree ... sharper than any one head's"
+ * would be false. */
+START_TEST(sharper_than_the_mean_is_not_sharper_than_every_head)
+{
+    Run *r = run_new();
+    char in[PATH_MAX + 40], dir[PATH_MAX];
+    snprintf(in, sizeof in, "%s/good/uniform_and_previous.json", data);
+    run(r, (const char *[]){"-q", "--no-html", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    static char txt[1 << 16];
+    snprintf(dir, sizeof dir, "%s/out", r->run);
+    slurp_in(dir, "report.txt", txt, sizeof txt);
+    char *flat = flat_text(txt);
+    const char *said = strstr(flat, "blur = ");
+    ck_assert_ptr_nonnull(said);
+    ck_assert_msg(!strstr(said, "sharper than any one head"), "%.300s", said);
+    ck_assert_msg(strstr(said, "came out sharper than the heads' own, though not sharper than every head"), "%.300s",
+                  said);
+    free(flat);
+    run_free(r);
+}
+END_TEST
+
 /* ------------------------------------------ the docs' figures, checked */
 
 /* Text with every run of white space turned into one space: a sentence
@@ -1648,6 +1677,7 @@ Suite *cli_suite(void)
     tcase_add_test(kv, one_token_draws_no_random_layer);
     tcase_add_test(kv, heads_that_agree_differ_nowhere);
     tcase_add_test(kv, noncausal_cost_names_no_masked_cells);
+    tcase_add_test(kv, sharper_than_the_mean_is_not_sharper_than_every_head);
     suite_add_tcase(s, kv);
     return s;
 }

@@ -75,6 +75,28 @@ static void pull_row_heads(const MhaConfig *c, const float *scores, const float 
     }
 }
 
+/* In a row where the wide head ties its top key with the runner-up, the
+ * key float noise put on top (a rotation of the heads can flip it) is no
+ * fact: the top key becomes the first key whose weight ties the top one's
+ * (PULL_TIE_WEIGHT), and the key it displaced becomes the runner-up.
+ * wide_att_i (n_keys) is the wide head's row. */
+static void first_of_tie(const float *wide_att_i, PullRow *r)
+{
+    const float top = r->wide_top_att;
+    int first = r->wide_top < r->runner_up ? r->wide_top : r->runner_up;
+    for (int j = 0; j < first; j++)
+        if (top - wide_att_i[j] < PULL_TIE_WEIGHT) {
+            first = j;
+            break;
+        }
+    if (first == r->wide_top)
+        return;
+    r->runner_up = r->wide_top;
+    r->runner_up_att = r->wide_top_att;
+    r->wide_top = first;
+    r->wide_top_att = wide_att_i[first];
+}
+
 /* What the wide head did on row i (wide_i (T) its scores, wide_att (T, T) its map): its top key and
  * runner-up, whether it blurs, whether they tie, and the row's outcome against the heads' top keys
  * top_i and pulls pulls_i (n_heads). */
@@ -107,6 +129,8 @@ static void pull_row_wide(const MhaConfig *c, const float *scores, const float *
         tie = pull_ties(r->wide_top_att, r->runner_up_att, (double)wide_i[r->wide_top] - wide_i[r->runner_up],
                         scale);
     }
+    if (tie) /* no choice was made: name the tied keys' first, whatever float noise put on top */
+        first_of_tie(wide_att + (size_t)i * T, r);
     int followed = 0; /* pulling heads whose top key is the wide head's */
     for (int h = 0; h < H; h++)
         followed += pulls_i[h] && top_i[h] == r->wide_top;

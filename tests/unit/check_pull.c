@@ -342,6 +342,34 @@ START_TEST(split_or_followed_at_one_half)
 }
 END_TEST
 
+/* In a tie the wide head's top key is the first of the tied keys, not the
+ * one float noise put on top (a rotation of the heads moves that noise):
+ * the setting of split_or_followed_at_one_half, row 0's wide weights given
+ * as (0.4999, 0.5001) and then (0.5001, 0.4999), scores 0.0004 apart
+ * (log(0.5001 / 0.4999)): both a tie, both name key 0 first and key 1 as
+ * the runner-up, the row's largest weight 0.5001 deciding it does not blur. */
+START_TEST(a_tie_names_its_first_key)
+{
+    const MhaConfig c = {2, 2, 2, 2, 1, 0, {0}};
+    const float scores[2 * 4] = {6, 0, 6, 0, /* head 0 */ 0, 6, 0, 6 /* head 1 */};
+    float att[2 * 4];
+    softmax_rows(&c, scores, 4, att);
+    for (int flip = 0; flip < 2; flip++) {
+        const float wide[4] = {flip ? 0.0004f : 0, flip ? 0 : 0.0004f, 0.04f, 0};
+        const float wide_att[4] = {flip ? 0.5001f : 0.4999f, flip ? 0.4999f : 0.5001f, 0.51f, 0.49f};
+        PullLayer p;
+        ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 0), MHAVIZ_OK);
+        ck_assert_int_eq(p.rows[0].outcome, PULL_TIE);
+        ck_assert_int_eq(p.rows[0].wide_top, 0);
+        ck_assert_int_eq(p.rows[0].runner_up, 1);
+        ck_assert_float_eq(p.rows[0].wide_top_att, wide_att[0]);
+        ck_assert_float_eq(p.rows[0].runner_up_att, wide_att[1]);
+        ck_assert(!p.rows[0].blurs);
+        pull_layer_free(&p);
+    }
+}
+END_TEST
+
 /* A head pulls only when its top key wins its row: weights of 0.5001 and
  * 0.4999 on two keys are a tie (PULL_TIE_WEIGHT), the same for a head as
  * for the wide head, whatever side of one half the larger lies on. Two
@@ -554,6 +582,7 @@ Suite *pull_suite(void)
     tcase_add_test(t, pulling_heads_agreeing_do_not_decide);
     tcase_add_test(t, split_or_followed_at_one_half);
     tcase_add_test(t, near_tie_in_a_head_is_no_pull);
+    tcase_add_test(t, a_tie_names_its_first_key);
     tcase_add_test(t, contributions_add_up);
     tcase_add_test(t, find_query);
     tcase_add_test(t, slide_of_because);

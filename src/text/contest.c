@@ -80,7 +80,9 @@ char *contest_text(char *buf, size_t n, const PullContest *ct, int n_heads, cons
     char num[32];
     const double a = fabs(ct->margin);
     contest_number(num, sizeof num, a);
-    if (ct->tie)
+    if (ct->tie && a <= PULL_TIE_REL * ct->scale) /* the margin's digits would be float noise */
+        snprintf(buf, n, "%s and %s tie (by 0, within float error)", key, other);
+    else if (ct->tie)
         snprintf(buf, n, "%s and %s tie (by %s)", key, other, num + 1);
     else
         snprintf(buf, n, "%s over %s by %s", key, other, num + 1);

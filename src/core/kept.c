@@ -50,6 +50,8 @@ int kept_layer_build(KeptLayer *k, const MhaConfig *c, const float *att, const f
         KeptHead *kh = &k->heads[h];
         kh->is_role = m[h].role < MEASURES_N_PATTERNS;
         kh->relation = kh->is_role ? (int)m[h].role : m[h].strongest;
+        if (!kh->is_role && kh->relation >= 0 && measures_tied_with(&m[h], kh->relation) >= 0)
+            kh->relation = -1; /* its strongest ties another: no one relation (list order would pick it) */
         kh->of = -1;
         if (kh->relation < 0)
             continue;

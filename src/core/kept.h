@@ -2,7 +2,8 @@
  * and what it loses.
  *
  * Each head's relation is the pattern its role names (measures.h), or, for
- * a head without a role, its strongest pattern. The head holds its relation
+ * a head without a role, its strongest pattern, unless another pattern's
+ * share ties it (measures_tied_with): then none. The head holds its relation
  * in row i when that pattern's cells hold at least half of its row there
  * (the row "shows" it) and the row is sharp enough to pull (normalised
  * entropy below MEASURES_SHARP_BELOW). In such a row the wide head's own
@@ -50,7 +51,8 @@ typedef struct {
 
 /* One head's relation and the rows it holds it in. */
 typedef struct {
-    int relation; /* the MeasuresRole pattern, or -1: the head has none (no strongest pattern) */
+    int relation; /* the MeasuresRole pattern, or -1: the head has none (no strongest pattern, or its
+                   * strongest ties another: measures_tied_with) */
     int is_role;  /* 1: the head's role; 0: only its strongest pattern */
     int rows;     /* rows where the head shows its relation (and the row is sharp) */
     int kept;     /* of them, rows where the wide head keeps it */

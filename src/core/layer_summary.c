@@ -3,6 +3,7 @@
 #include "core/parallel.h"
 #include "core/status.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,9 @@ int layer_summary_build(LayerSummary *s, const MhaInput *in, const MhaState *mul
     memcpy(s->heads, m, (size_t)c->n_heads * sizeof *s->heads);
     s->wide = m[c->n_heads];
     s->blur = measures_blur(m, c->n_heads, &s->heads_norm_mean);
+    s->heads_norm_min = m[0].entropy_norm;
+    for (int h = 1; h < c->n_heads; h++)
+        s->heads_norm_min = fmin(s->heads_norm_min, m[h].entropy_norm);
     const int kept_rc = kept_layer_build(&s->kept, c, multi->att, s->wide_att, in->tokens, m);
     free(computed);
     if (kept_rc != MHAVIZ_OK) {

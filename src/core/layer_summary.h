@@ -24,6 +24,7 @@ typedef struct {
                                 * last, NAN for a row of one key (measures_row_entropy_norm): sharpness.png */
     double heads_bits_mean; /* mean of the heads' entropy_bits */
     double heads_norm_mean; /* mean of the heads' entropy_norm (NAN = null) */
+    double heads_norm_min;  /* the sharpest head's entropy_norm (NAN = null) */
     double blur;            /* wide entropy_norm - heads_norm_mean */
     double rel_diff;        /* ||O_multi - O_single||_F / ||O_multi||_F */
     double cosine;          /* mean over tokens of cos(O_multi row, O_single row) */

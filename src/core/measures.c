@@ -243,7 +243,17 @@ void measures_role_from_sums(MapMeasures *m, const double *sum, const double *ev
             (second < 0 || m->pattern[p] > m->pattern[second]))
             second = p;
     m->split[0] = m->split[1] = -1;
-    if (best >= 0)
+    /* A role must win: a pattern whose share ties the best one's makes
+     * the map split between the two (the larger first), never the one
+     * list order puts first. */
+    const int rival = best >= 0 ? measures_tied_with(m, best) : -1;
+    if (best >= 0 && rival >= 0) {
+        const int rival_first = m->pattern[rival] > m->pattern[best] ||
+                                (m->pattern[rival] == m->pattern[best] && rival < best);
+        m->role = MEASURES_SPLIT;
+        m->split[0] = rival_first ? rival : best;
+        m->split[1] = rival_first ? best : rival;
+    } else if (best >= 0)
         m->role = (MeasuresRole)best;
     else if (norm_rows == 0)
         m->role = MEASURES_NONE;
@@ -256,6 +266,16 @@ void measures_role_from_sums(MapMeasures *m, const double *sum, const double *ev
         m->role = MEASURES_DIFFUSE;
     else
         m->role = MEASURES_MIXED;
+}
+
+int measures_tied_with(const MapMeasures *m, int p)
+{
+    int tied = -1;
+    for (int q = 0; q < MEASURES_N_PATTERNS; q++)
+        if (q != p && m->rows[q] >= MEASURES_MIN_ROLE_ROWS && fabs(m->pattern[q] - m->pattern[p]) < MEASURES_TIE_SHARE &&
+            m->pattern[q] + m->pattern[p] <= 1 + MEASURES_TIE_SHARE && (tied < 0 || m->pattern[q] > m->pattern[tied]))
+            tied = q;
+    return tied;
 }
 
 int measures_is_split(double a, double even_a, double b, double even_b)
@@ -305,6 +325,18 @@ static double js_divergence(const float *p, const float *q, int n)
     return js < 0.0 ? 0.0 : js > 1.0 ? 1.0 : js;
 }
 
+/* 1 when rows a and b (n keys each) share a top key. A row's top keys are
+ * those within PULL_TIE_WEIGHT of its largest weight: a tie gives it more
+ * than one, and which of them the argmax returns is float noise. */
+static int share_top_key(const float *a, const float *b, int n)
+{
+    const float top_a = a[measures_argmax(a, n)], top_b = b[measures_argmax(b, n)];
+    for (int j = 0; j < n; j++)
+        if (top_a - a[j] < PULL_TIE_WEIGHT && top_b - b[j] < PULL_TIE_WEIGHT)
+            return 1;
+    return 0;
+}
+
 void measures_compare(const float *att, const float *wide, int T, int causal, MapComparison *c)
 {
     double js = 0.0;
@@ -315,7 +347,7 @@ void measures_compare(const float *att, const float *wide, int T, int causal, Ma
         if (n_i < 2)
             continue; /* one key: no choice, both maps put everything on it */
         js += js_divergence(a_i, w_i, n_i);
-        agree += measures_argmax(a_i, n_i) == measures_argmax(w_i, n_i);
+        agree += share_top_key(a_i, w_i, n_i);
         rows++;
     }
     c->js_to_single = mean_or_null(js, rows);

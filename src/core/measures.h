@@ -52,7 +52,9 @@ typedef enum {
  * those with support: a share of at least MEASURES_ROLE_SHARE (0.5) and at
  * least MEASURES_ROLE_EVEN_TIMES (twice) its even share, shown in at least
  * MEASURES_MIN_ROLE_ROWS (2) rows and in at least 1/MEASURES_ROLE_ROWS_PART
- * (a quarter) of the rows that could show it; otherwise split, when its
+ * (a quarter) of the rows that could show it, unless another pattern's
+ * share ties it (less than MEASURES_TIE_SHARE apart: then split between the
+ * two, the larger first); otherwise split, when its
  * two largest pattern shares (of patterns that could show in at least
  * MEASURES_MIN_ROLE_ROWS rows) each hold at least MEASURES_SPLIT_EACH (0.2),
  * less than a role's share (a pattern with half of the attention and no
@@ -89,7 +91,8 @@ typedef struct {
  * two visible keys), as every measure of a pattern: null when there is none. */
 typedef struct {
     double js_to_single;   /* mean over rows of the Jensen-Shannon divergence (base 2, in [0, 1]) */
-    double top1_agreement; /* fraction of rows whose most-attended key (lowest index on ties) agrees */
+    double top1_agreement; /* fraction of rows whose most-attended keys share one (a key within
+                            * PULL_TIE_WEIGHT of a row's largest weight is a top key too) */
 } MapComparison;
 
 /* One layout in the cost table. Exact counts; biases are parameters but not
@@ -137,6 +140,14 @@ void measures_token_ids(char *const *tokens, int T, int *ids);
  * fixed_key the fixed-token pattern's key (-1: none). ids: measures_token_ids. */
 double measures_row_share(const float *row, int i, int T, int causal, const int *ids, int fixed_key,
                           MeasuresRole p);
+
+/* The pattern, other than p, whose mean share ties p's in map m (less
+ * than MEASURES_TIE_SHARE apart; the largest such, list order on equal
+ * shares), among patterns that could show in at least MEASURES_MIN_ROLE_ROWS
+ * rows; -1: none. Two shares that add up to more than 1 do not tie: they
+ * come from different rows (a head on token 0, its copy in some rows and
+ * the first token in others), not from one softmax choosing in a row. */
+int measures_tied_with(const MapMeasures *m, int p);
 
 /* 1 when two patterns' mean shares a and b (their even shares even_a,
  * even_b) make a split role (the rule above, MEASURES_SPLIT_*). */

@@ -58,7 +58,14 @@ static void pull_row_heads(const MhaConfig *c, const float *scores, const float 
     for (int h = 0; h < H; h++) {
         top_i[h] = measures_argmax(scores + ((size_t)h * T + i) * T, n);
         const float *att_hi = att + ((size_t)h * T + i) * T; /* (n) head h's row i */
+        float runner_up = 0; /* its largest weight on another key */
+        for (int j = 0; j < n; j++)
+            if (j != top_i[h] && att_hi[j] > runner_up)
+                runner_up = att_hi[j];
+        /* A top key that ties the runner-up (0.5001 against 0.4999) is no
+         * pull: the same tie as the wide head's (PULL_TIE_WEIGHT). */
         pulls_i[h] = n > 1 && att_hi[top_i[h]] > PULL_BLUR_AT_MOST &&
+                     att_hi[top_i[h]] - runner_up >= PULL_TIE_WEIGHT &&
                      measures_row_norm_entropy(att_hi, n) < MEASURES_SHARP_BELOW;
         r->n_pulling += pulls_i[h];
         int seen = 0;
@@ -66,6 +73,28 @@ static void pull_row_heads(const MhaConfig *c, const float *scores, const float 
             seen |= top_i[g] == top_i[h];
         r->n_top_keys += !seen;
     }
+}
+
+/* In a row where the wide head ties its top key with the runner-up, the
+ * key float noise put on top (a rotation of the heads can flip it) is no
+ * fact: the top key becomes the first key whose weight ties the top one's
+ * (PULL_TIE_WEIGHT), and the key it displaced becomes the runner-up.
+ * wide_att_i (n_keys) is the wide head's row. */
+static void first_of_tie(const float *wide_att_i, PullRow *r)
+{
+    const float top = r->wide_top_att;
+    int first = r->wide_top < r->runner_up ? r->wide_top : r->runner_up;
+    for (int j = 0; j < first; j++)
+        if (top - wide_att_i[j] < PULL_TIE_WEIGHT) {
+            first = j;
+            break;
+        }
+    if (first == r->wide_top)
+        return;
+    r->runner_up = r->wide_top;
+    r->runner_up_att = r->wide_top_att;
+    r->wide_top = first;
+    r->wide_top_att = wide_att_i[first];
 }
 
 /* What the wide head did on row i (wide_i (T) its scores, wide_att (T, T) its map): its top key and
@@ -100,6 +129,8 @@ static void pull_row_wide(const MhaConfig *c, const float *scores, const float *
         tie = pull_ties(r->wide_top_att, r->runner_up_att, (double)wide_i[r->wide_top] - wide_i[r->runner_up],
                         scale);
     }
+    if (tie) /* no choice was made: name the tied keys' first, whatever float noise put on top */
+        first_of_tie(wide_att + (size_t)i * T, r);
     int followed = 0; /* pulling heads whose top key is the wide head's */
     for (int h = 0; h < H; h++)
         followed += pulls_i[h] && top_i[h] == r->wide_top;

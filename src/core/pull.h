@@ -50,9 +50,9 @@ typedef enum {
 /* One query row. */
 typedef struct {
     int n_keys;          /* keys the query may see */
-    int wide_top;        /* the wide head's top key */
+    int wide_top;        /* the wide head's top key; in a tie, the first of the tied keys */
     float wide_top_att;  /* the wide head's weight on it */
-    int blurs;           /* 1: wide_top_att <= PULL_BLUR_AT_MOST */
+    int blurs;           /* 1: the row's largest weight <= PULL_BLUR_AT_MOST */
     int runner_up;       /* the key of the wide head's next largest weight (-1: one key) */
     float runner_up_att; /* the wide head's weight on it */
     int n_top_keys;      /* distinct top keys among the heads */

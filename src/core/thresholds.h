@@ -18,6 +18,10 @@
 #define MEASURES_DIFFUSE_NORM 0.8  /* no role, and a mean entropy_norm this high or more: diffuse */
 #define MEASURES_SPLIT_EACH 0.2    /* split: each of its two patterns this share at least, */
 #define MEASURES_SPLIT_EVEN_TIMES 1.5 /* the two together this many times their even shares */
+/* Two patterns' shares closer than this tie (0.5 against 0.4999): neither
+ * is the role, or the strongest pattern, alone. The tie of two weights in a
+ * row (PULL_TIE_WEIGHT below), for two shares of a map. */
+#define MEASURES_TIE_SHARE 0.005
 
 /* ---- a sharp row (core/measures.c) */
 
@@ -31,7 +35,9 @@
 
 /* A row blurs when the wide head gives no key more than this share of its
  * attention (a tie of two keys at one half each blurs). A head pulls in a
- * row when it gives its top key more than this share and the row is sharp
+ * row when it gives its top key more than this share, at least
+ * PULL_TIE_WEIGHT more than its runner-up (0.5001 against 0.4999 is a tie,
+ * as it is for the wide head), and the row is sharp
  * (normalised entropy below MEASURES_SHARP_BELOW, measures.h): a head that
  * spreads its row has no pull for the wide head to keep, follow or split. */
 #define PULL_BLUR_AT_MOST 0.5

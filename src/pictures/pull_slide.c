@@ -519,7 +519,13 @@ static int draw_head_row(DrawCanvas *cv, const DrawFont *font, const float *s_hi
     const DrawRgb col = draw_colour(h);
     char name[32], second[200];
     snprintf(name, sizeof name, "head %d", h);
-    favourite_text(font, top_label, top_h, unit - pad, second, sizeof second);
+    int tied = 0; /* its top key's weight within PULL_TIE_WEIGHT of another's: no favourite to name */
+    for (int j = 0; j < n; j++)
+        tied |= j != top_h && att_hi[top_h] - att_hi[j] < PULL_TIE_WEIGHT;
+    if (tied)
+        snprintf(second, sizeof second, "no favourite: a tie");
+    else
+        favourite_text(font, top_label, top_h, unit - pad, second, sizeof second);
     if (draw_row_label(cv, font, y + pad, unit - pad, &col, name, second) != MHAVIZ_OK ||
         draw_score_axis(cv, font, y0, y1, depth) != MHAVIZ_OK)
         return MHAVIZ_ENOMEM;

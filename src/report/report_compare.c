@@ -243,14 +243,14 @@ void report_txt_pulls(FILE *f, const ReportData *d)
     snprintf(line, sizeof line, "Of the %d tokens with more than one key to choose from: %sin %d every pulling "
              "head's top key is %s too (nothing lost%s); in %d %s (no key gets more than %.0f%% of %s "
              "attention); in %d %s; in %d it chose a key that is no pulling head's top key. A head "
-             "pulls in a row when it gives its top key more than %.0f%% of the row and the row is sharp (its "
-             "normalised entropy below %.1f, sharpness.png).",
+             "pulls in a row when it gives its top key more than %.0f%% of the row, at least %.3f more than any "
+             "other key (no tie), and the row is sharp (its normalised entropy below %.1f, sharpness.png).",
              choosing, none, p->count[PULL_AGREED], rival_name(!p->identity)->too, also, p->count[PULL_SPLIT],
              p->identity ? "the pulls split and the row blurs" : "the row blurs", 100 * PULL_BLUR_AT_MOST,
              p->identity ? "the wide head's" : "its", p->count[PULL_FOLLOWED],
              "its top key is the top key of some pulling heads, not of the others (followed: an outcome; "
              "who decided it is below)",
-             p->count[PULL_OWN], 100 * PULL_BLUR_AT_MOST, MEASURES_SHARP_BELOW);
+             p->count[PULL_OWN], 100 * PULL_BLUR_AT_MOST, PULL_TIE_WEIGHT, MEASURES_SHARP_BELOW);
     report_wrapped(f, "  ", line);
     if (ch)
         txt_pulls_chance(f, p, ch);
@@ -263,9 +263,14 @@ void report_txt_pulls(FILE *f, const ReportData *d)
     txt_contests(f, d, p);
     const int q = p->default_query;
     char quoted[REPORT_TOKEN_BYTES + 2];
-    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default %s (%d), where the "
-             "heads' top keys differ most (%d different keys); --query picks another.",
-             report_quoted_token(quoted, sizeof quoted, tokens[q]), q, p->rows[q].n_top_keys);
+    const int n_keys = p->rows[q].n_top_keys; /* the most in any row */
+    char where[96];
+    if (n_keys > 1)
+        snprintf(where, sizeof where, ", where the heads' top keys differ most (%d different keys)", n_keys);
+    else /* the last token: every row ties at one key */
+        snprintf(where, sizeof where, ": the heads' top keys are the same in every row");
+    snprintf(line, sizeof line, "query_NN.png draws one token's pulls: by default %s (%d)%s; --query picks "
+             "another.", report_quoted_token(quoted, sizeof quoted, tokens[q]), q, where);
     report_wrapped(f, "  ", line);
 }
 
@@ -455,14 +460,25 @@ void report_txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
                       "below %s; its mean share is what those cells hold on average over the rows. A row where "
                       "two heads hold the same relation counts once.", half, MEASURES_SHARP_BELOW, who->the, half,
                       quarter, half, quarter);
-    int quiet = 0; /* heads that hold their pattern in no row */
+    int quiet = 0; /* heads that hold their pattern in no row (those whose strongest patterns tie: below) */
     for (int h = 0; h < k->n_heads; h++)
-        quiet += k->heads[h].rows == 0;
+        quiet += k->heads[h].rows == 0 && (k->heads[h].relation >= 0 || s->heads[h].strongest < 0);
     if (quiet > 0 && any && n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " %d head%s hold%s no relation: in none of %s rows does %s "
                       "pattern hold at least %s of the row while the row is sharp; nothing to keep or lose.", quiet,
                       quiet == 1 ? "" : "s", quiet == 1 ? "s" : "", quiet == 1 ? "its" : "their",
                       quiet == 1 ? "its" : "their", half);
+    for (int h = 0; h < k->n_heads && n < (int)sizeof line; h++) {
+        const MapMeasures *m = &s->heads[h];
+        if (k->heads[h].relation >= 0 || m->strongest < 0)
+            continue;
+        const int other = measures_tied_with(m, m->strongest);
+        char a[16], b[16];
+        n += snprintf(line + n, sizeof line - (size_t)n, " Head %d's strongest patterns tie (%s %s, %s %s): it "
+                      "holds no one relation; nothing to keep or lose.", h, measures_role_name((MeasuresRole)m->strongest),
+                      measures_weight_text(a, sizeof a, m->pattern[m->strongest]),
+                      measures_role_name((MeasuresRole)other), measures_weight_text(b, sizeof b, m->pattern[other]));
+    }
     if (k->rows > 0 && n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " In all, of the %d relation-rows the heads hold, it kept "
                       "%d, halved %d and lost %d.", k->rows, k->verdict[KEPT_KEPT], k->verdict[KEPT_HALVED],
@@ -472,6 +488,19 @@ void report_txt_kept(FILE *f, const ReportData *d, const LayerSummary *s)
         return;
     txt_kept_chance(line, sizeof line, k, d->chance, s->c);
     report_wrapped(f, "", line);
+}
+
+/* Why a wide head built from the heads came out sharper than them: where
+ * they agree on a key their scores add up. Said only when it is sharper
+ * than every head; sharper than their mean alone can come from one blurry
+ * head (a uniform head beside a sharp one), with no agreement at all. */
+static const char *sharper_why(const ReportData *d, const LayerSummary *s)
+{
+    if (s->blur > -BLUR_NOTICEABLE || d->single_given)
+        return "";
+    if (s->wide.entropy_norm < s->heads_norm_min)
+        return ": where the heads agree on a key their scores add up, and the sum is sharper than any one head's";
+    return ", though not sharper than every head: the blurrier heads pull the heads' average up";
 }
 
 /* The blur, its meaning, and what chance gives. */
@@ -500,10 +529,7 @@ void report_txt_blur(FILE *f, const ReportData *d, const LayerSummary *s)
         snprintf(line + n, sizeof line - (size_t)n, ": one distribution per token came out %s the heads' own%s%s%s.",
                  s->blur >= BLUR_NOTICEABLE ? "blurrier than" : s->blur <= -BLUR_NOTICEABLE ? "sharper than"
                                                                                           : "about as sharp as",
-                 s->blur <= -BLUR_NOTICEABLE && !d->single_given
-                     ? ": where the heads agree on a key their scores add up, and the sum is sharper than any "
-                       "one head's"
-                     : "",
+                 sharper_why(d, s),
                  clause[0] ? "; " : "", clause);
     report_wrapped(f, "", line);
 }

@@ -125,7 +125,17 @@ void report_sentence(char *line, size_t len, const char *who, const MapMeasures 
                                measures_side_text(percent, sizeof percent, 100.0 * m->entropy_norm, 0,
                                                   100.0 * MEASURES_DIFFUSE_NORM))
                     : snprintf(line, len, "%s has no clear role", who);
-        if (m->strongest >= 0)
+        const int tied = m->strongest >= 0 ? measures_tied_with(m, m->strongest) : -1;
+        if (tied >= 0) { /* no one strongest: name both */
+            char place2[REPORT_TOKEN_BYTES + 64], percent2[16];
+            snprintf(line + n, len - (size_t)n,
+                     "; its strongest patterns tie: %s on %s and %s on %s (even spreading would give %.0f%% "
+                     "and %.0f%%).", share_percent(percent, sizeof percent, m->pattern[m->strongest]),
+                     pattern_place(place, sizeof place, m, (MeasuresRole)m->strongest, tokens, T),
+                     share_percent(percent2, sizeof percent2, m->pattern[tied]),
+                     pattern_place(place2, sizeof place2, m, (MeasuresRole)tied, tokens, T),
+                     100.0 * m->even[m->strongest], 100.0 * m->even[tied]);
+        } else if (m->strongest >= 0)
             snprintf(line + n, len - (size_t)n,
                      "; strongest pattern: %s on %s (even spreading would give %.0f%%), %s.",
                      share_percent(percent, sizeof percent, m->pattern[m->strongest]),
@@ -259,11 +269,11 @@ static void txt_cost_legend(FILE *f, const ReportData *d, const LayerSummary *s)
     char a[32];
     fprintf(f,
             "params = 2 d^2 + 2 d kv%s; MAC proj = T (2 d^2 + 2 d kv); MAC scores = MAC mix = P d;\n"
-            "kv = K/V heads x head_dim; P = %s = %s (masked cells are\n"
-            "not computed, so not counted).  MAC: multiply-adds.  K/V B/token: bytes of K/V cache per\n"
+            "kv = K/V heads x head_dim; P = %s = %s%s.  MAC: multiply-adds.  K/V B/token: bytes of K/V cache per\n"
             "token per layer = 2 (K and V) x kv x 2 bytes (fp16).\n",
             d->in->w.has_bias ? " + 2 d + 2 kv (biases)" : "",
-            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", format_grouped(a, t->pairs));
+            c->causal ? "T(T+1)/2 visible (query, key) pairs" : "T^2 (query, key) pairs", format_grouped(a, t->pairs),
+            c->causal ? " (masked cells are\nnot computed, so not counted)" : " (no mask: every cell is\ncomputed)");
 }
 
 /* The sentence comparing MHA's counts with the wide head's (the same, when they are; a GQA or MQA
@@ -451,14 +461,16 @@ static void txt_patterns(FILE *f, const ReportData *d, const LayerSummary *s)
     char times[24], shown[24], part[24];
     fprintf(f,
             "A role needs a share of at least %.2f and %s what spreading evenly would give, and at\n"
-            "least %s of the row in %d rows or more and in %s of the rows where it could.\n"
+            "least %s of the row in %d rows or more and in %s of the rows where it could; another\n"
+            "pattern whose share ties it (less than %.3f apart) makes the map split between the two.\n"
             "Without one, a map splits its rows between its two largest patterns when each has %.2f or\n"
             "more, less than %.2f and more than spreading evenly gives, and together %.2f or more and\n"
             "%.1f times what spreading evenly gives them.\n"
             "- : no row where it could.\n",
             MEASURES_ROLE_SHARE, times_word(times, sizeof times, MEASURES_ROLE_EVEN_TIMES),
             report_fraction_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
-            report_fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART), MEASURES_SPLIT_EACH,
+            report_fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART), MEASURES_TIE_SHARE,
+            MEASURES_SPLIT_EACH,
             MEASURES_ROLE_SHARE, MEASURES_ROLE_SHARE, MEASURES_SPLIT_EVEN_TIMES);
 }
 

@@ -33,17 +33,25 @@ char *contest_key(char *buf, size_t n, const char *shown, char *const *tokens, i
     return buf;
 }
 
+/* 1 when head h's part in ct is a push at all: beyond float error (at
+ * most PULL_TIE_REL times the scale of the scores added up), not the
+ * rounding of a margin of 0 (a head's q and k turned together, say). */
+static int pushes(const PullContest *ct, int h)
+{
+    return fabs(ct->contrib[h]) > PULL_TIE_REL * ct->scale;
+}
+
 /* Heads at most that a sentence lists on each side; more end in "…". */
 #define CONTEST_LISTED 16
 
-/* Append the heads whose part has sign side (+1 or -1), largest first (on
+/* Append the heads whose part has sign side (+1 or -1) and pushes, largest first (on
  * equal parts, the lower index first), after lead. */
 static void add_side(char *buf, size_t n, const PullContest *ct, int H, int side, const char *lead)
 {
     int order[CONTEST_LISTED], m = 0, more = 0;
     for (int h = 0; h < H; h++) {
         const double v = side * ct->contrib[h];
-        if (v <= 0)
+        if (v <= 0 || !pushes(ct, h))
             continue;
         if (m == CONTEST_LISTED && v <= side * ct->contrib[order[m - 1]]) {
             more = 1;
@@ -72,13 +80,15 @@ char *contest_text(char *buf, size_t n, const PullContest *ct, int n_heads, cons
     char num[32];
     const double a = fabs(ct->margin);
     contest_number(num, sizeof num, a);
-    if (ct->tie)
+    if (ct->tie && a <= PULL_TIE_REL * ct->scale) /* the margin's digits would be float noise */
+        snprintf(buf, n, "%s and %s tie (by 0, within float error)", key, other);
+    else if (ct->tie)
         snprintf(buf, n, "%s and %s tie (by %s)", key, other, num + 1);
     else
         snprintf(buf, n, "%s over %s by %s", key, other, num + 1);
     int pro = 0, con = 0;
     for (int h = 0; h < n_heads; h++)
-        pro += ct->contrib[h] > 0, con += ct->contrib[h] < 0;
+        pro += pushes(ct, h) && ct->contrib[h] > 0, con += pushes(ct, h) && ct->contrib[h] < 0;
     add_side(buf, n, ct, n_heads, 1, ": ");
     add_side(buf, n, ct, n_heads, -1, pro ? "; against: " : ": against: ");
     if (!pro && !con) {

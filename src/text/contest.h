@@ -12,8 +12,9 @@
  * "'John' over 'because' by 5.0: head 1 +5.8, head 0 +3.0; against:
  * head 2 -2.0, head 3 -1.8", the heads that carried the choice first
  * (largest part first), then those that lost it; a head whose part is 0
- * is left out. A tie: "'Anna' and 'the' tie (by 0.00): head 0 +3.0;
- * against: head 2 -3.0". key and other are the keys as the caller shows
+ * is left out. A tie: "'Anna' and 'the' tie (by 0.0040): head 0 +3.0;
+ * against: head 2 -3.0", or "tie (by 0, within float error)" when the
+ * margin is within float error of 0 (PULL_TIE_REL). key and other are the keys as the caller shows
  * them, quoted. Returns buf. */
 char *contest_text(char *buf, size_t n, const PullContest *ct, int n_heads, const char *key, const char *other);
 

@@ -78,8 +78,18 @@ void pull_caption(char *buf, size_t n, const PullLayer *p, int i, char *const *t
         add(buf, n, "'%s' sees only itself: no choice to make", tokens[i]);
         return;
     case PULL_NO_PULL:
-        add(buf, n, "no head is sharp enough to pull (more than half of its row on one key, its row's "
-                    "normalised entropy below %.1f); %s is ", MEASURES_SHARP_BELOW, wide->top);
+        add(buf, n, "no head is sharp enough to pull (more than half of its row on one key, not tied with "
+                    "another, its row's normalised entropy below %.1f); ", MEASURES_SHARP_BELOW);
+        if (r->runner_up >= 0 && fabsf(r->wide_top_att - r->runner_up_att) < PULL_TIE_WEIGHT) {
+            /* four decimals, as for PULL_TIE: no top key to name */
+            add(buf, n, "%s ties ", wide->the);
+            add_key(buf, n, tokens, r->n_keys, r->wide_top);
+            add(buf, n, " and ");
+            add_key(buf, n, tokens, r->n_keys, r->runner_up);
+            add(buf, n, " (%.4f and %.4f): no top key", r->wide_top_att, r->runner_up_att);
+            return;
+        }
+        add(buf, n, "%s is ", wide->top);
         add_key(buf, n, tokens, r->n_keys, r->wide_top);
         add(buf, n, " (%s)", measures_weight_text(w, sizeof w, r->wide_top_att));
         return;

@@ -9,9 +9,42 @@
 #include "core/status.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 static char *const TOKENS[] = {"a", "b", "c", "d"};
+
+/* A head whose strongest patterns tie holds no one relation: list order
+ * would name one of them. One head, causal T = 16, rows 1..15 at 0.5 on the
+ * previous token and 0.5 on itself (measures: split, previous and self
+ * each 0.5, check_measures.c tied_patterns_make_no_role); its rows 4..15
+ * are sharp (1 bit of log2(5) or more) and show both at exactly half. */
+START_TEST(tied_strongest_patterns_hold_no_relation)
+{
+    enum { T = 16 };
+    static char *tokens[T];
+    static char names[T][4];
+    for (int t = 0; t < T; t++) {
+        snprintf(names[t], sizeof names[t], "w%d", t);
+        tokens[t] = names[t];
+    }
+    const MhaConfig c = {T, 1, 1, 1, 1, 1, {0}};
+    float att[T * T] = {0};
+    att[0] = 1;
+    for (int i = 1; i < T; i++)
+        att[i * T + i - 1] = att[i * T + i] = 0.5f;
+    MapMeasures m[2];
+    ck_assert_int_eq(measures_layer(att, 1, att, T, 1, tokens, m), MHAVIZ_OK);
+    ck_assert_int_eq(m[0].role, MEASURES_SPLIT);
+    KeptLayer k;
+    ck_assert_int_eq(kept_layer_build(&k, &c, att, att, tokens, m), MHAVIZ_OK);
+    ck_assert_int_eq(k.heads[0].relation, -1);
+    ck_assert_int_eq(k.heads[0].rows, 0);
+    ck_assert_int_eq(k.n_relations, 0);
+    ck_assert_int_eq(k.rows, 0);
+    kept_layer_free(&k);
+}
+END_TEST
 
 /* Two heads over 4 tokens, causal: head 0 all on the previous token, head
  * 1 all on itself (rows 1 to 3; row 0 sees one key). The wide head puts
@@ -64,7 +97,9 @@ START_TEST(diffuse_head_holds_nothing)
     KeptLayer k;
     ck_assert_int_eq(kept_layer_build(&k, &c, att, att, TOKENS, m), MHAVIZ_OK);
     ck_assert(!k.heads[0].is_role);
-    ck_assert_int_ge(k.heads[0].relation, 0); /* its strongest pattern */
+    /* its strongest patterns, the previous token and itself, tie at
+     * (1/2 + 1/3 + 1/4) / 3 each: no one relation */
+    ck_assert_int_eq(k.heads[0].relation, -1);
     ck_assert_int_eq(k.heads[0].rows, 0);
     ck_assert_int_eq(k.rows, 0);
     kept_layer_free(&k);
@@ -147,6 +182,7 @@ Suite *kept_suite(void)
     tcase_add_test(tc, diffuse_head_holds_nothing);
     tcase_add_test(tc, kept_at_half_lost_below);
     tcase_add_test(tc, each_row_counted_once);
+    tcase_add_test(tc, tied_strongest_patterns_hold_no_relation);
     suite_add_tcase(s, tc);
     return s;
 }

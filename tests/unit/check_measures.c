@@ -559,6 +559,39 @@ START_TEST(trained_like_previous_and_induction_heads)
 }
 END_TEST
 
+/* A role must win: a head that gives each row half to the previous token
+ * and half to itself does both, and neither by a hair more. Causal T = 16,
+ * distinct tokens, rows 1..15 at (a, 1 - a) on (i - 1, i): previous and
+ * self each hold a on average over those 15 rows, at least twice their
+ * even share (H_16 - 1)/15 = 0.159, in every row: both have support. At
+ * a = 0.5 list order used to name previous-token the role, at a = 0.4999
+ * self; shares less than MEASURES_TIE_SHARE apart tie, and the map splits
+ * between the two, the larger first (list order at an exact tie). */
+START_TEST(tied_patterns_make_no_role)
+{
+    enum { T = 16 };
+    const double a_of[2] = {0.5, 0.4999};
+    int *ids = distinct_ids(T);
+    for (int k = 0; k < 2; k++) {
+        MapMeasures m;
+        float *a = map_new(T);
+        A(a, T, 0, 0) = 1;
+        for (int i = 1; i < T; i++) {
+            A(a, T, i, i - 1) = (float)a_of[k];
+            A(a, T, i, i) = (float)(1 - a_of[k]);
+        }
+        measures_map(a, T, 1, ids, &m);
+        ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], a_of[k], 1e-7);
+        ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 1 - a_of[k], 1e-7);
+        ck_assert_int_eq(m.role, MEASURES_SPLIT);
+        ck_assert_int_eq(m.split[0], k == 0 ? MEASURES_PREVIOUS_TOKEN : MEASURES_SELF);
+        ck_assert_int_eq(m.split[1], k == 0 ? MEASURES_SELF : MEASURES_PREVIOUS_TOKEN);
+        free(a);
+    }
+    free(ids);
+}
+END_TEST
+
 /* Ties go to the order listed: previous-token, self, next-token, ... */
 START_TEST(role_ties_follow_the_listed_order)
 {
@@ -912,6 +945,26 @@ START_TEST(js_and_top1)
 }
 END_TEST
 
+/* A tie gives a row more than one top key, and top-1 agreement counts a
+ * row when the two maps share one: which of two tied keys is "the" top
+ * key is float noise (lesson 2's wide head ties 'gave' and 'the' in row 2;
+ * turning a head's q and k by one orthogonal matrix flipped it, and head
+ * 0's top1 went from 0.70 to 0.40). Non-causal T = 2, both rows P = (0, 1)
+ * against Q = (1/2, 1/2): Q's top keys are 0 and 1, P's is 1 -> agree;
+ * against Q' = (0.51, 0.49), 0.02 apart, no tie: 0 only -> disagree. */
+START_TEST(tied_top_keys_agree_either_way)
+{
+    MapComparison c;
+    const float p[4] = {0, 1, 0, 1}, q[4] = {0.5f, 0.5f, 0.5f, 0.5f}, q2[4] = {0.51f, 0.49f, 0.51f, 0.49f};
+    measures_compare(p, q, 2, 0, &c);
+    ck_assert_double_eq_tol(c.top1_agreement, 1.0, TOL);
+    measures_compare(q, p, 2, 0, &c); /* either way round */
+    ck_assert_double_eq_tol(c.top1_agreement, 1.0, TOL);
+    measures_compare(p, q2, 2, 0, &c);
+    ck_assert_double_eq_tol(c.top1_agreement, 0.0, TOL);
+}
+END_TEST
+
 START_TEST(output_difference_and_cosine)
 {
     /* a = [[3, 4]], b = [[3, 0]]: ||a - b|| = 4, ||a|| = 5 -> 0.8;
@@ -1116,6 +1169,7 @@ Suite *measures_suite(void)
     tcase_add_test(tc, even_share_is_no_role);
     tcase_add_test(tc, trained_like_previous_and_induction_heads);
     tcase_add_test(tc, role_ties_follow_the_listed_order);
+    tcase_add_test(tc, tied_patterns_make_no_role);
     tcase_add_test(tc, mixed_when_no_pattern_and_not_even);
     tcase_add_test(tc, nulls_when_no_row_qualifies);
     tcase_add_test(tc, diffuse_at_entropy_norm_0_8);
@@ -1124,6 +1178,7 @@ Suite *measures_suite(void)
     tcase_add_test(tc, role_needs_two_rows);
     tcase_add_test(tc, row_shows_a_pattern_at_half);
     tcase_add_test(tc, js_and_top1);
+    tcase_add_test(tc, tied_top_keys_agree_either_way);
     tcase_add_test(tc, output_difference_and_cosine);
     tcase_add_test(tc, cost_base_transformer);
     tcase_add_test(tc, cost_biases_noncausal_and_gqa_choice);

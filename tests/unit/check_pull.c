@@ -342,6 +342,67 @@ START_TEST(split_or_followed_at_one_half)
 }
 END_TEST
 
+/* In a tie the wide head's top key is the first of the tied keys, not the
+ * one float noise put on top (a rotation of the heads moves that noise):
+ * the setting of split_or_followed_at_one_half, row 0's wide weights given
+ * as (0.4999, 0.5001) and then (0.5001, 0.4999), scores 0.0004 apart
+ * (log(0.5001 / 0.4999)): both a tie, both name key 0 first and key 1 as
+ * the runner-up, the row's largest weight 0.5001 deciding it does not blur. */
+START_TEST(a_tie_names_its_first_key)
+{
+    const MhaConfig c = {2, 2, 2, 2, 1, 0, {0}};
+    const float scores[2 * 4] = {6, 0, 6, 0, /* head 0 */ 0, 6, 0, 6 /* head 1 */};
+    float att[2 * 4];
+    softmax_rows(&c, scores, 4, att);
+    for (int flip = 0; flip < 2; flip++) {
+        const float wide[4] = {flip ? 0.0004f : 0, flip ? 0 : 0.0004f, 0.04f, 0};
+        const float wide_att[4] = {flip ? 0.5001f : 0.4999f, flip ? 0.4999f : 0.5001f, 0.51f, 0.49f};
+        PullLayer p;
+        ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 0), MHAVIZ_OK);
+        ck_assert_int_eq(p.rows[0].outcome, PULL_TIE);
+        ck_assert_int_eq(p.rows[0].wide_top, 0);
+        ck_assert_int_eq(p.rows[0].runner_up, 1);
+        ck_assert_float_eq(p.rows[0].wide_top_att, wide_att[0]);
+        ck_assert_float_eq(p.rows[0].runner_up_att, wide_att[1]);
+        ck_assert(!p.rows[0].blurs);
+        pull_layer_free(&p);
+    }
+}
+END_TEST
+
+/* A head pulls only when its top key wins its row: weights of 0.5001 and
+ * 0.4999 on two keys are a tie (PULL_TIE_WEIGHT), the same for a head as
+ * for the wide head, whatever side of one half the larger lies on. Two
+ * heads, T = 6, not causal; head 0's row 0 scores (12 + e, 12 - e, 0, 0,
+ * 0, 0) with e = ln(0.5001 / 0.4999) / 2 = 0.0002: weights 0.50008 and
+ * 0.49988 (the four others e^-12 / 2 = 3e-6 each), normalised entropy
+ * 1.00 / log2(6) = 0.39, sharp: a tie, no pull. Its row 1 (12.02, 11.98,
+ * 0, ...): 0.51 and 0.49, 0.02 apart: a pull. Head 1 is flat (all scores
+ * 0, normalised entropy 1): it never pulls. */
+START_TEST(near_tie_in_a_head_is_no_pull)
+{
+    const MhaConfig c = {6, 2, 2, 2, 1, 0, {0}};
+    float scores[2 * 36] = {0}, att[2 * 36], wide[36], wide_att[36];
+    const float e = (float)(log(0.5001 / 0.4999) / 2);
+    scores[0] = 12 + e, scores[1] = 12 - e;
+    scores[6] = 12.02f, scores[7] = 11.98f;
+    for (int k = 0; k < 36; k++)
+        wide[k] = (float)((scores[k] + scores[36 + k]) / sqrt(2.0));
+    softmax_rows(&c, scores, 12, att);
+    softmax_rows(&c, wide, 6, wide_att);
+    ck_assert_float_gt(att[0], 0.5f); /* the input is what the comment says */
+    ck_assert_float_lt(att[0] - att[1], (float)PULL_TIE_WEIGHT);
+    PullLayer p;
+    ck_assert_int_eq(pull_layer_build(&p, &c, scores, att, wide, wide_att, 1), MHAVIZ_OK);
+    ck_assert_int_eq(p.pulls[0 * 2 + 0], 0);
+    ck_assert_int_eq(p.rows[0].n_pulling, 0);
+    ck_assert_int_eq(p.rows[0].outcome, PULL_NO_PULL);
+    ck_assert_int_eq(p.pulls[1 * 2 + 0], 1);
+    ck_assert_int_eq(p.rows[1].n_pulling, 1);
+    pull_layer_free(&p);
+}
+END_TEST
+
 /* A pulling head and one that does not pull (three tokens, not causal,
  * row 0): head 0 (2.5, 0, 0) puts 0.86 on key 0 (normalised entropy 0.46:
  * a pull); head 1 (0, 2, 2) puts 0.47 on keys 1 and 2 each (no pull). Wide
@@ -367,8 +428,10 @@ START_TEST(agreed_and_blurred)
     ck_assert_str_eq(caption, "every pulling head's top key is 'a', and the wide head's too (0.42): nothing lost; "
                               "no key gets more than half its attention: the row blurs");
     pull_caption(caption, sizeof caption, &p, 1, ABC, wide_att);
-    ck_assert_str_eq(caption, "no head is sharp enough to pull (more than half of its row on one key, its row's "
-                              "normalised entropy below 0.5); the wide head's top key is 'a' (0.33)");
+    /* all three keys at 1/3: no top key to name */
+    ck_assert_str_eq(caption, "no head is sharp enough to pull (more than half of its row on one key, not tied with "
+                              "another, its row's normalised entropy below 0.5); the wide head ties 'a' and 'b' "
+                              "(0.3333 and 0.3333): no top key");
     pull_layer_free(&p);
 }
 END_TEST
@@ -518,6 +581,8 @@ Suite *pull_suite(void)
     tcase_add_test(t, agreed_and_blurred);
     tcase_add_test(t, pulling_heads_agreeing_do_not_decide);
     tcase_add_test(t, split_or_followed_at_one_half);
+    tcase_add_test(t, near_tie_in_a_head_is_no_pull);
+    tcase_add_test(t, a_tie_names_its_first_key);
     tcase_add_test(t, contributions_add_up);
     tcase_add_test(t, find_query);
     tcase_add_test(t, slide_of_because);

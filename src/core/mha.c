@@ -6,6 +6,7 @@
  *   k, v   (T, kv_dim)         = x W_k + b_k, x W_v + b_v; K/V head g owns [g*hd, (g+1)*hd)
  *                              (q and k then rotated by position in place, when the layer has rope)
  *   kt     (n_kv_heads, hd, T) each K/V head's keys as columns (key j = column j)
+ *   scores (n_heads, T, T)     q_ih . k_jg / sqrt(hd) before softmax, masked = 0 (when kept)
  *   att    (n_heads, T, T)     softmax weights, row i = query i, column j = key j
  *   concat (T, d_model)        head h's output in columns [h*hd, (h+1)*hd)
  *   out    (T, d_model)        = concat W_o + b_o
@@ -74,7 +75,7 @@ static void rotate_by_position(float *m, int T, int cols, const MhaRope *rope)
     }
 }
 
-/* 3. (its second half) Lay K/V head g's keys out as columns:
+/* 3. (continued, for step 4) Lay K/V head g's keys out as columns:
  *    kt_g[e][j] = k_jg[e], kt_g (hd, T). Row e of kt_g is element e of
  *    every key, side by side in memory; step 4 reads it so. */
 static void keys_as_columns(float *kt, const float *k, int T, int kv_dim, int hd, int g)
@@ -98,7 +99,8 @@ static void keys_as_columns(float *kt, const float *k, int T, int kv_dim, int hd
  *    q_ih[e] * k_jg[e] of every key j is added to its key's sum, so every
  *    sum gets the same terms in the same order (e = 0, 1, ...) and the same
  *    bits. The inner loop now runs along row e of kt_g, over all keys at
- *    once, and the processor adds 8 or 16 keys' terms in one instruction.
+ *    once, and the processor adds 4, 8 or 16 keys' terms in one instruction
+ *    (SSE2, AVX2, AVX-512: MHA_CLONES in mha_parts.h).
  *    The textbook's loop cannot be vectorised without changing the order of
  *    its sum: docs/speed.md measures what it costs. */
 static inline void score_keys(float *att_hi, const float *q_ih, const float *kt_g, int n_visible,
@@ -172,11 +174,12 @@ MHA_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaState 
 /* The single wide head, from the heads' pass: steps 3 to 7 in wide.c. */
 void mha_forward_wide(const MhaConfig *c, const MhaWeights *w, const MhaState *heads, MhaState *s)
 {
-    /* 1. and 2. The projections, rotated: none to compute. The wide head's queries are the
-     *    heads' q side by side, its keys and values their k and v with each
-     *    K/V head's columns repeated for the query heads that read it: so
-     *    its scores are the heads' scores summed, and its values the heads'
-     *    v, both read in the heads' state. */
+    /* 1. and 2. The projections, rotated: none to compute. The wide head's
+     *    queries are the heads' q side by side, its keys and values their k
+     *    and v with each K/V head's columns repeated for the query heads
+     *    that read it: so its scores are the heads' scores summed and
+     *    divided by sqrt(n_heads) (wide.c says why), and its values the
+     *    heads' v, both read in the heads' state. */
     /* 3. to 7. One head of width d_model, from the heads' scores. */
     mha_attend_wide(c, heads, s);
     /* 8. and 9. Its output, concat (one head: its own output), projected. */

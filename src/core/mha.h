@@ -1,8 +1,10 @@
-/* mha.h — the multi-head attention forward pass.
+/* mha.h — the multi-head attention forward pass (mha.c), and the single
+ * wide head built from the same projections (wide.c).
  *
  * project -> split into heads -> scores -> mask -> softmax -> mix values ->
- * concatenate -> output projection. Heads run in parallel (OpenMP); every
- * sum runs in a fixed order, so results do not depend on the thread count. */
+ * concatenate -> output projection. Heads and query rows run in parallel
+ * (OpenMP); every sum runs in a fixed order, so results do not depend on
+ * the thread count. */
 #ifndef MHAVIZ_MHA_H
 #define MHAVIZ_MHA_H
 
@@ -31,7 +33,8 @@ int mha_state_build(MhaState *s, const MhaConfig *c, int keep_scores);
  * and values are the heads' own. */
 int mha_state_build_wide(MhaState *s, const MhaConfig *wide, int keep_scores);
 
-/* Free what mha_state_build allocated and zero *s. Safe on a zeroed state. */
+/* Free what mha_state_build or mha_state_build_wide allocated and zero *s.
+ * Safe on a zeroed state. */
 void mha_state_free(MhaState *s);
 
 /* Run the forward pass of layer (c, w) on x (T, d_model) into s, on as

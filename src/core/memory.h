@@ -1,6 +1,6 @@
 /* memory.h — the memory a run needs, estimated from the layer's shape
  * before anything is allocated (the loader refuses an input over
- * --max-memory with it; the command adds the pictures' canvases). */
+ * --max-memory with it; run/run_memory.c adds the pictures' canvases). */
 #ifndef MHAVIZ_MEMORY_H
 #define MHAVIZ_MEMORY_H
 
@@ -18,7 +18,7 @@
 /* Estimated bytes of the arrays of a whole run for config c (the input, the
  * weights, both forward passes, the maps' copies for the pictures and the
  * reports), plus parsing json_bytes of typical JSON. The pictures' canvases
- * and the program itself are the caller's to add (cli/main.c). */
+ * and the program itself are the caller's to add (run/run_memory.c). */
 size_t memory_estimate(const MhaConfig *c, size_t json_bytes);
 
 /* The same with the memory parsing took counted exactly (parse_bytes), as

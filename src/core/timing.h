@@ -1,10 +1,10 @@
 /* timing.h — where a run's time goes, and a progress line for long runs.
  *
- * The CLI marks the start of each phase (load, forward, chance, render,
- * write); timing_print writes one line per phase, "forward: 41.2 ms", and
- * the peak memory. "forward" is the forward passes and their measures;
- * "chance" the random layers drawn to compare them with (core/chance.h),
- * which cost far more than the passes at class size. When stderr is a
+ * The run marks the start of each phase (load, forward, chance, render,
+ * write: cli/main.c, core/variant.c and run/); timing_print writes one
+ * line per phase, "forward: 41.2 ms", and the peak memory. "forward" is
+ * the forward passes and their measures; "chance" the random layers drawn
+ * to compare them with (core/chance.h), which cost far more than the passes at class size. When stderr is a
  * terminal and the run has taken more than about a second,
  * timing_progress shows "mhaviz: render  54%" on one line that timing_end
  * clears again; in pipes and logs it never prints anything. */

@@ -3,10 +3,9 @@
  *
  * A run of mhaviz is one variant or several (--kv-heads 4,2,1); each is
  * made from the input's K/V heads by mean-pooling (pool.h), then runs the
- * heads and the single wide head, measures every map, and writes its
- * pictures (overview, one heatmap per head, the wide head, sharpness, the pulls on one query,
- * the architecture diagram) and its report. A variant of a run of several
- * gives the same bits as a run of that variant alone. */
+ * heads and the single wide head and measures every map; it writes
+ * nothing (run/variant_write.c writes its pictures and report). A variant
+ * of a run of several gives the same bits as a run of that variant alone. */
 #ifndef MHAVIZ_VARIANT_H
 #define MHAVIZ_VARIANT_H
 

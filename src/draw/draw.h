@@ -5,9 +5,9 @@
  * in a TrueType font (DrawFont), horizontal or turned to read bottom to
  * top. The colours and the colour maps, looked up by name, are in
  * draw_colour.h, the font in draw_font.h; this header includes both.
- * draw_write_png writes the canvas as a PNG file. render.c draws the
- * heatmaps with these; a new kind of picture (a chart, a diagram) lives in
- * a file of its own and uses them too.
+ * draw_write_png writes the canvas as a PNG file. Every picture of
+ * pictures/ (one file each: heatmap.c, overview.c, ...) is drawn with these;
+ * a new kind of picture (a chart, a diagram) is a file of its own there.
  *
  * Coordinates are pixels, x to the right, y down, (0, 0) the top-left
  * pixel; whatever falls outside the canvas is clipped. Drawing is

@@ -292,7 +292,7 @@ static int draw_legend(DrawCanvas *cv, const DrawFont *f, int H, int y)
     return MHAVIZ_OK;
 }
 
-/* The caption on at most two lines (fit_two_lines: from CAPTION_PX down to 18). */
+/* The caption on at most two lines (render_fit_two_lines: from CAPTION_PX down to 18). */
 static int draw_caption(DrawCanvas *cv, const DrawFont *f, const char *caption, int y)
 {
     char first[512], rest[512];

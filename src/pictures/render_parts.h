@@ -1,6 +1,6 @@
 /* render_parts.h — what the picture files of the renderer share (render.c,
- * fit_text.c, map_labels.c, cells.c, heatmap.c, overview.c); not for use
- * outside pictures/.
+ * fit_text.c, map_labels.c, cells.c, heatmap.c, overview.c, sharpness.c,
+ * pull_slide.c); not for use outside pictures/.
  * Pictures and their layouts are in render.h. */
 #ifndef MHAVIZ_RENDER_PARTS_H
 #define MHAVIZ_RENDER_PARTS_H
@@ -83,18 +83,18 @@ typedef struct {
 
 /* The ways text is fitted to a width on the pictures (besides
  * draw_ellipsize, the cut with "..." they all end in):
- * fit_shrink: text at the largest size from px down to min_px (steps of
- * 1 px) that fits max_w, cut when even min_px does not; returns the size. */
+ * render_fit_shrink: text at the largest size from px down to min_px
+ * (steps of 1 px) that fits max_w, cut when even min_px does not; returns the size. */
 float render_fit_shrink(const DrawFont *font, char *text, size_t cap, float px, float min_px, float max_w);
 
-/* fit_two_lines: text word-wrapped onto two lines, first and rest (cap bytes
+/* render_fit_two_lines: text word-wrapped onto two lines, first and rest (cap bytes
  * each), at the largest size from px down (steps of 2 px) whose second
  * line fits max_w; at min_px or below the second line is cut instead.
  * Returns the size. */
 float render_fit_two_lines(const DrawFont *font, const char *text, float px, float min_px, float max_w, char *first,
                            char *rest, size_t cap);
 
-/* wrap_parts: break text into lines of at most max_w pixels at px, between its parts
+/* render_wrap_parts: break text into lines of at most max_w pixels at px, between its parts
  * (separated by " · "); a part too long for a line, and whatever would go
  * past the last line, is cut with an ellipsis. */
 void render_wrap_parts(const DrawFont *font, const char *text, float px, float max_w, TextLines *out);

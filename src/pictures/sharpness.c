@@ -57,10 +57,11 @@ typedef struct {
     float level0_w;                 /* the widest label of the first level */
 } Layout;
 
-/* The legend's text for line k (0..n_legend-1) into buf: one line per head
- * while they have colours, else one for all of them; then the wide head. */
+/* The legend's lines: one per head while they have colours, else one for
+ * all of them; then the wide head. */
 static int legend_lines(const Layout *L) { return L->n_heads <= RENDER_SHARPNESS_COLOURS ? L->n_heads + 1 : 2; }
 
+/* The legend's text for line k (0..legend_lines - 1) into buf. */
 static void legend_text(const Layout *L, char *const *legend, int k, char *buf, size_t len)
 {
     const int wide = k == legend_lines(L) - 1;

@@ -274,7 +274,7 @@ void report_txt_pulls(FILE *f, const ReportData *d)
     report_wrapped(f, "  ", line);
 }
 
-/* One row's cells of txt_training: the losses (n_seeds) per seed while
+/* One row's cells of report_txt_training: the losses (n_seeds) per seed while
  * they fit, then their lowest to highest, and the line's end. */
 static void txt_loss_cells(FILE *f, const double *loss, int n_seeds, int per_seed)
 {

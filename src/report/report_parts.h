@@ -1,6 +1,6 @@
 /* report_parts.h — what the report's files share (report.c, report_txt.c,
  * report_json.c, report_compare.c, report_words.c, report_variants.c,
- * report_model.c); not for use outside report/. */
+ * report_model.c, lesson_page.c); not for use outside report/. */
 #ifndef MHAVIZ_REPORT_PARTS_H
 #define MHAVIZ_REPORT_PARTS_H
 

@@ -343,7 +343,7 @@ START_TEST(trained_losses_by_kv_heads)
 }
 END_TEST
 
-/* "first, second to third": one loss row of report.txt, as txt_training
+/* "first, second to third": one loss row of report.txt, as report_txt_training
  * writes it (3 seeds, 3 decimals, their lowest to highest). */
 static void loss_row(char *want, size_t len, const char *who, const double *v)
 {

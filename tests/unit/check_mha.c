@@ -621,7 +621,7 @@ START_TEST(w_at_x_layout_gives_the_same_result)
 }
 END_TEST
 
-/* blas_setup (called by check_main.c before any test, as mhaviz calls it)
+/* blas_setup (called by tests/main.c before any test, as mhaviz calls it)
  * has BLIS run its AVX-512 kernels on an AMD processor with AVX-512,
  * unless the user chose others. Each test runs in a process of its own
  * (Check forks), so BLIS makes its choice at this test's first call. */

@@ -1,4 +1,7 @@
-/* chance.c — chance's ranges and words (chance.h); models/chance_draw.c draws the layers. */
+/* chance.c — chance's numbers and ranges (chance.h): the statistics' names,
+ * a draw's cost and budget, a range and the side of it a number falls on.
+ * models/chance_draw.c draws the layers; text/chance_words.c says the
+ * ranges in words. */
 #include "core/chance.h"
 
 #include <math.h>

@@ -1,8 +1,9 @@
 /* layer_summary.h — everything the writers say about one layer, measured
  * once before any of them runs: each map's measures against the wide head,
- * each map's rows' sharpness, the blur, what the wide head kept of the heads' relations, how far the two
- * outputs differ, the cost table and the K/V cache of the input's trained
- * models. report/ and the page format it; none of them measures again. */
+ * each map's rows' sharpness, the blur, what the wide head kept of the
+ * heads' relations, how far the two outputs differ, the cost table and the
+ * K/V cache of the input's trained models. report/, pictures/ and the page
+ * format it; none of them measures again. */
 #ifndef MHAVIZ_LAYER_SUMMARY_H
 #define MHAVIZ_LAYER_SUMMARY_H
 

@@ -1,5 +1,6 @@
-/* report.c — report.txt (for a class) and report.json (for anyone who wants
- * the numbers), comparing each head with the single wide head.
+/* report.c — a layer's two report files, report.txt (for a class,
+ * written by report_txt.c) and report.json (for anyone who wants the
+ * numbers, report_json.c), each opened, written and closed here.
  *
  * report.json holds every attention map and both outputs. While they are
  * small (REPORT_INLINE_MAX_NUMBERS numbers in all) they are written inline,

@@ -1,10 +1,12 @@
 /* main.c — the mhaviz command: parse argv, run, exit with a status.
  *
- *   load input -> for each K/V layout asked for (--kv-heads): pool, forward
- *   passes, measures (core/variant.c) -> its pictures + report
- *   (run/variant_write.c) into a temporary folder (a sub-folder kvN/ each
- *   when there are several, with the comparison at the top) -> move the
- *   folder into place. */
+ *   load input (a file's layers, or a model's on the sentence) -> for each
+ *   K/V layout asked for (--kv-heads): pool, forward passes, measures
+ *   (core/variant.c), chance (run/run_chance.c) -> its pictures + report
+ *   (run/variants.c, run/variant_write.c; several layers: run/model_run.c)
+ *   into a temporary folder (a sub-folder kvN/ each when there are
+ *   several, with the comparison at the top) -> move the folder into
+ *   place. The steps are listed in order above main. */
 #include "args.h"
 #include "core/blas_setup.h"
 #include "core/pool.h"

@@ -1,4 +1,5 @@
-/* check_chance.c — random layers as chance's yardstick (src/core/chance.c).
+/* check_chance.c — random layers as chance's yardstick (src/models/chance_draw.c
+ * draws them, src/core/chance.c takes their ranges).
  *
  * The reference is `mhaviz init` itself: init_model draws the whole layer
  * (W_v and W_o too), mha_forward and mha_forward_wide run it, and the blur

@@ -1,5 +1,12 @@
 /* mha.c — the multi-head attention forward pass, step by step.
  *
+ * The steps, numbered so in the code below: 1. project x into q, k, v;
+ * 2. rotate q and k by position (rotary models only); 3. split into heads;
+ * 4. scores; 5. the causal mask; 6. softmax; 7. mix the values; 8. the
+ * heads' outputs side by side (concatenate); 9. the output projection W_o.
+ * The single wide head (mha_forward_wide, last) reads steps 1 and 2 in the
+ * heads' pass and runs 3 to 7 in wide.c.
+ *
  * Shapes use one notation throughout: (rows, cols), row-major; hd = head_dim.
  *   x      (T, d_model)        one hidden state per token
  *   q      (T, d_model)        = x W_q + b_q; head h owns columns [h*hd, (h+1)*hd)
@@ -144,7 +151,7 @@ MHA_CLONES static void attend(const MhaConfig *c, const MhaWeights *w, MhaState 
             const int g = h / kv_mul;                                 /* the K/V head h reads */
             const float *q_ih = s->q + (size_t)i * d_model + h * hd;  /* (hd) */
             const float *kt_g = s->kt + (size_t)g * hd * T;           /* (hd, T) */
-            float *att_hi = s->att + ((size_t)h * T + i) * T;         /* (T) */
+            float *att_hi = s->att + ((size_t)h * T + i) * T;         /* (T) scores, then weights */
             float *out_ih = s->concat + (size_t)i * d_model + h * hd; /* (hd) */
 
             /* 4. Scores, q_ih . k_jg / sqrt(hd) (score_keys),

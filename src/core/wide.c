@@ -52,7 +52,7 @@ MHA_CLONES static void attend_wide(const MhaConfig *c, const MhaState *heads, Mh
 #pragma omp parallel for schedule(dynamic, 8) if (threaded)
     for (int i = 0; i < T; i++) {
         const int n_visible = mha_visible_keys(c->causal, i, T);
-        float *att_i = s->att + (size_t)i * T;          /* (T) */
+        float *att_i = s->att + (size_t)i * T;          /* (T) scores, then weights */
         float *out_i = s->concat + (size_t)i * d_model; /* (d_model) */
 
         /* 4. and 5. Scores of the visible keys: the heads' scores added up,

@@ -1,4 +1,5 @@
-/* render.h — attention maps as PNG heatmaps for slides.
+/* render.h — the renderer and the maps' pictures: attention maps as PNG
+ * heatmaps for slides, and the jobs every picture of a run is drawn as.
  *
  * A Renderer holds what every picture shares (the font, the colormap), so a
  * run loads them once. Pictures:
@@ -8,11 +9,11 @@
  *   render_overview    the heads' softmax maps and the wide head's on one slide
  *   render_draw_sharpness  each query's effective number of keys, head by
  *                      head and in the wide head, as lines (sharpness.c)
- * Token labels on every picture: labels.h.
  *   render_jobs        any list of pictures, each a job whose draw function
  *                      is its kind (one of the above, or a slide's own: the
  *                      pull slide, the architecture), in parallel (OpenMP); with
  *                      render_jobs_progress, reporting as pictures finish
+ * Token labels on every picture: labels.h.
  * Every function returns MHAVIZ_OK, MHAVIZ_EIO (cannot load the font or
  * write the PNG; err names the file) or MHAVIZ_ENOMEM. The PNG bytes depend
  * only on the inputs and options, never on the thread count. */

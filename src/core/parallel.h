@@ -8,7 +8,10 @@
 #ifndef MHAVIZ_PARALLEL_H
 #define MHAVIZ_PARALLEL_H
 
-#define PARALLEL_MIN_WORK 4194304.0          /* 2^22 multiply-adds: the forward pass (mha.c) */
-#define PARALLEL_MIN_CELLS ((size_t)1 << 15) /* map cells measured, or numbers written (measures.c, report/) */
+/* 2^22 multiply-adds: the forward pass and the matrix products (mha.c, wide.c, matmul.c) */
+#define PARALLEL_MIN_WORK 4194304.0
+/* map cells measured, or elements computed one by one (measures.c, pull.c, layer_summary.c,
+ * variants_summary.c; checkpoint/model.c's activations and converted rows) */
+#define PARALLEL_MIN_CELLS ((size_t)1 << 15)
 
 #endif

@@ -2,8 +2,9 @@
  *
  * The steps, numbered so in the code below: 1. project x into q, k, v;
  * 2. rotate q and k by position (rotary models only); 3. split into heads;
- * 4. scores; 5. the causal mask; 6. softmax; 7. mix the values; 8. the
- * heads' outputs side by side (concatenate); 9. the output projection W_o.
+ * 4. scores; 5. the causal mask (when the layer has one); 6. softmax;
+ * 7. mix the values; 8. the heads' outputs side by side (concatenate);
+ * 9. the output projection W_o.
  * The single wide head (mha_forward_wide, last) reads steps 1 and 2 in the
  * heads' pass and runs 3 to 7 in wide.c.
  *
@@ -17,6 +18,9 @@
  *   att    (n_heads, T, T)     softmax weights, row i = query i, column j = key j
  *   concat (T, d_model)        head h's output in columns [h*hd, (h+1)*hd)
  *   out    (T, d_model)        = concat W_o + b_o
+ *
+ * Query head h reads K/V head g = h / (n_heads / n_kv_heads): g = h in MHA,
+ * a group of query heads shares one g in GQA, g = 0 for all in MQA.
  *
  * Determinism: every number is one sum in a fixed order, whichever thread
  * computes it, so the results do not depend on the thread count.

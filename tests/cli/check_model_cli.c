@@ -657,6 +657,7 @@ static void field_contradicts(Run *r) { edit_config(r, "n_embd", "32"); }
 static void type_unknown(Run *r) { edit_config(r, "model_type", "\"bert\""); }
 static void text_too_long(Run *r) { edit_config(r, "n_positions", "8"); }
 static void family_fields_missing(Run *r) { edit_config(r, "model_type", "\"llama\""); }
+static void tokenizer_of_another_model(Run *r) { edit_config(r, "vocab_size", "300"); } /* GPT-2's ids, 300 rows */
 static void tokenizer_missing(Run *r)
 {
     char path[PATH_MAX];
@@ -684,6 +685,9 @@ static const Bad BAD[] = {
     {text_too_long, "config.json", "the text has 14 tokens; the model takes 1 to 8 (\"n_positions\")"},
     {family_fields_missing, "config.json", "\"num_hidden_layers\" is missing"},
     {tokenizer_missing, "tokenizer.json", ""},
+    /* "When" is GPT-2's id 2215 (build/tokenizers/gpt2/ids.json's reference) */
+    {tokenizer_of_another_model, "tokenizer.json", "does not match the model's checkpoint: it gives token 0 ('When') "
+                                                   "the id 2215, and config.json's \"vocab_size\" is 300"},
 };
 
 START_TEST(bad_checkpoint_exits_1)

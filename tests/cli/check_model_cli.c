@@ -464,12 +464,24 @@ START_TEST(text_needs_a_model_folder)
     ck_assert_ptr_nonnull(realpath("tests/data/good/small_x.json", in));
     run(r, (const char *[]){"-q", "--text", "a b", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
-    ck_assert_msg(strstr(r->err, "--text, --text-file, --ablate and --repeat are for a model folder"), "%s", r->err);
+    ck_assert_msg(strstr(r->err, "--text, --text-file, --ablate and --repeat are for a model folder (one holding "
+                             "config.json); '") && strstr(r->err, "small_x.json' is a file"), "%s", r->err);
     ck_assert_int_eq(written(r), 0);
     run(r, (const char *[]){"-q", "--repeat", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "are for a model folder"), "exit %d: %s", r->status,
                   r->err);
     ck_assert_int_eq(written(r), 0);
+    /* a folder without config.json, and no folder at all: each says which */
+    char folder[PATH_MAX + 16];
+    snprintf(folder, sizeof folder, "%s/empty", r->dir);
+    ck_assert_int_eq(mkdir(folder, 0755), 0);
+    run(r, (const char *[]){"-q", "--text", "a b", folder, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "/empty' has no config.json"), "exit %d: %s", r->status,
+                  r->err);
+    run(r, (const char *[]){"-q", "--text", "a b", "no_such_model", NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "'no_such_model' does not exist"), "exit %d: %s",
+                  r->status, r->err);
+    ck_assert_int_eq(written(r), 1); /* the folder "empty", nothing else */
     done(r);
 }
 END_TEST

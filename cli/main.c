@@ -287,10 +287,15 @@ static void check_args(int argc, char **argv, Options *o)
     char config[PATH_MAX];
     struct stat sb;
     snprintf(config, sizeof config, "%s/config.json", o->input);
-    o->model = stat(o->input, &sb) == 0 && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
-    if (!o->model && (o->text || o->ablate || o->repeat || o->text_file))
+    const int found = stat(o->input, &sb) == 0;
+    o->model = found && S_ISDIR(sb.st_mode) && access(config, F_OK) == 0;
+    if (!o->model && (o->text || o->ablate || o->repeat || o->text_file)) {
+        char why[PATH_MAX + 32];
+        snprintf(why, sizeof why, "'%s' %s", o->input,
+                 !found ? "does not exist" : S_ISDIR(sb.st_mode) ? "has no config.json" : "is a file");
         usage_error("--text, --text-file, --ablate and --repeat are for a model folder (one holding config.json); "
-                    "'%s' is not one", o->input);
+                    "%s", why);
+    }
     if (o->text && o->text_file)
         usage_error("give the sentences with --text or with --text-file, not both (--text-file %s)", o->text_file);
     if (o->model && !o->text && !o->text_file)

@@ -818,6 +818,25 @@ void model_prediction_free(ModelPrediction *pred)
     memset(pred, 0, sizeof *pred);
 }
 
+/* Every id the tokenizer gave lies in the checkpoint's embedding table;
+ * else the folder's tokenizer.json is another model's (MHAVIZ_EINPUT,
+ * naming the token, both files and what to do). */
+static int ids_in_vocabulary(const char *dir, const Tokenizer *tok, const int *ids, int T, const ModelConfig *c,
+                             char *err, size_t errlen)
+{
+    for (int t = 0; t < T; t++)
+        if (ids[t] < 0 || ids[t] >= c->vocab_size) {
+            char *piece = tokenizer_piece_text(tok, ids[t]);
+            snprintf(err, errlen, "%s/tokenizer.json does not match the model's checkpoint: it gives token %d "
+                     "('%s') the id %d, and config.json's \"vocab_size\" is %d (ids 0 to %d); put the "
+                     "tokenizer.json that came with this checkpoint into the folder (the same hub repository's)",
+                     dir, t, piece ? piece : "", ids[t], c->vocab_size, c->vocab_size - 1);
+            free(piece);
+            return MHAVIZ_EINPUT;
+        }
+    return MHAVIZ_OK;
+}
+
 int model_load(const char *dir, const char *text, const int *layers, int n, MhaInput *in, ModelPrediction *pred,
                const ModelAsk *ask, char *err, size_t errlen)
 {
@@ -835,6 +854,8 @@ int model_load(const char *dir, const char *text, const int *layers, int n, MhaI
     int rc = tokenizer_encode(tok, text, &ids, &T, err, errlen);
     if (rc == MHAVIZ_OK)
         rc = model_config_load(dir, &c, err, errlen);
+    if (rc == MHAVIZ_OK)
+        rc = ids_in_vocabulary(dir, tok, ids, T, &c, err, errlen);
     if (rc == MHAVIZ_OK && ask->repeat) {
         /* The induction demo: the sentence's tokens twice; too many for the model's positions names --repeat. */
         int n_prefix, n_suffix;

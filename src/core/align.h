@@ -18,12 +18,20 @@
 #ifndef MHAVIZ_ALIGN_H
 #define MHAVIZ_ALIGN_H
 
+#include <float.h>
+
 /* Below this share of the largest singular value of M, a singular value
  * counts as zero: that direction's turn is decided by rounding, not by the
  * weights. Float weights carry about 7 digits, so a turn's rounding is about
  * 1e-7 / ratio: at 1e-4, a thousandth of a radian, below what a map shows;
  * the designed samples' unused directions give exact zeros. */
 #define ALIGN_UNIQUE_RATIO 1e-4
+
+/* Float weights hold about FLT_EPSILON of relative precision: a ratio below
+ * it is 0 within float error (an unused direction gives an exact 0, or the
+ * rounding of the turned weights once a head is turned: 3e-34 on lesson 1),
+ * and two such ratios are not told apart. */
+#define ALIGN_ZERO_RATIO FLT_EPSILON
 
 /* R (n, n), row-major, the orthogonal matrix minimising |A R - B| for
  * M = A^T B given (n, n), row-major. *ratio: M's smallest singular value

@@ -268,19 +268,30 @@ void measures_role_from_sums(MapMeasures *m, const double *sum, const double *ev
         m->role = MEASURES_MIXED;
 }
 
+/* 1 when two mean shares a and b can be one softmax's: together at most
+ * 1 (within the tie tolerance). More than 1 comes from different rows (a
+ * head on token 0, its copy in some rows and the first token in others). */
+static int shares_of_one_softmax(double a, double b)
+{
+    return a + b <= 1 + MEASURES_TIE_SHARE;
+}
+
 int measures_tied_with(const MapMeasures *m, int p)
 {
     int tied = -1;
     for (int q = 0; q < MEASURES_N_PATTERNS; q++)
         if (q != p && m->rows[q] >= MEASURES_MIN_ROLE_ROWS && fabs(m->pattern[q] - m->pattern[p]) < MEASURES_TIE_SHARE &&
-            m->pattern[q] + m->pattern[p] <= 1 + MEASURES_TIE_SHARE && (tied < 0 || m->pattern[q] > m->pattern[tied]))
+            shares_of_one_softmax(m->pattern[q], m->pattern[p]) && (tied < 0 || m->pattern[q] > m->pattern[tied]))
             tied = q;
     return tied;
 }
 
+/* No bound at a role's share: split is asked only when no pattern made a
+ * role, and a bound there would flip 0.5 / 0.5 (mixed) against 0.4999 /
+ * 0.4999 (split) on a tie. */
 int measures_is_split(double a, double even_a, double b, double even_b)
 {
-    return a >= MEASURES_SPLIT_EACH && b >= MEASURES_SPLIT_EACH && a < MEASURES_ROLE_SHARE && b < MEASURES_ROLE_SHARE &&
+    return a >= MEASURES_SPLIT_EACH && b >= MEASURES_SPLIT_EACH && shares_of_one_softmax(a, b) &&
            a > even_a && b > even_b &&
            a + b >= MEASURES_ROLE_SHARE && a + b >= MEASURES_SPLIT_EVEN_TIMES * (even_a + even_b);
 }

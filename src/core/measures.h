@@ -56,9 +56,9 @@ typedef enum {
  * share ties it (less than MEASURES_TIE_SHARE apart: then split between the
  * two, the larger first); otherwise split, when its
  * two largest pattern shares (of patterns that could show in at least
- * MEASURES_MIN_ROLE_ROWS rows) each hold at least MEASURES_SPLIT_EACH (0.2),
- * less than a role's share (a pattern with half of the attention and no
- * role lacks support: mixed) and more than their even share, and together at least
+ * MEASURES_MIN_ROLE_ROWS rows) each hold at least MEASURES_SPLIT_EACH (0.2)
+ * and more than their even share, and together at most 1 (more comes from
+ * different rows; MEASURES_TIE_SHARE's tolerance) and at least
  * MEASURES_ROLE_SHARE (0.5) and MEASURES_SPLIT_EVEN_TIMES (1.5) times what
  * spreading evenly gives them: a head that serves two relations at once,
  * the compromise one softmax makes ("split: 39% previous token + 26% first

@@ -165,7 +165,9 @@ static int align_heads(const MhaConfig *c, const MhaWeights *w, const int *group
             cross(M, W, b, d, kv_dim, hd, m, f);
             if (align_procrustes(M, hd, R, &ratio) != 0)
                 goto cleanup;
-            if (ratio < a->ratio)
+            /* the smallest ratio, the first one that is 0 within float error: a
+             * turn of the heads changes only the rounding of those */
+            if (ratio < a->ratio && a->ratio >= ALIGN_ZERO_RATIO)
                 a->ratio = ratio, a->kv_head = m, a->values = values;
             /* The K/V head's own columns: (W; b) R. */
             turn_rows(t[values] + (size_t)m * hd, kv_dim, W + (size_t)m * hd, kv_dim, d, hd, R);
@@ -350,10 +352,16 @@ void pool_note(char *buf, size_t len, int n_heads, int n_from, int n_to, const c
         used += snprintf(buf + used, len - (size_t)used,
                          " Ainslie et al. 2023 pool so, then uptrain; nothing\nwas trained here: this is %s, "
                          "untrained.", kind);
-    if (used < (int)len && a->aligned && !a->unique)
+    if (used < (int)len && a->aligned && !a->unique) {
+        char ratio[48];
+        if (a->ratio < ALIGN_ZERO_RATIO)
+            snprintf(ratio, sizeof ratio, "0 of the largest, within float error");
+        else
+            snprintf(ratio, sizeof ratio, "%.2g of the largest", a->ratio);
         snprintf(buf + used, len - (size_t)used,
                  "\nThe turn is not unique: K/V head %d's %s use fewer directions than head_dim\n"
-                 "(smallest singular value %.2g of the largest), so this pooled result is one of many:\n"
-                 "turning a head inside its own coordinates can change it.",
-                 a->kv_head, a->values ? "values" : "keys", a->ratio);
+                 "(smallest singular value %s), so this pooled result\n"
+                 "is one of many: turning a head inside its own coordinates can change it.",
+                 a->kv_head, a->values ? "values" : "keys", ratio);
+    }
 }

@@ -41,7 +41,8 @@ typedef struct {
     int aligned;  /* 1 when heads were turned before the mean (POOL_ALIGNED, a group of two or more) */
     int unique;   /* 1 when every turn was unique (align.h): then the result does not depend on any
                    * head's coordinates */
-    double ratio; /* the smallest singular-value ratio of the turns (align_procrustes; 1 when none) */
+    double ratio; /* the smallest singular-value ratio of the turns (align_procrustes; 1 when none;
+                   * the first below ALIGN_ZERO_RATIO, 0 within float error, when some are) */
     int kv_head;  /* the input K/V head of that turn, -1 when none was made */
     int values;   /* 1: that turn was of its values, 0: of its keys */
 } PoolAlignment;

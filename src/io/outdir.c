@@ -222,8 +222,8 @@ static int check_target(const char *target, char *err, size_t errlen)
     for (int attempt = 0; attempt < COMMIT_TRIES; attempt++) {
         struct stat before, after;
         if (stat(target, &before) != 0) {
-            if (errno == ENOENT)
-                return MHAVIZ_OK;
+            if (errno == ENOENT || errno == ENOTDIR)
+                return MHAVIZ_OK; /* none yet (outdir_begin names a parent that cannot hold it) */
             snprintf(err, errlen, "%s: %s", target, strerror(errno));
             return MHAVIZ_EIO;
         }
@@ -293,8 +293,19 @@ int outdir_begin(OutDir *o, const char *target, char *err, size_t errlen)
         return MHAVIZ_ENOMEM;
     }
     if (!mkdtemp(o->tmp)) {
-        snprintf(err, errlen, "%s: cannot create the output folder beside it: %s",
-                 target, strerror(errno));
+        /* the folder the output folder goes in: what the user can fix */
+        const char *slash = strrchr(o->target, '/');
+        const int len = slash ? (slash == o->target ? 1 : (int)(slash - o->target)) : 1;
+        const char *parent = slash ? o->target : ".";
+        if (errno == ENOENT)
+            snprintf(err, errlen, "%s: cannot create the output folder: the folder %.*s does not exist "
+                     "(create it first, or choose another place with -o)", target, len, parent);
+        else if (errno == ENOTDIR)
+            snprintf(err, errlen, "%s: cannot create the output folder: %.*s is not a folder (choose another "
+                     "place with -o)", target, len, parent);
+        else
+            snprintf(err, errlen, "%s: cannot create the output folder in %.*s: %s", target, len, parent,
+                     strerror(errno));
         outdir_clear(o);
         return MHAVIZ_EIO;
     }

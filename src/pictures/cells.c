@@ -268,8 +268,13 @@ int render_annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int 
     return MHAVIZ_OK;
 }
 
+int render_masks_some(int causal, int T)
+{
+    return mha_visible_keys(causal, 0, T) < T; /* row 0 sees fewer than T keys */
+}
+
 int render_colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
-                           float tick_px, int causal)
+                           float tick_px, int causal, int T)
 {
     for (int yy = 0; yy < h; yy++) {
         const float v = s->hi - (s->hi - s->lo) * ((float)yy + 0.5f) / (float)h;
@@ -295,7 +300,7 @@ int render_colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, i
             return MHAVIZ_ENOMEM;
         sy += w + (int)(0.5f * tick_px);
     }
-    if (causal) {
+    if (render_masks_some(causal, T)) {
         draw_fill_hatched(c, x, sy, w, w, x, sy, s->mask_bg, s->mask_hatch);
         draw_stroke_rect(c, x - 1, sy - 1, w + 2, w + 2, DRAW_FRAME);
         if (draw_text(c, r->font, "masked", tick_px, x + w + 11, sy + w / 2, DRAW_START, DRAW_MID, DRAW_INK, 0) != MHAVIZ_OK)

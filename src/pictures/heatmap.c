@@ -184,7 +184,7 @@ static int render_map(Renderer *r, DrawCanvas *c, const char *png_path, const fl
             MHAVIZ_OK)
         goto oom;
 
-    if (render_colour_bar(c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal) != MHAVIZ_OK)
+    if (render_colour_bar(c, r, s, L.bar_x, map_y, L.bar_w, map, L.cap_px, causal, T) != MHAVIZ_OK)
         goto oom;
 
     rc = draw_write_png(c, png_path, err, errlen);

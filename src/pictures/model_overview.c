@@ -138,6 +138,6 @@ int model_overview_draw(const Renderer *r, const char *path, const ModelSummary 
     figure_text(&f, "the band by each map: its role (report.txt's rule); the table of layers and the heads worth a slide: "
                 "report.txt", TEXT_PX * 0.8f, SLIDE_W / 2, SLIDE_H - 14, DRAW_MID, DRAW_BOTTOM, GREY_TEXT);
     f.failed |= render_weights_bar(r, f.c, SLIDE_W - BAR_W + 10, y0, 30, grid_h / 2 < 400 ? grid_h / 2 : 400,
-                                   TEXT_PX * 0.8f, causal) != MHAVIZ_OK;
+                                   TEXT_PX * 0.8f, causal, T) != MHAVIZ_OK;
     return figure_write(&f, path, err, errlen);
 }

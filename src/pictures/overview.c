@@ -88,9 +88,9 @@ static void ov_note(OvLayout *L, int T, int labelled_any, const LabelSet *ls)
 
 /* Place the grid (n_grid maps in best_cols columns), the wide head's panel (apart) and the bar,
  * centred in the area (ay, aw x ah) below the title; lw the token labels' width, bar_block the bar's
- * width with its ticks, the masked swatch under the bar when causal. */
+ * width with its ticks, the masked swatch under the bar when masked (render_masks_some). */
 static void ov_place(const Renderer *r, OvLayout *L, int n_grid, int apart, int best_cols, float lw, int ay, int aw,
-                     int ah, int bar_block, int causal)
+                     int ah, int bar_block, int masked)
 {
     ov_margins(r, L, lw, &L->lm_left, &L->lm_bottom);
     const int mp = L->g.B * L->g.cell;
@@ -118,7 +118,7 @@ static void ov_place(const Renderer *r, OvLayout *L, int n_grid, int apart, int 
         L->pub.wide_y = L->pub.map_y + (gh - (L->pth + mp + L->lm_bottom)) / 2;
         right = L->pub.wide_x + mp;
     }
-    const int sw = causal ? L->bar_w + (int)(1.5f * L->pt_px) : 0; /* the "masked" swatch under the bar */
+    const int sw = masked ? L->bar_w + (int)(1.5f * L->pt_px) : 0; /* the "masked" swatch under the bar */
     L->bar_x = right + L->pub.frame + L->gap;
     L->bar_y = L->pub.map_y;
     L->bar_h = (rows - 1) * L->pub.dy + mp - sw;
@@ -214,7 +214,7 @@ static void overview_layout(const Renderer *r, int n_maps, int T, char *const *t
         if (L->note[0] && pass == 0)
             continue; /* lay out again with room for the note */
 
-        ov_place(r, L, n_grid, apart, best_cols, lw, ay, aw, ah, bar_block, causal);
+        ov_place(r, L, n_grid, apart, best_cols, lw, ay, aw, ah, bar_block, render_masks_some(causal, T));
         break;
     }
 }
@@ -319,7 +319,7 @@ static int overview_picture(Renderer *r, DrawCanvas *c, const char *png_path, co
             goto oom;
     }
 
-    if (render_colour_bar(c, r, &s, L.bar_x, L.bar_y, L.bar_w, L.bar_h, L.pt_px, causal) != MHAVIZ_OK)
+    if (render_colour_bar(c, r, &s, L.bar_x, L.bar_y, L.bar_w, L.bar_h, L.pt_px, causal, T) != MHAVIZ_OK)
         goto oom;
     rc = draw_write_png(c, png_path, err, errlen);
     goto cleanup;

@@ -102,10 +102,11 @@ int render_paint_map(const Renderer *r, DrawCanvas *c, const float *att, int T, 
     return drawn;
 }
 
-int render_weights_bar(const Renderer *r, DrawCanvas *c, int x, int y, int w, int h, float tick_px, int causal)
+int render_weights_bar(const Renderer *r, DrawCanvas *c, int x, int y, int w, int h, float tick_px, int causal,
+                       int T)
 {
     const Scale s = render_weights_scale(r);
-    return render_colour_bar(c, r, &s, x, y, w, h, tick_px, causal);
+    return render_colour_bar(c, r, &s, x, y, w, h, tick_px, causal, T);
 }
 
 /* --------------------------------------------------------------- the jobs */

@@ -70,9 +70,10 @@ RenderColours render_colours(const Renderer *r);
 int render_paint_map(const Renderer *r, DrawCanvas *c, const float *att, int T, int causal, int x, int y, int side);
 
 /* and the colour bar of that scale at (x, y), w x h, ticks at the right set
- * at tick_px, with a "masked" swatch below when causal. Returns MHAVIZ_OK or
- * MHAVIZ_ENOMEM. */
-int render_weights_bar(const Renderer *r, DrawCanvas *c, int x, int y, int w, int h, float tick_px, int causal);
+ * at tick_px, with a "masked" swatch below when causal masks a cell of T
+ * tokens' maps. Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
+int render_weights_bar(const Renderer *r, DrawCanvas *c, int x, int y, int w, int h, float tick_px, int causal,
+                       int T);
 
 /* Write att (T, T), row = query, as a heatmap PNG at png_path: query labels
  * left, key labels below, title on top, colour bar at the right. When causal,

@@ -151,12 +151,16 @@ void render_paint_cells(DrawCanvas *c, const float *v, int T, int causal, const 
 int render_annotate_cells(DrawCanvas *c, const Renderer *r, const float *v, int T, int causal,
                           const Grid *g, int x0, int y0, const Scale *s);
 
+/* 1 when T tokens' maps have a masked cell: causal and T > 1 (at T = 1
+ * the mask hides nothing, and no "masked" swatch is drawn). */
+int render_masks_some(int causal, int T);
+
 /* Vertical colour bar at (x, y), w x h, top = s->hi; ticks and their labels
  * to the right at tick_px; below it a "clipped" swatch when s clips, and
- * when causal a "masked" one. Returns
- * MHAVIZ_OK or MHAVIZ_ENOMEM. */
+ * a "masked" one when causal masks a cell of T tokens' maps
+ * (render_masks_some). Returns MHAVIZ_OK or MHAVIZ_ENOMEM. */
 int render_colour_bar(DrawCanvas *c, const Renderer *r, const Scale *s, int x, int y, int w, int h,
-                           float tick_px, int causal);
+                           float tick_px, int causal, int T);
 
 
 

@@ -356,7 +356,7 @@ static void draw_captions(const Renderer *r, Figure *s, const Variant *v, const 
     const int T = L->T, side = L->side, trained = v[0].in.has_single; /* the one head trained on its own */
     char a[256];
     const int bar_h = L->n * L->row_pitch / 2 < 400 ? L->n * L->row_pitch / 2 : 400;
-    s->failed |= render_weights_bar(r, s->c, SLIDE_W - BAR_W + 10, L->y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal) !=
+    s->failed |= render_weights_bar(r, s->c, SLIDE_W - BAR_W + 10, L->y0 + MARK_H, 36, bar_h, TEXT_PX, c0->causal, T) !=
                  MHAVIZ_OK;
     snprintf(a, sizeof a, "each map: rows = queries (tokens at the left), columns = keys (tokens under the last "
              "row), T = %d, one colour scale, its role under it", T);

@@ -464,14 +464,13 @@ static void txt_patterns(FILE *f, const ReportData *d, const LayerSummary *s)
             "least %s of the row in %d rows or more and in %s of the rows where it could; another\n"
             "pattern whose share ties it (less than %.3f apart) makes the map split between the two.\n"
             "Without one, a map splits its rows between its two largest patterns when each has %.2f or\n"
-            "more, less than %.2f and more than spreading evenly gives, and together %.2f or more and\n"
-            "%.1f times what spreading evenly gives them.\n"
+            "more and more than spreading evenly gives, and together %.2f to 1 (more comes from\n"
+            "different rows) and %.1f times what spreading evenly gives them.\n"
             "- : no row where it could.\n",
             MEASURES_ROLE_SHARE, times_word(times, sizeof times, MEASURES_ROLE_EVEN_TIMES),
             report_fraction_word(shown, sizeof shown, MEASURES_SHOWN_SHARE), MEASURES_MIN_ROLE_ROWS,
             report_fraction_word(part, sizeof part, 1.0 / MEASURES_ROLE_ROWS_PART), MEASURES_TIE_SHARE,
-            MEASURES_SPLIT_EACH,
-            MEASURES_ROLE_SHARE, MEASURES_ROLE_SHARE, MEASURES_SPLIT_EVEN_TIMES);
+            MEASURES_SPLIT_EACH, MEASURES_ROLE_SHARE, MEASURES_SPLIT_EVEN_TIMES);
 }
 
 /* "In words": one sentence per head, then one for the head compared. */

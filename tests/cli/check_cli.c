@@ -508,15 +508,24 @@ START_TEST(folder_as_input_exits_3)
 END_TEST
 
 /* An output folder that cannot be made: its parent is a regular file (this
- * holds even for root, unlike a permission bit). Nothing left behind. */
+ * holds even for root, unlike a permission bit), or does not exist. The
+ * message names the folder to fix; nothing left behind. */
+static const struct {
+    const char *out, *msg;
+} UNWRITABLE[] = {
+    {"/dev/null/out", "/dev/null/out: cannot create the output folder: /dev/null is not a folder"},
+    {"no_such_folder/out", "no_such_folder/out: cannot create the output folder: the folder no_such_folder does not "
+                           "exist (create it first, or choose another place with -o)"},
+};
+
 START_TEST(unwritable_output_exits_3)
 {
     Run *r = run_new();
     char in[PATH_MAX + 32];
     snprintf(in, sizeof in, "%s/good/small_x.json", data);
-    run(r, (const char *[]){"-q", "-o", "/dev/null/out", in, NULL});
+    run(r, (const char *[]){"-q", "-o", UNWRITABLE[_i].out, in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EIO, "exit %d: %s", r->status, r->err);
-    ck_assert_msg(strstr(r->err, "/dev/null/out"), "%s", r->err);
+    ck_assert_msg(strstr(r->err, UNWRITABLE[_i].msg), "%s", r->err);
     ck_assert_int_eq(left_behind(r), 0);
     run_free(r);
 }
@@ -1645,7 +1654,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, help_and_version_exit_0);
     tcase_add_test(tc, missing_input_exits_3);
     tcase_add_test(tc, folder_as_input_exits_3);
-    tcase_add_test(tc, unwritable_output_exits_3);
+    tcase_add_loop_test(tc, unwritable_output_exits_3, 0, (int)(sizeof UNWRITABLE / sizeof UNWRITABLE[0]));
     tcase_add_test(tc, stdout_full_exits_3);
     tcase_add_test(tc, memory_estimate_covers_the_measured_peak);
     tcase_add_test(tc, no_html_leaves_the_page_out);

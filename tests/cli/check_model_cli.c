@@ -464,12 +464,24 @@ START_TEST(text_needs_a_model_folder)
     ck_assert_ptr_nonnull(realpath("tests/data/good/small_x.json", in));
     run(r, (const char *[]){"-q", "--text", "a b", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE, "exit %d: %s", r->status, r->err);
-    ck_assert_msg(strstr(r->err, "--text, --text-file, --ablate and --repeat are for a model folder"), "%s", r->err);
+    ck_assert_msg(strstr(r->err, "--text, --text-file, --ablate and --repeat are for a model folder (one holding "
+                             "config.json); '") && strstr(r->err, "small_x.json' is a file"), "%s", r->err);
     ck_assert_int_eq(written(r), 0);
     run(r, (const char *[]){"-q", "--repeat", in, NULL});
     ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "are for a model folder"), "exit %d: %s", r->status,
                   r->err);
     ck_assert_int_eq(written(r), 0);
+    /* a folder without config.json, and no folder at all: each says which */
+    char folder[PATH_MAX + 16];
+    snprintf(folder, sizeof folder, "%s/empty", r->dir);
+    ck_assert_int_eq(mkdir(folder, 0755), 0);
+    run(r, (const char *[]){"-q", "--text", "a b", folder, NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "/empty' has no config.json"), "exit %d: %s", r->status,
+                  r->err);
+    run(r, (const char *[]){"-q", "--text", "a b", "no_such_model", NULL});
+    ck_assert_msg(r->status == MHAVIZ_EUSAGE && strstr(r->err, "'no_such_model' does not exist"), "exit %d: %s",
+                  r->status, r->err);
+    ck_assert_int_eq(written(r), 1); /* the folder "empty", nothing else */
     done(r);
 }
 END_TEST
@@ -657,6 +669,7 @@ static void field_contradicts(Run *r) { edit_config(r, "n_embd", "32"); }
 static void type_unknown(Run *r) { edit_config(r, "model_type", "\"bert\""); }
 static void text_too_long(Run *r) { edit_config(r, "n_positions", "8"); }
 static void family_fields_missing(Run *r) { edit_config(r, "model_type", "\"llama\""); }
+static void tokenizer_of_another_model(Run *r) { edit_config(r, "vocab_size", "300"); } /* GPT-2's ids, 300 rows */
 static void tokenizer_missing(Run *r)
 {
     char path[PATH_MAX];
@@ -684,6 +697,9 @@ static const Bad BAD[] = {
     {text_too_long, "config.json", "the text has 14 tokens; the model takes 1 to 8 (\"n_positions\")"},
     {family_fields_missing, "config.json", "\"num_hidden_layers\" is missing"},
     {tokenizer_missing, "tokenizer.json", ""},
+    /* "When" is GPT-2's id 2215 (build/tokenizers/gpt2/ids.json's reference) */
+    {tokenizer_of_another_model, "tokenizer.json", "does not match the model's checkpoint: it gives token 0 ('When') "
+                                                   "the id 2215, and config.json's \"vocab_size\" is 300"},
 };
 
 START_TEST(bad_checkpoint_exits_1)

@@ -250,8 +250,10 @@ START_TEST(split_rule_both_sides)
     ck_assert(measures_is_split(0.39, 0.19, 0.26, 0.16));
     ck_assert(measures_is_split(0.39, 0.19, 0.20, 0.16));  /* MEASURES_SPLIT_EACH exactly */
     ck_assert(!measures_is_split(0.39, 0.19, 0.199, 0.16));
-    ck_assert(!measures_is_split(0.5, 0.19, 0.26, 0.16));  /* a role's share: mixed, not split */
+    ck_assert(measures_is_split(0.5, 0.19, 0.26, 0.16));   /* a role's share, no role: no edge there */
     ck_assert(measures_is_split(0.499, 0.19, 0.26, 0.16));
+    ck_assert(measures_is_split(0.744, 0.19, 0.26, 0.16)); /* together 1.004: within 1 + MEASURES_TIE_SHARE */
+    ck_assert(!measures_is_split(0.75, 0.19, 0.26, 0.16)); /* together 1.01: from different rows */
     ck_assert(!measures_is_split(0.39, 0.19, 0.26, 0.26)); /* not above its even share */
     ck_assert(!measures_is_split(0.26, 0.25, 0.25, 0.2)); /* 0.51 < 1.5 x 0.45 */
     ck_assert(measures_is_split(0.26, 0.10, 0.25, 0.2));   /* 0.51 >= 1.5 x 0.30 */

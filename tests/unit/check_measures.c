@@ -440,7 +440,8 @@ END_TEST
  * distinct tokens; rows 3..11 put .49 on the previous token and .255 each
  * on themselves and on token 0; rows 1..k put 1 on the previous token.
  * k = 2: previous = (2 + 9 x .49)/11 = .583 >= .5, but shown in 2 of 11
- * rows, fewer than a quarter -> no role (mixed); k = 3: shown in 3 of 11
+ * rows, fewer than a quarter -> no role (split with first-token, 9 x .255 / 10
+ * = .23 over rows 2..11: each over 0.2 and its even share); k = 3: shown in 3 of 11
  * (12 >= 11) -> "previous-token". */
 START_TEST(role_needs_support)
 {
@@ -463,7 +464,12 @@ START_TEST(role_needs_support)
         ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], (k + (T - 1 - k) * (double)0.49f) / 11, 1e-7);
         ck_assert_double_ge(m.pattern[MEASURES_PREVIOUS_TOKEN], 0.5);
         ck_assert_int_eq(m.strongest, MEASURES_PREVIOUS_TOKEN);
-        ck_assert_int_eq(m.role, k == 2 ? MEASURES_MIXED : MEASURES_PREVIOUS_TOKEN);
+        if (k == 2) { /* no role: split between it and first (23%: split_does_not_flip_at_half) */
+            ck_assert_int_eq(m.role, MEASURES_SPLIT);
+            ck_assert_int_eq(m.split[0], MEASURES_PREVIOUS_TOKEN);
+            ck_assert_int_eq(m.split[1], MEASURES_FIRST_TOKEN);
+        } else
+            ck_assert_int_eq(m.role, MEASURES_PREVIOUS_TOKEN);
         free(a);
     }
     free(ids);
@@ -615,7 +621,9 @@ START_TEST(role_ties_follow_the_listed_order)
     /* causal T = 5, rows 1, 2 on themselves, rows 3, 4 on the previous token:
      * self (1 + 1 + 0 + 0)/4 = .5, previous (0 + 0 + 1 + 1)/4 = .5: the
      * the strongest is previous, listed first; neither is a role: a role
-     * needs twice the even share, (1/2 + 1/3 + 1/4 + 1/5)/4 = .32. */
+     * needs twice the even share, (1/2 + 1/3 + 1/4 + 1/5)/4 = .32. Split
+     * between the two: each over 0.2 and its even share, together 1 >= 1.5
+     * x .64 (split_does_not_flip_at_half). */
     a = map_new(5);
     A(a, 5, 0, 0) = A(a, 5, 1, 1) = A(a, 5, 2, 2) = 1;
     A(a, 5, 3, 2) = A(a, 5, 4, 3) = 1;
@@ -625,34 +633,79 @@ START_TEST(role_ties_follow_the_listed_order)
     ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.5, TOL);
     ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], 0.5, TOL);
     ck_assert_int_eq(m.strongest, MEASURES_PREVIOUS_TOKEN);
-    ck_assert_int_eq(m.role, MEASURES_MIXED);
+    ck_assert_int_eq(m.role, MEASURES_SPLIT);
+    ck_assert_int_eq(m.split[0], MEASURES_PREVIOUS_TOKEN);
     free(a);
     free(ids);
 }
 END_TEST
 
+/* Where no pattern makes a role, split has no edge at a role's share: two
+ * patterns at 0.5 / 0.5 split as they do at 0.4999 / 0.4999 and at
+ * 0.5001 / 0.4999 (a tie either way). Causal T = 5, distinct tokens: row 1
+ * (keys 0, 1) puts 0.5 on the token before and 0.5 on itself; rows 2..4
+ * put x on the token before, y on themselves and the rest on token 0
+ * (first-token). previous = (0.5 + 3x)/4, self = (0.5 + 3y)/4, each shown
+ * in 4 rows at 0.5 and in 1 below. Even shares (1/2 + 1/3 + 1/4 + 1/5)/4
+ * = .3208 each: neither reaches twice it (.642), so no role; each is over
+ * 0.2 and its even share, together 1 >= 1.5 x .642 = .9625: split, previous
+ * first (the larger, or listed first on equal shares). Entropy_norm is
+ * under 0.8 (row 1: 1, rows 2..4: about 1/log2(i+1)): not diffuse either. */
+START_TEST(split_does_not_flip_at_half)
+{
+    enum { T = 5 };
+    const double x_of[3] = {0.5, (4 * 0.4999 - 0.5) / 3, (4 * 0.5001 - 0.5) / 3};
+    const double y_of[3] = {0.5, (4 * 0.4999 - 0.5) / 3, (4 * 0.4999 - 0.5) / 3};
+    int *ids = distinct_ids(T);
+    for (int k = 0; k < 3; k++) {
+        float *a = map_new(T);
+        A(a, T, 0, 0) = 1;
+        A(a, T, 1, 0) = A(a, T, 1, 1) = 0.5f;
+        for (int i = 2; i < T; i++) {
+            A(a, T, i, i - 1) = (float)x_of[k];
+            A(a, T, i, i) = (float)y_of[k];
+            A(a, T, i, 0) = (float)(1 - x_of[k] - y_of[k]);
+        }
+        MapMeasures m;
+        measures_map(a, T, 1, ids, &m);
+        ck_assert_double_eq_tol(m.pattern[MEASURES_PREVIOUS_TOKEN], (0.5 + 3 * x_of[k]) / 4, 1e-7);
+        ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], (0.5 + 3 * y_of[k]) / 4, 1e-7);
+        ck_assert_double_eq_tol(m.even[MEASURES_SELF], (1 / 2. + 1 / 3. + 1 / 4. + 1 / 5.) / 4, 1e-12);
+        ck_assert_msg(m.role == MEASURES_SPLIT, "case %d: role %s", k, measures_role_name(m.role));
+        ck_assert_int_eq(m.split[0], MEASURES_PREVIOUS_TOKEN);
+        ck_assert_int_eq(m.split[1], MEASURES_SELF);
+        free(a);
+    }
+    free(ids);
+}
+END_TEST
+
 /* No pattern has support and the rows are one-hot (entropy_norm 0): mixed.
- * non-causal T = 4, row i one-hot at key (i + 2) mod 4: row 0 on key 2
- * (no pattern's), row 1 on key 3 (last), row 2 on key 0 (first), row 3 on
- * key 1 (no pattern's). first: rows 2, 3 -> (1 + 0)/2; last: rows 0, 1 ->
- * (0 + 1)/2; each shown in one row: no role. */
+ * non-causal T = 8, row i one-hot at key (i + 4) mod 8: row 4 on key 0
+ * (first), row 3 on key 7 (last), every other row on a key no pattern
+ * names. first could show in rows 2..7 (key 0 is row 0's self and row 1's
+ * previous token): 1/6; last in rows 0..5 (key 7 is row 6's next token and
+ * row 7's self): 1/6; each shown in one row: no role; each under
+ * MEASURES_SPLIT_EACH (0.2): no split. No key is the top of most rows: no
+ * fixed key. */
 START_TEST(mixed_when_no_pattern_and_not_even)
 {
-    const int T = 4;
+    const int T = 8;
     float *a = map_new(T);
     int *ids = distinct_ids(T);
     for (int i = 0; i < T; i++)
-        A(a, T, i, (i + 2) % T) = 1;
+        A(a, T, i, (i + 4) % T) = 1;
     MapMeasures m;
     measures_map(a, T, 0, ids, &m);
-    ck_assert_double_eq_tol(m.pattern[MEASURES_FIRST_TOKEN], 0.5, TOL);
-    ck_assert_double_eq_tol(m.pattern[MEASURES_LAST_TOKEN], 0.5, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_FIRST_TOKEN], 1.0 / 6, TOL);
+    ck_assert_double_eq_tol(m.pattern[MEASURES_LAST_TOKEN], 1.0 / 6, TOL);
     ck_assert_int_eq(m.shown[MEASURES_FIRST_TOKEN], 1);
+    ck_assert_int_eq(m.fixed_key, -1);
     ck_assert_double_eq_tol(m.pattern[MEASURES_SELF], 0.0, TOL);
     ck_assert_double_eq_tol(m.entropy_norm, 0.0, TOL);
     ck_assert_str_eq(measures_role_name(m.role), "mixed");
-    /* distances: |0-2|, |1-3|, |2-0|, |3-1| = 2 each */
-    ck_assert_double_eq_tol(m.mean_distance, 2.0, TOL);
+    /* distances: |i - (i + 4) mod 8| = 4 each */
+    ck_assert_double_eq_tol(m.mean_distance, 4.0, TOL);
     free(a);
     free(ids);
 }
@@ -1170,6 +1223,7 @@ Suite *measures_suite(void)
     tcase_add_test(tc, trained_like_previous_and_induction_heads);
     tcase_add_test(tc, role_ties_follow_the_listed_order);
     tcase_add_test(tc, tied_patterns_make_no_role);
+    tcase_add_test(tc, split_does_not_flip_at_half);
     tcase_add_test(tc, mixed_when_no_pattern_and_not_even);
     tcase_add_test(tc, nulls_when_no_row_qualifies);
     tcase_add_test(tc, diffuse_at_entropy_norm_0_8);

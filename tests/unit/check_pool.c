@@ -233,6 +233,23 @@ START_TEST(note_names_the_conversion)
 }
 END_TEST
 
+/* A singular-value ratio within float error of 0 (below ALIGN_ZERO_RATIO,
+ * FLT_EPSILON = 1.2e-7) reads 0, whether it is exactly 0 or the rounding a
+ * turn of the heads leaves (3.4e-34 on lesson 1 turned); a larger one is
+ * printed. */
+START_TEST(note_says_zero_within_float_error)
+{
+    char zero[1024], noise[1024], small[1024];
+    const PoolAlignment exact = {1, 0, 0.0, 1, 0}, rounded = {1, 0, 3.4e-34, 1, 0}, tiny = {1, 0, 2e-5, 1, 0};
+    pool_note(zero, sizeof zero, 4, 4, 2, "", POOL_ALIGNED, &exact);
+    pool_note(noise, sizeof noise, 4, 4, 2, "", POOL_ALIGNED, &rounded);
+    pool_note(small, sizeof small, 4, 4, 2, "", POOL_ALIGNED, &tiny);
+    ck_assert_msg(strstr(zero, "smallest singular value 0 of the largest, within float error"), "note: %s", zero);
+    ck_assert_str_eq(noise, zero);
+    ck_assert_msg(strstr(small, "smallest singular value 2e-05 of the largest)"), "note: %s", small);
+}
+END_TEST
+
 Suite *pool_suite(void)
 {
     Suite *s = suite_create("pool");
@@ -243,6 +260,7 @@ Suite *pool_suite(void)
     tcase_add_test(tc, count_must_divide);
     tcase_add_test(tc, pooled_layer_leaves_input);
     tcase_add_test(tc, note_names_the_conversion);
+    tcase_add_test(tc, note_says_zero_within_float_error);
     suite_add_tcase(s, tc);
     return s;
 }

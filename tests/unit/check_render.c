@@ -1004,6 +1004,30 @@ static void assert_same_after_an_overview(Renderer *r, RenderJob job, const char
     free(first), free(ov), free(again);
 }
 
+/* At T = 1 the causal mask hides no cell: the heatmap and the overview
+ * show no "masked" swatch under the colour bar, so each is the same file
+ * causal or not (the one cell is visible either way). */
+START_TEST(one_token_shows_no_masked_swatch)
+{
+    Renderer *r = open_renderer(0, 0);
+    const float att[1] = {1.0f};
+    const float *maps[2] = {att, att};
+    char *tok[1] = {"hello"}, *titles[2] = {"head 0", "wide head"}, err[MHAVIZ_ERRLEN];
+    char *png[2] = {scratch_png("one_causal.png"), scratch_png("one_full.png")};
+    char *ov[2] = {scratch_png("one_ov_causal.png"), scratch_png("one_ov_full.png")};
+    for (int causal = 1; causal >= 0; causal--) {
+        ck_assert_int_eq(render_heatmap(r, png[1 - causal], att, 1, tok, causal, "t", err, sizeof err), MHAVIZ_OK);
+        ck_assert_int_eq(render_overview(r, ov[1 - causal], maps, 2, 1, tok, causal, "t", titles, err, sizeof err),
+                         MHAVIZ_OK);
+    }
+    assert_same_file(png[0], png[1]);
+    assert_same_file(ov[0], ov[1]);
+    for (int k = 0; k < 2; k++)
+        free(png[k]), free(ov[k]);
+    render_close(r);
+}
+END_TEST
+
 /* A thread keeps its canvas memory and the glyphs it rasterised from one
  * picture to the next: a picture drawn after others (a bigger canvas left
  * behind, glyphs taken from the cache) is the same file as drawn first. */
@@ -1409,6 +1433,7 @@ Suite *render_suite(void)
     tcase_add_test(tc, cells_have_the_colormap_colour);
     tcase_add_test(tc, masked_cells_have_the_mask_colour);
     tcase_add_test(tc, not_causal_has_no_mask);
+    tcase_add_test(tc, one_token_shows_no_masked_swatch);
     tcase_add_test(tc, labels_title_and_bar_have_ink);
     tcase_add_test(tc, annotated_cells_show_their_digits);
     tcase_add_test(tc, cell_numbers_keep_their_side_of_half);

@@ -1150,6 +1150,20 @@ START_TEST(one_token_draws_no_random_layer)
 }
 END_TEST
 
+/* Run the CLI on tests/data/good/NAME (no page) in r's folder and return
+ * its report.txt, flat (flat_text; the caller frees it). */
+static char *report_of(Run *r, const char *name)
+{
+    char in[PATH_MAX + 64], dir[PATH_MAX + 8];
+    snprintf(in, sizeof in, "%s/good/%s", data, name);
+    run(r, (const char *[]){"-q", "--no-html", "-o", "out", in, NULL});
+    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
+    static char txt[1 << 16];
+    snprintf(dir, sizeof dir, "%s/out", r->run);
+    slurp_in(dir, "report.txt", txt, sizeof txt);
+    return flat_text(txt);
+}
+
 /* Heads that agree everywhere: the report must not say the default query
  * is "where the heads' top keys differ most (1 different keys)". Two
  * identical heads of width 1 (tests/data/good/heads_agree.json: W_q = W_k
@@ -1158,14 +1172,7 @@ END_TEST
 START_TEST(heads_that_agree_differ_nowhere)
 {
     Run *r = run_new();
-    char in[PATH_MAX + 32], dir[PATH_MAX];
-    snprintf(in, sizeof in, "%s/good/heads_agree.json", data);
-    run(r, (const char *[]){"-q", "--no-html", "-o", "out", in, NULL});
-    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
-    static char txt[1 << 16];
-    snprintf(dir, sizeof dir, "%s/out", r->run);
-    slurp_in(dir, "report.txt", txt, sizeof txt);
-    char *flat = flat_text(txt);
+    char *flat = report_of(r, "heads_agree.json");
     const char *said = strstr(flat, "query_NN.png draws");
     ck_assert_ptr_nonnull(said);
     ck_assert_msg(!strstr(said, "differ most"), "%.200s", said);
@@ -1181,14 +1188,7 @@ END_TEST
 START_TEST(noncausal_cost_names_no_masked_cells)
 {
     Run *r = run_new();
-    char in[PATH_MAX + 32], dir[PATH_MAX];
-    snprintf(in, sizeof in, "%s/good/gqa_w_at_x.json", data);
-    run(r, (const char *[]){"-q", "--no-html", "-o", "out", in, NULL});
-    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
-    static char txt[1 << 16];
-    snprintf(dir, sizeof dir, "%s/out", r->run);
-    slurp_in(dir, "report.txt", txt, sizeof txt);
-    char *flat = flat_text(txt);
+    char *flat = report_of(r, "gqa_w_at_x.json");
     const char *said = strstr(flat, "P = T^2 (query, key) pairs = ");
     ck_assert_ptr_nonnull(said);
     ck_assert_msg(!strstr(said, "masked"), "%.160s", said);
@@ -1208,14 +1208,7 @@ END_TEST
 START_TEST(sharper_than_the_mean_is_not_sharper_than_every_head)
 {
     Run *r = run_new();
-    char in[PATH_MAX + 40], dir[PATH_MAX];
-    snprintf(in, sizeof in, "%s/good/uniform_and_previous.json", data);
-    run(r, (const char *[]){"-q", "--no-html", "-o", "out", in, NULL});
-    ck_assert_msg(r->status == MHAVIZ_OK, "exit %d: %s", r->status, r->err);
-    static char txt[1 << 16];
-    snprintf(dir, sizeof dir, "%s/out", r->run);
-    slurp_in(dir, "report.txt", txt, sizeof txt);
-    char *flat = flat_text(txt);
+    char *flat = report_of(r, "uniform_and_previous.json");
     const char *said = strstr(flat, "blur = ");
     ck_assert_ptr_nonnull(said);
     ck_assert_msg(!strstr(said, "sharper than any one head"), "%.300s", said);

@@ -10,6 +10,7 @@
  * its memory, not the pixels (tests/unit/check_render.c does that).
  * Built by `make fuzz FUZZ_TARGET=render`. */
 #include "pictures/render.h"
+#include "core/measures.h"
 #include "core/status.h"
 
 #include <math.h>
@@ -102,8 +103,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         const float *maps[2] = {a, b};
         char *panels[2] = {title, tokens[0]};
+        double rows[2 * MAX_T]; /* (2, T) the rows' sharpness, as the layer's summary gives it */
+        measures_row_entropy_norm(a, T, causal, rows);
+        measures_row_entropy_norm(b, T, causal, rows + T);
         const RenderJob job = {.draw = kind == 2 ? render_draw_overview : render_draw_sharpness, .path = "/dev/null",
-                               .title = title, .maps = maps, .n_maps = 2, .panel_titles = panels,
+                               .title = title, .maps = maps, .rows = rows, .n_maps = 2, .panel_titles = panels,
                                .subtitle = tokens[0]};
         rc = render_jobs(renderer, &job, 1, T, tokens, causal, err, sizeof err);
     }

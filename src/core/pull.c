@@ -58,14 +58,9 @@ static void pull_row_heads(const MhaConfig *c, const float *scores, const float 
     for (int h = 0; h < H; h++) {
         top_i[h] = measures_argmax(scores + ((size_t)h * T + i) * T, n);
         const float *att_hi = att + ((size_t)h * T + i) * T; /* (n) head h's row i */
-        float runner_up = 0; /* its largest weight on another key */
-        for (int j = 0; j < n; j++)
-            if (j != top_i[h] && att_hi[j] > runner_up)
-                runner_up = att_hi[j];
         /* A top key that ties the runner-up (0.5001 against 0.4999) is no
          * pull: the same tie as the wide head's (PULL_TIE_WEIGHT). */
-        pulls_i[h] = n > 1 && att_hi[top_i[h]] > PULL_BLUR_AT_MOST &&
-                     att_hi[top_i[h]] - runner_up >= PULL_TIE_WEIGHT &&
+        pulls_i[h] = n > 1 && att_hi[top_i[h]] > PULL_BLUR_AT_MOST && !pull_top_tied(att_hi, n, top_i[h]) &&
                      measures_row_norm_entropy(att_hi, n) < MEASURES_SHARP_BELOW;
         r->n_pulling += pulls_i[h];
         int seen = 0;
@@ -208,6 +203,14 @@ void pull_contributions(const MhaConfig *c, const float *scores, int i, float *c
         for (int j = 0; j < n; j++)
             contrib[(size_t)h * n + j] = (s_hi[j] - top) * per_head;
     }
+}
+
+int pull_top_tied(const float *att_i, int n, int top)
+{
+    for (int j = 0; j < n; j++)
+        if (j != top && att_i[top] - att_i[j] < PULL_TIE_WEIGHT)
+            return 1;
+    return 0;
 }
 
 int pull_ties(double wa, double wb, double margin, double scale)

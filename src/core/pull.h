@@ -119,6 +119,11 @@ void pull_contest(const MhaConfig *c, const float *scores, const float *wide_sco
 /* 1 when weights wa, wb and margin (at scale, as PullContest) tie. */
 int pull_ties(double wa, double wb, double margin, double scale);
 
+/* 1 when another of row att_i's n keys has a weight within PULL_TIE_WEIGHT
+ * of key top's (0.5001 against 0.4999): top does not win the row, and a
+ * head with such a row has no favourite there. */
+int pull_top_tied(const float *att_i, int n, int top);
+
 /* The keys the wide head's top key contests on query i: each pulling
  * head's favourite other than the wide head's top key, once each, in the
  * order of the heads, into keys (at most n_heads, the caller's). Returns

@@ -519,10 +519,7 @@ static int draw_head_row(DrawCanvas *cv, const DrawFont *font, const float *s_hi
     const DrawRgb col = draw_colour(h);
     char name[32], second[200];
     snprintf(name, sizeof name, "head %d", h);
-    int tied = 0; /* its top key's weight within PULL_TIE_WEIGHT of another's: no favourite to name */
-    for (int j = 0; j < n; j++)
-        tied |= j != top_h && att_hi[top_h] - att_hi[j] < PULL_TIE_WEIGHT;
-    if (tied)
+    if (pull_top_tied(att_hi, n, top_h)) /* no favourite to name */
         snprintf(second, sizeof second, "no favourite: a tie");
     else
         favourite_text(font, top_label, top_h, unit - pad, second, sizeof second);
